@@ -1,0 +1,138 @@
+//! The `redline` command line: a thin edge over the library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use redline::config::Config;
+use redline::project::Project;
+use redline::{tools, vaultgen};
+
+/// Redline: project-wide agent edits, reviewed hunk by hunk.
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Open a folder and print what Redline sees in it.
+    Open {
+        /// The project folder.
+        folder: PathBuf,
+    },
+    /// Run one tool exactly as the agent would and print its JSON result.
+    ///
+    /// Errors are printed as JSON too, `{"error": {"code", "message"}}`, with exit status 1.
+    Tool {
+        /// search_project, read_file or list_files.
+        name: String,
+        /// The project folder.
+        folder: PathBuf,
+        /// The arguments, a JSON object.
+        #[arg(default_value = "{}")]
+        arguments: String,
+    },
+    /// Print every tool's name, description and JSON schema.
+    Tools,
+    /// Print the configuration in force, as TOML.
+    Config,
+    /// Write a deterministic vault of generated notes, for tests and benchmarks.
+    GenVault {
+        /// Where to write it.
+        dir: PathBuf,
+        /// Notes to write.
+        #[arg(long, default_value_t = 500)]
+        notes: usize,
+        /// Seed of the generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("redline: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config = Config::load()?;
+    match cli.command {
+        Command::Open { folder } => {
+            let project = Project::open(&folder, config.limits.clone())?;
+            let listing = tools::run(&project, "list_files", serde_json::json!({ "limit": 10 }))?;
+            println!("Project  {}", project.root().display());
+            println!("Data     {}", config.data_dir().display());
+            if let Some(file) = redline::config::config_file() {
+                println!("Config   {}", file.display());
+            }
+            println!("Files    {} visible to the agent", listing["total"]);
+            for file in listing["files"].as_array().into_iter().flatten() {
+                println!("         {}", file.as_str().unwrap_or_default());
+            }
+            println!();
+            println!("Try the agent's tools on it:");
+            let root = folder.display();
+            println!("  redline tool search_project {root} '{{\"query\": \"project\"}}'");
+            println!("  redline tool list_files {root} '{{\"prefix\": \"\"}}'");
+            println!("  redline tool read_file {root} '{{\"file_path\": \"<a path above>\"}}'");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Tool {
+            name,
+            folder,
+            arguments,
+        } => {
+            let project = Project::open(&folder, config.limits)?;
+            let result = serde_json::from_str(&arguments)
+                .map_err(|e| tools::ToolError::InvalidArguments {
+                    tool: "tool",
+                    problems: vec![format!("the arguments are not JSON: {e}")],
+                })
+                .and_then(|args| tools::run(&project, &name, args));
+            match result {
+                Ok(value) => {
+                    println!("{}", serde_json::to_string_pretty(&value)?);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(err) => {
+                    println!("{}", serde_json::to_string_pretty(&err.to_json())?);
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        Command::Tools => {
+            println!("{}", serde_json::to_string_pretty(&tools::specs())?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Config => {
+            let mut shown = config.clone();
+            shown.data_dir = Some(config.data_dir());
+            print!("{}", toml::to_string(&shown)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::GenVault { dir, notes, seed } => {
+            let summary = vaultgen::generate(&dir, &vaultgen::VaultSpec { notes, seed })
+                .with_context(|| format!("writing a vault to {}", dir.display()))?;
+            println!(
+                "{} notes ({} CRLF, {} non-ASCII), {} binaries, {} hidden or ignored files, {} bytes in {}",
+                summary.notes,
+                summary.crlf,
+                summary.non_ascii,
+                summary.binaries,
+                summary.excluded,
+                summary.bytes,
+                dir.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

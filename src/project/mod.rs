@@ -1,0 +1,245 @@
+//! The project: one folder, its file rules, and the walk over its files.
+//!
+//! Everything the agent or the UI names is a path relative to the project
+//! root, and passes [`Project::resolve`] before any file is touched. The walk
+//! ([`Project::walk_files`]) and the guard share one configuration of the
+//! `ignore` crate, so a file the walk yields is one the guard accepts.
+
+mod guard;
+pub mod text;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::{WalkBuilder, WalkState};
+
+pub use guard::{MAX_PATH_BYTES, PathError, ProjectPath};
+
+use crate::config::Limits;
+
+/// An opened project folder.
+#[derive(Clone, Debug)]
+pub struct Project {
+    root: PathBuf,
+    limits: Limits,
+}
+
+/// A text file read through the guard.
+#[derive(Clone, Debug)]
+pub struct TextFile {
+    /// Where it is.
+    pub path: ProjectPath,
+    /// Its whole content, BOM included.
+    pub text: String,
+    /// `sha256:` of its bytes.
+    pub hash: String,
+}
+
+/// A project that could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The root is missing, unreadable or not a directory.
+    #[error("cannot open project folder `{path}`: {source}")]
+    Root {
+        /// The folder as given.
+        path: PathBuf,
+        /// Why it failed.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Project {
+    /// Opens the folder at `root` with the given limits. The root is
+    /// canonicalised, so symlinks above it do not matter later.
+    pub fn open(root: impl AsRef<Path>, limits: Limits) -> Result<Project, OpenError> {
+        let given = root.as_ref();
+        let err = |source| OpenError::Root {
+            path: given.to_path_buf(),
+            source,
+        };
+        let root = given.canonicalize().map_err(err)?;
+        if !root.is_dir() {
+            return Err(err(std::io::Error::new(
+                std::io::ErrorKind::NotADirectory,
+                "not a directory",
+            )));
+        }
+        Ok(Project { root, limits })
+    }
+
+    /// The canonical root folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// A walk over the project with its file rules: hidden names skipped, and
+    /// `.gitignore`, `.ignore` and `.git/info/exclude` applied whether or not
+    /// the folder is a git repository. Rules from folders above the root and
+    /// the user's global git excludes do not apply: the project is the folder.
+    /// Symlinks are not followed.
+    pub fn walk_builder(&self) -> WalkBuilder {
+        let mut builder = WalkBuilder::new(&self.root);
+        builder
+            .standard_filters(true)
+            .parents(false)
+            .git_global(false)
+            .require_git(false)
+            .follow_links(false);
+        builder
+    }
+
+    /// Runs the guard on `raw` and returns the path it names, which may not
+    /// exist. See [`PathError`] for every rule. The root itself (`.`) is
+    /// accepted with an empty relative path.
+    pub fn resolve(&self, raw: &str) -> Result<ProjectPath, PathError> {
+        let parts = guard::normalize(raw)?;
+        guard::check_names(raw, &parts)?;
+        let rel = parts.join("/");
+        self.check_ignored(raw, &rel)?;
+        let abs = guard::resolve_links(raw, &self.root, Path::new(&rel))?;
+        let target = guard::relative_to(&self.root, &abs)
+            .ok_or_else(|| PathError::SymlinkEscape(raw.to_owned()))?;
+        if target != rel {
+            // A symlink inside the root: its target must pass the same rules.
+            let recheck = guard::normalize(&target)
+                .and_then(|parts| guard::check_names(&target, &parts))
+                .and_then(|()| self.check_ignored(&target, &target));
+            if let Err(reason) = recheck {
+                return Err(PathError::SymlinkTarget {
+                    path: raw.to_owned(),
+                    target,
+                    reason: Box::new(reason),
+                });
+            }
+        }
+        Ok(ProjectPath::new(rel, abs))
+    }
+
+    fn check_ignored(&self, raw: &str, rel: &str) -> Result<(), PathError> {
+        if rel.is_empty() {
+            return Ok(());
+        }
+        let is_dir = self.root.join(rel).is_dir();
+        let mut matchers = self.walk_builder().build_matchers();
+        if matchers[0].matched(rel, is_dir).is_ignore() {
+            return Err(PathError::Ignored(raw.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Resolves `raw` and requires an existing directory; `""` is the root.
+    pub fn resolve_dir(&self, raw: &str) -> Result<ProjectPath, PathError> {
+        let path = self.resolve(if raw.is_empty() { "." } else { raw })?;
+        match std::fs::metadata(path.abs()) {
+            Ok(meta) if meta.is_dir() => Ok(path),
+            Ok(_) => Err(PathError::NotADirectory(raw.to_owned())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(PathError::NotFound(raw.to_owned()))
+            }
+            Err(source) => Err(PathError::Io {
+                path: raw.to_owned(),
+                source,
+            }),
+        }
+    }
+
+    /// Resolves `raw` and reads it as text: a regular file, within the text
+    /// size limit, UTF-8 with no NUL byte. Nothing is opened unless the guard
+    /// accepts the path and the metadata says it is a regular file.
+    pub fn read_text(&self, raw: &str) -> Result<TextFile, PathError> {
+        let path = self.resolve(raw)?;
+        let io = |source| PathError::Io {
+            path: raw.to_owned(),
+            source,
+        };
+        let meta = match std::fs::metadata(path.abs()) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(PathError::NotFound(raw.to_owned()));
+            }
+            Err(e) => return Err(io(e)),
+        };
+        if meta.is_dir() {
+            return Err(PathError::IsDirectory(raw.to_owned()));
+        }
+        if !meta.is_file() {
+            return Err(PathError::NotAFile(raw.to_owned()));
+        }
+        let limit = self.limits.max_text_file_bytes;
+        if meta.len() > limit {
+            return Err(PathError::TooLarge {
+                path: raw.to_owned(),
+                size: meta.len(),
+                limit,
+            });
+        }
+        let bytes = std::fs::read(path.abs()).map_err(io)?;
+        let hash = text::content_hash(&bytes);
+        match text::decode(&bytes) {
+            Ok(_) => {}
+            Err(text::NotText::Binary) => return Err(PathError::Binary(raw.to_owned())),
+            Err(text::NotText::NotUtf8 { valid_up_to }) => {
+                return Err(PathError::NotUtf8 {
+                    path: raw.to_owned(),
+                    offset: valid_up_to,
+                });
+            }
+        }
+        let text = String::from_utf8(bytes).expect("decoded above");
+        Ok(TextFile { path, text, hash })
+    }
+
+    /// Walks the regular files under the directory `scope` in parallel and
+    /// returns what `visit` makes of each. `make_visitor` is called once per
+    /// thread, so a visitor may keep per-thread state (a searcher, buffers).
+    /// The visitor gets the root-relative `/`-path and the absolute path.
+    /// Files whose names are not UTF-8 are skipped: no tool could name them.
+    /// The order of the result is unspecified.
+    pub fn walk_files<T, V, M>(&self, scope: &ProjectPath, make_visitor: M) -> Vec<T>
+    where
+        T: Send,
+        V: FnMut(&str, &Path) -> Option<T> + Send,
+        M: Fn() -> V + Sync,
+    {
+        let out = Mutex::new(Vec::new());
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(12));
+        let mut builder = self.walk_builder();
+        if !scope.rel().is_empty() {
+            // Walk from the root so the rules of the folders above the scope
+            // apply, but descend only along the way to the scope and inside it.
+            let root = self.root.clone();
+            let scope_abs = scope.abs().to_path_buf();
+            builder.filter_entry(move |entry| {
+                let path = entry.path();
+                path == root || scope_abs.starts_with(path) || path.starts_with(&scope_abs)
+            });
+        }
+        builder.threads(threads).build_parallel().run(|| {
+            let mut visit = make_visitor();
+            let out = &out;
+            let root = &self.root;
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    return WalkState::Continue;
+                }
+                let Some(rel) = guard::relative_to(root, entry.path()) else {
+                    return WalkState::Continue;
+                };
+                if let Some(item) = visit(&rel, entry.path()) {
+                    out.lock().expect("walk results lock").push(item);
+                }
+                WalkState::Continue
+            })
+        });
+        out.into_inner().expect("walk results lock")
+    }
+}
