@@ -150,6 +150,8 @@ fn limit_names() -> impl Iterator<Item = String> {
 }
 
 #[cfg(test)]
+// figment's Jail returns its own (large) error type; that is its API, not ours.
+#[allow(clippy::result_large_err)]
 mod tests {
     use super::*;
 
@@ -192,7 +194,10 @@ mod tests {
     fn a_bad_value_names_its_key() {
         figment::Jail::expect_with(|jail| {
             jail.set_env("REDLINE_MAX_READ_BYTES_DEFAULT", "lots");
-            let err = Config::load_from(None).unwrap_err().to_string().to_lowercase();
+            let err = Config::load_from(None)
+                .unwrap_err()
+                .to_string()
+                .to_lowercase();
             assert!(err.contains("max_read_bytes_default"), "{err}");
             Ok(())
         });

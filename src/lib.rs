@@ -5,6 +5,22 @@
 //! [`tools`] are what the agent calls (search, read, list); [`config`] holds
 //! the limits; [`vaultgen`] makes deterministic note folders for tests and
 //! benchmarks. The `redline` binary is a thin command line over it.
+//!
+//! ```
+//! use redline::{config::Limits, project::Project, tools};
+//! use serde_json::json;
+//!
+//! let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/vaults/demo");
+//! let project = Project::open(demo, Limits::default()).unwrap();
+//!
+//! let found = tools::run(&project, "search_project", json!({ "query": "ATLAS" })).unwrap();
+//! assert_eq!(found["total"], 1);
+//! assert_eq!(found["results"][0]["file_path"], "Reference/Style Guide.md");
+//!
+//! // The guard refuses before anything is read, and says which rule refused.
+//! let refused = tools::run(&project, "read_file", json!({ "file_path": "../Cargo.toml" }));
+//! assert_eq!(refused.unwrap_err().code(), "escapes_root");
+//! ```
 #![deny(missing_docs)]
 
 pub mod config;

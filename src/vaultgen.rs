@@ -27,7 +27,10 @@ pub struct VaultSpec {
 
 impl Default for VaultSpec {
     fn default() -> Self {
-        VaultSpec { notes: 500, seed: 1 }
+        VaultSpec {
+            notes: 500,
+            seed: 1,
+        }
     }
 }
 
@@ -66,18 +69,107 @@ const FOLDERS: &[&str] = &[
 ];
 
 const WORDS: &[&str] = &[
-    "project", "meeting", "review", "draft", "plan", "budget", "timeline", "release", "design",
-    "research", "customer", "feedback", "roadmap", "quarter", "metrics", "team", "hiring",
-    "onboarding", "checklist", "summary", "decision", "risk", "scope", "launch", "partner",
-    "contract", "invoice", "travel", "garden", "recipe", "workout", "sleep", "reading", "notes",
-    "outline", "chapter", "argument", "evidence", "source", "question", "answer", "idea",
-    "prototype", "sketch", "experiment", "result", "analysis", "report", "update", "status",
-    "blocker", "owner", "deadline", "milestone", "priority", "estimate", "follow", "sync",
-    "retro", "goal", "habit", "journal", "weekly", "monthly", "archive", "template", "inbox",
-    "context", "pattern", "system", "process", "workflow", "handoff", "support", "ticket",
-    "incident", "postmortem", "migration", "database", "server", "client", "interface", "memo",
-    "proposal", "vendor", "pricing", "renewal", "account", "contact", "call", "email", "agenda",
-    "minutes", "action", "item", "topic", "theme", "insight", "lesson", "mistake", "win",
+    "project",
+    "meeting",
+    "review",
+    "draft",
+    "plan",
+    "budget",
+    "timeline",
+    "release",
+    "design",
+    "research",
+    "customer",
+    "feedback",
+    "roadmap",
+    "quarter",
+    "metrics",
+    "team",
+    "hiring",
+    "onboarding",
+    "checklist",
+    "summary",
+    "decision",
+    "risk",
+    "scope",
+    "launch",
+    "partner",
+    "contract",
+    "invoice",
+    "travel",
+    "garden",
+    "recipe",
+    "workout",
+    "sleep",
+    "reading",
+    "notes",
+    "outline",
+    "chapter",
+    "argument",
+    "evidence",
+    "source",
+    "question",
+    "answer",
+    "idea",
+    "prototype",
+    "sketch",
+    "experiment",
+    "result",
+    "analysis",
+    "report",
+    "update",
+    "status",
+    "blocker",
+    "owner",
+    "deadline",
+    "milestone",
+    "priority",
+    "estimate",
+    "follow",
+    "sync",
+    "retro",
+    "goal",
+    "habit",
+    "journal",
+    "weekly",
+    "monthly",
+    "archive",
+    "template",
+    "inbox",
+    "context",
+    "pattern",
+    "system",
+    "process",
+    "workflow",
+    "handoff",
+    "support",
+    "ticket",
+    "incident",
+    "postmortem",
+    "migration",
+    "database",
+    "server",
+    "client",
+    "interface",
+    "memo",
+    "proposal",
+    "vendor",
+    "pricing",
+    "renewal",
+    "account",
+    "contact",
+    "call",
+    "email",
+    "agenda",
+    "minutes",
+    "action",
+    "item",
+    "topic",
+    "theme",
+    "insight",
+    "lesson",
+    "mistake",
+    "win",
 ];
 
 const NON_ASCII: &[&str] = &[
@@ -107,7 +199,11 @@ pub fn generate(dir: &Path, spec: &VaultSpec) -> io::Result<VaultSummary> {
     };
 
     write(".gitignore", b"exports/\n*.tmp\n", &mut summary)?;
-    write(".obsidian/app.json", b"{\"vimMode\": false, \"theme\": \"obsidian\"}\n", &mut summary)?;
+    write(
+        ".obsidian/app.json",
+        b"{\"vimMode\": false, \"theme\": \"obsidian\"}\n",
+        &mut summary,
+    )?;
     summary.excluded += 2;
 
     let titles: Vec<String> = (0..spec.notes)
@@ -135,8 +231,16 @@ pub fn generate(dir: &Path, spec: &VaultSpec) -> io::Result<VaultSummary> {
             summary.binaries += 1;
         }
         if i % 100 == 50 {
-            write(&format!("exports/{title}.md"), note.as_bytes(), &mut summary)?;
-            write(&format!("{folder}/{title}.tmp"), note.as_bytes(), &mut summary)?;
+            write(
+                &format!("exports/{title}.md"),
+                note.as_bytes(),
+                &mut summary,
+            )?;
+            write(
+                &format!("{folder}/{title}.tmp"),
+                note.as_bytes(),
+                &mut summary,
+            )?;
             write(&format!(".trash/{title}.md"), note.as_bytes(), &mut summary)?;
             summary.excluded += 3;
         }
@@ -191,7 +295,9 @@ fn note_body(rng: &mut ChaCha8Rng, title: &str, titles: &[String], non_ascii: bo
         if section > 0 {
             out.push_str(&format!("## {}\n\n", title_word(rng)));
         }
-        let sentences: Vec<String> = (0..rng.random_range(2..6)).map(|_| sentence(rng, titles)).collect();
+        let sentences: Vec<String> = (0..rng.random_range(2..6))
+            .map(|_| sentence(rng, titles))
+            .collect();
         out.push_str(&sentences.join(" "));
         if non_ascii && section == 0 {
             out.push(' ');
@@ -261,8 +367,15 @@ mod tests {
 
     #[test]
     fn same_seed_same_bytes_other_seed_other_bytes() {
-        let spec = VaultSpec { notes: 120, seed: 7 };
-        let (a, b, c) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let spec = VaultSpec {
+            notes: 120,
+            seed: 7,
+        };
+        let (a, b, c) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
         let summary = generate(a.path(), &spec).unwrap();
         generate(b.path(), &spec).unwrap();
         generate(c.path(), &VaultSpec { seed: 8, ..spec }).unwrap();

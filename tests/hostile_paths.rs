@@ -51,7 +51,10 @@ fn fixture() -> Fixture {
     write(&root.join("notes/drafts/.gitignore"), b"tmp.md\n");
     write(&root.join(".git/info/exclude"), b"excluded-by-git.md\n");
     write(&root.join("notes/latin1.txt"), b"caf\xe9 cr\xe8me\n");
-    write(&root.join("notes/big.md"), &b"long line of text\n".repeat(200));
+    write(
+        &root.join("notes/big.md"),
+        &b"long line of text\n".repeat(200),
+    );
     secret(root.join(".git/config"), b"");
     secret(root.join(".env"), b"");
     secret(root.join(".obsidian/workspace.json"), b"");
@@ -71,12 +74,18 @@ fn fixture() -> Fixture {
     link(&outside, "linkdir");
     link(Path::new("../.git/config"), "notes/gitcfg.md");
     link(Path::new(".secret.md"), "notes/hidden-link.md");
-    link(Path::new("/nonexistent/redline/target"), "notes/dangling.md");
+    link(
+        Path::new("/nonexistent/redline/target"),
+        "notes/dangling.md",
+    );
     link(Path::new("loop.md"), "notes/loop.md");
     link(Path::new("escape.md"), "notes/chain.md");
     link(Path::new("/dev/zero"), "notes/dev.md");
     link(Path::new("/etc/passwd"), "notes/passwd.md");
-    let fifo = Command::new("mkfifo").arg(root.join("notes/pipe.md")).status().unwrap();
+    let fifo = Command::new("mkfifo")
+        .arg(root.join("notes/pipe.md"))
+        .status()
+        .unwrap();
     assert!(fifo.success(), "mkfifo");
 
     // Does this file system record reads? Reset a control file and read it.
@@ -115,7 +124,8 @@ impl Fixture {
         let project = self.project();
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
-            let out = tools::run(&project, tool, args).map_err(|e| (e.code().to_owned(), e.to_string()));
+            let out =
+                tools::run(&project, tool, args).map_err(|e| (e.code().to_owned(), e.to_string()));
             let _ = tx.send(out);
         });
         rx.recv_timeout(Duration::from_secs(20))
@@ -133,7 +143,12 @@ impl Fixture {
             return;
         }
         for secret in &self.secrets {
-            assert_eq!(atime(secret), FileTime::zero(), "{case}: {} was read", secret.display());
+            assert_eq!(
+                atime(secret),
+                FileTime::zero(),
+                "{case}: {} was read",
+                secret.display()
+            );
         }
     }
 
@@ -147,7 +162,10 @@ impl Fixture {
             Ok(value) => panic!("{case}: expected `{code}`, got {value}"),
             Err((got, message)) => {
                 assert_eq!(got, code, "{case}: {message}");
-                assert!(!message.contains(SECRET), "{case}: message leaks: {message}");
+                assert!(
+                    !message.contains(SECRET),
+                    "{case}: message leaks: {message}"
+                );
                 assert!(!message.is_empty());
             }
         }
@@ -162,7 +180,10 @@ impl Fixture {
 fn spelling_refusals() {
     let f = fixture();
     f.read_refused("/etc/passwd", "absolute_path");
-    f.read_refused(&f.outside.join("secret.txt").display().to_string(), "absolute_path");
+    f.read_refused(
+        &f.outside.join("secret.txt").display().to_string(),
+        "absolute_path",
+    );
     f.read_refused("//etc/passwd", "absolute_path");
     f.read_refused("C:\\Windows\\win.ini", "absolute_path");
     f.read_refused("C:/Windows/win.ini", "absolute_path");
@@ -180,7 +201,10 @@ fn escapes_of_the_root_are_refused() {
     f.read_refused(&format!("../{outside}/secret.txt"), "escapes_root");
     f.read_refused(&format!("notes/../../{outside}/secret.txt"), "escapes_root");
     f.read_refused(&format!("./../{outside}/secret.txt"), "escapes_root");
-    f.read_refused(&format!("notes/ok.md/../../../{outside}/secret.txt"), "escapes_root");
+    f.read_refused(
+        &format!("notes/ok.md/../../../{outside}/secret.txt"),
+        "escapes_root",
+    );
     f.read_refused("..", "escapes_root");
     f.refuses("list_files", json!({ "prefix": "../" }), "escapes_root");
     f.refuses("list_files", json!({ "prefix": "/" }), "absolute_path");
@@ -224,7 +248,11 @@ fn symlinks_are_followed_only_inside_and_rechecked() {
     f.read_refused("notes/gitcfg.md", "symlink_target");
     f.read_refused("notes/hidden-link.md", "symlink_target");
     f.read_refused("notes/loop.md", "io_error");
-    f.refuses("list_files", json!({ "prefix": "linkdir" }), "symlink_escape");
+    f.refuses(
+        "list_files",
+        json!({ "prefix": "linkdir" }),
+        "symlink_escape",
+    );
 }
 
 #[test]
@@ -254,15 +282,28 @@ fn search_and_list_never_see_refused_files() {
         let out = f.call("search_project", args.clone()).unwrap();
         f.assert_nothing_read(&format!("search_project {args}"));
         assert_eq!(out["total"], 0, "search_project {args}: {out}");
-        assert!(!out.to_string().contains(SECRET), "search_project {args}: {out}");
+        assert!(
+            !out.to_string().contains(SECRET),
+            "search_project {args}: {out}"
+        );
     }
     f.reset_atimes();
     let listing = f.call("list_files", json!({})).unwrap();
     f.assert_nothing_read("list_files");
-    let files: Vec<&str> = listing["files"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let files: Vec<&str> = listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
     assert_eq!(
         files,
-        ["assets/image.png", "notes/big.md", "notes/latin1.txt", "notes/ok.md"],
+        [
+            "assets/image.png",
+            "notes/big.md",
+            "notes/latin1.txt",
+            "notes/ok.md"
+        ],
         "symlinks, FIFOs, hidden and ignored files are not listed"
     );
 }

@@ -1,12 +1,14 @@
 //! The tools on the demo vault, and search agreement with the real `rg`.
 
-use std::collections::BTreeSet;
+#[path = "support/rg.rs"]
+mod rg;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use redline::config::Limits;
 use redline::project::Project;
-use redline::tools::{self, search};
+use redline::tools;
 use redline::vaultgen::{self, VaultSpec};
 use serde_json::{Value, json};
 
@@ -30,7 +32,11 @@ fn err_code(project: &Project, tool: &str, args: Value) -> (String, String) {
 }
 
 fn strings(v: &Value) -> Vec<String> {
-    v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_owned())
+        .collect()
 }
 
 #[test]
@@ -54,34 +60,69 @@ fn list_files_is_sorted_and_skips_hidden_and_ignored() {
     assert_eq!(out["total"], 9);
     assert!(out.get("next_offset").is_none());
 
-    let page = ok(&project, "list_files", json!({"prefix": "Meetings/", "glob": "*.md", "limit": 1, "offset": 1}));
-    assert_eq!(strings(&page["files"]), ["Meetings/2026-11-09 Weekly Sync.md"]);
+    let page = ok(
+        &project,
+        "list_files",
+        json!({"prefix": "Meetings/", "glob": "*.md", "limit": 1, "offset": 1}),
+    );
+    assert_eq!(
+        strings(&page["files"]),
+        ["Meetings/2026-11-09 Weekly Sync.md"]
+    );
     assert_eq!(page["total"], 2);
     assert!(page.get("next_offset").is_none());
-    let first = ok(&project, "list_files", json!({"glob": "**/*.md", "limit": 3}));
+    let first = ok(
+        &project,
+        "list_files",
+        json!({"glob": "**/*.md", "limit": 3}),
+    );
     assert_eq!(first["total"], 8);
     assert_eq!(first["next_offset"], 3);
-    let under = ok(&project, "list_files", json!({"prefix": "./Projects/../Projects"}));
+    let under = ok(
+        &project,
+        "list_files",
+        json!({"prefix": "./Projects/../Projects"}),
+    );
     assert_eq!(under["total"], 2);
-    assert_eq!(err_code(&project, "list_files", json!({"prefix": "Welcome.md"})).0, "not_a_directory");
-    assert_eq!(err_code(&project, "list_files", json!({"prefix": "Nope"})).0, "not_found");
+    assert_eq!(
+        err_code(&project, "list_files", json!({"prefix": "Welcome.md"})).0,
+        "not_a_directory"
+    );
+    assert_eq!(
+        err_code(&project, "list_files", json!({"prefix": "Nope"})).0,
+        "not_found"
+    );
 }
 
 fn sha256sum(path: &Path) -> String {
-    let out = Command::new("sha256sum").arg(path).output().expect("sha256sum runs");
-    format!("sha256:{}", String::from_utf8(out.stdout).unwrap().split_whitespace().next().unwrap())
+    let out = Command::new("sha256sum")
+        .arg(path)
+        .output()
+        .expect("sha256sum runs");
+    format!(
+        "sha256:{}",
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+    )
 }
 
 #[test]
 fn read_file_numbers_lines_and_hashes_the_whole_file() {
     let project = demo();
-    let out = ok(&project, "read_file", json!({"file_path": "Welcome.md", "start_line": 6, "end_line": 7}));
-    assert_eq!(out["file_hash"], sha256sum(&demo_root().join("Welcome.md")));
-    assert_eq!(
-        out["content"],
-        "6\t# Welcome to the demo vault\n7\t\n"
+    let out = ok(
+        &project,
+        "read_file",
+        json!({"file_path": "Welcome.md", "start_line": 6, "end_line": 7}),
     );
-    assert_eq!((out["start_line"].as_u64(), out["end_line"].as_u64()), (Some(6), Some(7)));
+    assert_eq!(out["file_hash"], sha256sum(&demo_root().join("Welcome.md")));
+    assert_eq!(out["content"], "6\t# Welcome to the demo vault\n7\t\n");
+    assert_eq!(
+        (out["start_line"].as_u64(), out["end_line"].as_u64()),
+        (Some(6), Some(7))
+    );
     assert_eq!(out["total_lines"], 15);
     assert_eq!(out["truncated"], false);
     assert!(out.get("next_start_line").is_none());
@@ -94,9 +135,18 @@ fn read_file_numbers_lines_and_hashes_the_whole_file() {
     assert_eq!(out["total_lines"], 16);
 
     // No final newline: the last line still counts once.
-    let out = ok(&project, "read_file", json!({"file_path": "Journal/2026-11-20.md"}));
+    let out = ok(
+        &project,
+        "read_file",
+        json!({"file_path": "Journal/2026-11-20.md"}),
+    );
     assert_eq!(out["total_lines"], 4);
-    assert!(out["content"].as_str().unwrap().ends_with("4\tabout the page weight numbers before the sync.\n"));
+    assert!(
+        out["content"]
+            .as_str()
+            .unwrap()
+            .ends_with("4\tabout the page weight numbers before the sync.\n")
+    );
 }
 
 #[test]
@@ -108,7 +158,11 @@ fn read_file_pages_reassemble_the_file() {
     let mut start = 1;
     let mut calls = 0;
     loop {
-        let out = ok(&project, "read_file", json!({"file_path": "Projects/Website Redesign.md", "start_line": start, "max_bytes": 80}));
+        let out = ok(
+            &project,
+            "read_file",
+            json!({"file_path": "Projects/Website Redesign.md", "start_line": start, "max_bytes": 80}),
+        );
         calls += 1;
         for line in out["content"].as_str().unwrap().lines() {
             let (n, text) = line.split_once('\t').unwrap();
@@ -118,7 +172,12 @@ fn read_file_pages_reassemble_the_file() {
         match out.get("next_start_line") {
             Some(next) => {
                 assert_eq!(out["truncated"], true);
-                assert!(out["notice"].as_str().unwrap().contains(&format!("start_line={next}")));
+                assert!(
+                    out["notice"]
+                        .as_str()
+                        .unwrap()
+                        .contains(&format!("start_line={next}"))
+                );
                 start = next.as_u64().unwrap() as usize;
             }
             None => break,
@@ -133,30 +192,63 @@ fn read_file_limits_and_ranges() {
     let dir = tempfile::tempdir().unwrap();
     let body: String = (1..=1000).map(|i| format!("line {i}\n")).collect();
     std::fs::write(dir.path().join("long.md"), &body).unwrap();
-    std::fs::write(dir.path().join("wide.md"), format!("{}\nshort\n", "é".repeat(100))).unwrap();
+    std::fs::write(
+        dir.path().join("wide.md"),
+        format!("{}\nshort\n", "é".repeat(100)),
+    )
+    .unwrap();
     std::fs::write(dir.path().join("empty.md"), "").unwrap();
     let project = Project::open(dir.path(), Limits::default()).unwrap();
 
     let out = ok(&project, "read_file", json!({"file_path": "long.md"}));
-    assert_eq!((out["end_line"].as_u64(), out["next_start_line"].as_u64()), (Some(800), Some(801)));
+    assert_eq!(
+        (out["end_line"].as_u64(), out["next_start_line"].as_u64()),
+        (Some(800), Some(801))
+    );
     assert_eq!(out["truncated"], true);
-    let out = ok(&project, "read_file", json!({"file_path": "long.md", "start_line": 990, "end_line": 5000}));
-    assert_eq!((out["end_line"].as_u64(), out["truncated"].as_bool()), (Some(1000), Some(false)));
+    let out = ok(
+        &project,
+        "read_file",
+        json!({"file_path": "long.md", "start_line": 990, "end_line": 5000}),
+    );
+    assert_eq!(
+        (out["end_line"].as_u64(), out["truncated"].as_bool()),
+        (Some(1000), Some(false))
+    );
 
     // A line longer than the budget is shown cut, on a character boundary.
-    let out = ok(&project, "read_file", json!({"file_path": "wide.md", "max_bytes": 11}));
+    let out = ok(
+        &project,
+        "read_file",
+        json!({"file_path": "wide.md", "max_bytes": 11}),
+    );
     assert_eq!(out["end_line"], 1);
     assert!(out["content"].as_str().unwrap().starts_with("1\tééééé…"));
     assert_eq!(out["next_start_line"], 2);
 
     let out = ok(&project, "read_file", json!({"file_path": "empty.md"}));
-    assert_eq!((out["total_lines"].as_u64(), out["end_line"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(
+        (out["total_lines"].as_u64(), out["end_line"].as_u64()),
+        (Some(0), Some(0))
+    );
     assert_eq!(out["content"], "");
 
-    let (code, msg) = err_code(&project, "read_file", json!({"file_path": "long.md", "start_line": 1001}));
+    let (code, msg) = err_code(
+        &project,
+        "read_file",
+        json!({"file_path": "long.md", "start_line": 1001}),
+    );
     assert_eq!(code, "out_of_range");
     assert!(msg.contains("1000 lines"), "{msg}");
-    assert_eq!(err_code(&project, "read_file", json!({"file_path": "long.md", "start_line": 5, "end_line": 4})).0, "out_of_range");
+    assert_eq!(
+        err_code(
+            &project,
+            "read_file",
+            json!({"file_path": "long.md", "start_line": 5, "end_line": 4})
+        )
+        .0,
+        "out_of_range"
+    );
 }
 
 #[test]
@@ -165,11 +257,27 @@ fn arguments_are_validated_against_the_schema() {
     let cases = [
         ("read_file", json!({"file_path": 3}), "/file_path"),
         ("read_file", json!({}), "file_path"),
-        ("read_file", json!({"file_path": "Welcome.md", "start_line": 0}), "/start_line"),
-        ("read_file", json!({"file_path": "Welcome.md", "bogus": true}), "bogus"),
+        (
+            "read_file",
+            json!({"file_path": "Welcome.md", "start_line": 0}),
+            "/start_line",
+        ),
+        (
+            "read_file",
+            json!({"file_path": "Welcome.md", "bogus": true}),
+            "bogus",
+        ),
         ("search_project", json!({"query": ""}), "/query"),
-        ("search_project", json!({"query": "x", "limit": 0}), "/limit"),
-        ("search_project", json!({"query": "x", "regex": "yes"}), "/regex"),
+        (
+            "search_project",
+            json!({"query": "x", "limit": 0}),
+            "/limit",
+        ),
+        (
+            "search_project",
+            json!({"query": "x", "regex": "yes"}),
+            "/regex",
+        ),
         ("list_files", json!({"offset": -1}), "/offset"),
         ("list_files", json!([]), "object"),
     ];
@@ -180,7 +288,10 @@ fn arguments_are_validated_against_the_schema() {
     }
     let (code, message) = err_code(&project, "delete_everything", json!({}));
     assert_eq!(code, "unknown_tool");
-    assert!(message.contains("search_project, read_file, list_files"), "{message}");
+    assert!(
+        message.contains("search_project, read_file, list_files"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -188,26 +299,48 @@ fn search_is_literal_smart_case_and_paged() {
     let project = demo();
     let lower = ok(&project, "search_project", json!({"query": "atlas"}));
     let upper = ok(&project, "search_project", json!({"query": "ATLAS"}));
-    let forced = ok(&project, "search_project", json!({"query": "ATLAS", "case_sensitive": false}));
+    let forced = ok(
+        &project,
+        "search_project",
+        json!({"query": "ATLAS", "case_sensitive": false}),
+    );
     assert_eq!(upper["total"], 1, "capitals make the search exact: {upper}");
     assert_eq!(upper["results"][0]["file_path"], "Reference/Style Guide.md");
     assert_eq!(lower["total"], forced["total"]);
-    assert_eq!((lower["total"].as_u64(), lower["total_files"].as_u64()), (Some(7), Some(7)));
+    assert_eq!(
+        (lower["total"].as_u64(), lower["total_files"].as_u64()),
+        (Some(7), Some(7))
+    );
 
     // Literal by default: regex metacharacters are text.
-    let literal = ok(&project, "search_project", json!({"query": "[[Style Guide]]"}));
+    let literal = ok(
+        &project,
+        "search_project",
+        json!({"query": "[[Style Guide]]"}),
+    );
     assert_eq!(literal["total"], 2);
-    let regex = ok(&project, "search_project", json!({"query": "^- [A-Z][a-z]+: ", "regex": true}));
+    let regex = ok(
+        &project,
+        "search_project",
+        json!({"query": "^- [A-Z][a-z]+: ", "regex": true}),
+    );
     assert_eq!(regex["total"], 5, "`Chloé` is not [a-z]+: {regex}");
 
     // Paging walks every match exactly once, in path then line order.
     let mut seen = Vec::new();
     let mut offset = 0;
     loop {
-        let page = ok(&project, "search_project", json!({"query": "a", "limit": 7, "offset": offset, "context_lines": 0}));
+        let page = ok(
+            &project,
+            "search_project",
+            json!({"query": "a", "limit": 7, "offset": offset, "context_lines": 0}),
+        );
         for snippet in page["results"].as_array().unwrap() {
             for line in snippet["match_lines"].as_array().unwrap() {
-                seen.push((snippet["file_path"].as_str().unwrap().to_owned(), line.as_u64().unwrap()));
+                seen.push((
+                    snippet["file_path"].as_str().unwrap().to_owned(),
+                    line.as_u64().unwrap(),
+                ));
             }
         }
         match page.get("next_offset") {
@@ -215,131 +348,86 @@ fn search_is_literal_smart_case_and_paged() {
             None => break,
         }
     }
-    let total = ok(&project, "search_project", json!({"query": "a"}))["total"].as_u64().unwrap();
+    let total = ok(&project, "search_project", json!({"query": "a"}))["total"]
+        .as_u64()
+        .unwrap();
     assert_eq!(seen.len() as u64, total);
     let mut sorted = seen.clone();
     sorted.sort();
     sorted.dedup();
     assert_eq!(seen, sorted);
 
-    let globbed = ok(&project, "search_project", json!({"query": "Atlas", "glob": "Meetings/*.md"}));
-    assert!(globbed["results"].as_array().unwrap().iter().all(|r| r["file_path"].as_str().unwrap().starts_with("Meetings/")));
+    let globbed = ok(
+        &project,
+        "search_project",
+        json!({"query": "Atlas", "glob": "Meetings/*.md"}),
+    );
+    assert!(
+        globbed["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["file_path"].as_str().unwrap().starts_with("Meetings/"))
+    );
     assert_eq!(globbed["total"], 2);
-    let none = ok(&project, "search_project", json!({"query": "never appears anywhere"}));
-    assert_eq!((none["total"].as_u64(), none["notice"].as_str()), (Some(0), Some("No matches.")));
-}
-
-// ---------------------------------------------------------------------------
-// Agreement with the real ripgrep.
-
-/// `rg`, or `None` (with a note) when it is not installed. The test command
-/// sets `REDLINE_REQUIRE_RG=1`, which turns a missing `rg` into a failure.
-fn rg() -> Option<&'static str> {
-    let found = Command::new("rg").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(std::env::var_os("REDLINE_REQUIRE_RG").is_none(), "rg is required but not installed");
-        eprintln!("note: rg is not installed; skipping the agreement test");
-    }
-    found.then_some("rg")
-}
-
-/// rg's flags for the project's file rules (see `Project::walk_builder`).
-fn rg_command(root: &Path, query: &search::Query<'_>) -> Command {
-    let mut cmd = Command::new("rg");
-    cmd.current_dir(root)
-        .args(["--no-config", "--no-require-git", "--no-ignore-parent", "--no-ignore-global", "--color", "never"]);
-    if !query.regex {
-        cmd.arg("--fixed-strings");
-    }
-    cmd.arg(match query.case_sensitive {
-        None => "--smart-case",
-        Some(true) => "--case-sensitive",
-        Some(false) => "--ignore-case",
-    });
-    if let Some(glob) = query.glob {
-        cmd.args(["--glob", glob]);
-    }
-    cmd
-}
-
-fn rg_lines(root: &Path, query: &search::Query<'_>) -> BTreeSet<(String, u64)> {
-    let out = rg_command(root, query)
-        .args(["--line-number", "--with-filename", "--no-heading", "--null", "-e", query.pattern, "."])
-        .output()
-        .unwrap();
-    assert!(out.status.code().unwrap() <= 1, "rg failed: {}", String::from_utf8_lossy(&out.stderr));
-    out.stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|line| {
-            let nul = line.iter().position(|&b| b == 0).unwrap();
-            let path = std::str::from_utf8(&line[..nul]).unwrap();
-            let rest = &line[nul + 1..];
-            let colon = rest.iter().position(|&b| b == b':').unwrap();
-            let n = std::str::from_utf8(&rest[..colon]).unwrap().parse().unwrap();
-            (path.trim_start_matches("./").to_owned(), n)
-        })
-        .collect()
-}
-
-fn rg_count(root: &Path, query: &search::Query<'_>) -> u64 {
-    let out = rg_command(root, query).args(["--count", "--null", "-e", query.pattern, "."]).output().unwrap();
-    out.stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            let nul = l.iter().position(|&b| b == 0).unwrap();
-            std::str::from_utf8(&l[nul + 1..]).unwrap().parse::<u64>().unwrap()
-        })
-        .sum()
-}
-
-/// Queries of every kind the agreement test and the benchmark run.
-pub fn agreement_queries() -> Vec<search::Query<'static>> {
-    let q = |pattern, regex, case_sensitive, glob| search::Query { pattern, regex, case_sensitive, glob };
-    vec![
-        q("project", false, None, None),
-        q("zanzibar", false, None, None),
-        q("Project", false, None, None),
-        q("REVIEW", false, Some(false), None),
-        q("review", false, Some(true), None),
-        q("[[", false, None, None),
-        q("Größe", false, None, None),
-        q("日本語", false, None, None),
-        q(r"\[\[[A-Z][a-z]+ [A-Z][a-z]+ \d+\]\]", true, None, None),
-        q(r"^- \[x\] ", true, None, None),
-        q(r"(budget|invoice)\s+\w+ing\b", true, Some(false), None),
-        q(r"^tags: \[.*launch", true, None, None),
-        q("meeting", false, None, Some("*.md")),
-        q("meeting", false, None, Some("Projects/**")),
-    ]
+    // A glob narrows the search; unlike `rg -g`, it never reaches ignored files.
+    let ignored = ok(
+        &project,
+        "search_project",
+        json!({"query": "Atlas", "glob": "exports/*.md"}),
+    );
+    assert_eq!(ignored["total"], 0);
+    let none = ok(
+        &project,
+        "search_project",
+        json!({"query": "never appears anywhere"}),
+    );
+    assert_eq!(
+        (none["total"].as_u64(), none["notice"].as_str()),
+        (Some(0), Some("No matches."))
+    );
 }
 
 #[test]
 fn search_agrees_with_rg_on_generated_vaults() {
-    let Some(_) = rg() else { return };
+    if !rg::available() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
-    let summary = vaultgen::generate(dir.path(), &VaultSpec { notes: 600, seed: 3 }).unwrap();
-    assert!(summary.binaries > 0 && summary.crlf > 0 && summary.excluded > 0, "{summary:?}");
+    let summary = vaultgen::generate(
+        dir.path(),
+        &VaultSpec {
+            notes: 600,
+            seed: 3,
+        },
+    )
+    .unwrap();
+    assert!(
+        summary.binaries > 0 && summary.crlf > 0 && summary.excluded > 0,
+        "{summary:?}"
+    );
     let project = Project::open(dir.path(), Limits::default()).unwrap();
-    for query in agreement_queries() {
-        let ours: BTreeSet<(String, u64)> = search::find_matches(&project, &query)
-            .unwrap()
-            .into_iter()
-            .flat_map(|f| f.lines.into_iter().map(move |n| (f.path.clone(), n)))
-            .collect();
-        let theirs = rg_lines(dir.path(), &query);
-        assert_eq!(ours, theirs, "{query:?}");
+    for query in rg::queries() {
+        let ours = rg::ours(&project, &query);
+        let theirs = rg::lines(dir.path(), &query);
+        rg::assert_same(&ours, &theirs, &query);
         // The tool's total is rg's count of matching lines.
         let args = json!({
             "query": query.pattern, "regex": query.regex,
             "case_sensitive": query.case_sensitive, "glob": query.glob,
         });
         let tool = ok(&project, "search_project", args);
-        assert_eq!(tool["total"].as_u64().unwrap(), rg_count(dir.path(), &query), "{query:?}");
+        assert_eq!(
+            tool["total"].as_u64().unwrap(),
+            rg::count(dir.path(), &query),
+            "{query:?}"
+        );
         assert_eq!(tool["total"].as_u64().unwrap(), ours.len() as u64);
         if query.pattern != "zanzibar" {
-            assert!(!ours.is_empty(), "{query:?} should match something in a 600-note vault");
+            assert!(
+                !ours.is_empty(),
+                "{query:?} should match something in a 600-note vault"
+            );
         }
     }
 }

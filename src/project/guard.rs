@@ -95,7 +95,9 @@ pub enum PathError {
     #[error("`{0}` is a binary file; only UTF-8 text files can be read or edited")]
     Binary(String),
     /// The file is not valid UTF-8.
-    #[error("`{path}` is not UTF-8 text (first invalid byte at offset {offset}); it cannot be read or edited")]
+    #[error(
+        "`{path}` is not UTF-8 text (first invalid byte at offset {offset}); it cannot be read or edited"
+    )]
     NotUtf8 {
         /// The refused file.
         path: String,
@@ -236,7 +238,10 @@ pub(crate) fn resolve_links(raw: &str, root: &Path, rel: &Path) -> Result<PathBu
     if !canonical.starts_with(root) {
         return Err(PathError::SymlinkEscape(raw.to_owned()));
     }
-    Ok(missing.into_iter().rev().fold(canonical, |p, name| p.join(name)))
+    Ok(missing
+        .into_iter()
+        .rev()
+        .fold(canonical, |p, name| p.join(name)))
 }
 
 /// The root-relative, `/`-separated form of an absolute path under `root`.
@@ -278,8 +283,16 @@ mod tests {
 
     #[test]
     fn git_is_named_before_hidden() {
-        assert_eq!(check_names("x", &["a", ".git", "config"]).unwrap_err().rule(), "git_dir");
-        assert_eq!(check_names("x", &["a", ".env"]).unwrap_err().rule(), "hidden");
+        assert_eq!(
+            check_names("x", &["a", ".git", "config"])
+                .unwrap_err()
+                .rule(),
+            "git_dir"
+        );
+        assert_eq!(
+            check_names("x", &["a", ".env"]).unwrap_err().rule(),
+            "hidden"
+        );
         assert!(check_names("x", &["a", "b.md"]).is_ok());
     }
 
@@ -287,13 +300,13 @@ mod tests {
         /// Whatever the input, an accepted spelling has only plain, visible parts.
         #[test]
         fn accepted_spellings_stay_plain(raw in "[a-z./\\\\:\0]{0,24}") {
-            if let Ok(parts) = normalize(&raw) {
-                if check_names(&raw, &parts).is_ok() {
-                    for part in parts {
-                        proptest::prop_assert!(!part.is_empty());
-                        proptest::prop_assert!(!part.starts_with('.'));
-                        proptest::prop_assert!(!part.contains(['/', '\\', '\0']));
-                    }
+            if let Ok(parts) = normalize(&raw)
+                && check_names(&raw, &parts).is_ok()
+            {
+                for part in parts {
+                    proptest::prop_assert!(!part.is_empty());
+                    proptest::prop_assert!(!part.starts_with('.'));
+                    proptest::prop_assert!(!part.contains(['/', '\\', '\0']));
                 }
             }
         }

@@ -74,7 +74,12 @@ pub fn clip_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
     while !line.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}… [line cut at {end} of {} bytes]", &line[..end], line.len()).into()
+    format!(
+        "{}… [line cut at {end} of {} bytes]",
+        &line[..end],
+        line.len()
+    )
+    .into()
 }
 
 #[cfg(test)]
@@ -98,10 +103,7 @@ mod tests {
     fn decode_refuses_nul_and_bad_utf8() {
         assert_eq!(decode(b"ok\n"), Ok("ok\n"));
         assert_eq!(decode(b"a\0b"), Err(NotText::Binary));
-        assert_eq!(
-            decode(b"caf\xe9"),
-            Err(NotText::NotUtf8 { valid_up_to: 3 })
-        );
+        assert_eq!(decode(b"caf\xe9"), Err(NotText::NotUtf8 { valid_up_to: 3 }));
     }
 
     #[test]

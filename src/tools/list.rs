@@ -62,12 +62,18 @@ impl Tool for ListFiles {
         let mut files = project.walk_files(&scope, || {
             let glob = &glob;
             move |rel: &str, _: &std::path::Path| {
-                glob.as_ref().is_none_or(|g| g.is_match(rel)).then(|| rel.to_owned())
+                glob.as_ref()
+                    .is_none_or(|g| g.is_match(rel))
+                    .then(|| rel.to_owned())
             }
         });
         files.sort_unstable();
         let total = files.len();
-        let files = files.into_iter().skip(page.offset).take(page.limit).collect();
+        let files = files
+            .into_iter()
+            .skip(page.offset)
+            .take(page.limit)
+            .collect();
         Ok(ListOutput {
             files,
             total,

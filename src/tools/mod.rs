@@ -147,7 +147,11 @@ pub fn specs() -> Vec<ToolSpec> {
 /// arguments are validated against the tool's schema first.
 pub fn run(project: &Project, name: &str, args: Value) -> Result<Value, ToolError> {
     let Some(entry) = TOOLS.iter().find(|e| e.spec.name == name) else {
-        let known = TOOLS.iter().map(|e| e.spec.name).collect::<Vec<_>>().join(", ");
+        let known = TOOLS
+            .iter()
+            .map(|e| e.spec.name)
+            .collect::<Vec<_>>()
+            .join(", ");
         return Err(ToolError::UnknownTool {
             name: name.to_owned(),
             known,
@@ -241,7 +245,11 @@ mod tests {
     fn every_schema_is_a_closed_object() {
         for spec in specs() {
             assert_eq!(spec.input_schema["type"], "object", "{}", spec.name);
-            assert_eq!(spec.input_schema["additionalProperties"], false, "{}", spec.name);
+            assert_eq!(
+                spec.input_schema["additionalProperties"], false,
+                "{}",
+                spec.name
+            );
             assert!(spec.description.len() > 40, "{}", spec.name);
         }
     }
@@ -257,7 +265,10 @@ mod tests {
         let deep = compile_glob(Some("notes/**/*.md")).unwrap().unwrap();
         assert!(deep.is_match("notes/x/y/a.md"));
         assert!(compile_glob(Some("**/*")).unwrap().is_none());
-        assert_eq!(compile_glob(Some("a[")).err().unwrap().code(), "invalid_pattern");
+        assert_eq!(
+            compile_glob(Some("a[")).err().unwrap().code(),
+            "invalid_pattern"
+        );
     }
 
     #[test]

@@ -116,7 +116,9 @@ impl Tool for ReadFile {
         } else {
             let mut notice = format!("Lines {start}-{end} of {total}.");
             if clipped {
-                notice.push_str(&format!(" Line {end} is longer than max_bytes ({budget}) and was cut."));
+                notice.push_str(&format!(
+                    " Line {end} is longer than max_bytes ({budget}) and was cut."
+                ));
             }
             if let Some(next) = next_start_line {
                 notice.push_str(&format!(

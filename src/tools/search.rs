@@ -215,7 +215,10 @@ impl Tool for SearchProject {
         let notice = if total == 0 {
             "No matches.".to_owned()
         } else if shown == 0 {
-            format!("offset {} is past the last of {total} matching lines.", page.offset)
+            format!(
+                "offset {} is past the last of {total} matching lines.",
+                page.offset
+            )
         } else {
             let mut notice = format!(
                 "Matching lines {}-{} of {total} in {} files.",
@@ -257,7 +260,9 @@ fn snippets(project: &Project, path: &str, matches: &[u64], context: u64) -> Vec
         let start = line.saturating_sub(context).max(1);
         let end = (line + context).min(last).max(line);
         match out.last_mut() {
-            Some(s) if start <= s.end_line + 1 && end.max(s.end_line) - s.start_line < max_lines => {
+            Some(s)
+                if start <= s.end_line + 1 && end.max(s.end_line) - s.start_line < max_lines =>
+            {
                 s.end_line = end.max(s.end_line);
                 s.match_lines.push(line);
             }
@@ -313,50 +318,85 @@ mod tests {
 
     #[test]
     fn snippets_merge_nearby_matches_and_mark_them() {
-        let body: String = (1..=30).map(|i| format!("line {i}{}\n", if i % 4 == 0 { " hit" } else { "" })).collect();
+        let body: String = (1..=30)
+            .map(|i| format!("line {i}{}\n", if i % 4 == 0 { " hit" } else { "" }))
+            .collect();
         let (_dir, project) = project_with(&[("a.md", &body)]);
-        let out = search(&project, serde_json::json!({"query": "hit", "limit": 3, "context_lines": 1}));
+        let out = search(
+            &project,
+            serde_json::json!({"query": "hit", "limit": 3, "context_lines": 1}),
+        );
         assert_eq!(out.total, 7);
         assert_eq!(out.next_offset, Some(3));
         assert_eq!(out.results.len(), 3, "windows 3-5, 7-9, 11-13 do not touch");
         let first = &out.results[0];
         assert_eq!((first.start_line, first.end_line), (3, 5));
         assert_eq!(first.snippet, "3-line 3\n4:line 4 hit\n5-line 5");
-        let out = search(&project, serde_json::json!({"query": "hit", "limit": 3, "context_lines": 2}));
+        let out = search(
+            &project,
+            serde_json::json!({"query": "hit", "limit": 3, "context_lines": 2}),
+        );
         assert_eq!(out.results.len(), 1, "windows 2-6, 6-10, 10-14 touch");
         assert_eq!(out.results[0].match_lines, [4, 8, 12]);
-        assert_eq!((out.results[0].start_line, out.results[0].end_line), (2, 14));
+        assert_eq!(
+            (out.results[0].start_line, out.results[0].end_line),
+            (2, 14)
+        );
     }
 
     #[test]
     fn a_snippet_never_exceeds_the_line_limit() {
         let body = "x\n".repeat(100);
         let (_dir, project) = project_with(&[("a.md", &body)]);
-        let out = search(&project, serde_json::json!({"query": "x", "limit": 50, "context_lines": 9}));
+        let out = search(
+            &project,
+            serde_json::json!({"query": "x", "limit": 50, "context_lines": 9}),
+        );
         assert_eq!(out.total, 100);
         for s in &out.results {
             assert!(s.end_line - s.start_line < 20, "{s:?}");
-            assert_eq!(s.snippet.lines().count() as u64, s.end_line - s.start_line + 1);
+            assert_eq!(
+                s.snippet.lines().count() as u64,
+                s.end_line - s.start_line + 1
+            );
         }
-        let covered: Vec<u64> = out.results.iter().flat_map(|s| s.match_lines.clone()).collect();
+        let covered: Vec<u64> = out
+            .results
+            .iter()
+            .flat_map(|s| s.match_lines.clone())
+            .collect();
         assert_eq!(covered, (1..=50).collect::<Vec<_>>());
     }
 
     #[test]
     fn bad_regexes_are_explained() {
         let (_dir, project) = project_with(&[("a.md", "a\n")]);
-        let err = crate::tools::run(&project, "search_project", serde_json::json!({"query": "a(", "regex": true}))
-            .unwrap_err();
+        let err = crate::tools::run(
+            &project,
+            "search_project",
+            serde_json::json!({"query": "a(", "regex": true}),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "invalid_pattern");
         assert!(err.to_string().contains("regex"), "{err}");
         let huge = format!("({}){{1000}}", "[a-z]{100}".repeat(10));
-        let err = crate::tools::run(&project, "search_project", serde_json::json!({"query": huge, "regex": true}))
-            .unwrap_err();
+        let err = crate::tools::run(
+            &project,
+            "search_project",
+            serde_json::json!({"query": huge, "regex": true}),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "invalid_pattern", "{err}");
     }
 
     fn naive(files: &[(String, String)], needle: &str, ignore_case: bool) -> Vec<FileMatches> {
-        let fold = |s: &str| if ignore_case { s.to_lowercase() } else { s.to_owned() };
+        let fold = |s: &str| {
+            if ignore_case {
+                s.to_lowercase()
+            } else {
+                s.to_owned()
+            }
+        };
         let mut out: Vec<FileMatches> = files
             .iter()
             .filter_map(|(path, body)| {
@@ -365,7 +405,10 @@ mod tests {
                     .filter(|(_, l)| fold(l).contains(&fold(needle)))
                     .map(|(i, _)| i as u64 + 1)
                     .collect();
-                (!lines.is_empty()).then(|| FileMatches { path: path.clone(), lines })
+                (!lines.is_empty()).then(|| FileMatches {
+                    path: path.clone(),
+                    lines,
+                })
             })
             .collect();
         out.sort_by(|a, b| a.path.cmp(&b.path));

@@ -1,0 +1,37 @@
+# Shared by scripts/run and scripts/test: say what is happening, and install
+# what is missing (Debian/Ubuntu packages as root or through sudo).
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+# Cargo from rustup lives in ~/.cargo/bin, which a non-login shell may not have on PATH.
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+
+require_cargo() {
+  if ! command -v cargo >/dev/null 2>&1; then
+    echo "Redline needs a Rust toolchain (1.88 or newer) with cargo: see https://rustup.rs" >&2
+    exit 1
+  fi
+}
+
+# apt_install PACKAGE COMMAND...: installs PACKAGE unless every COMMAND exists.
+apt_install() {
+  local package=$1 missing=0
+  shift
+  for cmd in "$@"; do command -v "$cmd" >/dev/null 2>&1 || missing=1; done
+  [ "$missing" = 0 ] && return 0
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+      echo "Missing '$package' and not root (no sudo either): install it with apt-get." >&2
+      exit 1
+    fi
+  fi
+  say "Installing system package: $package"
+  if [ -z "${REDLINE_APT_UPDATED:-}" ]; then
+    $sudo apt-get update -qq
+    export REDLINE_APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$package" >/dev/null
+}

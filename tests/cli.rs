@@ -1,0 +1,157 @@
+//! The `redline` binary: tool calls, errors as JSON, configuration from the
+//! environment, and the vault generator.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn redline(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_redline"));
+    cmd.args(args)
+        // A config file of the developer's must not change what the tests see.
+        .env("REDLINE_CONFIG", "/nonexistent/redline.toml")
+        .env_remove("REDLINE_DATA_DIR");
+    cmd
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+fn demo() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/vaults/demo")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn tool_prints_the_result_as_json() {
+    let out = redline(&[
+        "tool",
+        "read_file",
+        &demo(),
+        r#"{"file_path": "Welcome.md", "end_line": 2}"#,
+    ])
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let value = json(&out);
+    assert_eq!(value["content"], "1\t---\n2\ttitle: Welcome\n");
+    assert!(value["file_hash"].as_str().unwrap().starts_with("sha256:"));
+}
+
+#[test]
+fn tool_errors_are_json_with_a_failing_status() {
+    for (args, code) in [
+        (r#"{"file_path": "../Cargo.toml"}"#, "escapes_root"),
+        (r#"{"file_path": "attachments/diagram.png"}"#, "binary_file"),
+        (r#"{"file_path": "#, "invalid_arguments"),
+    ] {
+        let out = redline(&["tool", "read_file", &demo(), args])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args}");
+        let value = json(&out);
+        assert_eq!(value["error"]["code"], code, "{args}: {value}");
+        assert!(!value["error"]["message"].as_str().unwrap().is_empty());
+    }
+    let out = redline(&["tool", "read_file", "/nonexistent/folder", "{}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open project folder"));
+}
+
+#[test]
+fn limits_come_from_the_environment() {
+    let args = r#"{"query": "a", "limit": 50, "context_lines": 0}"#;
+    let out = redline(&["tool", "search_project", &demo(), args])
+        .env("REDLINE_MAX_SEARCH_RESULTS_CAP", "3")
+        .output()
+        .unwrap();
+    let value = json(&out);
+    assert_eq!(value["limit"], 3);
+    assert_eq!(value["next_offset"], 3);
+
+    let config = redline(&["config"])
+        .env("REDLINE_MAX_READ_LINES_DEFAULT", "9")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(config.stdout).unwrap();
+    assert!(text.contains("max_read_lines_default = 9"), "{text}");
+    assert!(text.contains("max_tool_calls_per_job = 12"), "{text}");
+
+    let bad = redline(&["config"])
+        .env("REDLINE_MAX_READ_LINES_DEFAULT", "many")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("invalid configuration"));
+}
+
+#[test]
+fn tools_lists_every_schema() {
+    let out = redline(&["tools"]).output().unwrap();
+    let specs = json(&out);
+    let names: Vec<&str> = specs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["search_project", "read_file", "list_files"]);
+    assert!(specs[0]["input_schema"]["properties"]["query"].is_object());
+}
+
+#[test]
+fn gen_vault_is_deterministic() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for dir in [&a, &b] {
+        let out = redline(&[
+            "gen-vault",
+            dir.path().to_str().unwrap(),
+            "--notes",
+            "250",
+            "--seed",
+            "9",
+        ])
+        .output()
+        .unwrap();
+        assert!(out.status.success());
+        assert!(String::from_utf8_lossy(&out.stdout).starts_with("250 notes"));
+    }
+    let tree = |dir: &Path| {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg("find . -type f -print0 | sort -z | xargs -0 sha256sum")
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let listing = tree(a.path());
+    assert_eq!(listing, tree(b.path()));
+    assert!(listing.contains("./attachments/image-199.png"));
+    assert!(listing.contains("./.gitignore"));
+}
+
+#[test]
+fn open_summarises_the_folder() {
+    let out = redline(&["open", &demo()]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Files    9 visible to the agent"), "{text}");
+    assert!(text.contains("Welcome.md"));
+    assert!(!text.contains("exports/old.md"));
+}
