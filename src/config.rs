@@ -48,6 +48,8 @@ pub struct Limits {
     pub max_list_results_cap: usize,
     /// How often a polling client asks for events, in milliseconds. Default 2000.
     pub poll_interval_ms: u64,
+    /// Lines on each side of an edit's stated range searched for its `old_text`. Default 100.
+    pub edit_relocation_window: usize,
 }
 
 impl Default for Limits {
@@ -66,6 +68,7 @@ impl Default for Limits {
             max_list_results_default: 200,
             max_list_results_cap: 1000,
             poll_interval_ms: 2000,
+            edit_relocation_window: 100,
         }
     }
 }

@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod edits;
 pub mod project;
 pub mod tools;
 pub mod vaultgen;
