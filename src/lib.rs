@@ -25,6 +25,7 @@
 
 pub mod config;
 pub mod edits;
+pub mod hunks;
 pub mod project;
 pub mod tools;
 pub mod vaultgen;

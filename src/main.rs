@@ -36,6 +36,16 @@ enum Command {
         #[arg(default_value = "{}")]
         arguments: String,
     },
+    /// Check a list of edits against a folder and print the diff bundle; writes nothing.
+    ///
+    /// EDITS is a JSON file (or `-` for standard input) holding a list of edits, or
+    /// `{"edits": [...]}`. Refused edits are printed as JSON, with exit status 1.
+    Propose {
+        /// The project folder.
+        folder: PathBuf,
+        /// The edits.
+        edits: PathBuf,
+    },
     /// Print every tool's name, description and JSON schema.
     Tools,
     /// Print the configuration in force, as TOML.
@@ -61,6 +71,23 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Reads edits given as a list or as `{"edits": [...]}`.
+fn parse_edits(text: &str) -> anyhow::Result<Vec<redline::edits::ProposedEdit>> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Input {
+        List(Vec<redline::edits::ProposedEdit>),
+        Wrapped {
+            edits: Vec<redline::edits::ProposedEdit>,
+        },
+    }
+    let input: Input =
+        serde_json::from_str(text).context("the edits are not a JSON list of edits")?;
+    Ok(match input {
+        Input::List(edits) | Input::Wrapped { edits } => edits,
+    })
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -105,6 +132,42 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 Err(err) => {
                     println!("{}", serde_json::to_string_pretty(&err.to_json())?);
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        Command::Propose { folder, edits } => {
+            let project = Project::open(&folder, config.limits)?;
+            let text = if edits == std::path::Path::new("-") {
+                std::io::read_to_string(std::io::stdin())?
+            } else {
+                std::fs::read_to_string(&edits)
+                    .with_context(|| format!("reading {}", edits.display()))?
+            };
+            let edits = parse_edits(&text)?;
+            match redline::edits::prepare(&project, &edits) {
+                Ok(files) => {
+                    let bundle =
+                        redline::hunks::bundle(&files, &redline::hunks::HunkLimits::default());
+                    println!("{}", serde_json::to_string_pretty(&bundle)?);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(errors) => {
+                    let edits: Vec<serde_json::Value> = errors
+                        .iter()
+                        .map(|e| {
+                            serde_json::json!({
+                                "edit_id": e.edit_id, "file_path": e.file_path,
+                                "code": e.kind.code(), "message": e.kind.to_string(),
+                            })
+                        })
+                        .collect();
+                    let out = serde_json::json!({ "error": {
+                        "code": "invalid_edits",
+                        "message": format!("{} of the edits were refused; nothing was proposed", errors.len()),
+                        "edits": edits,
+                    }});
+                    println!("{}", serde_json::to_string_pretty(&out)?);
                     Ok(ExitCode::from(1))
                 }
             }

@@ -155,3 +155,67 @@ fn open_summarises_the_folder() {
     assert!(text.contains("Welcome.md"));
     assert!(!text.contains("exports/old.md"));
 }
+
+/// sha256 of every file under `dir`, to prove a command wrote nothing.
+fn tree_digest(dir: &str) -> String {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("find . -type f -print0 | sort -z | xargs -0 sha256sum")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn propose_prints_a_bundle_and_writes_nothing() {
+    let before = tree_digest(&demo());
+    let edits = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        edits.path(),
+        r#"{"edits": [
+            {"edit_id": "e_1", "file_path": "Reference/Style Guide.md", "operation": "replace",
+             "start_line": 9, "new_text": "- Product name: **Meridian**.",
+             "old_text": "- Product name: **Atlas**, never \"ATLAS\" or \"the Atlas app\"."},
+            {"edit_id": "e_2", "file_path": "Inbox/idea.md", "operation": "create", "new_text": "An idea.\n"}
+        ]}"#,
+    )
+    .unwrap();
+    let out = redline(&["propose", &demo(), edits.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let bundle = json(&out);
+    let files = bundle["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0]["file_path"], "Inbox/idea.md");
+    assert_eq!(files[0]["created"], true);
+    assert_eq!(files[1]["hunks"][0]["hunk_id"], "h_2");
+    assert_eq!(files[1]["relocations"][0]["to_line"], 10);
+    assert_eq!(tree_digest(&demo()), before, "propose must not write");
+
+    std::fs::write(
+        edits.path(),
+        r#"[{"edit_id": "e_1", "file_path": "Welcome.md", "operation": "replace", "start_line": 99, "new_text": "x"},
+            {"edit_id": "e_2", "file_path": ".obsidian/app.json", "operation": "delete", "start_line": 1}]"#,
+    )
+    .unwrap();
+    let out = redline(&["propose", &demo(), edits.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let error = json(&out);
+    assert_eq!(error["error"]["code"], "invalid_edits");
+    let codes: Vec<&str> = error["error"]["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["out_of_range", "hidden"]);
+    assert_eq!(tree_digest(&demo()), before);
+}

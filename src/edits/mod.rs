@@ -89,7 +89,9 @@ pub enum EditErrorKind {
     #[error(transparent)]
     Path(#[from] PathError),
     /// The range does not fit the file.
-    #[error("lines {start}-{end} are outside the file, which has {total} lines; read it again for the right numbers")]
+    #[error(
+        "lines {start}-{end} are outside the file, which has {total} lines; read it again for the right numbers"
+    )]
     OutOfRange {
         /// First line asked for.
         start: usize,
@@ -108,7 +110,9 @@ pub enum EditErrorKind {
         other: String,
     },
     /// The target lines changed and there is no `old_text` to find them by.
-    #[error("lines {start}-{end} no longer hash to {expected}: the file changed since it was read; read it again and resend the edit (with old_text)")]
+    #[error(
+        "lines {start}-{end} no longer hash to {expected}: the file changed since it was read; read it again and resend the edit (with old_text)"
+    )]
     Stale {
         /// First target line.
         start: usize,
@@ -118,7 +122,9 @@ pub enum EditErrorKind {
         expected: String,
     },
     /// `old_text` is not within the window around the stated range.
-    #[error("old_text was not found at lines {start}-{end} nor within {window} lines of them; read the file again")]
+    #[error(
+        "old_text was not found at lines {start}-{end} nor within {window} lines of them; read the file again"
+    )]
     AnchorNotFound {
         /// First target line.
         start: usize,
@@ -142,8 +148,29 @@ pub enum EditErrorKind {
     AlreadyExists,
 }
 
+impl EditErrorKind {
+    /// The stable, machine-readable name of the problem. Path refusals use the
+    /// guard's rule names.
+    pub fn code(&self) -> &'static str {
+        match self {
+            EditErrorKind::Path(e) => e.rule(),
+            EditErrorKind::OutOfRange { .. } => "out_of_range",
+            EditErrorKind::Invalid(_) => "invalid_edit",
+            EditErrorKind::Overlap { .. } => "overlap",
+            EditErrorKind::Stale { .. } => "stale_target",
+            EditErrorKind::AnchorNotFound { .. } => "anchor_not_found",
+            EditErrorKind::AnchorAmbiguous { .. } => "anchor_ambiguous",
+            EditErrorKind::AlreadyExists => "already_exists",
+        }
+    }
+}
+
 fn join(lines: &[usize]) -> String {
-    lines.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    lines
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Where an accepted edit sits, in 0-based line indexes.
@@ -182,7 +209,10 @@ pub struct FileProposal {
 
 /// Checks `edits` against the project and composes each file's proposed
 /// content. Every refused edit is reported; nothing is written.
-pub fn prepare(project: &Project, edits: &[ProposedEdit]) -> Result<Vec<FileProposal>, Vec<EditError>> {
+pub fn prepare(
+    project: &Project,
+    edits: &[ProposedEdit],
+) -> Result<Vec<FileProposal>, Vec<EditError>> {
     let mut errors = Vec::new();
     let mut by_file: BTreeMap<String, Vec<&ProposedEdit>> = BTreeMap::new();
     let mut ids = std::collections::HashSet::new();
@@ -193,7 +223,9 @@ pub fn prepare(project: &Project, edits: &[ProposedEdit]) -> Result<Vec<FileProp
             kind,
         };
         if !ids.insert(edit.edit_id.as_str()) {
-            errors.push(fail(EditErrorKind::Invalid("its edit_id is used twice".into())));
+            errors.push(fail(EditErrorKind::Invalid(
+                "its edit_id is used twice".into(),
+            )));
             continue;
         }
         match project.resolve(&edit.file_path) {
@@ -209,7 +241,12 @@ pub fn prepare(project: &Project, edits: &[ProposedEdit]) -> Result<Vec<FileProp
             Err(mut e) => errors.append(&mut e),
         }
     }
-    if errors.is_empty() { Ok(files) } else { Err(errors) }
+    if errors.is_empty() {
+        return Ok(files);
+    }
+    // Report in the order the edits were given.
+    errors.sort_by_key(|e| edits.iter().position(|x| x.edit_id == e.edit_id));
+    Err(errors)
 }
 
 fn prepare_file(
@@ -225,7 +262,12 @@ fn prepare_file(
     };
     if let Some(create) = edits.iter().find(|e| e.operation == Operation::Create) {
         if let Some(other) = edits.iter().find(|e| e.edit_id != create.edit_id) {
-            return Err(vec![fail(other, EditErrorKind::Overlap { other: create.edit_id.clone() })]);
+            return Err(vec![fail(
+                other,
+                EditErrorKind::Overlap {
+                    other: create.edit_id.clone(),
+                },
+            )]);
         }
         return match project.read_text(path) {
             Err(PathError::NotFound(_)) => Ok(FileProposal {
@@ -266,9 +308,12 @@ fn prepare_file(
     for pair in targets.windows(2) {
         let ((a, a_order), (b, b_order)) = (&pair[0], &pair[1]);
         if b.start < a.start + a.len {
-            errors.push(fail(edits[*b_order], EditErrorKind::Overlap {
-                other: edits[*a_order].edit_id.clone(),
-            }));
+            errors.push(fail(
+                edits[*b_order],
+                EditErrorKind::Overlap {
+                    other: edits[*a_order].edit_id.clone(),
+                },
+            ));
         }
     }
     if !errors.is_empty() {
@@ -280,11 +325,21 @@ fn prepare_file(
     let mut next = 0;
     for (target, order) in &targets {
         let edit = edits[*order];
-        extend(&mut out, lines.lines[next..target.start].iter().map(|l| Cow::Borrowed(*l)), &lines);
+        extend(
+            &mut out,
+            lines.lines[next..target.start]
+                .iter()
+                .map(|l| Cow::Borrowed(*l)),
+            &lines,
+        );
         let eol = lines.eol_at(target.start);
         let new_start = out.len();
         let new_lines: Vec<&str> = edit_lines(&edit.new_text);
-        extend(&mut out, new_lines.iter().map(|l| Cow::Owned(format!("{l}{eol}"))), &lines);
+        extend(
+            &mut out,
+            new_lines.iter().map(|l| Cow::Owned(format!("{l}{eol}"))),
+            &lines,
+        );
         placed.push(PlacedEdit {
             edit_id: edit.edit_id.clone(),
             old_start: target.start,
@@ -295,7 +350,11 @@ fn prepare_file(
         });
         next = target.start + target.len;
     }
-    extend(&mut out, lines.lines[next..].iter().map(|l| Cow::Borrowed(*l)), &lines);
+    extend(
+        &mut out,
+        lines.lines[next..].iter().map(|l| Cow::Borrowed(*l)),
+        &lines,
+    );
     // The file keeps its final-newline state, whatever the edits did at its end.
     if let Some(last) = out.last_mut() {
         let text = content(last);
@@ -324,7 +383,11 @@ fn prepare_file(
 
 /// Appends lines, giving the previous last line a terminator if it had none
 /// (a line can only lack one at the very end of a file).
-fn extend<'a>(out: &mut Vec<Cow<'a, str>>, new: impl Iterator<Item = Cow<'a, str>>, lines: &Lines<'_>) {
+fn extend<'a>(
+    out: &mut Vec<Cow<'a, str>>,
+    new: impl Iterator<Item = Cow<'a, str>>,
+    lines: &Lines<'_>,
+) {
     for line in new {
         if let Some(last) = out.last_mut()
             && !last.ends_with('\n')
@@ -353,30 +416,48 @@ fn locate(edit: &ProposedEdit, lines: &Lines<'_>, window: usize) -> Result<Targe
         .map(edit_lines);
     let start = edit.start_line;
     if start == 0 {
-        return Err(EditErrorKind::Invalid("start_line is 1-based; 0 is not a line".into()));
+        return Err(EditErrorKind::Invalid(
+            "start_line is 1-based; 0 is not a line".into(),
+        ));
     }
     // `checked` is the range whose text the hash and the anchor describe.
     let (checked_len, is_insert) = match edit.operation {
         Operation::Replace | Operation::Delete => {
             if edit.operation == Operation::Delete && !edit.new_text.is_empty() {
-                return Err(EditErrorKind::Invalid("a delete has an empty new_text; use replace".into()));
+                return Err(EditErrorKind::Invalid(
+                    "a delete has an empty new_text; use replace".into(),
+                ));
             }
             let end = edit.end_line.unwrap_or(start);
             if end < start {
-                return Err(EditErrorKind::Invalid(format!("end_line {end} is before start_line {start}")));
+                return Err(EditErrorKind::Invalid(format!(
+                    "end_line {end} is before start_line {start}"
+                )));
             }
             (anchor.as_ref().map_or(end - start + 1, Vec::len), false)
         }
-        Operation::Insert => (anchor.as_ref().map_or(usize::from(start <= total), Vec::len), true),
+        Operation::Insert => (
+            anchor
+                .as_ref()
+                .map_or(usize::from(start <= total), Vec::len),
+            true,
+        ),
         Operation::Create => unreachable!("handled per file"),
     };
     let at = start - 1;
     let end_line = start + checked_len.max(1) - 1;
-    let in_bounds = if is_insert { at <= total && at + checked_len <= total } else { at + checked_len <= total };
+    let in_bounds = if is_insert {
+        at <= total && at + checked_len <= total
+    } else {
+        at + checked_len <= total
+    };
     let range = |at: usize| &lines.lines[at..at + checked_len];
     let matches_at = |at: usize| match (&edit.expected_hash, &anchor) {
         (Some(hash), _) => range_hash(range(at).iter().copied()) == *hash,
-        (None, Some(anchor)) => range(at).iter().map(|l| content(l)).eq(anchor.iter().copied()),
+        (None, Some(anchor)) => range(at)
+            .iter()
+            .map(|l| content(l))
+            .eq(anchor.iter().copied()),
         (None, None) => true,
     };
     let target = |at| Target {
@@ -395,21 +476,34 @@ fn locate(edit: &ProposedEdit, lines: &Lines<'_>, window: usize) -> Result<Targe
                 expected: edit.expected_hash.clone().unwrap_or_default(),
             }
         } else {
-            EditErrorKind::OutOfRange { start, end: end_line, total }
+            EditErrorKind::OutOfRange {
+                start,
+                end: end_line,
+                total,
+            }
         });
     };
     let first = at.saturating_sub(window);
     let last = (at + window).min(total.saturating_sub(anchor.len()));
     let candidates: Vec<usize> = (first..=last)
         .filter(|&p| p + anchor.len() <= total)
-        .filter(|&p| lines.lines[p..p + anchor.len()].iter().map(|l| content(l)).eq(anchor.iter().copied()))
+        .filter(|&p| {
+            lines.lines[p..p + anchor.len()]
+                .iter()
+                .map(|l| content(l))
+                .eq(anchor.iter().copied())
+        })
         .collect();
     match candidates.as_slice() {
         [only] => Ok(Target {
             relocated_from: Some(start),
             ..target(*only)
         }),
-        [] => Err(EditErrorKind::AnchorNotFound { start, end: end_line, window }),
+        [] => Err(EditErrorKind::AnchorNotFound {
+            start,
+            end: end_line,
+            window,
+        }),
         many => Err(EditErrorKind::AnchorAmbiguous {
             start,
             end: end_line,

@@ -43,12 +43,24 @@ fn refuse(before: &[u8], edits: &[ProposedEdit]) -> Vec<EditError> {
 fn golden_line_endings_are_kept_on_untouched_lines() {
     use Operation::*;
     // LF
-    assert_eq!(apply(b"a\nb\nc\n", &[edit(Replace, 2, None, "B")]), "a\nB\nc\n");
+    assert_eq!(
+        apply(b"a\nb\nc\n", &[edit(Replace, 2, None, "B")]),
+        "a\nB\nc\n"
+    );
     // CRLF: new lines take the file's CRLF.
-    assert_eq!(apply(b"a\r\nb\r\nc\r\n", &[edit(Replace, 2, None, "B1\nB2")]), "a\r\nB1\r\nB2\r\nc\r\n");
+    assert_eq!(
+        apply(b"a\r\nb\r\nc\r\n", &[edit(Replace, 2, None, "B1\nB2")]),
+        "a\r\nB1\r\nB2\r\nc\r\n"
+    );
     // Mixed, per line: the replaced line's own ending is used; the others stay.
-    assert_eq!(apply(b"a\r\nb\nc\r\n", &[edit(Replace, 3, None, "C")]), "a\r\nb\nC\r\n");
-    assert_eq!(apply(b"a\r\nb\nc\r\n", &[edit(Insert, 2, None, "x")]), "a\r\nx\nb\nc\r\n");
+    assert_eq!(
+        apply(b"a\r\nb\nc\r\n", &[edit(Replace, 3, None, "C")]),
+        "a\r\nb\nC\r\n"
+    );
+    assert_eq!(
+        apply(b"a\r\nb\nc\r\n", &[edit(Insert, 2, None, "x")]),
+        "a\r\nx\nb\nc\r\n"
+    );
     // BOM stays in front.
     assert_eq!(
         apply("\u{feff}a\nb\n".as_bytes(), &[edit(Replace, 1, None, "A")]),
@@ -57,16 +69,28 @@ fn golden_line_endings_are_kept_on_untouched_lines() {
     // No final newline stays so, even when the last line changes or text is appended.
     assert_eq!(apply(b"a\nb", &[edit(Replace, 2, None, "B\n")]), "a\nB");
     assert_eq!(apply(b"a\nb", &[edit(Insert, 3, None, "c")]), "a\nb\nc");
-    assert_eq!(apply(b"a\r\nb", &[edit(Insert, 3, None, "c")]), "a\r\nb\r\nc");
+    assert_eq!(
+        apply(b"a\r\nb", &[edit(Insert, 3, None, "c")]),
+        "a\r\nb\r\nc"
+    );
     // A final newline stays too.
     assert_eq!(apply(b"a\nb\n", &[edit(Delete, 2, None, "")]), "a\n");
     // Non-ASCII text is just text.
-    assert_eq!(apply("née\nZürich\n".as_bytes(), &[edit(Replace, 2, None, "日本語")]), "née\n日本語\n");
+    assert_eq!(
+        apply(
+            "née\nZürich\n".as_bytes(),
+            &[edit(Replace, 2, None, "日本語")]
+        ),
+        "née\n日本語\n"
+    );
     // Empty file.
     assert_eq!(apply(b"", &[edit(Insert, 1, None, "first\n")]), "first\n");
     assert_eq!(apply(b"", &[edit(Insert, 1, None, "first")]), "first\n");
     // One-line file.
-    assert_eq!(apply(b"only", &[edit(Replace, 1, None, "one\ntwo")]), "one\ntwo");
+    assert_eq!(
+        apply(b"only", &[edit(Replace, 1, None, "one\ntwo")]),
+        "one\ntwo"
+    );
     assert_eq!(apply(b"only\n", &[edit(Delete, 1, None, "")]), "");
 }
 
@@ -77,7 +101,10 @@ fn edits_compose_bottom_up_with_inserts_before_replacements() {
     let edits = [
         edit(Replace, 4, Some(5), "four-five"),
         edit(Insert, 2, None, "before two"),
-        ProposedEdit { edit_id: "e_x".into(), ..edit(Replace, 2, None, "TWO") },
+        ProposedEdit {
+            edit_id: "e_x".into(),
+            ..edit(Replace, 2, None, "TWO")
+        },
         edit(Delete, 1, None, ""),
     ];
     assert_eq!(apply(before, &edits), "before two\nTWO\n3\nfour-five\n");
@@ -86,11 +113,24 @@ fn edits_compose_bottom_up_with_inserts_before_replacements() {
     let spans: Vec<(&str, usize, usize, usize, usize)> = file
         .edits
         .iter()
-        .map(|e| (e.edit_id.as_str(), e.old_start, e.old_len, e.new_start, e.new_len))
+        .map(|e| {
+            (
+                e.edit_id.as_str(),
+                e.old_start,
+                e.old_len,
+                e.new_start,
+                e.new_len,
+            )
+        })
         .collect();
     assert_eq!(
         spans,
-        [("e_1", 0, 1, 0, 0), ("e_2", 1, 0, 0, 1), ("e_x", 1, 1, 1, 1), ("e_4", 3, 2, 3, 1)]
+        [
+            ("e_1", 0, 1, 0, 0),
+            ("e_2", 1, 0, 0, 1),
+            ("e_x", 1, 1, 1, 1),
+            ("e_4", 3, 2, 3, 1)
+        ]
     );
 }
 
@@ -100,12 +140,25 @@ fn hashes_guard_the_target_and_old_text_relocates() {
     let before = b"intro\nalpha\nbeta\ngamma\n";
     let mut e = edit(Replace, 2, Some(3), "AB");
     e.expected_hash = Some(lines::range_hash(["alpha", "beta"]));
-    assert_eq!(apply(before, std::slice::from_ref(&e)), "intro\nAB\ngamma\n");
+    assert_eq!(
+        apply(before, std::slice::from_ref(&e)),
+        "intro\nAB\ngamma\n"
+    );
 
     // The file gained two lines above the target since it was read.
     let moved = b"new\nnew\nintro\nalpha\nbeta\ngamma\n";
     let errors = refuse(moved, std::slice::from_ref(&e));
-    assert!(matches!(errors[0].kind, EditErrorKind::Stale { start: 2, end: 3, .. }), "{errors:?}");
+    assert!(
+        matches!(
+            errors[0].kind,
+            EditErrorKind::Stale {
+                start: 2,
+                end: 3,
+                ..
+            }
+        ),
+        "{errors:?}"
+    );
     assert!(errors[0].to_string().contains("read it again"));
     e.old_text = Some("alpha\nbeta\n".into());
     let (_dir, project) = project(&[("f.md", moved)]);
@@ -123,11 +176,20 @@ fn hashes_guard_the_target_and_old_text_relocates() {
     }
     // Nowhere: refused.
     let errors = refuse(b"x\ny\nz\n", std::slice::from_ref(&e));
-    assert!(matches!(errors[0].kind, EditErrorKind::AnchorNotFound { .. }), "{errors:?}");
+    assert!(
+        matches!(errors[0].kind, EditErrorKind::AnchorNotFound { .. }),
+        "{errors:?}"
+    );
     // Beyond the window: refused rather than landing far away.
     let far: String = "filler\n".repeat(300) + "alpha\nbeta\n";
     let errors = refuse(far.as_bytes(), std::slice::from_ref(&e));
-    assert!(matches!(errors[0].kind, EditErrorKind::AnchorNotFound { window: 100, .. }), "{errors:?}");
+    assert!(
+        matches!(
+            errors[0].kind,
+            EditErrorKind::AnchorNotFound { window: 100, .. }
+        ),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -135,28 +197,53 @@ fn bad_edits_are_refused_precisely() {
     use Operation::*;
     let before = b"a\nb\nc\n";
     let cases: Vec<(Vec<ProposedEdit>, &str)> = vec![
-        (vec![edit(Replace, 4, None, "x")], "outside the file, which has 3 lines"),
+        (
+            vec![edit(Replace, 4, None, "x")],
+            "outside the file, which has 3 lines",
+        ),
         (vec![edit(Replace, 0, None, "x")], "1-based"),
         (vec![edit(Replace, 3, Some(2), "x")], "before start_line"),
         (vec![edit(Delete, 1, None, "x")], "empty new_text"),
-        (vec![edit(Replace, 1, Some(2), "x"), edit(Replace, 2, None, "y")], "overlaps edit e_1"),
+        (
+            vec![edit(Replace, 1, Some(2), "x"), edit(Replace, 2, None, "y")],
+            "overlaps edit e_1",
+        ),
         (vec![edit(Insert, 5, None, "x")], "outside the file"),
         (vec![edit(Create, 1, None, "x")], "already exists"),
-        (vec![edit(Replace, 1, None, "x"), edit(Replace, 1, None, "y")], "edit_id is used twice"),
-        (vec![ProposedEdit { file_path: "../f.md".into(), ..edit(Replace, 1, None, "x") }], "leaves the project root"),
+        (
+            vec![edit(Replace, 1, None, "x"), edit(Replace, 1, None, "y")],
+            "edit_id is used twice",
+        ),
+        (
+            vec![ProposedEdit {
+                file_path: "../f.md".into(),
+                ..edit(Replace, 1, None, "x")
+            }],
+            "leaves the project root",
+        ),
     ];
     for (edits, message) in cases {
         let errors = refuse(before, &edits);
-        let all = errors.iter().map(ToString::to_string).collect::<Vec<_>>().join(" | ");
+        let all = errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" | ");
         assert!(all.contains(message), "{edits:?}: {all}");
     }
     // An insert between two replaced ranges, at their boundary, is fine.
     assert_eq!(
-        apply(before, &[
-            edit(Replace, 1, None, "A"),
-            ProposedEdit { edit_id: "e_i".into(), ..edit(Insert, 2, None, "i") },
-            edit(Replace, 2, None, "B"),
-        ]),
+        apply(
+            before,
+            &[
+                edit(Replace, 1, None, "A"),
+                ProposedEdit {
+                    edit_id: "e_i".into(),
+                    ..edit(Insert, 2, None, "i")
+                },
+                edit(Replace, 2, None, "B"),
+            ]
+        ),
         "A\ni\nB\nc\n"
     );
 }
@@ -164,20 +251,43 @@ fn bad_edits_are_refused_precisely() {
 #[test]
 fn create_makes_a_new_file_only() {
     let (_dir, project) = project(&[("f.md", b"x\n")]);
-    let create = ProposedEdit { file_path: "notes/new.md".into(), ..edit(Operation::Create, 1, None, "hello\n") };
+    let create = ProposedEdit {
+        file_path: "notes/new.md".into(),
+        ..edit(Operation::Create, 1, None, "hello\n")
+    };
     let files = prepare(&project, std::slice::from_ref(&create)).unwrap();
     assert!(files[0].created);
-    assert_eq!((files[0].base.as_str(), files[0].proposed.as_str()), ("", "hello\n"));
-    let hidden = ProposedEdit { file_path: ".secret.md".into(), ..create };
-    assert_eq!(prepare(&project, &[hidden]).unwrap_err()[0].kind.to_string(), "`.secret.md` is hidden (`.secret.md` starts with a dot)");
+    assert_eq!(
+        (files[0].base.as_str(), files[0].proposed.as_str()),
+        ("", "hello\n")
+    );
+    let hidden = ProposedEdit {
+        file_path: ".secret.md".into(),
+        ..create
+    };
+    assert_eq!(
+        prepare(&project, &[hidden]).unwrap_err()[0]
+            .kind
+            .to_string(),
+        "`.secret.md` is hidden (`.secret.md` starts with a dot)"
+    );
 }
 
 #[test]
 fn binary_and_non_utf8_targets_are_refused() {
     let (_dir, project) = project(&[("f.md", b"a\0b"), ("g.md", b"caf\xe9\n")]);
     let errors = prepare(&project, &[edit(Operation::Replace, 1, None, "x")]).unwrap_err();
-    assert!(matches!(errors[0].kind, EditErrorKind::Path(PathError::Binary(_))));
-    let g = ProposedEdit { file_path: "g.md".into(), ..edit(Operation::Replace, 1, None, "x") };
+    assert!(matches!(
+        errors[0].kind,
+        EditErrorKind::Path(PathError::Binary(_))
+    ));
+    let g = ProposedEdit {
+        file_path: "g.md".into(),
+        ..edit(Operation::Replace, 1, None, "x")
+    };
     let errors = prepare(&project, &[g]).unwrap_err();
-    assert!(matches!(errors[0].kind, EditErrorKind::Path(PathError::NotUtf8 { .. })));
+    assert!(matches!(
+        errors[0].kind,
+        EditErrorKind::Path(PathError::NotUtf8 { .. })
+    ));
 }
