@@ -27,5 +27,6 @@ pub mod config;
 pub mod edits;
 pub mod hunks;
 pub mod project;
+pub mod review;
 pub mod tools;
 pub mod vaultgen;

@@ -7,6 +7,7 @@
 
 mod guard;
 pub mod text;
+mod write;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -14,6 +15,7 @@ use std::sync::Mutex;
 use ignore::{WalkBuilder, WalkState};
 
 pub use guard::{MAX_PATH_BYTES, PathError, ProjectPath};
+pub use write::WriteError;
 
 use crate::config::Limits;
 
