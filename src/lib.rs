@@ -28,5 +28,6 @@ pub mod edits;
 pub mod hunks;
 pub mod project;
 pub mod review;
+pub mod store;
 pub mod tools;
 pub mod vaultgen;

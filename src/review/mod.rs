@@ -51,6 +51,32 @@ pub enum Status {
     Rejected,
 }
 
+impl Status {
+    /// The status as stored and sent: `pending`, `accepted`, `rejected`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Accepted => "accepted",
+            Status::Rejected => "rejected",
+        }
+    }
+
+    /// Parses [`Status::as_str`]'s output.
+    pub fn parse(text: &str) -> Option<Status> {
+        [Status::Pending, Status::Accepted, Status::Rejected].into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+impl Origin {
+    /// The origin as stored and sent: `agent` or `user`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Agent => "agent",
+            Origin::User => "user",
+        }
+    }
+}
+
 /// One change in a file's log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
@@ -140,6 +166,43 @@ impl FileReview {
     /// The change log, in the order changes were recorded.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// Reassembles a file from stored parts; `order` lists entry indexes in
+    /// document order.
+    pub(crate) fn from_parts(
+        path: String,
+        base: String,
+        disk_hash: Option<String>,
+        created: bool,
+        buffer: &str,
+        entries: Vec<Entry>,
+        order: Vec<usize>,
+    ) -> FileReview {
+        FileReview {
+            path,
+            base,
+            disk_hash,
+            created,
+            buffer: Rope::from_str(buffer),
+            entries,
+            order,
+        }
+    }
+
+    /// Entry indexes in document order.
+    pub(crate) fn order(&self) -> &[usize] {
+        &self.order
+    }
+
+    /// Sets entry `i`'s status, moving the buffer when it enters or leaves
+    /// `rejected`. Used to replay decisions made after a stored snapshot.
+    pub(crate) fn set_status(&mut self, i: usize, status: Status) -> Result<(), ReviewError> {
+        if (self.entries[i].status == Status::Rejected) != (status == Status::Rejected) {
+            self.toggle(i, status == Status::Rejected)?;
+        }
+        self.entries[i].status = status;
+        Ok(())
     }
 
     /// Whether any agent hunk is still pending.
@@ -454,7 +517,23 @@ impl Review {
         Ok(ids)
     }
 
-    fn find_hunk(&self, hunk_id: &str) -> Result<(String, usize), ReviewError> {
+    /// Puts a file under review as stored, replacing any with its path.
+    pub(crate) fn insert_file(&mut self, file: FileReview) {
+        for entry in &file.entries {
+            if let Some(n) = entry.id.strip_prefix("c_").and_then(|n| n.parse().ok()) {
+                self.next_id = self.next_id.max(n);
+            }
+        }
+        self.files.insert(file.path.clone(), file);
+    }
+
+    /// Takes a file out of review.
+    pub(crate) fn remove_file(&mut self, path: &str) -> Option<FileReview> {
+        self.files.remove(path)
+    }
+
+    /// The file and index of the entry for `hunk_id`.
+    pub fn find_hunk(&self, hunk_id: &str) -> Result<(String, usize), ReviewError> {
         for file in self.files.values() {
             if let Some(i) = file
                 .entries
@@ -471,13 +550,7 @@ impl Review {
     /// buffer follows; a reject that would overwrite a later edit is refused.
     pub fn decide(&mut self, hunk_id: &str, status: Status) -> Result<(), ReviewError> {
         let (path, i) = self.find_hunk(hunk_id)?;
-        let file = self.files.get_mut(&path).expect("found above");
-        let was = file.entries[i].status;
-        if (was == Status::Rejected) != (status == Status::Rejected) {
-            file.toggle(i, status == Status::Rejected)?;
-        }
-        file.entries[i].status = status;
-        Ok(())
+        self.files.get_mut(&path).expect("found above").set_status(i, status)
     }
 
     /// Accepts every pending hunk of `path`.

@@ -1,0 +1,230 @@
+//! The store: one SQLite database per project, in Redline's data directory
+//! (never in the user's folder), holding the content store, review state,
+//! the change log and checkpoints.
+//!
+//! File contents live in a content-addressed table (`sha256` → LZ4-compressed
+//! bytes), so a text stored twice costs nothing the second time and a
+//! checkpoint costs the bytes it touches. The schema is versioned with
+//! `PRAGMA user_version`; [`MIGRATIONS`] run in order on open.
+
+mod review_state;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::project::text::content_hash;
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// SQLite failed.
+    #[error("the review database failed: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The data directory could not be made.
+    #[error("cannot create the data directory `{path}`: {source}")]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Stored data does not decode.
+    #[error("the review database is damaged: {0}")]
+    Corrupt(String),
+}
+
+/// Schema migrations; the database's `user_version` counts those applied.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: content store, review state, change log, checkpoints.
+    "CREATE TABLE blobs (
+        hash TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL
+    );
+    CREATE TABLE review_files (
+        path TEXT PRIMARY KEY,
+        base_hash TEXT NOT NULL REFERENCES blobs(hash),
+        disk_hash TEXT,
+        created INTEGER NOT NULL,
+        buffer_hash TEXT NOT NULL REFERENCES blobs(hash),
+        doc_order TEXT NOT NULL
+    );
+    CREATE TABLE entries (
+        id TEXT PRIMARY KEY,
+        path TEXT NOT NULL REFERENCES review_files(path) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        origin TEXT NOT NULL,
+        job_id TEXT,
+        hunk_id TEXT,
+        status TEXT NOT NULL,
+        snap_status TEXT NOT NULL,
+        old_hash TEXT NOT NULL REFERENCES blobs(hash),
+        new_hash TEXT NOT NULL REFERENCES blobs(hash),
+        file_hash_before TEXT NOT NULL,
+        snap_at INTEGER NOT NULL,
+        snap_len INTEGER NOT NULL
+    );
+    CREATE INDEX entries_by_path ON entries(path, seq);
+    CREATE UNIQUE INDEX entries_by_hunk ON entries(hunk_id) WHERE hunk_id IS NOT NULL;
+    CREATE TABLE checkpoints (
+        id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL,
+        session_id TEXT,
+        job_id TEXT,
+        kind TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        instruction TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE checkpoint_files (
+        checkpoint_id TEXT NOT NULL REFERENCES checkpoints(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        state TEXT NOT NULL,
+        proposed_hash TEXT REFERENCES blobs(hash),
+        PRIMARY KEY (checkpoint_id, path)
+    );",
+];
+
+/// An open store.
+pub struct Store {
+    conn: Connection,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.conn.path()).finish()
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the store of the project at `root` under
+    /// `data_dir`: `<data_dir>/projects/<first 16 hex of sha256(root)>/redline.db`.
+    pub fn open(data_dir: &Path, root: &Path) -> Result<Store, StoreError> {
+        let key = content_hash(root.as_os_str().as_encoded_bytes());
+        let dir = data_dir.join("projects").join(&key["sha256:".len().."sha256:".len() + 16]);
+        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io { path: dir.clone(), source })?;
+        std::fs::write(dir.join("project-root.txt"), root.as_os_str().as_encoded_bytes())
+            .map_err(|source| StoreError::Io { path: dir.clone(), source })?;
+        Store::open_at(&dir.join("redline.db"))
+    }
+
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    pub fn open_at(path: &Path) -> Result<Store, StoreError> {
+        let conn = Connection::open(path)?;
+        // WAL with NORMAL sync: a crash loses at most the last transactions,
+        // never the database, and commits do not wait for an fsync each.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let mut store = Store { conn };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let version = self.schema_version()?;
+        if version > MIGRATIONS.len() {
+            return Err(StoreError::Corrupt(format!(
+                "schema version {version} is newer than this Redline ({})",
+                MIGRATIONS.len()
+            )));
+        }
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(version) {
+            let tx = self.conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    /// The schema version in force.
+    pub fn schema_version(&self) -> Result<usize, StoreError> {
+        let version: i64 = self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        Ok(version as usize)
+    }
+
+    /// Stores `bytes` in the content store and returns their `sha256:` hash.
+    pub fn put_blob(&self, bytes: &[u8]) -> Result<String, StoreError> {
+        put_blob(&self.conn, bytes)
+    }
+
+    /// The bytes stored under `hash`.
+    pub fn blob(&self, hash: &str) -> Result<Vec<u8>, StoreError> {
+        blob(&self.conn, hash)
+    }
+
+    /// Runs `f` in one transaction: all of it is stored, or none.
+    pub(crate) fn transaction<T>(
+        &mut self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let tx = self.conn.transaction()?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Counts every row of the content store, for tests and figures.
+    pub fn blob_count(&self) -> Result<usize, StoreError> {
+        let count: i64 = self.conn.query_row("SELECT COUNT(*) FROM blobs", [], |r| r.get(0))?;
+        Ok(count as usize)
+    }
+}
+
+pub(crate) fn put_blob(conn: &Connection, bytes: &[u8]) -> Result<String, StoreError> {
+    let hash = content_hash(bytes);
+    let exists: bool = conn.query_row("SELECT EXISTS(SELECT 1 FROM blobs WHERE hash = ?1)", [&hash], |r| r.get(0))?;
+    if !exists {
+        let data = lz4_flex::compress_prepend_size(bytes);
+        conn.execute(
+            "INSERT INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)",
+            params![hash, bytes.len() as i64, data],
+        )?;
+    }
+    Ok(hash)
+}
+
+pub(crate) fn blob(conn: &Connection, hash: &str) -> Result<Vec<u8>, StoreError> {
+    let data: Vec<u8> = conn
+        .query_row("SELECT data FROM blobs WHERE hash = ?1", [hash], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| StoreError::Corrupt(format!("blob {hash} is missing")))?;
+    let bytes = lz4_flex::decompress_size_prepended(&data).map_err(|e| StoreError::Corrupt(format!("blob {hash}: {e}")))?;
+    if content_hash(&bytes) != hash {
+        return Err(StoreError::Corrupt(format!("blob {hash} does not match its hash")));
+    }
+    Ok(bytes)
+}
+
+pub(crate) fn text_blob(conn: &Connection, hash: &str) -> Result<String, StoreError> {
+    String::from_utf8(blob(conn, hash)?).map_err(|_| StoreError::Corrupt(format!("blob {hash} is not text")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blobs_are_content_addressed_and_verified() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), Path::new("/some/project")).unwrap();
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len());
+        let text = "hello\n".repeat(1000);
+        let a = store.put_blob(text.as_bytes()).unwrap();
+        let b = store.put_blob(text.as_bytes()).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(store.blob_count().unwrap(), 1);
+        assert_eq!(store.blob(&a).unwrap(), text.as_bytes());
+        assert!(matches!(store.blob("sha256:nope"), Err(StoreError::Corrupt(_))));
+        // The database lives under the data directory, keyed by the root.
+        let dbs: Vec<_> = std::fs::read_dir(dir.path().join("projects")).unwrap().collect();
+        assert_eq!(dbs.len(), 1);
+        drop(store);
+        let again = Store::open(dir.path(), Path::new("/some/project")).unwrap();
+        assert_eq!(again.blob(&a).unwrap(), text.as_bytes());
+    }
+}
