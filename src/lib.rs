@@ -23,6 +23,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod checkpoints;
 pub mod config;
 pub mod edits;
 pub mod hunks;
@@ -31,3 +32,4 @@ pub mod review;
 pub mod store;
 pub mod tools;
 pub mod vaultgen;
+pub mod workspace;

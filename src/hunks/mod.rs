@@ -96,18 +96,29 @@ pub struct Relocation {
 /// Everything a proposal changes (seed §6).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiffBundle {
+    /// The job that proposed it, once there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_id: Option<String>,
     /// The files, sorted by path.
     pub files: Vec<FileDiff>,
 }
 
 /// Builds the bundle for `files`, numbering hunks from `h_1` in path order.
 pub fn bundle(files: &[FileProposal], limits: &HunkLimits) -> DiffBundle {
-    let mut next_id = 1;
+    bundle_from(files, limits, 1)
+}
+
+/// [`bundle`], numbering hunks from `h_<first>`, so ids stay unique across runs.
+pub fn bundle_from(files: &[FileProposal], limits: &HunkLimits, first: u64) -> DiffBundle {
+    let mut next_id = first;
     let files = files
         .iter()
         .map(|file| file_diff(file, limits, &mut next_id))
         .collect();
-    DiffBundle { files }
+    DiffBundle {
+        job_id: None,
+        files,
+    }
 }
 
 /// A change block: base lines `old` replaced by proposed lines `new`.
@@ -119,7 +130,7 @@ struct Block {
     new_len: usize,
 }
 
-fn file_diff(file: &FileProposal, limits: &HunkLimits, next_id: &mut usize) -> FileDiff {
+fn file_diff(file: &FileProposal, limits: &HunkLimits, next_id: &mut u64) -> FileDiff {
     // Raw lines: a BOM stays on line 1, so patches carry it as the file does.
     // Edits keep the BOM, so the numbering matches `Lines`.
     let base: Vec<&str> = file.base.split_inclusive('\n').collect();

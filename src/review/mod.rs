@@ -63,7 +63,9 @@ impl Status {
 
     /// Parses [`Status::as_str`]'s output.
     pub fn parse(text: &str) -> Option<Status> {
-        [Status::Pending, Status::Accepted, Status::Rejected].into_iter().find(|s| s.as_str() == text)
+        [Status::Pending, Status::Accepted, Status::Rejected]
+            .into_iter()
+            .find(|s| s.as_str() == text)
     }
 }
 
@@ -550,7 +552,10 @@ impl Review {
     /// buffer follows; a reject that would overwrite a later edit is refused.
     pub fn decide(&mut self, hunk_id: &str, status: Status) -> Result<(), ReviewError> {
         let (path, i) = self.find_hunk(hunk_id)?;
-        self.files.get_mut(&path).expect("found above").set_status(i, status)
+        self.files
+            .get_mut(&path)
+            .expect("found above")
+            .set_status(i, status)
     }
 
     /// Accepts every pending hunk of `path`.
@@ -583,19 +588,27 @@ impl Review {
         {
             return Ok(()); // a created file whose every hunk was rejected stays uncreated
         }
+        if file.disk_hash.as_deref() == Some(text::content_hash(text.as_bytes()).as_str()) {
+            return Ok(()); // nothing to write: the file keeps its mtime
+        }
         let hash = project.write_checked(path, text.as_bytes(), file.disk_hash.as_deref())?;
         self.files.get_mut(path).expect("found above").disk_hash = Some(hash);
         Ok(())
     }
 
     /// Accepts the listed pending hunks, rejects every other pending hunk, and
-    /// saves each file that had pending hunks (seed §4 `apply`). A file whose
+    /// saves each file that had pending or listed hunks (seed §4 `apply`). A file whose
     /// decisions or write conflict is reported and left unwritten.
     pub fn apply(&mut self, project: &Project, accepted: &[String]) -> Vec<AppliedFile> {
+        let named = |f: &FileReview| {
+            f.entries
+                .iter()
+                .any(|e| e.hunk_id.as_ref().is_some_and(|h| accepted.contains(h)))
+        };
         let paths: Vec<String> = self
             .files
             .values()
-            .filter(|f| f.has_pending())
+            .filter(|f| f.has_pending() || named(f))
             .map(|f| f.path.clone())
             .collect();
         let mut report = Vec::new();

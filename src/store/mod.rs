@@ -7,6 +7,8 @@
 //! checkpoint costs the bytes it touches. The schema is versioned with
 //! `PRAGMA user_version`; [`MIGRATIONS`] run in order on open.
 
+mod checkpoint_state;
+pub(crate) use checkpoint_state::NewCheckpointFile;
 mod review_state;
 
 use std::path::{Path, PathBuf};
@@ -44,6 +46,7 @@ pub const MIGRATIONS: &[&str] = &[
         size INTEGER NOT NULL,
         data BLOB NOT NULL
     );
+    CREATE TABLE counters (name TEXT PRIMARY KEY, next INTEGER NOT NULL);
     CREATE TABLE review_files (
         path TEXT PRIMARY KEY,
         base_hash TEXT NOT NULL REFERENCES blobs(hash),
@@ -81,8 +84,9 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE TABLE checkpoint_files (
         checkpoint_id TEXT NOT NULL REFERENCES checkpoints(id) ON DELETE CASCADE,
         path TEXT NOT NULL,
-        state TEXT NOT NULL,
+        text_hash TEXT REFERENCES blobs(hash),
         proposed_hash TEXT REFERENCES blobs(hash),
+        state TEXT NOT NULL,
         PRIMARY KEY (checkpoint_id, path)
     );",
 ];
@@ -94,7 +98,9 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("path", &self.conn.path()).finish()
+        f.debug_struct("Store")
+            .field("path", &self.conn.path())
+            .finish()
     }
 }
 
@@ -103,10 +109,21 @@ impl Store {
     /// `data_dir`: `<data_dir>/projects/<first 16 hex of sha256(root)>/redline.db`.
     pub fn open(data_dir: &Path, root: &Path) -> Result<Store, StoreError> {
         let key = content_hash(root.as_os_str().as_encoded_bytes());
-        let dir = data_dir.join("projects").join(&key["sha256:".len().."sha256:".len() + 16]);
-        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io { path: dir.clone(), source })?;
-        std::fs::write(dir.join("project-root.txt"), root.as_os_str().as_encoded_bytes())
-            .map_err(|source| StoreError::Io { path: dir.clone(), source })?;
+        let dir = data_dir
+            .join("projects")
+            .join(&key["sha256:".len().."sha256:".len() + 16]);
+        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        std::fs::write(
+            dir.join("project-root.txt"),
+            root.as_os_str().as_encoded_bytes(),
+        )
+        .map_err(|source| StoreError::Io {
+            path: dir.clone(),
+            source,
+        })?;
         Store::open_at(&dir.join("redline.db"))
     }
 
@@ -143,7 +160,9 @@ impl Store {
 
     /// The schema version in force.
     pub fn schema_version(&self) -> Result<usize, StoreError> {
-        let version: i64 = self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let version: i64 = self
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))?;
         Ok(version as usize)
     }
 
@@ -168,16 +187,38 @@ impl Store {
         Ok(out)
     }
 
+    /// Reserves `count` consecutive numbers of the counter `name` (hunk ids,
+    /// say) and returns the first; numbers start at 1 and are never reused.
+    pub fn reserve(&mut self, name: &str, count: u64) -> Result<u64, StoreError> {
+        self.transaction(|tx| {
+            let next: i64 = tx
+                .query_row("SELECT next FROM counters WHERE name = ?1", [name], |r| r.get(0))
+                .optional()?
+                .unwrap_or(1);
+            tx.execute(
+                "INSERT INTO counters (name, next) VALUES (?1, ?2) ON CONFLICT(name) DO UPDATE SET next = ?2",
+                params![name, next + count as i64],
+            )?;
+            Ok(next as u64)
+        })
+    }
+
     /// Counts every row of the content store, for tests and figures.
     pub fn blob_count(&self) -> Result<usize, StoreError> {
-        let count: i64 = self.conn.query_row("SELECT COUNT(*) FROM blobs", [], |r| r.get(0))?;
+        let count: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM blobs", [], |r| r.get(0))?;
         Ok(count as usize)
     }
 }
 
 pub(crate) fn put_blob(conn: &Connection, bytes: &[u8]) -> Result<String, StoreError> {
     let hash = content_hash(bytes);
-    let exists: bool = conn.query_row("SELECT EXISTS(SELECT 1 FROM blobs WHERE hash = ?1)", [&hash], |r| r.get(0))?;
+    let exists: bool = conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM blobs WHERE hash = ?1)",
+        [&hash],
+        |r| r.get(0),
+    )?;
     if !exists {
         let data = lz4_flex::compress_prepend_size(bytes);
         conn.execute(
@@ -190,18 +231,24 @@ pub(crate) fn put_blob(conn: &Connection, bytes: &[u8]) -> Result<String, StoreE
 
 pub(crate) fn blob(conn: &Connection, hash: &str) -> Result<Vec<u8>, StoreError> {
     let data: Vec<u8> = conn
-        .query_row("SELECT data FROM blobs WHERE hash = ?1", [hash], |r| r.get(0))
+        .query_row("SELECT data FROM blobs WHERE hash = ?1", [hash], |r| {
+            r.get(0)
+        })
         .optional()?
         .ok_or_else(|| StoreError::Corrupt(format!("blob {hash} is missing")))?;
-    let bytes = lz4_flex::decompress_size_prepended(&data).map_err(|e| StoreError::Corrupt(format!("blob {hash}: {e}")))?;
+    let bytes = lz4_flex::decompress_size_prepended(&data)
+        .map_err(|e| StoreError::Corrupt(format!("blob {hash}: {e}")))?;
     if content_hash(&bytes) != hash {
-        return Err(StoreError::Corrupt(format!("blob {hash} does not match its hash")));
+        return Err(StoreError::Corrupt(format!(
+            "blob {hash} does not match its hash"
+        )));
     }
     Ok(bytes)
 }
 
 pub(crate) fn text_blob(conn: &Connection, hash: &str) -> Result<String, StoreError> {
-    String::from_utf8(blob(conn, hash)?).map_err(|_| StoreError::Corrupt(format!("blob {hash} is not text")))
+    String::from_utf8(blob(conn, hash)?)
+        .map_err(|_| StoreError::Corrupt(format!("blob {hash} is not text")))
 }
 
 #[cfg(test)]
@@ -219,9 +266,17 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(store.blob_count().unwrap(), 1);
         assert_eq!(store.blob(&a).unwrap(), text.as_bytes());
-        assert!(matches!(store.blob("sha256:nope"), Err(StoreError::Corrupt(_))));
+        assert!(matches!(
+            store.blob("sha256:nope"),
+            Err(StoreError::Corrupt(_))
+        ));
+        let mut store = store;
+        assert_eq!(store.reserve("hunk", 3).unwrap(), 1);
+        assert_eq!(store.reserve("hunk", 1).unwrap(), 4);
         // The database lives under the data directory, keyed by the root.
-        let dbs: Vec<_> = std::fs::read_dir(dir.path().join("projects")).unwrap().collect();
+        let dbs: Vec<_> = std::fs::read_dir(dir.path().join("projects"))
+            .unwrap()
+            .collect();
         assert_eq!(dbs.len(), 1);
         drop(store);
         let again = Store::open(dir.path(), Path::new("/some/project")).unwrap();

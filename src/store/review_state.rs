@@ -24,7 +24,10 @@ impl Store {
     }
 
     /// Stores the snapshots of several files in one transaction.
-    pub fn save_files<'a>(&mut self, files: impl IntoIterator<Item = &'a FileReview>) -> Result<(), StoreError> {
+    pub fn save_files<'a>(
+        &mut self,
+        files: impl IntoIterator<Item = &'a FileReview>,
+    ) -> Result<(), StoreError> {
         self.transaction(|tx| {
             for file in files {
                 save_file(tx, file)?;
@@ -35,18 +38,22 @@ impl Store {
 
     /// Records a decision: one row, whatever the size of the file.
     pub fn save_status(&self, entry_id: &str, status: Status) -> Result<(), StoreError> {
-        let changed = self
-            .conn
-            .execute("UPDATE entries SET status = ?2 WHERE id = ?1", params![entry_id, status.as_str()])?;
+        let changed = self.conn.execute(
+            "UPDATE entries SET status = ?2 WHERE id = ?1",
+            params![entry_id, status.as_str()],
+        )?;
         if changed != 1 {
-            return Err(StoreError::Corrupt(format!("entry {entry_id} is not stored")));
+            return Err(StoreError::Corrupt(format!(
+                "entry {entry_id} is not stored"
+            )));
         }
         Ok(())
     }
 
     /// Takes a file's review state out of the store.
     pub fn remove_file(&mut self, path: &str) -> Result<(), StoreError> {
-        self.conn.execute("DELETE FROM review_files WHERE path = ?1", [path])?;
+        self.conn
+            .execute("DELETE FROM review_files WHERE path = ?1", [path])?;
         Ok(())
     }
 
@@ -57,18 +64,29 @@ impl Store {
             .conn
             .prepare("SELECT path, base_hash, disk_hash, created, buffer_hash, doc_order FROM review_files ORDER BY path")?;
         let rows: Vec<(String, String, Option<String>, bool, String, String)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })?
             .collect::<Result<_, _>>()?;
         for (path, base_hash, disk_hash, created, buffer_hash, doc_order) in rows {
             let (entries, current) = self.load_entries(&path)?;
-            let ids: Vec<String> =
-                serde_json::from_str(&doc_order).map_err(|e| StoreError::Corrupt(format!("{path}: order: {e}")))?;
+            let ids: Vec<String> = serde_json::from_str(&doc_order)
+                .map_err(|e| StoreError::Corrupt(format!("{path}: order: {e}")))?;
             let order = ids
                 .iter()
                 .map(|id| entries.iter().position(|e| &e.id == id))
                 .collect::<Option<Vec<usize>>>()
                 .filter(|o| o.len() == entries.len())
-                .ok_or_else(|| StoreError::Corrupt(format!("{path}: order does not match the entries")))?;
+                .ok_or_else(|| {
+                    StoreError::Corrupt(format!("{path}: order does not match the entries"))
+                })?;
             let mut file = FileReview::from_parts(
                 path.clone(),
                 text_blob(&self.conn, &base_hash)?,
@@ -79,8 +97,9 @@ impl Store {
                 order,
             );
             for (i, status) in current.into_iter().enumerate() {
-                file.set_status(i, status)
-                    .map_err(|e| StoreError::Corrupt(format!("{path}: replaying a decision: {e}")))?;
+                file.set_status(i, status).map_err(|e| {
+                    StoreError::Corrupt(format!("{path}: replaying a decision: {e}"))
+                })?;
             }
             review.insert_file(file);
         }
@@ -93,7 +112,19 @@ impl Store {
             "SELECT id, origin, job_id, hunk_id, status, snap_status, old_hash, new_hash, file_hash_before, snap_at, snap_len
              FROM entries WHERE path = ?1 ORDER BY seq",
         )?;
-        type Row = (String, String, Option<String>, Option<String>, String, String, String, String, String, i64, i64);
+        type Row = (
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            String,
+            String,
+            String,
+            String,
+            String,
+            i64,
+            i64,
+        );
         let rows: Vec<Row> = stmt
             .query_map([path], |r| {
                 Ok((
@@ -111,10 +142,25 @@ impl Store {
                 ))
             })?
             .collect::<Result<_, _>>()?;
-        let status = |s: &str| Status::parse(s).ok_or_else(|| StoreError::Corrupt(format!("{path}: status `{s}`")));
+        let status = |s: &str| {
+            Status::parse(s).ok_or_else(|| StoreError::Corrupt(format!("{path}: status `{s}`")))
+        };
         let mut entries = Vec::with_capacity(rows.len());
         let mut current = Vec::with_capacity(rows.len());
-        for (id, origin, job_id, hunk_id, now, snap, old_hash, new_hash, file_hash_before, at, len) in rows {
+        for (
+            id,
+            origin,
+            job_id,
+            hunk_id,
+            now,
+            snap,
+            old_hash,
+            new_hash,
+            file_hash_before,
+            at,
+            len,
+        ) in rows
+        {
             let origin = match origin.as_str() {
                 "agent" => Origin::Agent,
                 "user" => Origin::User,
@@ -142,7 +188,11 @@ fn save_file(tx: &Transaction<'_>, file: &FileReview) -> Result<(), StoreError> 
     let base_hash = put_blob(tx, file.base.as_bytes())?;
     let buffer_hash = put_blob(tx, file.buffer().as_bytes())?;
     let entries = file.entries();
-    let order: Vec<&str> = file.order().iter().map(|&i| entries[i].id.as_str()).collect();
+    let order: Vec<&str> = file
+        .order()
+        .iter()
+        .map(|&i| entries[i].id.as_str())
+        .collect();
     tx.execute(
         "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)

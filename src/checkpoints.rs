@@ -1,0 +1,165 @@
+//! Checkpoints (seed §27): the state of every file a run touches, as it was
+//! before the run, so the run can be rolled back.
+//!
+//! A checkpoint holds, per file, a snapshot of its review state: the buffer
+//! text (in the content store), its change log and regions. A hard rollback
+//! puts those snapshots back, which drops every later entry of those files; a
+//! scoped rollback rejects the listed hunks where they are now and keeps newer
+//! edits that do not overlap them. Every rollback first takes a checkpoint of
+//! its own, so it can be undone by rolling back to that one.
+
+use serde::{Deserialize, Serialize};
+
+use crate::project::{PathError, Project};
+use crate::review::{Entry, FileReview, Origin, Review};
+
+/// Why a checkpoint was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckpointKind {
+    /// Before an agent run's proposal was staged.
+    Run,
+    /// Before a rollback; rolling back to it undoes the rollback.
+    Rollback,
+}
+
+/// A checkpoint as the API shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Its id, `cp_1`, `cp_2`, ...
+    pub checkpoint_id: String,
+    /// The session of the run.
+    pub session_id: Option<String>,
+    /// The job of the run.
+    pub job_id: Option<String>,
+    /// Why it was taken.
+    pub kind: CheckpointKind,
+    /// When, in RFC 3339.
+    pub created_at: String,
+    /// The instruction of the run (or what the rollback was).
+    pub instruction: String,
+    /// The files it covers.
+    pub affected_files: Vec<CheckpointFile>,
+}
+
+/// One file of a checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointFile {
+    /// The file.
+    pub file_path: String,
+    /// `sha256:` of its text before the run; `null` when it did not exist.
+    pub base_snapshot_hash: Option<String>,
+    /// The run's hunks in this file.
+    pub hunk_ids: Vec<String>,
+    /// Each hunk's reverse patch, as recorded.
+    pub reverse_patches: Vec<String>,
+}
+
+/// A file's whole review state at a checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct FileSnapshot {
+    /// Its text then (the buffer, or the disk when not under review); `None`
+    /// when there was no file.
+    pub text: Option<String>,
+    /// Whether it was under review.
+    pub under_review: bool,
+    /// Its review base.
+    pub base: Option<String>,
+    /// What Redline had last read or written on disk.
+    pub disk_hash: Option<String>,
+    /// Whether a run had created it.
+    pub created: bool,
+    /// Its change log.
+    pub entries: Vec<Entry>,
+    /// Entry indexes in document order.
+    pub order: Vec<usize>,
+}
+
+impl FileSnapshot {
+    /// The state of `path` now.
+    pub(crate) fn take(
+        project: &Project,
+        review: &Review,
+        path: &str,
+    ) -> Result<FileSnapshot, PathError> {
+        if let Some(file) = review.file(path) {
+            return Ok(FileSnapshot {
+                text: Some(file.buffer()),
+                under_review: true,
+                base: Some(file.base.clone()),
+                disk_hash: file.disk_hash.clone(),
+                created: file.created,
+                entries: file.entries().to_vec(),
+                order: file.order().to_vec(),
+            });
+        }
+        let (text, disk_hash) = match project.read_text(path) {
+            Ok(file) => (Some(file.text), Some(file.hash)),
+            Err(PathError::NotFound(_)) => (None, None),
+            Err(e) => return Err(e),
+        };
+        Ok(FileSnapshot {
+            text,
+            under_review: false,
+            base: None,
+            disk_hash,
+            created: false,
+            entries: Vec::new(),
+            order: Vec::new(),
+        })
+    }
+
+    /// The review state this snapshot restores, keeping what Redline knows of
+    /// the disk now (`disk_hash`), so a save after the rollback is checked
+    /// against the file as it is.
+    pub(crate) fn restore(&self, path: &str, disk_hash: Option<String>) -> Option<FileReview> {
+        let text = self.text.as_deref()?;
+        Some(FileReview::from_parts(
+            path.to_owned(),
+            self.base.clone().unwrap_or_else(|| text.to_owned()),
+            disk_hash.or_else(|| self.disk_hash.clone()),
+            self.created,
+            text,
+            self.entries.clone(),
+            self.order.clone(),
+        ))
+    }
+}
+
+/// How to roll back (seed §27).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RollbackMode {
+    /// Every affected file back to the checkpoint; later entries dropped.
+    HardAll,
+    /// Only the listed hunks, kept apart from newer edits.
+    ScopedSelected,
+}
+
+/// What a rollback did to one file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolledBackFile {
+    /// The file.
+    pub file_path: String,
+    /// `restored`, `removed` (a created file nobody edited), `kept` (a
+    /// created file edited since: both versions stay), `reverted` (scoped),
+    /// or `conflict`.
+    pub status: String,
+    /// Details for `kept` and `conflict`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// The outcome of a rollback.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RollbackReport {
+    /// The checkpoint taken before the rollback; roll back to it to undo.
+    pub undo_checkpoint_id: String,
+    /// Per file.
+    pub files: Vec<RolledBackFile>,
+}
+
+/// Whether anyone but the run touched a file the run created.
+pub(crate) fn edited_since_created(file: &FileReview) -> bool {
+    file.entries().iter().any(|e| e.origin == Origin::User)
+}

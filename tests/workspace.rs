@@ -1,0 +1,380 @@
+//! The review engine end to end: propose → review → restart → apply →
+//! checkpoints → three-way view → rollback and its undo, on real files and a
+//! real SQLite store.
+
+use std::path::Path;
+
+use proptest::prelude::*;
+use redline::checkpoints::{CheckpointKind, RollbackMode};
+use redline::config::Limits;
+use redline::edits::{Operation, ProposedEdit};
+use redline::hunks::HunkLimits;
+use redline::project::Project;
+use redline::review::Status;
+use redline::store::Store;
+use redline::workspace::{RunInfo, Workspace, WorkspaceError};
+
+fn copy_demo(to: &Path) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vaults/demo");
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", from.display()))
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn open(root: &Path, data: &Path) -> Workspace {
+    let project = Project::open(root, Limits::default()).unwrap();
+    let store = Store::open(data, project.root()).unwrap();
+    Workspace::open(project, store).unwrap()
+}
+
+fn edit(id: &str, path: &str, op: Operation, start: usize, new_text: &str) -> ProposedEdit {
+    ProposedEdit {
+        edit_id: id.into(),
+        file_path: path.into(),
+        operation: op,
+        start_line: start,
+        end_line: None,
+        new_text: new_text.into(),
+        old_text: None,
+        expected_hash: None,
+        rationale: String::new(),
+    }
+}
+
+fn run(job: &str) -> RunInfo {
+    RunInfo {
+        session_id: Some("sess_1".into()),
+        job_id: job.into(),
+        instruction: "Rename Atlas to Meridian".into(),
+    }
+}
+
+fn read(root: &Path, path: &str) -> String {
+    std::fs::read_to_string(root.join(path)).unwrap()
+}
+
+#[test]
+fn the_whole_review_cycle_survives_a_restart() {
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    copy_demo(vault.path());
+    let root = vault.path();
+    let style = "Reference/Style Guide.md";
+    let sync = "Meetings/2026-11-09 Weekly Sync.md";
+    let style_before = read(root, style);
+    let sync_before = read(root, sync);
+
+    let mut ws = open(root, data.path());
+    let edits = [
+        edit(
+            "e_1",
+            style,
+            Operation::Replace,
+            9,
+            "- Product name: **Meridian**.",
+        ),
+        edit(
+            "e_2",
+            sync,
+            Operation::Replace,
+            11,
+            "- Meridian beta feedback is mostly about onboarding.",
+        ),
+        edit(
+            "e_3",
+            sync,
+            Operation::Insert,
+            17,
+            "- Ana: review the launch post.",
+        ),
+        edit(
+            "e_4",
+            "Inbox/Meridian.md",
+            Operation::Create,
+            1,
+            "# Meridian\n",
+        ),
+    ];
+    let (checkpoint, bundle) = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap();
+    assert_eq!(checkpoint.kind, CheckpointKind::Run);
+    assert_eq!(checkpoint.affected_files.len(), 3);
+    let ids: Vec<String> = bundle
+        .files
+        .iter()
+        .flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.clone()))
+        .collect();
+    assert_eq!(ids, ["h_1", "h_2", "h_3", "h_4"]);
+    // Nothing is written before review.
+    assert_eq!(read(root, style), style_before);
+    assert!(!root.join("Inbox/Meridian.md").exists());
+    ws.decide("h_1", Status::Accepted).unwrap(); // the new file
+    ws.decide("h_2", Status::Rejected).unwrap(); // first hunk of the sync note
+    let buffers: Vec<(String, String)> = ws
+        .review()
+        .files()
+        .map(|f| (f.path.clone(), f.buffer()))
+        .collect();
+    drop(ws);
+
+    // Restart: pending stays pending, decisions and buffers come back.
+    let mut ws = open(root, data.path());
+    let again: Vec<(String, String)> = ws
+        .review()
+        .files()
+        .map(|f| (f.path.clone(), f.buffer()))
+        .collect();
+    assert_eq!(again, buffers);
+    let statuses: Vec<(Option<String>, Status)> = ws
+        .review()
+        .files()
+        .flat_map(|f| f.entries().iter().map(|e| (e.hunk_id.clone(), e.status)))
+        .collect();
+    assert!(
+        statuses.contains(&(Some("h_3".into()), Status::Pending)),
+        "{statuses:?}"
+    );
+    assert!(statuses.contains(&(Some("h_2".into()), Status::Rejected)));
+
+    // Apply: h_1 and h_3 in, the rest out; CRLF kept in the sync note.
+    let report = ws.apply(&["h_1".into(), "h_3".into()]).unwrap();
+    assert!(report.iter().all(|f| f.status == "applied"), "{report:?}");
+    assert_eq!(read(root, "Inbox/Meridian.md"), "# Meridian\n");
+    assert_eq!(read(root, style), style_before, "h_4 was rejected by apply");
+    assert_eq!(
+        read(root, sync),
+        sync_before.replace(
+            "quotes for the launch post.\r\n",
+            "quotes for the launch post.\r\n- Ana: review the launch post.\r\n"
+        )
+    );
+
+    // Three-way view.
+    let three = ws.diff3(&checkpoint.checkpoint_id, sync).unwrap();
+    assert_eq!(three.checkpoint_base.as_deref(), Some(sync_before.as_str()));
+    assert!(
+        three
+            .agent_proposed
+            .as_deref()
+            .unwrap()
+            .contains("Meridian beta feedback")
+    );
+    assert_eq!(
+        three.current_file.as_deref(),
+        Some(read(root, sync).as_str())
+    );
+
+    // The user keeps working; then a hard rollback to before the run.
+    let typed = format!("{}\r\n- Typed by me.\r\n", read(root, sync).trim_end());
+    ws.user_edit(sync, &typed).unwrap();
+    let before_rollback: Vec<(String, String)> = ws
+        .review()
+        .files()
+        .map(|f| (f.path.clone(), f.buffer()))
+        .collect();
+    let report = ws
+        .rollback(&checkpoint.checkpoint_id, RollbackMode::HardAll, &[])
+        .unwrap();
+    let sync_row = report.files.iter().find(|f| f.file_path == sync).unwrap();
+    assert_eq!(sync_row.status, "restored");
+    let created = report
+        .files
+        .iter()
+        .find(|f| f.file_path == "Inbox/Meridian.md")
+        .unwrap();
+    assert_eq!(created.status, "removed", "nobody edited the created file");
+    assert!(!root.join("Inbox/Meridian.md").exists());
+    assert_eq!(ws.review().file(sync).unwrap().buffer(), sync_before);
+    assert_eq!(ws.review().file(style).unwrap().buffer(), style_before);
+    ws.save(sync).unwrap();
+    assert_eq!(read(root, sync), sync_before, "saved back byte for byte");
+
+    // Undo the rollback: the buffers are as they were before it.
+    ws.rollback(&report.undo_checkpoint_id, RollbackMode::HardAll, &[])
+        .unwrap();
+    for (path, text) in &before_rollback {
+        if path != "Inbox/Meridian.md" {
+            assert_eq!(&ws.review().file(path).unwrap().buffer(), text, "{path}");
+        }
+    }
+    let kinds: Vec<CheckpointKind> = ws.checkpoints().unwrap().iter().map(|c| c.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            CheckpointKind::Rollback,
+            CheckpointKind::Rollback,
+            CheckpointKind::Run
+        ]
+    );
+}
+
+#[test]
+fn scoped_rollback_keeps_newer_edits_and_reports_overlaps() {
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = vault.path();
+    let body: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(root.join("n.md"), &body).unwrap();
+    let mut ws = open(root, data.path());
+    let edits = [
+        edit("e_1", "n.md", Operation::Replace, 3, "THREE"),
+        edit("e_2", "n.md", Operation::Replace, 10, "TEN"),
+        edit("e_3", "n.md", Operation::Replace, 17, "SEVENTEEN"),
+    ];
+    let (checkpoint, _) = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap();
+    ws.apply(&["h_1".into(), "h_2".into(), "h_3".into()])
+        .unwrap();
+    // Later: the user adds a line at the top and edits inside h_3.
+    let now = read(root, "n.md");
+    let edited = format!("added\n{}", now.replace("SEVENTEEN", "SEVENTEEN (mine)"));
+    ws.user_edit("n.md", &edited).unwrap();
+
+    let report = ws
+        .rollback(
+            &checkpoint.checkpoint_id,
+            RollbackMode::ScopedSelected,
+            &["h_1".into(), "h_3".into()],
+        )
+        .unwrap();
+    let statuses: Vec<&str> = report.files.iter().map(|f| f.status.as_str()).collect();
+    assert_eq!(statuses, ["reverted", "conflict"]);
+    let buffer = ws.review().file("n.md").unwrap().buffer();
+    assert!(
+        buffer.starts_with("added\nline 1\nline 2\nline 3\nline 4\n"),
+        "{buffer}"
+    );
+    assert!(buffer.contains("TEN\n") && buffer.contains("SEVENTEEN (mine)"));
+
+    let err = ws
+        .rollback(
+            &checkpoint.checkpoint_id,
+            RollbackMode::ScopedSelected,
+            &["h_99".into()],
+        )
+        .unwrap_err();
+    assert!(matches!(err, WorkspaceError::NotInCheckpoint { .. }));
+    assert!(matches!(
+        ws.rollback("cp_404", RollbackMode::HardAll, &[]),
+        Err(WorkspaceError::UnknownCheckpoint(_))
+    ));
+
+    // Undo the scoped rollback.
+    ws.rollback(&report.undo_checkpoint_id, RollbackMode::HardAll, &[])
+        .unwrap();
+    assert_eq!(ws.review().file("n.md").unwrap().buffer(), edited);
+}
+
+#[test]
+fn a_created_file_the_user_edited_survives_a_hard_rollback() {
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = vault.path();
+    let mut ws = open(root, data.path());
+    let (checkpoint, _) = ws
+        .propose(
+            &run("job_1"),
+            &[edit("e_1", "new.md", Operation::Create, 1, "draft\n")],
+            &HunkLimits::default(),
+        )
+        .unwrap();
+    ws.apply(&["h_1".into()]).unwrap();
+    ws.user_edit("new.md", "draft\nmy notes\n").unwrap();
+    let report = ws
+        .rollback(&checkpoint.checkpoint_id, RollbackMode::HardAll, &[])
+        .unwrap();
+    assert_eq!(report.files[0].status, "kept");
+    assert!(root.join("new.md").exists());
+    assert_eq!(
+        ws.review().file("new.md").unwrap().buffer(),
+        "draft\nmy notes\n"
+    );
+}
+
+fn arb_notes() -> impl Strategy<Value = Vec<String>> {
+    proptest::collection::vec(
+        (
+            proptest::collection::vec("[a-c]{0,3}", 1..12),
+            any::<bool>(),
+        )
+            .prop_map(|(lines, crlf)| {
+                let eol = if crlf { "\r\n" } else { "\n" };
+                lines
+                    .iter()
+                    .map(|l| format!("{l}{eol}"))
+                    .collect::<String>()
+            }),
+        1..4,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A hard rollback restores every affected file byte for byte, whatever
+    /// was decided, saved or typed after the run; undoing it gives back the
+    /// state before it.
+    #[test]
+    fn hard_rollback_restores_and_undo_returns(
+        notes in arb_notes(),
+        picks in proptest::collection::vec((0usize..4, 0usize..12, "[x-z]{1,3}"), 1..6),
+        decisions in proptest::collection::vec(0u8..3, 12),
+        typed in proptest::option::of(("[0-3]", "[p-r]{1,4}")),
+        save in any::<bool>(),
+    ) {
+        let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let root = vault.path();
+        for (i, body) in notes.iter().enumerate() {
+            std::fs::write(root.join(format!("n{i}.md")), body).unwrap();
+        }
+        let project = Project::open(root, Limits::default()).unwrap();
+        let mut ws = Workspace::open(project, Store::open_at(Path::new(":memory:")).unwrap()).unwrap();
+        drop(data);
+        // One replace per file at most, so edits never overlap.
+        let mut edits = Vec::new();
+        for (k, (file, line, text)) in picks.into_iter().enumerate() {
+            let file = file % notes.len();
+            let path = format!("n{file}.md");
+            if edits.iter().any(|e: &ProposedEdit| e.file_path == path) { continue; }
+            let total = notes[file].lines().count();
+            edits.push(edit(&format!("e_{k}"), &path, Operation::Replace, line % total + 1, &text));
+        }
+        let (checkpoint, bundle) = ws.propose(&run("job_1"), &edits, &HunkLimits::default()).unwrap();
+        let hunks: Vec<String> = bundle.files.iter().flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.clone())).collect();
+        for (i, hunk) in hunks.iter().enumerate() {
+            let status = [Status::Pending, Status::Accepted, Status::Rejected][decisions[i % decisions.len()] as usize];
+            ws.decide(hunk, status).unwrap();
+        }
+        if let Some((file, text)) = typed {
+            let path = format!("n{}.md", file.parse::<usize>().unwrap() % notes.len());
+            if let Some(f) = ws.review().file(&path) {
+                let edited = format!("{text}\n{}", f.buffer());
+                ws.user_edit(&path, &edited).unwrap();
+            }
+        }
+        if save {
+            let paths: Vec<String> = ws.review().files().map(|f| f.path.clone()).collect();
+            for path in paths {
+                // A save may be refused (edited pending hunks); the rollback must not care.
+                let _ = ws.save(&path);
+            }
+        }
+        let before: Vec<(String, String, Vec<(String, Status)>)> = ws.review().files()
+            .map(|f| (f.path.clone(), f.buffer(), f.entries().iter().map(|e| (e.id.clone(), e.status)).collect()))
+            .collect();
+
+        let report = ws.rollback(&checkpoint.checkpoint_id, RollbackMode::HardAll, &[]).unwrap();
+        for file in &checkpoint.affected_files {
+            let i: usize = file.file_path[1..file.file_path.len() - 3].parse().unwrap();
+            prop_assert_eq!(ws.review().file(&file.file_path).unwrap().buffer(), notes[i].clone());
+        }
+        ws.rollback(&report.undo_checkpoint_id, RollbackMode::HardAll, &[]).unwrap();
+        let after: Vec<(String, String, Vec<(String, Status)>)> = ws.review().files()
+            .map(|f| (f.path.clone(), f.buffer(), f.entries().iter().map(|e| (e.id.clone(), e.status)).collect()))
+            .collect();
+        prop_assert_eq!(after, before);
+    }
+}
