@@ -311,6 +311,25 @@ fn arb_notes() -> impl Strategy<Value = Vec<String>> {
     )
 }
 
+/// Each file under review: its path, its buffer, and its log's ids and statuses.
+type ReviewState = Vec<(String, String, Vec<(String, Status)>)>;
+
+fn review_state(ws: &Workspace) -> ReviewState {
+    ws.review()
+        .files()
+        .map(|f| {
+            (
+                f.path.clone(),
+                f.buffer(),
+                f.entries()
+                    .iter()
+                    .map(|e| (e.id.clone(), e.status))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -362,9 +381,7 @@ proptest! {
                 let _ = ws.save(&path);
             }
         }
-        let before: Vec<(String, String, Vec<(String, Status)>)> = ws.review().files()
-            .map(|f| (f.path.clone(), f.buffer(), f.entries().iter().map(|e| (e.id.clone(), e.status)).collect()))
-            .collect();
+        let before = review_state(&ws);
 
         let report = ws.rollback(&checkpoint.checkpoint_id, RollbackMode::HardAll, &[]).unwrap();
         for file in &checkpoint.affected_files {
@@ -372,9 +389,6 @@ proptest! {
             prop_assert_eq!(ws.review().file(&file.file_path).unwrap().buffer(), notes[i].clone());
         }
         ws.rollback(&report.undo_checkpoint_id, RollbackMode::HardAll, &[]).unwrap();
-        let after: Vec<(String, String, Vec<(String, Status)>)> = ws.review().files()
-            .map(|f| (f.path.clone(), f.buffer(), f.entries().iter().map(|e| (e.id.clone(), e.status)).collect()))
-            .collect();
-        prop_assert_eq!(after, before);
+        prop_assert_eq!(review_state(&ws), before);
     }
 }
