@@ -80,9 +80,24 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// Opens the workspace, loading the review state from `store`.
-    pub fn open(project: Project, store: Store) -> Result<Workspace, StoreError> {
-        let review = store.load_review()?;
+    /// Opens the workspace, loading the review state from `store`. A save
+    /// that a crash cut off between the disk write and the store is settled
+    /// by what the disk holds.
+    pub fn open(project: Project, mut store: Store) -> Result<Workspace, StoreError> {
+        let mut review = store.load_review()?;
+        for (path, intended) in store.intended_writes()? {
+            if let Some(file) = review.file_mut(&path) {
+                if project.disk_hash(&path).ok().flatten().as_deref() == Some(intended.as_str()) {
+                    file.disk_hash = Some(intended);
+                }
+                store.save_file(file)?;
+            }
+            store.intend_write(&path, None)?;
+        }
+        for file in review.files() {
+            // Best effort: a folder that cannot be listed has nothing to clear.
+            let _ = project.remove_stale_writes(&file.path);
+        }
         Ok(Workspace {
             project,
             review,
@@ -201,15 +216,25 @@ impl Workspace {
 
     /// Saves a file: its buffer without pending hunks, over the expected bytes.
     pub fn save(&mut self, path: &str) -> Result<(), WorkspaceError> {
-        self.review.save(&self.project, path)?;
-        self.persist(path)?;
-        Ok(())
+        let Workspace {
+            project,
+            review,
+            store,
+        } = self;
+        save_durably(project, review, store, path)
     }
 
     /// Accepts the listed pending hunks, rejects the others, and writes the
     /// files (seed §4 `apply`).
     pub fn apply(&mut self, accepted: &[String]) -> Result<Vec<AppliedFile>, WorkspaceError> {
-        let report = self.review.apply(&self.project, accepted);
+        let Workspace {
+            project,
+            review,
+            store,
+        } = self;
+        let report = review.apply_with(accepted, |review, path| {
+            save_durably(project, review, store, path)
+        });
         let paths: Vec<String> = report.iter().map(|f| f.file_path.clone()).collect();
         self.store
             .save_files(paths.iter().filter_map(|p| self.review.file(p)))?;
@@ -407,4 +432,27 @@ impl Workspace {
             None => Ok(self.project.disk_hash(path)?),
         }
     }
+}
+
+/// Saves `path`, recording in the store the hash about to be written first,
+/// so that a crash between the write and the store's update is recovered on
+/// open instead of looking like another program's change.
+fn save_durably(
+    project: &Project,
+    review: &mut Review,
+    store: &mut Store,
+    path: &str,
+) -> Result<(), WorkspaceError> {
+    let file = review
+        .file(path)
+        .ok_or_else(|| ReviewError::UnknownFile(path.to_owned()))?;
+    let view = file.disk_view()?;
+    store.intend_write(path, Some(&text::content_hash(view.as_bytes())))?;
+    review.save(project, path)?;
+    match review.file(path) {
+        Some(file) => store.save_file(file)?,
+        None => store.remove_file(path)?,
+    }
+    store.intend_write(path, None)?;
+    Ok(())
 }

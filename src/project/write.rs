@@ -95,6 +95,31 @@ impl Project {
     }
 }
 
+impl Project {
+    /// Removes the temporary files of writes a crash cut off in the folder
+    /// that holds `raw` (they are hidden, so nothing else would see them).
+    /// Returns how many were removed.
+    pub fn remove_stale_writes(&self, raw: &str) -> Result<usize, PathError> {
+        let path = self.resolve(raw)?;
+        let dir = path.abs().parent().unwrap_or(self.root());
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Ok(0);
+        };
+        let mut removed = 0;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with(".redline-")
+                && name.ends_with(".tmp")
+                && std::fs::remove_file(entry.path()).is_ok()
+            {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+}
+
 /// Flushes a folder so a rename in it survives a power cut. Best effort: some
 /// file systems refuse to open or sync folders, and the rename has happened.
 fn sync_dir(dir: &Path) {

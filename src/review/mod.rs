@@ -397,6 +397,11 @@ impl Review {
         self.files.get(path)
     }
 
+    /// The file under review at `path`, to change.
+    pub(crate) fn file_mut(&mut self, path: &str) -> Option<&mut FileReview> {
+        self.files.get_mut(path)
+    }
+
     /// The files under review, by path.
     pub fn files(&self) -> impl Iterator<Item = &FileReview> {
         self.files.values()
@@ -597,9 +602,18 @@ impl Review {
     }
 
     /// Accepts the listed pending hunks, rejects every other pending hunk, and
-    /// saves each file that had pending or listed hunks (seed §4 `apply`). A file whose
-    /// decisions or write conflict is reported and left unwritten.
+    /// saves each file that had pending or listed hunks (seed §4 `apply`). A
+    /// file whose decisions or write conflict is reported and left unwritten.
     pub fn apply(&mut self, project: &Project, accepted: &[String]) -> Vec<AppliedFile> {
+        self.apply_with(accepted, |review, path| review.save(project, path))
+    }
+
+    /// [`Review::apply`] with the save of each file done by `save`.
+    pub fn apply_with<E: From<ReviewError> + std::fmt::Display>(
+        &mut self,
+        accepted: &[String],
+        mut save: impl FnMut(&mut Review, &str) -> Result<(), E>,
+    ) -> Vec<AppliedFile> {
         let named = |f: &FileReview| {
             f.entries
                 .iter()
@@ -620,7 +634,7 @@ impl Review {
                 .filter_map(|e| e.hunk_id.clone())
                 .collect();
             let (mut applied, mut rejected) = (0, 0);
-            let mut outcome: Result<(), ReviewError> = Ok(());
+            let mut outcome: Result<(), E> = Ok(());
             for hunk in &pending {
                 let accept = accepted.contains(hunk);
                 let status = if accept {
@@ -629,12 +643,12 @@ impl Review {
                     Status::Rejected
                 };
                 if let Err(e) = self.decide(hunk, status) {
-                    outcome = Err(e);
+                    outcome = Err(e.into());
                     break;
                 }
                 if accept { applied += 1 } else { rejected += 1 }
             }
-            let outcome = outcome.and_then(|()| self.save(project, &path));
+            let outcome = outcome.and_then(|()| save(self, &path));
             report.push(AppliedFile {
                 file_path: path,
                 applied_hunks: applied,

@@ -53,7 +53,8 @@ pub const MIGRATIONS: &[&str] = &[
         disk_hash TEXT,
         created INTEGER NOT NULL,
         buffer_hash TEXT NOT NULL REFERENCES blobs(hash),
-        doc_order TEXT NOT NULL
+        doc_order TEXT NOT NULL,
+        intended_disk_hash TEXT
     );
     CREATE TABLE entries (
         id TEXT PRIMARY KEY,

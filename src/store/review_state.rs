@@ -50,6 +50,26 @@ impl Store {
         Ok(())
     }
 
+    /// Records (or clears) the hash of a write about to happen to `path`.
+    pub fn intend_write(&self, path: &str, hash: Option<&str>) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE review_files SET intended_disk_hash = ?2 WHERE path = ?1",
+            params![path, hash],
+        )?;
+        Ok(())
+    }
+
+    /// Writes that were intended and not confirmed: `(path, hash)`.
+    pub fn intended_writes(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, intended_disk_hash FROM review_files WHERE intended_disk_hash IS NOT NULL")?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
     /// Takes a file's review state out of the store.
     pub fn remove_file(&mut self, path: &str) -> Result<(), StoreError> {
         self.conn
