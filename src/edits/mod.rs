@@ -11,12 +11,12 @@
 pub mod lines;
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::project::{PathError, Project};
+use crate::project::{PathError, Project, ProjectPath};
 use lines::{Lines, content, edit_lines, range_hash};
 
 /// What an edit does.
@@ -214,7 +214,10 @@ pub fn prepare(
     edits: &[ProposedEdit],
 ) -> Result<Vec<FileProposal>, Vec<EditError>> {
     let mut errors = Vec::new();
-    let mut by_file: BTreeMap<String, Vec<&ProposedEdit>> = BTreeMap::new();
+    let mut by_file: BTreeMap<String, (ProjectPath, Vec<&ProposedEdit>)> = BTreeMap::new();
+    // Each distinct spelling goes through the guard once.
+    let mut resolved: HashMap<&str, Result<ProjectPath, PathError>> = HashMap::new();
+    let mut guard = project.guard();
     let mut ids = std::collections::HashSet::new();
     for edit in edits {
         let fail = |kind| EditError {
@@ -228,15 +231,28 @@ pub fn prepare(
             )));
             continue;
         }
-        match project.resolve(&edit.file_path) {
-            Ok(path) => by_file.entry(path.rel().to_owned()).or_default().push(edit),
-            Err(e) => errors.push(fail(e.into())),
+        let path = resolved
+            .entry(&edit.file_path)
+            .or_insert_with(|| guard.resolve(&edit.file_path));
+        match path {
+            Ok(path) => by_file
+                .entry(path.rel().to_owned())
+                .or_insert_with(|| (path.clone(), Vec::new()))
+                .1
+                .push(edit),
+            // The error is reported for every edit of the path, each by its own id.
+            Err(_) => errors.push(fail(
+                guard
+                    .resolve(&edit.file_path)
+                    .expect_err("refused above")
+                    .into(),
+            )),
         }
     }
     let window = project.limits().edit_relocation_window;
     let mut files = Vec::new();
-    for (path, edits) in by_file {
-        match prepare_file(project, &path, &edits, window) {
+    for (_, (path, edits)) in by_file {
+        match prepare_file(project, path, &edits, window) {
             Ok(file) => files.push(file),
             Err(mut e) => errors.append(&mut e),
         }
@@ -251,10 +267,12 @@ pub fn prepare(
 
 fn prepare_file(
     project: &Project,
-    path: &str,
+    resolved: ProjectPath,
     edits: &[&ProposedEdit],
     window: usize,
 ) -> Result<FileProposal, Vec<EditError>> {
+    let path = resolved.rel().to_owned();
+    let path = path.as_str();
     let fail = |edit: &ProposedEdit, kind| EditError {
         edit_id: edit.edit_id.clone(),
         file_path: edit.file_path.clone(),
@@ -269,7 +287,7 @@ fn prepare_file(
                 },
             )]);
         }
-        return match project.read_text(path) {
+        return match project.read_resolved(resolved) {
             Err(PathError::NotFound(_)) => Ok(FileProposal {
                 file_path: path.to_owned(),
                 created: true,
@@ -290,7 +308,7 @@ fn prepare_file(
         };
     }
 
-    let file = project.read_text(path).map_err(|e| {
+    let file = project.read_resolved(resolved).map_err(|e| {
         // The same refusal applies to every edit of the file; report it once.
         vec![fail(edits[0], e.into())]
     })?;

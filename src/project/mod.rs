@@ -37,6 +37,51 @@ pub struct TextFile {
     pub hash: String,
 }
 
+/// The path guard of one operation; see [`Project::guard`].
+pub struct Guard<'p> {
+    project: &'p Project,
+    ignore: ignore::IncrementalIgnore,
+}
+
+impl Guard<'_> {
+    /// [`Project::resolve`] with this guard's ignore rules.
+    pub fn resolve(&mut self, raw: &str) -> Result<ProjectPath, PathError> {
+        let root = &self.project.root;
+        let parts = guard::normalize(raw)?;
+        guard::check_names(raw, &parts)?;
+        let rel = parts.join("/");
+        self.check_ignored(raw, &rel)?;
+        let abs = guard::resolve_links(raw, root, Path::new(&rel))?;
+        let target = guard::relative_to(root, &abs)
+            .ok_or_else(|| PathError::SymlinkEscape(raw.to_owned()))?;
+        if target != rel {
+            // A symlink inside the root: its target must pass the same rules.
+            let recheck = guard::normalize(&target)
+                .and_then(|parts| guard::check_names(&target, &parts))
+                .and_then(|()| self.check_ignored(&target, &target));
+            if let Err(reason) = recheck {
+                return Err(PathError::SymlinkTarget {
+                    path: raw.to_owned(),
+                    target,
+                    reason: Box::new(reason),
+                });
+            }
+        }
+        Ok(ProjectPath::new(rel, abs))
+    }
+
+    fn check_ignored(&mut self, raw: &str, rel: &str) -> Result<(), PathError> {
+        if rel.is_empty() {
+            return Ok(());
+        }
+        let is_dir = self.project.root.join(rel).is_dir();
+        if self.ignore.matched(rel, is_dir).is_ignore() {
+            return Err(PathError::Ignored(raw.to_owned()));
+        }
+        Ok(())
+    }
+}
+
 /// A project that could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
@@ -100,39 +145,16 @@ impl Project {
     /// exist. See [`PathError`] for every rule. The root itself (`.`) is
     /// accepted with an empty relative path.
     pub fn resolve(&self, raw: &str) -> Result<ProjectPath, PathError> {
-        let parts = guard::normalize(raw)?;
-        guard::check_names(raw, &parts)?;
-        let rel = parts.join("/");
-        self.check_ignored(raw, &rel)?;
-        let abs = guard::resolve_links(raw, &self.root, Path::new(&rel))?;
-        let target = guard::relative_to(&self.root, &abs)
-            .ok_or_else(|| PathError::SymlinkEscape(raw.to_owned()))?;
-        if target != rel {
-            // A symlink inside the root: its target must pass the same rules.
-            let recheck = guard::normalize(&target)
-                .and_then(|parts| guard::check_names(&target, &parts))
-                .and_then(|()| self.check_ignored(&target, &target));
-            if let Err(reason) = recheck {
-                return Err(PathError::SymlinkTarget {
-                    path: raw.to_owned(),
-                    target,
-                    reason: Box::new(reason),
-                });
-            }
-        }
-        Ok(ProjectPath::new(rel, abs))
+        self.guard().resolve(raw)
     }
 
-    fn check_ignored(&self, raw: &str, rel: &str) -> Result<(), PathError> {
-        if rel.is_empty() {
-            return Ok(());
+    /// A guard for checking many paths in one operation: the ignore files it
+    /// reads are read once, so it sees them as they were when it was made.
+    pub fn guard(&self) -> Guard<'_> {
+        Guard {
+            project: self,
+            ignore: self.walk_builder().build_matchers().remove(0),
         }
-        let is_dir = self.root.join(rel).is_dir();
-        let mut matchers = self.walk_builder().build_matchers();
-        if matchers[0].matched(rel, is_dir).is_ignore() {
-            return Err(PathError::Ignored(raw.to_owned()));
-        }
-        Ok(())
     }
 
     /// Resolves `raw` and requires an existing directory; `""` is the root.
@@ -155,7 +177,13 @@ impl Project {
     /// size limit, UTF-8 with no NUL byte. Nothing is opened unless the guard
     /// accepts the path and the metadata says it is a regular file.
     pub fn read_text(&self, raw: &str) -> Result<TextFile, PathError> {
-        let path = self.resolve(raw)?;
+        self.read_resolved(self.resolve(raw)?)
+    }
+
+    /// [`Project::read_text`] for a path that already passed the guard.
+    pub fn read_resolved(&self, path: ProjectPath) -> Result<TextFile, PathError> {
+        let raw = path.rel().to_owned();
+        let raw = raw.as_str();
         let io = |source| PathError::Io {
             path: raw.to_owned(),
             source,
