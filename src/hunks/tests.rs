@@ -303,3 +303,34 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Every patch of random proposals passes `git apply --check` and
+    /// `patch --dry-run` against the base (mixed endings, no final newline).
+    #[test]
+    fn every_patch_passes_the_real_tools(before in arb_text(), raw in proptest::collection::vec((0usize..30, 0usize..4, "[a-d\\n]{0,8}"), 1..4)) {
+        let total = Lines::new(&before).len();
+        let mut edits = Vec::new();
+        let mut next_free = 1;
+        for (i, (start, len, text)) in raw.into_iter().enumerate() {
+            let start = next_free + start % 3;
+            if start > total { break; }
+            let end = (start + len).min(total);
+            edits.push(replace(&format!("e_{i}"), start, end, &text));
+            next_free = end + 1;
+        }
+        prop_assume!(!edits.is_empty());
+        let (_dir, files) = proposal(&before, &edits);
+        let diff = bundle(&files, &HunkLimits { max_lines: 4, max_bytes: 20, ..HunkLimits::default() }).files.remove(0);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f.md"), &before).unwrap();
+        for hunk in &diff.hunks {
+            std::fs::write(dir.path().join("h.patch"), &hunk.patch).unwrap();
+            for (tool, args) in [("git", &["apply", "--check", "h.patch"][..]), ("patch", &["-p1", "--dry-run", "--binary", "-i", "h.patch"][..])] {
+                let out = Command::new(tool).args(args).current_dir(dir.path()).output().unwrap();
+                prop_assert!(out.status.success(), "{} refused:\n{}\n{}", tool, hunk.patch, String::from_utf8_lossy(&out.stderr));
+            }
+        }
+    }
+}

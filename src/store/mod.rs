@@ -257,6 +257,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_newer_schema_is_refused_rather_than_misread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("redline.db");
+        drop(Store::open_at(&path).unwrap());
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", MIGRATIONS.len() as i64 + 1)
+            .unwrap();
+        drop(conn);
+        let err = Store::open_at(&path).unwrap_err();
+        assert!(err.to_string().contains("newer than this Redline"), "{err}");
+    }
+
+    #[test]
     fn blobs_are_content_addressed_and_verified() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), Path::new("/some/project")).unwrap();
