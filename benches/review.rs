@@ -42,6 +42,17 @@ fn replace(id: usize, path: &str, line: usize, text: &str) -> ProposedEdit {
     }
 }
 
+/// The paths `list_files` returns for `args`.
+fn list(project: &Project, args: serde_json::Value) -> Vec<String> {
+    let out = redline::tools::run(project, "list_files", args).unwrap();
+    out["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect()
+}
+
 fn workspace(root: &Path, data: &Path) -> Workspace {
     let project = Project::open(root, Limits::default()).unwrap();
     let store = Store::open(data, project.root()).unwrap();
@@ -106,17 +117,7 @@ fn bundle_vs_git() {
     )
     .unwrap();
     let project = Project::open(vault.path(), Limits::default()).unwrap();
-    let files: Vec<String> = redline::tools::run(
-        &project,
-        "list_files",
-        serde_json::json!({"glob": "*.md", "limit": 1000}),
-    )
-    .unwrap()["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_owned())
-        .collect();
+    let files = list(&project, serde_json::json!({"glob": "*.md", "limit": 1000}));
     let mut edits = Vec::new();
     for (f, path) in files.iter().take(200).enumerate() {
         let total = std::fs::read_to_string(vault.path().join(path))
@@ -192,17 +193,10 @@ fn checkpoint_cost() {
         let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         vaultgen::generate(vault.path(), &VaultSpec { notes, seed: 9 }).unwrap();
         let mut ws = workspace(vault.path(), data.path());
-        let files: Vec<String> = redline::tools::run(
+        let files = list(
             ws.project(),
-            "list_files",
             serde_json::json!({"prefix": "Inbox", "limit": 60}),
-        )
-        .unwrap()["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().to_owned())
-            .collect();
+        );
         let times: Vec<Duration> = (0..5)
             .map(|round| {
                 let edits: Vec<ProposedEdit> = files[round * 10..round * 10 + 10]

@@ -131,17 +131,8 @@ fn gen_vault_is_deterministic() {
         assert!(out.status.success());
         assert!(String::from_utf8_lossy(&out.stdout).starts_with("250 notes"));
     }
-    let tree = |dir: &Path| {
-        let out = Command::new("sh")
-            .arg("-c")
-            .arg("find . -type f -print0 | sort -z | xargs -0 sha256sum")
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let listing = tree(a.path());
-    assert_eq!(listing, tree(b.path()));
+    let listing = tree_digest(a.path().to_str().unwrap());
+    assert_eq!(listing, tree_digest(b.path().to_str().unwrap()));
     assert!(listing.contains("./attachments/image-199.png"));
     assert!(listing.contains("./.gitignore"));
 }

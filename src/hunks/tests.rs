@@ -256,6 +256,23 @@ fn sentence_ends_split_long_prose() {
     assert_eq!(apply_all("title\n", &file.proposed, &diff), file.proposed);
 }
 
+/// Non-overlapping replacements of `before`, in file order, from raw picks.
+fn random_edits(before: &str, raw: Vec<(usize, usize, String)>) -> Vec<ProposedEdit> {
+    let total = Lines::new(before).len();
+    let mut edits = Vec::new();
+    let mut next_free = 1;
+    for (i, (start, len, text)) in raw.into_iter().enumerate() {
+        let start = next_free + start % 3;
+        if start > total {
+            break;
+        }
+        let end = (start + len).min(total);
+        edits.push(replace(&format!("e_{i}"), start, end, &text));
+        next_free = end + 1;
+    }
+    edits
+}
+
 fn arb_text() -> impl Strategy<Value = String> {
     (
         proptest::collection::vec("[a-c ]{0,3}", 0..25),
@@ -277,16 +294,7 @@ proptest! {
     /// Hunks are ordered, disjoint, and together turn the base into the proposal.
     #[test]
     fn hunks_rebuild_the_proposal(before in arb_text(), raw in proptest::collection::vec((0usize..30, 0usize..4, "[a-d\\n]{0,8}"), 1..5)) {
-        let total = Lines::new(&before).len();
-        let mut edits = Vec::new();
-        let mut next_free = 1;
-        for (i, (start, len, text)) in raw.into_iter().enumerate() {
-            let start = next_free + start % 3;
-            if start > total { break; }
-            let end = (start + len).min(total);
-            edits.push(replace(&format!("e_{i}"), start, end, &text));
-            next_free = end + 1;
-        }
+        let edits = random_edits(&before, raw);
         prop_assume!(!edits.is_empty());
         let (_dir, files) = proposal(&before, &edits);
         let limits = HunkLimits { max_lines: 4, max_bytes: 20, ..HunkLimits::default() };
@@ -310,16 +318,7 @@ proptest! {
     /// `patch --dry-run` against the base (mixed endings, no final newline).
     #[test]
     fn every_patch_passes_the_real_tools(before in arb_text(), raw in proptest::collection::vec((0usize..30, 0usize..4, "[a-d\\n]{0,8}"), 1..4)) {
-        let total = Lines::new(&before).len();
-        let mut edits = Vec::new();
-        let mut next_free = 1;
-        for (i, (start, len, text)) in raw.into_iter().enumerate() {
-            let start = next_free + start % 3;
-            if start > total { break; }
-            let end = (start + len).min(total);
-            edits.push(replace(&format!("e_{i}"), start, end, &text));
-            next_free = end + 1;
-        }
+        let edits = random_edits(&before, raw);
         prop_assume!(!edits.is_empty());
         let (_dir, files) = proposal(&before, &edits);
         let diff = bundle(&files, &HunkLimits { max_lines: 4, max_bytes: 20, ..HunkLimits::default() }).files.remove(0);

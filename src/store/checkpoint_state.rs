@@ -90,7 +90,7 @@ impl Store {
             .query_row(
                 "SELECT session_id, job_id, kind, created_at, instruction FROM checkpoints WHERE id = ?1",
                 [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                |r| r.try_into(),
             )
             .optional()?;
         let Some((session_id, job_id, kind, created_at, instruction)) = row else {
@@ -182,7 +182,7 @@ impl Store {
             "SELECT path, state, text_hash, proposed_hash FROM checkpoint_files WHERE checkpoint_id = ?1 ORDER BY path",
         )?;
         let rows: Vec<(String, String, Option<String>, Option<String>)> = stmt
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .query_map([id], |r| r.try_into())?
             .collect::<Result<_, _>>()?;
         rows.into_iter()
             .map(|(path, state, text_hash, proposed_hash)| {

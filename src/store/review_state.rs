@@ -65,7 +65,7 @@ impl Store {
             .conn
             .prepare("SELECT path, intended_disk_hash FROM review_files WHERE intended_disk_hash IS NOT NULL")?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .query_map([], |r| r.try_into())?
             .collect::<Result<_, _>>()?;
         Ok(rows)
     }
@@ -84,16 +84,7 @@ impl Store {
             .conn
             .prepare("SELECT path, base_hash, disk_hash, created, buffer_hash, doc_order FROM review_files ORDER BY path")?;
         let rows: Vec<(String, String, Option<String>, bool, String, String)> = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })?
+            .query_map([], |r| r.try_into())?
             .collect::<Result<_, _>>()?;
         for (path, base_hash, disk_hash, created, buffer_hash, doc_order) in rows {
             let (entries, current) = self.load_entries(&path)?;
@@ -146,21 +137,7 @@ impl Store {
             i64,
         );
         let rows: Vec<Row> = stmt
-            .query_map([path], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                    r.get(8)?,
-                    r.get(9)?,
-                    r.get(10)?,
-                ))
-            })?
+            .query_map([path], |r| r.try_into())?
             .collect::<Result<_, _>>()?;
         let status = |s: &str| {
             Status::parse(s).ok_or_else(|| StoreError::Corrupt(format!("{path}: status `{s}`")))
