@@ -331,7 +331,7 @@ fn review_state(ws: &Workspace) -> ReviewState {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(ProptestConfig::with_cases(2000))]
 
     /// A hard rollback restores every affected file byte for byte, whatever
     /// was decided, saved or typed after the run; undoing it gives back the

@@ -207,6 +207,37 @@ pub struct FileProposal {
     pub edits: Vec<PlacedEdit>,
 }
 
+/// Pins `edit` to `read_version`, the text the model read when it made the
+/// edit: `expected_hash` becomes the hash of its target lines there, and
+/// `old_text` (unless the model gave one) their text, so the edit can be found
+/// again if the file moved on. Models cannot compute hashes; the engine does.
+/// A range outside `read_version` is left for [`prepare`] to refuse.
+pub fn pin(edit: &mut ProposedEdit, read_version: &str) {
+    let lines = Lines::new(read_version);
+    let start = edit.start_line.max(1) - 1;
+    let len = match edit.operation {
+        Operation::Replace | Operation::Delete => edit
+            .end_line
+            .unwrap_or(edit.start_line)
+            .saturating_sub(start),
+        Operation::Insert => usize::from(start < lines.len()),
+        Operation::Create => return,
+    };
+    let Some(target) = lines.lines.get(start..start + len) else {
+        return;
+    };
+    edit.expected_hash = Some(range_hash(target.iter().copied()));
+    if edit.old_text.is_none() && !target.is_empty() {
+        edit.old_text = Some(
+            target
+                .iter()
+                .map(|l| content(l))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+    }
+}
+
 /// Checks `edits` against the project and composes each file's proposed
 /// content. Every refused edit is reported; nothing is written.
 pub fn prepare(

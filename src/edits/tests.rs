@@ -291,3 +291,40 @@ fn binary_and_non_utf8_targets_are_refused() {
         EditErrorKind::Path(PathError::NotUtf8 { .. })
     ));
 }
+
+#[test]
+fn pinned_edits_follow_their_text_and_refuse_changed_text() {
+    use Operation::*;
+    let read = "intro\nalpha\nbeta\ngamma\n";
+    let mut e = edit(Replace, 2, Some(3), "AB");
+    pin(&mut e, read);
+    assert_eq!(
+        e.expected_hash.as_deref(),
+        Some(lines::range_hash(["alpha", "beta"]).as_str())
+    );
+    assert_eq!(e.old_text.as_deref(), Some("alpha\nbeta"));
+    // The user added lines above meanwhile: the edit follows its text.
+    assert_eq!(
+        apply(
+            b"new\nintro\nalpha\nbeta\ngamma\n",
+            std::slice::from_ref(&e)
+        ),
+        "new\nintro\nAB\ngamma\n"
+    );
+    // The user changed the target itself: refused, never applied elsewhere.
+    let errors = refuse(b"intro\nalpha!\nbeta\ngamma\n", std::slice::from_ref(&e));
+    assert!(
+        matches!(errors[0].kind, EditErrorKind::AnchorNotFound { .. }),
+        "{errors:?}"
+    );
+    // An insert is pinned to the line it goes before.
+    let mut i = edit(Insert, 4, None, "x");
+    pin(&mut i, read);
+    assert_eq!(
+        apply(
+            b"top\nintro\nalpha\nbeta\ngamma\n",
+            std::slice::from_ref(&i)
+        ),
+        "top\nintro\nalpha\nbeta\nx\ngamma\n"
+    );
+}
