@@ -28,6 +28,7 @@ pub mod config;
 pub mod edits;
 pub mod hunks;
 pub mod project;
+pub mod providers;
 pub mod review;
 pub mod store;
 pub mod tools;
