@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{StopReason, StreamEvent, Usage};
+use super::{StopReason, StreamEvent, Usage, clip};
 
 /// Decodes one SSE event of a Messages stream (`event` is its name; the
 /// payload's own `type` wins when both are present). `ping` and unknown
@@ -116,8 +116,4 @@ fn usage_of(usage: &Value) -> Usage {
         input_tokens: tokens("input_tokens"),
         output_tokens: tokens("output_tokens"),
     }
-}
-
-fn clip(text: &str) -> String {
-    text.chars().take(200).collect()
 }

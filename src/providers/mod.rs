@@ -183,6 +183,11 @@ impl StepBuilder {
     }
 }
 
+/// The head of a payload, for an error message.
+fn clip(text: &str) -> String {
+    text.chars().take(200).collect()
+}
+
 /// The wire formats Redline speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{StopReason, StreamEvent, Usage};
+use super::{StopReason, StreamEvent, Usage, clip};
 
 /// Decodes the `data` payloads of one Chat Completions stream. It keeps a
 /// little state to number tool calls when a server omits or reuses `index`.
@@ -149,10 +149,6 @@ fn stop_reason(reason: &str) -> StopReason {
         "content_filter" => StopReason::ContentFilter,
         other => StopReason::Other(other.to_owned()),
     }
-}
-
-fn clip(text: &str) -> String {
-    text.chars().take(200).collect()
 }
 
 #[cfg(test)]
