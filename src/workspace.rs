@@ -191,11 +191,7 @@ impl Workspace {
 
     /// Accepts, rejects, or sets back to pending one hunk.
     pub fn decide(&mut self, hunk_id: &str, status: Status) -> Result<(), WorkspaceError> {
-        self.review.decide(hunk_id, status)?;
-        let (path, i) = self.review.find_hunk(hunk_id)?;
-        let entry_id = self.review.file(&path).expect("found").entries()[i]
-            .id
-            .clone();
+        let entry_id = self.review.decide(hunk_id, status)?;
         self.store.save_status(&entry_id, status)?;
         Ok(())
     }

@@ -46,6 +46,15 @@ fn apply_all(base: &str, proposed: &str, diff: &FileDiff) -> String {
     format!("{}{}", base_lines.bom, lines.concat())
 }
 
+/// Applies only `hunk` of `diff` to `base`.
+fn apply_one(base: &str, proposed: &str, diff: &FileDiff, hunk: &Hunk) -> String {
+    let alone = FileDiff {
+        hunks: vec![hunk.clone()],
+        ..diff.clone()
+    };
+    apply_all(base, proposed, &alone)
+}
+
 /// Runs `git apply` and GNU `patch` on a copy of `base` with `patch_text`,
 /// and returns what each made of the file.
 fn real_apply(name: &str, base: Option<&str>, patch_text: &str) -> (Vec<u8>, Vec<u8>) {
@@ -103,14 +112,7 @@ fn each_hunk_patch_applies_alone_with_git_and_gnu_patch() {
         Some(crate::project::text::content_hash(before.as_bytes()).as_str())
     );
     for hunk in &diff.hunks {
-        let alone = apply_all(
-            &before,
-            &file.proposed,
-            &FileDiff {
-                hunks: vec![hunk.clone()],
-                ..diff.clone()
-            },
-        );
+        let alone = apply_one(&before, &file.proposed, &diff, hunk);
         let (git, gnu) = real_apply("f.md", Some(&before), &hunk.patch);
         assert_eq!(String::from_utf8(git).unwrap(), alone);
         assert_eq!(String::from_utf8(gnu).unwrap(), alone);
@@ -215,14 +217,7 @@ fn oversized_hunks_split_at_edits_then_blank_lines() {
     for h in &diff.hunks {
         assert!(h.old_lines + h.new_lines <= 80, "{h:?}");
         assert!(!h.oversized_hunk);
-        let alone = apply_all(
-            &before,
-            &file.proposed,
-            &FileDiff {
-                hunks: vec![h.clone()],
-                ..diff.clone()
-            },
-        );
+        let alone = apply_one(&before, &file.proposed, &diff, h);
         let (git, _) = real_apply("f.md", Some(&before), &h.patch);
         assert_eq!(String::from_utf8(git).unwrap(), alone);
     }

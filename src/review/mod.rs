@@ -555,12 +555,12 @@ impl Review {
 
     /// Sets a hunk's status: accept, reject, or back to pending (undo). The
     /// buffer follows; a reject that would overwrite a later edit is refused.
-    pub fn decide(&mut self, hunk_id: &str, status: Status) -> Result<(), ReviewError> {
+    /// Returns the id of the hunk's log entry.
+    pub fn decide(&mut self, hunk_id: &str, status: Status) -> Result<String, ReviewError> {
         let (path, i) = self.find_hunk(hunk_id)?;
-        self.files
-            .get_mut(&path)
-            .expect("found above")
-            .set_status(i, status)
+        let file = self.files.get_mut(&path).expect("found above");
+        file.set_status(i, status)?;
+        Ok(file.entries[i].id.clone())
     }
 
     /// Accepts every pending hunk of `path`.
@@ -642,7 +642,7 @@ impl Review {
                 } else {
                     Status::Rejected
                 };
-                if let Err(e) = self.decide(hunk, status) {
+                if let Err(e) = self.decide(hunk, status).map(drop) {
                     outcome = Err(e.into());
                     break;
                 }
