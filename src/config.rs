@@ -9,6 +9,12 @@
 //! platform's configuration directory (`~/.config/redline/` on Linux). The data
 //! directory is `$REDLINE_DATA_DIR` when set, else the platform's application
 //! data directory (`~/.local/share/redline/` on Linux).
+//!
+//! Besides the limits, the file sets the providers (`agent_mode`, `[remote]`,
+//! `[local]`, `[hybrid]`, `[http]`), a price table (`[pricing."model*"]`) and
+//! agent definitions (`[[agents]]`); nested keys take `__` in the
+//! environment (`REDLINE_REMOTE__MODEL=gpt-4.1`). API keys are never part of
+//! the configuration: see `providers::keys`.
 
 use std::path::{Path, PathBuf};
 
@@ -50,6 +56,20 @@ pub struct Limits {
     pub poll_interval_ms: u64,
     /// Lines on each side of an edit's stated range searched for its `old_text`. Default 100.
     pub edit_relocation_window: usize,
+    /// Tokens (input and output, all steps) one agent job may use. Default 100,000.
+    pub max_token_budget: u64,
+    /// Invalid tool calls or refused proposals a job may make before it fails. Default 5.
+    pub max_schema_retries: usize,
+    /// Most tokens the model may generate in one step. Default 4096.
+    pub max_output_tokens: u32,
+    /// Sessions kept; the oldest finished ones are purged beyond this. Default 25.
+    pub max_sessions: usize,
+    /// Jobs kept per session; the oldest finished ones are purged beyond this. Default 40.
+    pub max_jobs_per_session: usize,
+    /// Events kept per job; assistant text is coalesced to stay under it. Default 3000.
+    pub max_events_per_job: usize,
+    /// Hours a completed or failed job is kept. Default 72.
+    pub completed_ttl_hours: u64,
 }
 
 impl Default for Limits {
@@ -69,18 +89,239 @@ impl Default for Limits {
             max_list_results_cap: 1000,
             poll_interval_ms: 2000,
             edit_relocation_window: 100,
+            max_token_budget: 100_000,
+            max_schema_retries: 5,
+            max_output_tokens: 4096,
+            max_sessions: 25,
+            max_jobs_per_session: 40,
+            max_events_per_job: 3000,
+            completed_ttl_hours: 72,
         }
     }
 }
 
+/// Which model backend runs jobs (seed §12).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentMode {
+    /// The remote provider. The default.
+    #[default]
+    Remote,
+    /// The local provider only.
+    Local,
+    /// The local provider first, the remote one when a trigger fires.
+    HybridAuto,
+}
+
+/// A provider's wire format, as the configuration names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// OpenAI Chat Completions, or any compatible server (Ollama, LM Studio,
+    /// llama.cpp, vLLM) through `base_url`.
+    Openai,
+    /// Anthropic Messages (or a compatible server through `base_url`).
+    Anthropic,
+}
+
+impl ProviderKind {
+    /// Its wire format.
+    pub fn protocol(self) -> crate::providers::Protocol {
+        match self {
+            ProviderKind::Openai => crate::providers::Protocol::OpenAiChat,
+            ProviderKind::Anthropic => crate::providers::Protocol::AnthropicMessages,
+        }
+    }
+
+    /// Its name: `openai` or `anthropic` (also the key's keychain entry).
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderKind::Openai => "openai",
+            ProviderKind::Anthropic => "anthropic",
+        }
+    }
+
+    /// The service's own base URL.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::Openai => "https://api.openai.com/v1",
+            ProviderKind::Anthropic => "https://api.anthropic.com",
+        }
+    }
+}
+
+/// One model endpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProviderSettings {
+    /// Its wire format.
+    pub provider: ProviderKind,
+    /// The model to ask.
+    pub model: String,
+    /// Where it is; `None` means the service's own URL.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// Sampling temperature; `None` leaves the server's default.
+    #[serde(default)]
+    pub temperature: Option<f32>,
+}
+
+impl ProviderSettings {
+    /// The base URL in force.
+    pub fn base_url(&self) -> &str {
+        self.base_url
+            .as_deref()
+            .unwrap_or(self.provider.default_base_url())
+    }
+}
+
+/// Timeouts and retries of provider calls.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HttpSettings {
+    /// Connecting. Default 10 s.
+    pub connect_timeout_ms: u64,
+    /// Silence inside a response (no byte for this long). Default 120 s.
+    pub idle_timeout_ms: u64,
+    /// One whole request. Default 10 min.
+    pub request_timeout_ms: u64,
+    /// Retries of a retryable failure. Default 3.
+    pub max_retries: u32,
+    /// First backoff; each retry doubles it. Default 500 ms.
+    pub backoff_ms: u64,
+    /// Longest wait between attempts, `retry-after` included. Default 60 s.
+    pub max_backoff_ms: u64,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            connect_timeout_ms: 10_000,
+            idle_timeout_ms: 120_000,
+            request_timeout_ms: 600_000,
+            max_retries: 3,
+            backoff_ms: 500,
+            max_backoff_ms: 60_000,
+        }
+    }
+}
+
+/// When `hybrid_auto` moves a job from the local to the remote provider
+/// (seed §12).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HybridSettings {
+    /// Local attempts before falling back. Default 1.
+    pub max_local_attempts: u32,
+    /// Fall back when the local model keeps making invalid calls. Default true.
+    pub remote_on_schema_fail: bool,
+    /// Fall back when the conversation overflows the local context. Default true.
+    pub remote_on_context_overflow: bool,
+    /// Fall back when one local step takes longer than this. Default 120 s.
+    pub remote_on_timeout_ms: u64,
+}
+
+impl Default for HybridSettings {
+    fn default() -> Self {
+        HybridSettings {
+            max_local_attempts: 1,
+            remote_on_schema_fail: true,
+            remote_on_context_overflow: true,
+            remote_on_timeout_ms: 120_000,
+        }
+    }
+}
+
+/// What a model costs, in US dollars per million tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Price {
+    /// Per million input tokens.
+    pub input_per_mtok: f64,
+    /// Per million output tokens.
+    pub output_per_mtok: f64,
+}
+
 /// The whole configuration.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Config {
     /// Where Redline keeps its own state. `None` means the platform default.
     pub data_dir: Option<PathBuf>,
     /// Engine limits.
     pub limits: Limits,
+    /// Which provider runs jobs. Default `remote`.
+    pub agent_mode: AgentMode,
+    /// The remote provider. Default OpenAI `gpt-4o-mini`.
+    pub remote: ProviderSettings,
+    /// The local provider. Default Ollama's OpenAI endpoint on its own port.
+    pub local: ProviderSettings,
+    /// Hybrid fallback triggers.
+    pub hybrid: HybridSettings,
+    /// Provider timeouts and retries.
+    pub http: HttpSettings,
+    /// Prices by model name (a trailing `*` matches a prefix), for cost
+    /// estimates. Defaults cover a few common models; unknown ones cost 0.
+    pub pricing: std::collections::BTreeMap<String, Price>,
+    /// Agent definitions besides the built-in `default` (seed 004).
+    pub agents: Vec<crate::agent::AgentDefinition>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let price = |input_per_mtok, output_per_mtok| Price {
+            input_per_mtok,
+            output_per_mtok,
+        };
+        Config {
+            data_dir: None,
+            limits: Limits::default(),
+            agent_mode: AgentMode::default(),
+            remote: ProviderSettings {
+                provider: ProviderKind::Openai,
+                model: "gpt-4o-mini".into(),
+                base_url: None,
+                temperature: None,
+            },
+            local: ProviderSettings {
+                provider: ProviderKind::Openai,
+                model: "llama3.2".into(),
+                base_url: Some("http://127.0.0.1:11434/v1".into()),
+                temperature: Some(0.0),
+            },
+            hybrid: HybridSettings::default(),
+            http: HttpSettings::default(),
+            pricing: [
+                ("gpt-4o-mini*", price(0.15, 0.60)),
+                ("gpt-4o*", price(2.50, 10.00)),
+                ("gpt-4.1-mini*", price(0.40, 1.60)),
+                ("gpt-4.1*", price(2.00, 8.00)),
+                ("claude-haiku-4-5*", price(1.00, 5.00)),
+                ("claude-sonnet-4*", price(3.00, 15.00)),
+                ("claude-opus-4*", price(15.00, 75.00)),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+            agents: Vec::new(),
+        }
+    }
+}
+
+impl Config {
+    /// The estimated cost in US dollars of `input` and `output` tokens of
+    /// `model`: the exact entry, else the longest matching prefix entry.
+    pub fn cost_usd(&self, model: &str, input: u64, output: u64) -> f64 {
+        let price = self.pricing.get(model).or_else(|| {
+            self.pricing
+                .iter()
+                .filter_map(|(k, v)| Some((k.strip_suffix('*')?, v)))
+                .filter(|(prefix, _)| model.starts_with(prefix))
+                .max_by_key(|(prefix, _)| prefix.len())
+                .map(|(_, v)| v)
+        });
+        price.map_or(0.0, |p| {
+            (input as f64 * p.input_per_mtok + output as f64 * p.output_per_mtok) / 1e6
+        })
+    }
 }
 
 /// A configuration that could not be loaded.
@@ -102,11 +343,12 @@ impl Config {
         figment
             .merge(Env::prefixed(ENV_PREFIX).map(|key| {
                 // Limits are flat in the environment and nested in the file.
+                // Nested keys outside the limits use `__`: REDLINE_REMOTE__MODEL.
                 let key = key.as_str().to_ascii_lowercase();
                 if limit_names().any(|name| name == key) {
                     format!("limits.{key}").into()
                 } else {
-                    key.into()
+                    key.replace("__", ".").into()
                 }
             }))
             .extract()

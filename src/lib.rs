@@ -23,10 +23,12 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod agent;
 pub mod checkpoints;
 pub mod config;
 pub mod edits;
 pub mod hunks;
+pub mod jobs;
 pub mod project;
 pub mod providers;
 pub mod review;

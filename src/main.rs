@@ -9,6 +9,8 @@ use redline::config::Config;
 use redline::project::Project;
 use redline::{tools, vaultgen};
 
+mod run_job;
+
 /// Redline: project-wide agent edits, reviewed hunk by hunk.
 #[derive(Parser)]
 #[command(version, about)]
@@ -46,6 +48,43 @@ enum Command {
         /// The edits.
         edits: PathBuf,
     },
+    /// Run one agent job on a folder and print its events as JSON lines.
+    ///
+    /// Questions the agent asks are answered from standard input, one line
+    /// each (an empty line skips the question). The job ends by printing its
+    /// diff bundle. Exit status: 0 when edits await review or nothing needed
+    /// to change, 1 when the job failed or was cancelled, 3 when a budget
+    /// ended it.
+    Run {
+        /// The project folder.
+        folder: PathBuf,
+        /// What to do.
+        instruction: String,
+        /// The provider's wire format (default: the configured remote one).
+        #[arg(long, value_enum)]
+        provider: Option<ProviderArg>,
+        /// The model (default: the configured one).
+        #[arg(long)]
+        model: Option<String>,
+        /// The provider's base URL, e.g. http://127.0.0.1:11434/v1 for Ollama.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Tool calls allowed (default: limits.max_tool_calls_per_job).
+        #[arg(long)]
+        max_tool_calls: Option<usize>,
+    },
+    /// Serve a scripted model over HTTP, in the OpenAI and Anthropic wire
+    /// formats, for tests and demos without a real model.
+    ///
+    /// SCRIPT is a JSON list of turns (see `providers::scripted::Turn`). Prints
+    /// the base URL, then serves until killed.
+    ScriptedModel {
+        /// The script.
+        script: PathBuf,
+        /// Loopback port (0 picks a free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+    },
     /// Print every tool's name, description and JSON schema.
     Tools,
     /// Print the configuration in force, as TOML.
@@ -63,7 +102,24 @@ enum Command {
     },
 }
 
+/// The `--provider` values.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ProviderArg {
+    /// OpenAI Chat Completions or a compatible server.
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
 fn main() -> ExitCode {
+    // Traces go to standard error; REDLINE_LOG picks what (default: warnings).
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("REDLINE_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(err) => {
@@ -71,6 +127,12 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
 }
 
 /// Reads edits given as a list or as `{"edits": [...]}`.
@@ -171,6 +233,45 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     Ok(ExitCode::from(1))
                 }
             }
+        }
+        Command::Run {
+            folder,
+            instruction,
+            provider,
+            model,
+            base_url,
+            max_tool_calls,
+        } => {
+            let mut config = config;
+            config.agent_mode = redline::config::AgentMode::Remote;
+            if let Some(p) = provider {
+                config.remote.provider = match p {
+                    ProviderArg::Openai => redline::config::ProviderKind::Openai,
+                    ProviderArg::Anthropic => redline::config::ProviderKind::Anthropic,
+                };
+            }
+            if let Some(m) = model {
+                config.remote.model = m;
+            }
+            if base_url.is_some() {
+                config.remote.base_url = base_url;
+            }
+            tokio_runtime()?.block_on(run_job::run(&folder, config, instruction, max_tool_calls))
+        }
+        Command::ScriptedModel { script, port } => {
+            let text = std::fs::read_to_string(&script)
+                .with_context(|| format!("reading {}", script.display()))?;
+            let turns: Vec<redline::providers::scripted::Turn> =
+                serde_json::from_str(&text).context("the script is not a JSON list of turns")?;
+            tokio_runtime()?.block_on(async {
+                let model = redline::providers::scripted::ScriptedModel::bind(turns, port).await?;
+                println!(
+                    "{}",
+                    model.base_url(redline::providers::Protocol::AnthropicMessages)
+                );
+                std::future::pending::<()>().await;
+                Ok(ExitCode::SUCCESS)
+            })
         }
         Command::Tools => {
             println!("{}", serde_json::to_string_pretty(&tools::specs())?);

@@ -1,7 +1,8 @@
 //! Anthropic Messages stream decoding.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use super::conversation::{Message, StepRequest, ToolChoice};
 use super::{StopReason, StreamEvent, Usage, clip};
 
 /// Decodes one SSE event of a Messages stream (`event` is its name; the
@@ -116,4 +117,112 @@ fn usage_of(usage: &Value) -> Usage {
         input_tokens: tokens("input_tokens"),
         output_tokens: tokens("output_tokens"),
     }
+}
+
+/// The Messages request body for `request`, streaming. System messages become
+/// the `system` field; consecutive user-side blocks (tool results, then any
+/// note from the loop) are merged into one user turn, as the API wants. A
+/// required choice is `{"type": "any"}`; parallel use is disabled with it.
+pub fn request_body(request: &StepRequest) -> Value {
+    let mut system = Vec::new();
+    let mut messages: Vec<Value> = Vec::new();
+    let mut push = |role: &str, block: Value| match messages.last_mut() {
+        Some(last) if last["role"] == role => {
+            last["content"].as_array_mut().expect("blocks").push(block)
+        }
+        _ => messages.push(json!({ "role": role, "content": [block] })),
+    };
+    for message in &request.messages {
+        match message {
+            Message::System { content } => system.push(content.as_str()),
+            Message::User { content } => push("user", json!({ "type": "text", "text": content })),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                if !content.is_empty() {
+                    push("assistant", json!({ "type": "text", "text": content }));
+                }
+                for call in tool_calls {
+                    push(
+                        "assistant",
+                        json!({
+                            "type": "tool_use",
+                            "id": call.tool_call_id,
+                            "name": call.name,
+                            "input": call.arguments_object(),
+                        }),
+                    );
+                }
+            }
+            Message::Tool(result) => {
+                let mut block = json!({
+                    "type": "tool_result",
+                    "tool_use_id": result.tool_call_id,
+                    "content": result.content,
+                });
+                if result.is_error {
+                    block["is_error"] = json!(true);
+                }
+                push("user", block);
+            }
+        }
+    }
+    let mut body = json!({
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "messages": messages,
+        "stream": true,
+    });
+    if !system.is_empty() {
+        body["system"] = json!(system.join("\n\n"));
+    }
+    if let Some(t) = request.temperature {
+        body["temperature"] = json!(t);
+    }
+    if !request.tools.is_empty() {
+        body["tools"] = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "name": t.name,
+                    "description": t.description,
+                    "input_schema": t.parameters,
+                    "strict": true,
+                })
+            })
+            .collect();
+        let mut choice = match request.tool_choice {
+            ToolChoice::Auto => json!({ "type": "auto" }),
+            ToolChoice::Required => json!({ "type": "any" }),
+        };
+        if !request.parallel_tool_calls {
+            choice["disable_parallel_tool_use"] = json!(true);
+        }
+        body["tool_choice"] = choice;
+    }
+    body
+}
+
+/// Decodes a whole (non-streamed) Messages response, for servers that answer
+/// a streaming request with one JSON body.
+pub fn decode_message(message: &Value) -> Vec<StreamEvent> {
+    let mut out = decode(
+        "message_start",
+        &json!({ "type": "message_start", "message": message }).to_string(),
+    );
+    let blocks = message.get("content").and_then(Value::as_array);
+    for (index, block) in blocks.into_iter().flatten().enumerate() {
+        let start =
+            json!({ "type": "content_block_start", "index": index, "content_block": block });
+        out.extend(decode("content_block_start", &start.to_string()));
+    }
+    let delta = json!({
+        "type": "message_delta",
+        "delta": { "stop_reason": message.get("stop_reason") },
+        "usage": message.get("usage"),
+    });
+    out.extend(decode("message_delta", &delta.to_string()));
+    out
 }

@@ -10,8 +10,13 @@
 //! after them sees only the normalised step.
 
 pub mod anthropic;
+pub mod conversation;
+pub mod http;
+pub mod keys;
 pub mod openai;
+pub mod scripted;
 
+use futures_util::future::BoxFuture;
 use futures_util::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 
@@ -98,6 +103,11 @@ pub struct Step {
     pub usage: Usage,
     /// An error the server reported in the stream.
     pub error: Option<String>,
+    /// Time from sending the request to the end of the stream (set by the
+    /// transport; 0 for decoded recordings).
+    pub latency_ms: u64,
+    /// The model that answered (set by the transport).
+    pub model: String,
 }
 
 /// Folds [`StreamEvent`]s into a [`Step`].
@@ -179,6 +189,8 @@ impl StepBuilder {
             stop: self.stop,
             usage: self.usage,
             error: self.error,
+            latency_ms: 0,
+            model: String::new(),
         }
     }
 }
@@ -214,6 +226,21 @@ where
     B: AsRef<[u8]>,
     E: std::fmt::Display,
 {
+    read_step_with(protocol, bytes, &mut |_| {}).await
+}
+
+/// [`read_step`], showing `seen` every event as it is decoded (to stream
+/// assistant text while the step is still running).
+pub async fn read_step_with<S, B, E>(
+    protocol: Protocol,
+    bytes: S,
+    seen: &mut (dyn FnMut(&StreamEvent) + Send),
+) -> Result<Step, StreamError>
+where
+    S: Stream<Item = Result<B, E>> + Unpin,
+    B: AsRef<[u8]>,
+    E: std::fmt::Display,
+{
     use eventsource_stream::Eventsource;
     let mut events = bytes.eventsource();
     let mut builder = StepBuilder::default();
@@ -225,10 +252,100 @@ where
             Protocol::AnthropicMessages => anthropic::decode(&event.event, &event.data),
         };
         for e in decoded {
+            seen(&e);
             builder.push(e);
         }
     }
     Ok(builder.finish())
+}
+
+/// What a provider reports while a step runs.
+#[derive(Debug)]
+pub enum Notice {
+    /// A piece of assistant text, as it streams.
+    Text(String),
+    /// An attempt failed and will be retried after `delay_ms`.
+    Retry {
+        /// The retry's number (1 for the first).
+        attempt: u32,
+        /// How long it waits first.
+        delay_ms: u64,
+        /// What went wrong.
+        error: ProviderError,
+    },
+}
+
+/// A model backend (seed §11). Adapters implement it; the agent loop sees
+/// only [`Step`]s.
+pub trait Provider: Send + Sync {
+    /// The name events record for it (`openai`, `anthropic`, `local`, …).
+    fn name(&self) -> &str;
+    /// The model it asks.
+    fn model(&self) -> &str;
+    /// Takes one step: sends `request`, streams text and retries through
+    /// `notices`, and returns the whole step. Dropping the future cancels it.
+    fn step<'a>(
+        &'a self,
+        request: &'a conversation::StepRequest,
+        notices: &'a mut (dyn FnMut(Notice) + Send),
+    ) -> BoxFuture<'a, Result<Step, ProviderError>>;
+}
+
+/// The classes of provider failure; they decide retries and hybrid fallback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderErrorKind {
+    /// A missing or refused key (401, 403): never retried.
+    Auth,
+    /// The request was refused as malformed (400, 404, 422): never retried.
+    InvalidRequest,
+    /// The conversation no longer fits the model's context: never retried.
+    ContextOverflow,
+    /// 429: retried after `retry-after` or a backoff.
+    RateLimited,
+    /// 529 or `overloaded_error`: retried with backoff.
+    Overloaded,
+    /// 5xx or an error inside the stream: retried a few times.
+    Server,
+    /// No answer in time: retried.
+    Timeout,
+    /// The connection failed or broke: retried.
+    Transport,
+}
+
+impl ProviderErrorKind {
+    /// Whether an error of this class is worth another attempt.
+    pub fn retryable(self) -> bool {
+        !matches!(
+            self,
+            ProviderErrorKind::Auth
+                | ProviderErrorKind::InvalidRequest
+                | ProviderErrorKind::ContextOverflow
+        )
+    }
+}
+
+/// A provider call that failed for good.
+#[derive(Clone, Debug, thiserror::Error, Serialize, Deserialize)]
+#[error("{kind:?} error from the model provider{}: {message}", status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]
+pub struct ProviderError {
+    /// Its class.
+    pub kind: ProviderErrorKind,
+    /// The HTTP status, when there was one.
+    pub status: Option<u16>,
+    /// What the server (or the transport) said.
+    pub message: String,
+}
+
+impl ProviderError {
+    /// An error of `kind`.
+    pub fn new(kind: ProviderErrorKind, status: Option<u16>, message: impl Into<String>) -> Self {
+        ProviderError {
+            kind,
+            status,
+            message: message.into(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use super::conversation::{Message, StepRequest, ToolChoice};
 use super::{StopReason, StreamEvent, Usage, clip};
 
 /// Decodes the `data` payloads of one Chat Completions stream. It keeps a
@@ -149,6 +150,80 @@ fn stop_reason(reason: &str) -> StopReason {
         "content_filter" => StopReason::ContentFilter,
         other => StopReason::Other(other.to_owned()),
     }
+}
+
+/// The Chat Completions request body for `request`, streaming, with usage
+/// reported in the stream. Tools are sent `strict`; a required choice is the
+/// string `"required"`, the only form every compatible server accepts.
+pub fn request_body(request: &StepRequest) -> Value {
+    let messages: Vec<Value> = request
+        .messages
+        .iter()
+        .map(|m| match m {
+            Message::System { content } => json!({ "role": "system", "content": content }),
+            Message::User { content } => json!({ "role": "user", "content": content }),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                let mut message = json!({
+                    "role": "assistant",
+                    "content": if content.is_empty() { Value::Null } else { json!(content) },
+                });
+                if !tool_calls.is_empty() {
+                    message["tool_calls"] = tool_calls
+                        .iter()
+                        .map(|c| {
+                            json!({
+                                "id": c.tool_call_id,
+                                "type": "function",
+                                "function": { "name": c.name, "arguments": c.arguments },
+                            })
+                        })
+                        .collect();
+                }
+                message
+            }
+            Message::Tool(result) => json!({
+                "role": "tool",
+                "tool_call_id": result.tool_call_id,
+                "content": result.content,
+            }),
+        })
+        .collect();
+    let mut body = json!({
+        "model": request.model,
+        "messages": messages,
+        "stream": true,
+        "stream_options": { "include_usage": true },
+        "max_tokens": request.max_tokens,
+    });
+    if let Some(t) = request.temperature {
+        body["temperature"] = json!(t);
+    }
+    if !request.tools.is_empty() {
+        body["tools"] = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.parameters,
+                        "strict": true,
+                    },
+                })
+            })
+            .collect();
+        body["tool_choice"] = json!(match request.tool_choice {
+            ToolChoice::Auto => "auto",
+            ToolChoice::Required => "required",
+        });
+        body["parallel_tool_calls"] = json!(request.parallel_tool_calls);
+    }
+    body
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 
 mod checkpoint_state;
 pub(crate) use checkpoint_state::NewCheckpointFile;
+mod job_state;
 mod review_state;
 
 use std::path::{Path, PathBuf};
@@ -90,6 +91,30 @@ pub const MIGRATIONS: &[&str] = &[
         state TEXT NOT NULL,
         PRIMARY KEY (checkpoint_id, path)
     );",
+    // 2: sessions, jobs and their event logs.
+    "CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        updated_at TEXT NOT NULL,
+        doc TEXT NOT NULL
+    );
+    CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        doc TEXT NOT NULL,
+        loop_state TEXT
+    );
+    CREATE INDEX jobs_by_session ON jobs(session_id, created_at);
+    CREATE TABLE events (
+        job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+        cursor INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (job_id, cursor)
+    ) WITHOUT ROWID;",
 ];
 
 /// An open store.

@@ -10,6 +10,7 @@
 pub mod list;
 pub mod read;
 pub mod search;
+pub mod strict;
 
 use std::sync::LazyLock;
 
@@ -144,8 +145,11 @@ pub fn specs() -> Vec<ToolSpec> {
 }
 
 /// Runs the tool `name` with JSON `args`, exactly as the agent would: the
-/// arguments are validated against the tool's schema first.
+/// arguments are validated against the tool's schema first, `null` members
+/// counting as absent.
 pub fn run(project: &Project, name: &str, args: Value) -> Result<Value, ToolError> {
+    // A strict-mode model sends `null` for every argument it leaves out.
+    let args = strict::strip_nulls(args);
     let Some(entry) = TOOLS.iter().find(|e| e.spec.name == name) else {
         let known = TOOLS
             .iter()

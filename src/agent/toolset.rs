@@ -1,0 +1,212 @@
+//! The tools a job offers its model: the project tools, `clarify_user`, and
+//! `propose_edits`, the final structured output. Every schema is generated
+//! from a Rust type and sent in the strict subset; calls are validated
+//! against the original schema.
+
+use std::sync::LazyLock;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::AgentDefinition;
+use crate::edits::{Operation, ProposedEdit};
+use crate::providers::conversation::ToolSpec;
+use crate::tools::{self, strict};
+
+/// The name of the final tool.
+pub const PROPOSE_EDITS: &str = "propose_edits";
+/// The name of the question tool.
+pub const CLARIFY_USER: &str = "clarify_user";
+
+/// What the model sends to finish: every edit it proposes, at once.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProposeEditsArgs {
+    /// All the edits, across all files. Empty if nothing needs to change.
+    pub edits: Vec<ModelEdit>,
+    /// One or two sentences for the user: what was changed and why.
+    #[serde(default)]
+    pub summary: Option<String>,
+}
+
+/// One edit as the model writes it (the engine adds ids and hashes).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModelEdit {
+    /// The file, relative to the project root, as the tools name it.
+    pub file_path: String,
+    /// `replace`, `insert` (before `start_line`), `delete`, or `create` (a new file).
+    pub operation: Operation,
+    /// First target line, 1-based, as `read_file` numbers lines.
+    #[serde(default)]
+    pub start_line: Option<usize>,
+    /// Last target line, inclusive. Defaults to `start_line`.
+    #[serde(default)]
+    pub end_line: Option<usize>,
+    /// The new text of those lines (the whole file for `create`).
+    #[serde(default)]
+    pub new_text: Option<String>,
+    /// The exact current text of the target lines, to find them if the numbers are off.
+    #[serde(default)]
+    pub old_text: Option<String>,
+    /// Why, in a sentence.
+    #[serde(default)]
+    pub rationale: Option<String>,
+}
+
+impl ModelEdit {
+    /// The engine's edit, numbered `e_<n>`.
+    pub fn into_edit(self, n: usize) -> ProposedEdit {
+        ProposedEdit {
+            edit_id: format!("e_{n}"),
+            file_path: self.file_path,
+            operation: self.operation,
+            start_line: self.start_line.unwrap_or(1).max(1),
+            end_line: self.end_line,
+            new_text: self.new_text.unwrap_or_default(),
+            old_text: self.old_text,
+            expected_hash: None,
+            rationale: self.rationale.unwrap_or_default(),
+        }
+    }
+}
+
+/// What the model sends to ask the person something.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClarifyArgs {
+    /// One question, answerable in a line.
+    pub question: String,
+    /// Up to a few likely answers to offer; the person may write their own.
+    #[serde(default)]
+    pub suggested_answers: Option<Vec<String>>,
+}
+
+struct Entry {
+    spec: ToolSpec,
+    validator: jsonschema::Validator,
+}
+
+fn entry<T: JsonSchema>(name: &str, description: &str) -> Entry {
+    let mut schema = schemars::schema_for!(T).to_value();
+    if let Value::Object(map) = &mut schema {
+        map.remove("title");
+    }
+    Entry {
+        validator: jsonschema::validator_for(&schema).expect("generated schemas are valid"),
+        spec: ToolSpec {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            parameters: strict::strict(&schema),
+        },
+    }
+}
+
+static AGENT_TOOLS: LazyLock<Vec<Entry>> = LazyLock::new(|| {
+    vec![
+        entry::<ClarifyArgs>(
+            CLARIFY_USER,
+            "Ask the user one question when the instruction is ambiguous and guessing could \
+             produce the wrong edits. The job waits for the answer; `no_user_answer` means the \
+             user skipped it: then use your best judgement.",
+        ),
+        entry::<ProposeEditsArgs>(
+            PROPOSE_EDITS,
+            "Finish: propose every edit at once. Line numbers are those read_file shows; give \
+             old_text (the exact current lines) for replace and delete so the edit can be found \
+             if the file moved. Refused edits come back with the reason; fix and call again.",
+        ),
+    ]
+});
+
+/// The tools offered to an agent, in a stable order, filtered by its
+/// definition.
+pub fn specs(agent: &AgentDefinition) -> Vec<ToolSpec> {
+    let project = tools::specs().into_iter().map(|t| ToolSpec {
+        name: t.name.to_owned(),
+        description: t.description.to_owned(),
+        parameters: strict::strict(&t.input_schema),
+    });
+    project
+        .chain(AGENT_TOOLS.iter().map(|e| e.spec.clone()))
+        .filter(|t| agent.allows(&t.name))
+        .collect()
+}
+
+/// The one spec named `name`, if the agent has it.
+pub fn spec(agent: &AgentDefinition, name: &str) -> Option<ToolSpec> {
+    specs(agent).into_iter().find(|t| t.name == name)
+}
+
+/// Decodes the arguments of an agent tool (`clarify_user`,
+/// `propose_edits`), validated against its schema, nulls meaning absent.
+pub fn decode<T: serde::de::DeserializeOwned>(name: &str, args: Value) -> Result<T, String> {
+    let entry = AGENT_TOOLS
+        .iter()
+        .find(|e| e.spec.name == name)
+        .expect("an agent tool");
+    let args = strict::strip_nulls(args);
+    let problems: Vec<String> = entry
+        .validator
+        .iter_errors(&args)
+        .map(|e| match e.instance_path().to_string() {
+            at if at.is_empty() => e.to_string(),
+            at => format!("{at}: {e}"),
+        })
+        .collect();
+    if !problems.is_empty() {
+        return Err(problems.join("; "));
+    }
+    serde_json::from_value(args).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_offered_schema_is_in_the_strict_subset() {
+        let specs = specs(&AgentDefinition::builtin());
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "search_project",
+                "read_file",
+                "list_files",
+                "clarify_user",
+                "propose_edits"
+            ]
+        );
+        for spec in &specs {
+            assert_eq!(
+                strict::violations(&spec.parameters),
+                Vec::<String>::new(),
+                "{}",
+                spec.name
+            );
+        }
+    }
+
+    #[test]
+    fn a_strict_mode_call_decodes() {
+        let args = serde_json::json!({
+            "edits": [{ "file_path": "a.md", "operation": "replace", "start_line": 2, "end_line": null,
+                        "new_text": "x", "old_text": null, "rationale": null }],
+            "summary": null,
+        });
+        let parsed: ProposeEditsArgs = decode(PROPOSE_EDITS, args).unwrap();
+        let edit = parsed.edits.into_iter().next().unwrap().into_edit(1);
+        assert_eq!(
+            (edit.edit_id.as_str(), edit.start_line, edit.end_line),
+            ("e_1", 2, None)
+        );
+        let err = decode::<ProposeEditsArgs>(
+            PROPOSE_EDITS,
+            serde_json::json!({ "edits": [{ "file_path": 3 }] }),
+        )
+        .unwrap_err();
+        assert!(err.contains("/edits/0"), "{err}");
+    }
+}
