@@ -49,7 +49,11 @@ pub async fn run(
             && answered.as_ref() != Some(&question.question_id)
         {
             // End of input skips every later question.
-            let answer = lines.recv().await.flatten().filter(|l| !l.trim().is_empty());
+            let answer = lines
+                .recv()
+                .await
+                .flatten()
+                .filter(|l| !l.trim().is_empty());
             runtime.clarify(&job.job_id, &question.question_id, answer)?;
             answered = Some(question.question_id);
         }

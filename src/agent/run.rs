@@ -302,7 +302,8 @@ pub async fn drive(
                 );
                 continue;
             }
-            match handle_call(call, params, state, host).await {
+            let truncated = step.stop == Some(StopReason::MaxTokens);
+            match handle_call(call, truncated, params, state, host).await {
                 CallResult::Done(result) => answer(state, call, result),
                 CallResult::Question(question) => {
                     state.pending = Some(PendingQuestion {
@@ -506,6 +507,7 @@ fn normalise_name(name: &str) -> String {
 
 async fn handle_call(
     call: &ToolCall,
+    truncated: bool,
     params: &JobParams,
     state: &mut LoopState,
     host: &dyn Host,
@@ -519,7 +521,7 @@ async fn handle_call(
         );
         CallResult::Done(Err(message))
     };
-    if !call.complete {
+    if !call.complete && (truncated || call.name.is_empty()) {
         return failed(
             state,
             "truncated_call",

@@ -178,6 +178,7 @@ pub struct Runtime {
 struct Live {
     cancel: CancellationToken,
     answers: mpsc::UnboundedSender<Answer>,
+    task: Option<tokio::task::AbortHandle>,
 }
 
 struct Inner {
@@ -235,6 +236,17 @@ impl Runtime {
 
     fn db(&self) -> MutexGuard<'_, Store> {
         self.inner.db.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stops every job's task where it stands, recording nothing, as a crash
+    /// or a quit would: on the next open, jobs waiting for the user resume and
+    /// running ones are marked `interrupted`.
+    pub fn shutdown(&self) {
+        for (_, live) in self.inner.live.lock().unwrap().drain() {
+            if let Some(task) = live.task {
+                task.abort();
+            }
+        }
     }
 
     /// The review workspace (for decisions, saves, apply and checkpoints).
@@ -491,14 +503,19 @@ impl Runtime {
             Live {
                 cancel: cancel.clone(),
                 answers: tx,
+                task: None,
             },
         );
         let runtime = self.clone();
-        tokio::spawn(async move {
+        let job_id = job.job_id.clone();
+        let task = tokio::spawn(async move {
             let job_id = job.job_id.clone();
             runtime.execute(job, state, attempt, rx, cancel).await;
             runtime.inner.live.lock().unwrap().remove(&job_id);
         });
+        if let Some(live) = self.inner.live.lock().unwrap().get_mut(&job_id) {
+            live.task = Some(task.abort_handle());
+        }
     }
 
     async fn execute(

@@ -1,0 +1,754 @@
+//! The agent runtime end to end, with a scripted model served over real HTTP
+//! in both wire formats: tool-call chains, parallel calls, malformed calls
+//! and retries, truncation, clarification, budgets, cancel, provider errors,
+//! hybrid fallback, restarts, sessions and lifecycle GC.
+
+#[path = "support/agent.rs"]
+mod support;
+
+use std::time::Duration;
+
+use redline::config::AgentMode;
+use redline::jobs::{JobStatus, Runtime};
+use redline::providers::Protocol;
+use redline::providers::scripted::{ScriptedCall, ScriptedModel, ScriptedStop, Turn};
+use serde_json::json;
+use support::*;
+
+fn malformed(arguments: &str) -> Turn {
+    Turn::Reply {
+        text: Vec::new(),
+        calls: vec![ScriptedCall {
+            id: None,
+            name: "read_file".into(),
+            arguments: arguments.into(),
+        }],
+        stop: None,
+        usage: None,
+        chunk_delay_ms: 0,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_chain_ends_in_review_and_apply_writes_the_accepted_hunk() {
+    for protocol in PROTOCOLS {
+        let h = harness(
+            protocol,
+            vec![
+                Turn::call("search_project", json!({ "query": "Status: draft" })),
+                Turn::call(
+                    "read_file",
+                    json!({ "file_path": "notes/alpha.md", "start_line": null }),
+                ),
+                propose_alpha(),
+            ],
+            |_| {},
+        )
+        .await;
+        let (job, events) = h.run_to_end("Mark Alpha final", None).await;
+        assert_eq!(
+            job.status,
+            JobStatus::AwaitingReview,
+            "{protocol:?}: {:?}",
+            kinds(&events)
+        );
+        let cursors: Vec<u64> = events.iter().map(|e| e.cursor).collect();
+        assert_eq!(
+            cursors,
+            (0..events.len() as u64).collect::<Vec<_>>(),
+            "cursors have no gaps"
+        );
+        let k = kinds(&events);
+        let pos = |kind: &str| {
+            k.iter()
+                .position(|x| *x == kind)
+                .unwrap_or_else(|| panic!("no {kind} in {k:?}"))
+        };
+        assert!(pos("job.queued") < pos("job.started"));
+        assert!(pos("job.started") < pos("provider.selected"));
+        assert!(pos("tool.call.requested") < pos("tool.call.completed"));
+        assert!(pos("edits.proposed") < pos("checkpoint.created"));
+        assert!(pos("checkpoint.created") < pos("diff.generated"));
+        assert_eq!(*k.last().unwrap(), "job.awaiting_review");
+        let completed = of_kind(&events, "tool.call.completed");
+        assert_eq!(completed[0]["tool"], "search_project");
+        assert_eq!(completed[0]["result_count"], 2, "alpha and beta say draft");
+        assert_eq!(of_kind(&events, "model.step").len(), 3);
+
+        // What went over the wire.
+        let bodies = h.bodies();
+        assert_eq!(bodies.len(), 3);
+        assert_eq!(
+            tool_names(&bodies[0]),
+            [
+                "search_project",
+                "read_file",
+                "list_files",
+                "clarify_user",
+                "propose_edits"
+            ]
+        );
+        match protocol {
+            Protocol::OpenAiChat => {
+                assert_eq!(bodies[0]["tool_choice"], "auto");
+                assert_eq!(bodies[0]["tools"][0]["function"]["strict"], true);
+                assert_eq!(bodies[0]["messages"][0]["role"], "system");
+            }
+            Protocol::AnthropicMessages => {
+                assert_eq!(bodies[0]["tool_choice"]["type"], "auto");
+                assert!(
+                    bodies[0]["system"]
+                        .as_str()
+                        .unwrap()
+                        .contains("propose_edits")
+                );
+            }
+        }
+        let results = tool_results(&bodies[2]);
+        assert_eq!(results.len(), 2);
+        assert_eq!(results[1].0, "call_2_1");
+        assert!(
+            results[1].1.contains("3\\tStatus: draft"),
+            "{}",
+            results[1].1
+        );
+
+        // The engine pinned the edit to what the model read; nothing is on disk yet.
+        assert!(job.proposed_edits[0].expected_hash.is_some());
+        let bundle = job.diff_bundle.clone().unwrap();
+        assert_eq!(bundle.files.len(), 1);
+        let hunk = bundle.files[0].hunks[0].hunk_id.clone();
+        assert_eq!(h.read("notes/alpha.md"), ALPHA);
+        assert_eq!(
+            job.checkpoint_id.as_deref(),
+            Some(bundle_checkpoint(&events).as_str())
+        );
+
+        let applied = h.runtime.apply(&job.job_id, &[hunk]).unwrap();
+        assert_eq!(applied[0].status, "applied");
+        assert_eq!(h.read("notes/alpha.md"), ALPHA.replace("draft", "final"));
+        assert_eq!(
+            h.runtime.job(&job.job_id).unwrap().status,
+            JobStatus::Completed
+        );
+        let session = h.runtime.session(&job.session_id).unwrap();
+        assert_eq!(session.chat.len(), 2);
+        assert_eq!(session.chat[1].content, "Marked Alpha final.");
+    }
+}
+
+fn bundle_checkpoint(events: &[redline::jobs::Event]) -> String {
+    of_kind(events, "checkpoint.created")[0]["checkpoint_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_calls_are_all_answered_and_bad_calls_go_back_as_errors() {
+    for protocol in PROTOCOLS {
+        let h = harness(
+            protocol,
+            vec![
+                Turn::calls(&[
+                    ("read_file", json!({ "file_path": "notes/alpha.md" })),
+                    ("read_file", json!({ "file_path": "notes/beta.md" })),
+                ]),
+                malformed("{\"file_path\": \"notes/alpha.md\""),
+                Turn::call("delete_everything", json!({})),
+                Turn::call("read_file", json!({ "file_path": 5 })),
+                Turn::call(
+                    "functions.Read-File",
+                    json!({ "file_path": "../outside.md" }),
+                ),
+                propose_alpha(),
+            ],
+            |_| {},
+        )
+        .await;
+        let (job, events) = h.run_to_end("Mark Alpha final", None).await;
+        assert_eq!(
+            job.status,
+            JobStatus::AwaitingReview,
+            "{protocol:?}: {:?}",
+            kinds(&events)
+        );
+        let failed: Vec<&str> = of_kind(&events, "tool.call.failed")
+            .iter()
+            .map(|e| e["code"].as_str().unwrap())
+            .collect();
+        assert_eq!(failed, ["invalid_json", "unknown_tool"]);
+        let completed = of_kind(&events, "tool.call.completed");
+        let codes: Vec<&str> = completed
+            .iter()
+            .map(|e| e["error"]["code"].as_str().unwrap_or("ok"))
+            .collect();
+        // Both parallel reads, the schema failure, and the guard's refusal
+        // (the garbled name was understood).
+        assert_eq!(codes, ["ok", "ok", "invalid_arguments", "escapes_root"]);
+        let bodies = h.bodies();
+        assert_eq!(
+            tool_results(&bodies[1]).len(),
+            2,
+            "both parallel calls answered"
+        );
+        let last = tool_results(&bodies[5]);
+        assert!(
+            last.iter()
+                .any(|(_, c, _)| c.contains("there is no tool named `delete_everything`"))
+        );
+        assert!(last.iter().any(|(_, c, _)| c.contains("not valid JSON")));
+        if protocol == Protocol::AnthropicMessages {
+            assert!(
+                last.iter().filter(|r| r.2).count() >= 4,
+                "errors are marked is_error"
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_invalid_calls_end_the_job_after_five_retries() {
+    for protocol in PROTOCOLS {
+        let h = harness(
+            protocol,
+            (0..8).map(|_| malformed("{oops")).collect(),
+            |_| {},
+        )
+        .await;
+        let (job, _) = h.run_to_end("Anything", None).await;
+        assert_eq!(job.status, JobStatus::Failed);
+        assert_eq!(job.error.unwrap().code, "schema_retries_exhausted");
+        assert_eq!(h.bodies().len(), 6, "the first try and five retries");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_cut_off_by_the_length_limit_is_never_run() {
+    for protocol in PROTOCOLS {
+        let h = harness(
+            protocol,
+            vec![
+                Turn::Reply {
+                    text: vec!["Reading both.".into()],
+                    calls: vec![
+                        ScriptedCall {
+                            id: None,
+                            name: "read_file".into(),
+                            arguments: json!({ "file_path": "notes/alpha.md" }).to_string(),
+                        },
+                        ScriptedCall {
+                            id: None,
+                            name: "read_file".into(),
+                            arguments: "{\"file_path\": \"notes/be".into(),
+                        },
+                    ],
+                    stop: Some(ScriptedStop::MaxTokens),
+                    usage: None,
+                    chunk_delay_ms: 0,
+                },
+                propose_alpha(),
+            ],
+            |_| {},
+        )
+        .await;
+        let (job, events) = h.run_to_end("Mark Alpha final", None).await;
+        assert_eq!(job.status, JobStatus::AwaitingReview);
+        assert_eq!(
+            of_kind(&events, "tool.call.requested").len(),
+            2,
+            "the first read and the proposal"
+        );
+        assert_eq!(
+            of_kind(&events, "tool.call.failed")[0]["code"],
+            "truncated_call"
+        );
+        let streamed: String = of_kind(&events, "assistant.delta")
+            .iter()
+            .map(|d| d["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(streamed, "Reading both.");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clarification_waits_then_resumes_on_an_answer_or_a_skip() {
+    for protocol in PROTOCOLS {
+        let h = harness(
+            protocol,
+            vec![
+                Turn::call(
+                    "clarify_user",
+                    json!({ "question": "Which status?", "suggested_answers": ["final", "done"] }),
+                ),
+                Turn::call(
+                    "clarify_user",
+                    json!({ "question": "Who owns it?", "suggested_answers": null }),
+                ),
+                propose_alpha(),
+            ],
+            |_| {},
+        )
+        .await;
+        let job = h.start("Update Alpha's status", None);
+        let waiting = |s| s == JobStatus::WaitingForUser;
+        let events = h.events_until(&job.job_id, 0, waiting).await;
+        let asked = of_kind(&events, "clarification.requested");
+        assert_eq!(asked[0]["question"], "Which status?");
+        let snapshot = h.runtime.job(&job.job_id).unwrap();
+        let question = snapshot.pending_question.unwrap();
+        assert_eq!(
+            (
+                question.question_id.as_str(),
+                question.suggested_answers.len()
+            ),
+            ("q_1", 2)
+        );
+        assert!(
+            h.runtime
+                .clarify(&job.job_id, "q_9", Some("x".into()))
+                .is_err(),
+            "wrong question id"
+        );
+        h.runtime
+            .clarify(&job.job_id, "q_1", Some("final".into()))
+            .unwrap();
+
+        let cursor = snapshot.cursor;
+        let events = h
+            .events_until(&job.job_id, cursor, |s| s == JobStatus::WaitingForUser)
+            .await;
+        assert!(kinds(&events).contains(&"clarification.received"));
+        h.runtime.clarify(&job.job_id, "q_2", None).unwrap();
+        let events = h.events_until(&job.job_id, 0, JobStatus::is_terminal).await;
+        assert_eq!(
+            h.runtime.job(&job.job_id).unwrap().status,
+            JobStatus::AwaitingReview
+        );
+        let received = of_kind(&events, "clarification.received");
+        assert_eq!(received[1]["skipped"], true);
+
+        let bodies = h.bodies();
+        assert_eq!(tool_results(&bodies[1])[0].1, "final");
+        assert_eq!(tool_results(&bodies[2]).last().unwrap().1, "no_user_answer");
+        assert!(
+            h.runtime
+                .clarify(&job.job_id, "q_2", Some("late".into()))
+                .is_err()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tool_budget_warns_at_80_percent_and_forces_the_final_call_at_100() {
+    for protocol in PROTOCOLS {
+        let read = || Turn::call("read_file", json!({ "file_path": "notes/alpha.md" }));
+        let h = harness(
+            protocol,
+            vec![read(), read(), read(), read(), read(), propose_alpha()],
+            |_| {},
+        )
+        .await;
+        let (job, events) = h.run_to_end("Mark Alpha final", Some(5)).await;
+        assert_eq!(
+            job.status,
+            JobStatus::BudgetExceeded,
+            "{:?}",
+            kinds(&events)
+        );
+        assert!(
+            job.diff_bundle.is_some(),
+            "the forced proposal is staged for review"
+        );
+        let k = kinds(&events);
+        let warning = k.iter().position(|x| *x == "budget.warning").unwrap();
+        let exhausted = k.iter().position(|x| *x == "budget.exhausted").unwrap();
+        assert_eq!(of_kind(&events, "budget.warning")[0]["tool_calls"], 4);
+        assert!(warning < exhausted);
+        let bodies = h.bodies();
+        assert_eq!(bodies.len(), 6);
+        assert_eq!(tool_names(&bodies[4]).len(), 5);
+        assert_eq!(tool_names(&bodies[5]), ["propose_edits"]);
+        match protocol {
+            Protocol::OpenAiChat => {
+                assert_eq!(bodies[5]["tool_choice"], "required");
+                assert_eq!(bodies[5]["parallel_tool_calls"], false);
+            }
+            Protocol::AnthropicMessages => {
+                assert_eq!(
+                    bodies[5]["tool_choice"],
+                    json!({ "type": "any", "disable_parallel_tool_use": true })
+                );
+            }
+        }
+        // The repeated identical read was pointed out to the model.
+        assert!(
+            tool_results(&bodies[3])
+                .last()
+                .unwrap()
+                .1
+                .contains("exact call 3 times")
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_budget_ends_a_job_that_will_not_propose() {
+    for protocol in PROTOCOLS {
+        let with_usage = |input, output| Turn::Reply {
+            text: Vec::new(),
+            calls: vec![ScriptedCall {
+                id: None,
+                name: "list_files".into(),
+                arguments: "{}".into(),
+            }],
+            stop: None,
+            usage: Some((input, output)),
+            chunk_delay_ms: 0,
+        };
+        let h = harness(
+            protocol,
+            vec![
+                with_usage(850, 10),
+                with_usage(300, 10),
+                Turn::text(&["I would rather not."]),
+            ],
+            |c| c.limits.max_token_budget = 1_000,
+        )
+        .await;
+        let (job, events) = h.run_to_end("Tidy up", None).await;
+        assert_eq!(job.status, JobStatus::BudgetExceeded);
+        assert!(job.diff_bundle.is_none());
+        assert_eq!(of_kind(&events, "budget.warning")[0]["tokens"], 860);
+        assert_eq!(of_kind(&events, "budget.exhausted").len(), 1);
+        // The forced third step reports no usage: it is estimated, never zero.
+        assert!(job.usage.input_tokens > 1150, "{:?}", job.usage);
+        assert_eq!(job.usage.steps, 3);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_stops_a_job_mid_step_and_while_it_waits() {
+    for protocol in PROTOCOLS {
+        let slow = Turn::Reply {
+            text: (0..200).map(|i| format!("word {i}\n")).collect(),
+            calls: Vec::new(),
+            stop: None,
+            usage: None,
+            chunk_delay_ms: 50,
+        };
+        let h = harness(
+            protocol,
+            vec![
+                slow,
+                Turn::call("clarify_user", json!({ "question": "Sure?" })),
+            ],
+            |_| {},
+        )
+        .await;
+        let job = h.start("Write a lot", None);
+        // Wait until text streams, then cancel inside the step.
+        let mut cursor = 0;
+        loop {
+            let page = h.runtime.events(&job.job_id, cursor, 2_000).await.unwrap();
+            cursor = page.next_cursor;
+            if page.events.iter().any(|e| e.kind == "assistant.delta") {
+                break;
+            }
+        }
+        h.runtime.cancel(&job.job_id).unwrap();
+        let events = h.events_until(&job.job_id, 0, JobStatus::is_terminal).await;
+        assert_eq!(
+            h.runtime.job(&job.job_id).unwrap().status,
+            JobStatus::Cancelled
+        );
+        assert_eq!(*kinds(&events).last().unwrap(), "job.cancelled");
+        let streamed = of_kind(&events, "assistant.delta").len();
+        assert!(
+            streamed < 200,
+            "cancelled before the stream ended ({streamed} deltas)"
+        );
+        assert!(
+            h.runtime.cancel(&job.job_id).is_err(),
+            "a finished job cannot be cancelled"
+        );
+
+        let job = h.start("Ask first", None);
+        h.events_until(&job.job_id, 0, |s| s == JobStatus::WaitingForUser)
+            .await;
+        h.runtime.cancel(&job.job_id).unwrap();
+        h.events_until(&job.job_id, 0, JobStatus::is_terminal).await;
+        assert_eq!(
+            h.runtime.job(&job.job_id).unwrap().status,
+            JobStatus::Cancelled
+        );
+    }
+}
+
+fn error(status: u16, headers: &[(&str, &str)], body: &str) -> Turn {
+    Turn::Error {
+        status,
+        headers: headers
+            .iter()
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect(),
+        body: body.into(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provider_errors_are_retried_by_class() {
+    for protocol in PROTOCOLS {
+        // Rate limit (retry-after honoured), overload, a broken stream: retried.
+        let h = harness(
+            protocol,
+            vec![
+                error(429, &[("retry-after", "1")], r#"{"error":{"type":"rate_limit_error","message":"slow down"}}"#),
+                error(529, &[], r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#),
+                Turn::StreamError {
+                    message: "upstream overloaded".into(),
+                },
+                Turn::text(&["Nothing to change."]),
+            ],
+            |_| {},
+        )
+        .await;
+        let (job, events) = h.run_to_end("Check", None).await;
+        assert_eq!(job.status, JobStatus::Completed, "{:?}", kinds(&events));
+        let retries = of_kind(&events, "provider.retry");
+        let classes: Vec<&str> = retries
+            .iter()
+            .map(|r| r["error"]["code"].as_str().unwrap())
+            .collect();
+        assert_eq!(classes, ["rate_limited", "overloaded", "overloaded"]);
+        assert_eq!(retries[0]["delay_ms"], 1000, "retry-after: 1");
+        assert_eq!(h.bodies().len(), 4);
+
+        // Authentication and invalid requests: never retried.
+        for (status, code) in [(401, "auth"), (400, "invalid_request")] {
+            let h = harness(
+                protocol,
+                vec![error(status, &[], r#"{"error":{"message":"no"}}"#)],
+                |_| {},
+            )
+            .await;
+            let (job, events) = h.run_to_end("Check", None).await;
+            assert_eq!(job.status, JobStatus::Failed);
+            assert_eq!(job.error.unwrap().code, code);
+            assert!(of_kind(&events, "provider.retry").is_empty());
+            assert_eq!(h.bodies().len(), 1);
+        }
+
+        // Server errors: a few times, then the job fails.
+        let h = harness(
+            protocol,
+            (0..6).map(|_| error(500, &[], "boom")).collect(),
+            |_| {},
+        )
+        .await;
+        let (job, _) = h.run_to_end("Check", None).await;
+        assert_eq!(job.error.unwrap().code, "server");
+        assert_eq!(h.bodies().len(), 4, "one try and three retries");
+
+        // The server's own word wins: x-should-retry: false.
+        let h = harness(
+            protocol,
+            vec![error(503, &[("x-should-retry", "false")], "")],
+            |_| {},
+        )
+        .await;
+        let (job, _) = h.run_to_end("Check", None).await;
+        assert_eq!(job.status, JobStatus::Failed);
+        assert_eq!(h.bodies().len(), 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hybrid_mode_falls_back_to_remote_and_says_why() {
+    for protocol in PROTOCOLS {
+        let local = ScriptedModel::start((0..6).map(|_| malformed("{oops")).collect())
+            .await
+            .unwrap();
+        let h = harness(protocol, vec![propose_alpha()], |c| {
+            c.agent_mode = AgentMode::HybridAuto;
+            c.local = settings(&local, Protocol::OpenAiChat);
+        })
+        .await;
+        let (job, events) = h.run_to_end("Mark Alpha final", None).await;
+        assert_eq!(
+            job.status,
+            JobStatus::AwaitingReview,
+            "{:?}",
+            kinds(&events)
+        );
+        let selected: Vec<&str> = of_kind(&events, "provider.selected")
+            .iter()
+            .map(|e| e["provider"].as_str().unwrap())
+            .collect();
+        let remote = match protocol {
+            Protocol::OpenAiChat => "openai",
+            Protocol::AnthropicMessages => "anthropic",
+        };
+        assert_eq!(selected, ["local", remote]);
+        let fallback = of_kind(&events, "provider.fallback");
+        assert_eq!(fallback[0]["reason"], "schema_failures");
+        assert_eq!(job.provider.as_deref(), Some(remote));
+        assert_eq!(local.requests().len(), 6);
+        assert!(job.usage.steps >= 7, "usage counts both providers");
+
+        // A local server that is not there at all.
+        let closed = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let h = harness(protocol, vec![propose_alpha()], |c| {
+            c.agent_mode = AgentMode::HybridAuto;
+            c.local.base_url = Some(format!("http://{closed}/v1"));
+        })
+        .await;
+        let (job, events) = h.run_to_end("Mark Alpha final", None).await;
+        assert_eq!(job.status, JobStatus::AwaitingReview);
+        assert_eq!(
+            of_kind(&events, "provider.fallback")[0]["reason"],
+            "provider_error"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_survives_a_restart_and_the_job_resumes() {
+    let h = harness(
+        Protocol::AnthropicMessages,
+        vec![
+            Turn::call("clarify_user", json!({ "question": "Which status?" })),
+            propose_alpha(),
+        ],
+        |_| {},
+    )
+    .await;
+    let job = h.start("Update Alpha", None);
+    h.events_until(&job.job_id, 0, |s| s == JobStatus::WaitingForUser)
+        .await;
+    h.runtime.shutdown();
+
+    let reopened = Runtime::open(h.vault.path(), h.config.clone()).unwrap();
+    let snapshot = reopened.job(&job.job_id).unwrap();
+    assert_eq!(snapshot.status, JobStatus::WaitingForUser);
+    assert_eq!(snapshot.pending_question.unwrap().question, "Which status?");
+    reopened
+        .clarify(&job.job_id, "q_1", Some("final".into()))
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !reopened.job(&job.job_id).unwrap().status.is_terminal() {
+        assert!(std::time::Instant::now() < deadline);
+        reopened
+            .events(&job.job_id, snapshot.cursor, 500)
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        reopened.job(&job.job_id).unwrap().status,
+        JobStatus::AwaitingReview
+    );
+    assert_eq!(tool_results(&h.bodies()[1])[0].1, "final");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_running_at_a_restart_is_marked_interrupted() {
+    let slow = Turn::Reply {
+        text: (0..100).map(|i| format!("{i} ")).collect(),
+        calls: Vec::new(),
+        stop: None,
+        usage: None,
+        chunk_delay_ms: 50,
+    };
+    let h = harness(Protocol::OpenAiChat, vec![slow], |_| {}).await;
+    let job = h.start("Write", None);
+    let mut cursor = 0;
+    while cursor == 0 || h.runtime.job(&job.job_id).unwrap().status != JobStatus::Running {
+        cursor = h
+            .runtime
+            .events(&job.job_id, cursor, 2_000)
+            .await
+            .unwrap()
+            .next_cursor;
+    }
+    h.runtime.shutdown();
+    let reopened = Runtime::open(h.vault.path(), h.config.clone()).unwrap();
+    let job = reopened.job(&job.job_id).unwrap();
+    assert_eq!(job.status, JobStatus::Failed);
+    assert_eq!(job.error.unwrap().code, "interrupted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_keep_chat_and_context_and_gc_purges_only_finished_jobs() {
+    let h = harness(
+        Protocol::OpenAiChat,
+        vec![
+            Turn::text(&["First answer."]),
+            Turn::text(&["Second answer."]),
+            Turn::call("clarify_user", json!({ "question": "Hm?" })),
+        ],
+        |c| c.limits.max_jobs_per_session = 1,
+    )
+    .await;
+    let session = h.runtime.create_session(None).unwrap();
+    let run = |instruction: &str| {
+        h.runtime
+            .run(redline::jobs::RunRequest {
+                session_id: session.session_id.clone(),
+                instruction: instruction.into(),
+                context_rows: vec![redline::jobs::ContextRow {
+                    id: "ctx_1".into(),
+                    kind: "selection".into(),
+                    file_path: Some("notes/alpha.md".into()),
+                    start_line: Some(3),
+                    end_line: Some(3),
+                    content: "Status: draft".into(),
+                    pinned: instruction == "One",
+                }],
+                tool_config: Default::default(),
+            })
+            .unwrap()
+    };
+    let first = run("One");
+    h.events_until(&first.job_id, 0, JobStatus::is_terminal)
+        .await;
+    let second = run("Two");
+    h.events_until(&second.job_id, 0, JobStatus::is_terminal)
+        .await;
+    // The second request carried the chat so far and the pinned row once.
+    let body = &h.bodies()[1];
+    let text = body["messages"].to_string();
+    assert!(text.contains("First answer.") && text.contains("\"One\""));
+    assert_eq!(
+        text.matches("[ctx_1]").count(),
+        2,
+        "the pinned row and this run's row"
+    );
+    let third = run("Three");
+    h.events_until(&third.job_id, 0, |s| s == JobStatus::WaitingForUser)
+        .await;
+
+    // One job per session is kept; the waiting one is never purged.
+    h.runtime.gc().unwrap();
+    assert!(h.runtime.job(&first.job_id).is_err());
+    assert!(h.runtime.job(&second.job_id).is_err());
+    assert_eq!(
+        h.runtime.job(&third.job_id).unwrap().status,
+        JobStatus::WaitingForUser
+    );
+
+    let renamed = h
+        .runtime
+        .rename_session(&session.session_id, "Status work")
+        .unwrap();
+    assert_eq!(renamed.name.as_deref(), Some("Status work"));
+    assert_eq!(renamed.chat.len(), 5);
+    let cleared = h.runtime.clear_session(&session.session_id).unwrap();
+    assert!(cleared.chat.is_empty() && cleared.context_rows.is_empty());
+    assert_eq!(cleared.name.as_deref(), Some("Status work"));
+    h.runtime.delete_session(&session.session_id).unwrap();
+    assert!(h.runtime.session(&session.session_id).is_err());
+    assert!(h.runtime.job(&third.job_id).is_err());
+}
