@@ -39,8 +39,13 @@ pub async fn run(
     loop {
         let page = runtime.events(&job.job_id, cursor, 30_000).await?;
         cursor = page.next_cursor;
+        let mut ended = false;
         for event in &page.events {
             writeln!(out, "{}", serde_json::to_string(event)?)?;
+            // The terminal status change is the last event a job writes.
+            ended |= event.kind == "job.status"
+                && serde_json::from_value::<JobStatus>(event.data["status"].clone())
+                    .is_ok_and(JobStatus::is_terminal);
         }
         out.flush()?;
         let current = runtime.job(&job.job_id)?;
@@ -57,7 +62,7 @@ pub async fn run(
             runtime.clarify(&job.job_id, &question.question_id, answer)?;
             answered = Some(question.question_id);
         }
-        if current.status.is_terminal() && page.events.is_empty() {
+        if ended {
             writeln!(
                 out,
                 "{}",

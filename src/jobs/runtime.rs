@@ -707,11 +707,12 @@ impl Runtime {
                 j.summary = p.summary.clone();
             }
         });
-        self.set_status(job_id, status, None);
         let _ = self.db().put_loop_state(job_id, None);
         let mut data = data;
         data["usage"] = json!(usage);
         self.emit(job_id, kind, data);
+        // Last: a reader that sees the terminal `job.status` has seen all.
+        self.set_status(job_id, status, None);
         if let Some(job) = job {
             let said = summary
                 .or(job.summary.clone())
