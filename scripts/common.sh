@@ -35,3 +35,16 @@ apt_install() {
   fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$package" >/dev/null
 }
+
+# The C libraries Redline links: OpenSSL (HTTPS to model providers) and
+# D-Bus (the OS keychain through the Secret Service), found by pkg-config.
+require_build_deps() {
+  apt_install pkg-config pkg-config
+  pkg-config --exists openssl 2>/dev/null || apt_install_always libssl-dev
+  pkg-config --exists dbus-1 2>/dev/null || apt_install_always libdbus-1-dev
+}
+
+# apt_install_always PACKAGE: installs PACKAGE (no command to check for).
+apt_install_always() {
+  apt_install "$1" "/nonexistent/$1"
+}

@@ -163,6 +163,11 @@ pub struct ProviderSettings {
     /// Sampling temperature; `None` leaves the server's default.
     #[serde(default)]
     pub temperature: Option<f32>,
+    /// Ask for a tool call on every step instead of leaving the choice to the
+    /// model. For small local models whose server cannot parse free choice
+    /// (llama.cpp with a function-calling template). Default false.
+    #[serde(default)]
+    pub require_tools: bool,
 }
 
 impl ProviderSettings {
@@ -280,12 +285,14 @@ impl Default for Config {
                 model: "gpt-4o-mini".into(),
                 base_url: None,
                 temperature: None,
+                require_tools: false,
             },
             local: ProviderSettings {
                 provider: ProviderKind::Openai,
                 model: "llama3.2".into(),
                 base_url: Some("http://127.0.0.1:11434/v1".into()),
                 temperature: Some(0.0),
+                require_tools: false,
             },
             hybrid: HybridSettings::default(),
             http: HttpSettings::default(),

@@ -22,28 +22,51 @@ struct Run {
     lines: Vec<Value>,
 }
 
-async fn run(model: &ScriptedModel, protocol: Protocol, vault: &std::path::Path, data: &std::path::Path, stdin: &str, extra: &[&str]) -> Run {
+async fn run(
+    model: &ScriptedModel,
+    protocol: Protocol,
+    vault: &std::path::Path,
+    data: &std::path::Path,
+    stdin: &str,
+    extra: &[&str],
+) -> Run {
     let provider = match protocol {
         Protocol::OpenAiChat => "openai",
         Protocol::AnthropicMessages => "anthropic",
     };
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_redline"));
-    cmd.args(["run", vault.to_str().unwrap(), "Update the status lines", "--provider", provider])
-        .args(["--model", "scripted-model", "--base-url", &model.base_url(protocol)])
-        .args(extra)
-        .env("REDLINE_CONFIG", "/nonexistent/redline.toml")
-        .env("REDLINE_DATA_DIR", data)
-        .env("REDLINE_NO_KEYCHAIN", "1")
-        .env("REDLINE_LOG", "trace")
-        .env("OPENAI_API_KEY", KEY)
-        .env("ANTHROPIC_API_KEY", KEY)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.args([
+        "run",
+        vault.to_str().unwrap(),
+        "Update the status lines",
+        "--provider",
+        provider,
+    ])
+    .args([
+        "--model",
+        "scripted-model",
+        "--base-url",
+        &model.base_url(protocol),
+    ])
+    .args(extra)
+    .env("REDLINE_CONFIG", "/nonexistent/redline.toml")
+    .env("REDLINE_DATA_DIR", data)
+    .env("REDLINE_NO_KEYCHAIN", "1")
+    .env("REDLINE_LOG", "trace")
+    .env("OPENAI_API_KEY", KEY)
+    .env("ANTHROPIC_API_KEY", KEY)
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
     let stdin = stdin.to_owned();
     let out = tokio::task::spawn_blocking(move || {
         let mut child = cmd.spawn().unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
         child.wait_with_output().unwrap()
     })
     .await
@@ -97,19 +120,45 @@ async fn run_answers_questions_from_stdin_and_never_shows_the_key() {
         let vault = tempfile::tempdir().unwrap();
         write_vault(vault.path());
         let data = tempfile::tempdir().unwrap();
-        let out = run(&model, protocol, vault.path(), data.path(), "final\n\n", &[]).await;
+        let out = run(
+            &model,
+            protocol,
+            vault.path(),
+            data.path(),
+            "final\n\n",
+            &[],
+        )
+        .await;
         assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
 
-        let kinds: Vec<&str> = out.lines.iter().filter_map(|l| l["type"].as_str()).collect();
-        assert!(kinds.contains(&"clarification.requested") && kinds.contains(&"job.awaiting_review"), "{}", out.stdout);
-        let received: Vec<&Value> = out.lines.iter().filter(|l| l["type"] == "clarification.received").collect();
+        let kinds: Vec<&str> = out
+            .lines
+            .iter()
+            .filter_map(|l| l["type"].as_str())
+            .collect();
+        assert!(
+            kinds.contains(&"clarification.requested") && kinds.contains(&"job.awaiting_review"),
+            "{}",
+            out.stdout
+        );
+        let received: Vec<&Value> = out
+            .lines
+            .iter()
+            .filter(|l| l["type"] == "clarification.received")
+            .collect();
         assert_eq!(received[0]["data"]["answer"], "final");
         assert_eq!(received[1]["data"]["skipped"], true, "an empty line skips");
         let last = out.lines.last().unwrap();
         assert_eq!(last["status"], "awaiting_review");
-        assert_eq!(last["diff_bundle"]["files"][0]["file_path"], "notes/alpha.md");
+        assert_eq!(
+            last["diff_bundle"]["files"][0]["file_path"],
+            "notes/alpha.md"
+        );
         // The review waits: nothing was written.
-        assert_eq!(std::fs::read_to_string(vault.path().join("notes/alpha.md")).unwrap(), ALPHA);
+        assert_eq!(
+            std::fs::read_to_string(vault.path().join("notes/alpha.md")).unwrap(),
+            ALPHA
+        );
 
         // The key reached the server, and nothing else.
         let requests = model.requests();
@@ -122,10 +171,16 @@ async fn run_answers_questions_from_stdin_and_never_shows_the_key() {
         assert!(sent.ends_with(KEY));
         assert!(out.stderr.contains("event"), "traces were on");
         for (what, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
-            assert!(!text.contains(KEY) && !text.contains("SECRET"), "the key is in {what}");
+            assert!(
+                !text.contains(KEY) && !text.contains("SECRET"),
+                "the key is in {what}"
+            );
         }
         let stored = all_bytes(data.path());
-        assert!(!stored.windows(6).any(|w| w == b"SECRET"), "the key is in the data directory");
+        assert!(
+            !stored.windows(6).any(|w| w == b"SECRET"),
+            "the key is in the data directory"
+        );
     }
 }
 
@@ -141,13 +196,31 @@ async fn run_exit_statuses_tell_failure_and_budget() {
     }])
     .await
     .unwrap();
-    let out = run(&model, Protocol::OpenAiChat, vault.path(), data.path(), "", &[]).await;
+    let out = run(
+        &model,
+        Protocol::OpenAiChat,
+        vault.path(),
+        data.path(),
+        "",
+        &[],
+    )
+    .await;
     assert_eq!(out.status, 1);
     assert_eq!(out.lines.last().unwrap()["error"]["code"], "auth");
 
     let read = || Turn::call("list_files", json!({}));
-    let model = ScriptedModel::start(vec![read(), read(), Turn::text(&["No."])]).await.unwrap();
-    let out = run(&model, Protocol::AnthropicMessages, vault.path(), data.path(), "", &["--max-tool-calls", "2"]).await;
+    let model = ScriptedModel::start(vec![read(), read(), Turn::text(&["No."])])
+        .await
+        .unwrap();
+    let out = run(
+        &model,
+        Protocol::AnthropicMessages,
+        vault.path(),
+        data.path(),
+        "",
+        &["--max-tool-calls", "2"],
+    )
+    .await;
     assert_eq!(out.status, 3, "{}", out.stdout);
     assert_eq!(out.lines.last().unwrap()["status"], "budget_exceeded");
 }

@@ -593,14 +593,14 @@ async fn handle_call(
             }
         }
         _ => {
-            state.usage.tool_calls += 1;
-            if state.usage.tool_calls > params.max_tool_calls {
+            if state.usage.tool_calls >= params.max_tool_calls {
                 return failed(
                     state,
                     "budget_exhausted",
                     "the tool-call budget is used up; call propose_edits now".into(),
                 );
             }
+            state.usage.tool_calls += 1;
             let key = format!("{name}{args}");
             let repeats = state.repeats.entry(key).or_default();
             *repeats += 1;

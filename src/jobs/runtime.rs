@@ -144,7 +144,12 @@ impl Providers {
                 key,
                 config.http.clone(),
             )
-            .map(|p| Arc::new(p) as Arc<dyn Provider>)
+            .map(|p| {
+                Arc::new(
+                    p.with_temperature(settings.temperature)
+                        .with_required_tools(settings.require_tools),
+                ) as Arc<dyn Provider>
+            })
         };
         let remote = || build(config.remote.provider.name(), &config.remote, true);
         let local = || build("local", &config.local, false);

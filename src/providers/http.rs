@@ -14,7 +14,7 @@ use futures_util::future::BoxFuture;
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use serde_json::Value;
 
-use super::conversation::StepRequest;
+use super::conversation::{StepRequest, ToolChoice};
 use super::keys::ApiKey;
 use super::{Notice, Protocol, Provider, ProviderError, ProviderErrorKind, Step, read_step_with};
 use crate::config::HttpSettings;
@@ -29,6 +29,8 @@ pub struct HttpProvider {
     key: Option<ApiKey>,
     client: reqwest::Client,
     settings: HttpSettings,
+    temperature: Option<f32>,
+    require_tools: bool,
 }
 
 impl HttpProvider {
@@ -63,7 +65,22 @@ impl HttpProvider {
             key,
             client,
             settings,
+            temperature: None,
+            require_tools: false,
         })
+    }
+
+    /// Sends `temperature` with every request (unless the request sets one).
+    pub fn with_temperature(mut self, temperature: Option<f32>) -> HttpProvider {
+        self.temperature = temperature;
+        self
+    }
+
+    /// Turns every free tool choice into a required one (see
+    /// `ProviderSettings::require_tools`).
+    pub fn with_required_tools(mut self, require: bool) -> HttpProvider {
+        self.require_tools = require;
+        self
     }
 
     fn headers(&self) -> HeaderMap {
@@ -197,9 +214,16 @@ impl Provider for HttpProvider {
         notices: &'a mut (dyn FnMut(Notice) + Send),
     ) -> BoxFuture<'a, Result<Step, ProviderError>> {
         Box::pin(async move {
+            let mut request = std::borrow::Cow::Borrowed(request);
+            if self.require_tools && request.tool_choice == ToolChoice::Auto {
+                request.to_mut().tool_choice = ToolChoice::Required;
+            }
+            if request.temperature.is_none() && self.temperature.is_some() {
+                request.to_mut().temperature = self.temperature;
+            }
             let body = match self.protocol {
-                Protocol::OpenAiChat => super::openai::request_body(request),
-                Protocol::AnthropicMessages => super::anthropic::request_body(request),
+                Protocol::OpenAiChat => super::openai::request_body(&request),
+                Protocol::AnthropicMessages => super::anthropic::request_body(&request),
             };
             let body = serde_json::to_vec(&body).expect("request bodies serialize");
             let mut attempt = 0;

@@ -140,6 +140,25 @@ impl Store {
         Ok(last.map_or(0, |c| c as u64 + 1))
     }
 
+    /// Appends many events of one job in one transaction (imports, benchmarks).
+    pub fn put_events(&mut self, job_id: &str, events: &[Event]) -> Result<(), StoreError> {
+        self.transaction(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "INSERT INTO events (job_id, cursor, type, ts, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for e in events {
+                stmt.execute(params![
+                    job_id,
+                    e.cursor as i64,
+                    e.kind,
+                    e.ts,
+                    e.data.to_string()
+                ])?;
+            }
+            Ok(())
+        })
+    }
+
     /// Up to `limit` events of a job from `cursor` on, in order.
     pub fn events(
         &self,

@@ -44,6 +44,7 @@ pub fn settings(model: &ScriptedModel, protocol: Protocol) -> ProviderSettings {
         model: "scripted-model".into(),
         base_url: Some(model.base_url(protocol)),
         temperature: None,
+        require_tools: false,
     }
 }
 
