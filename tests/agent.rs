@@ -752,3 +752,55 @@ async fn sessions_keep_chat_and_context_and_gc_purges_only_finished_jobs() {
     assert!(h.runtime.session(&session.session_id).is_err());
     assert!(h.runtime.job(&third.job_id).is_err());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conflict_on_apply_writes_nothing_and_a_rerun_is_linked_to_the_job() {
+    let h = harness(
+        Protocol::OpenAiChat,
+        vec![
+            Turn::call("read_file", json!({ "file_path": "notes/alpha.md" })),
+            propose_alpha(),
+            Turn::text(&["The status is already settled."]),
+        ],
+        |_| {},
+    )
+    .await;
+    let (job, _) = h.run_to_end("Mark Alpha final", None).await;
+    let hunk = job.diff_bundle.as_ref().unwrap().files[0].hunks[0]
+        .hunk_id
+        .clone();
+    assert!(
+        h.runtime.apply(&job.job_id, &["h_999".into()]).is_err(),
+        "a hunk of no job of this one"
+    );
+
+    // Another editor changes the file after the agent read it.
+    let theirs = "# Alpha\n\nStatus: archived\nOwner: Ann\n";
+    std::fs::write(h.vault.path().join("notes/alpha.md"), theirs).unwrap();
+    let report = h.runtime.apply(&job.job_id, &[hunk]).unwrap();
+    assert_eq!(report[0].status, "conflict");
+    assert_eq!(
+        h.read("notes/alpha.md"),
+        theirs,
+        "their edit is not overwritten"
+    );
+    let failed = h.runtime.job(&job.job_id).unwrap();
+    assert_eq!(
+        (failed.status, failed.error.unwrap().code.as_str()),
+        (JobStatus::Failed, "conflict")
+    );
+
+    let rerun = h.runtime.rerun(&job.job_id).unwrap();
+    assert_eq!(rerun.rerun_of.as_deref(), Some(job.job_id.as_str()));
+    let events = h
+        .events_until(&rerun.job_id, 0, JobStatus::is_terminal)
+        .await;
+    assert_eq!(
+        of_kind(&events, "job.queued")[0]["rerun_of"],
+        json!(job.job_id)
+    );
+    assert_eq!(
+        h.runtime.job(&rerun.job_id).unwrap().status,
+        JobStatus::Completed
+    );
+}

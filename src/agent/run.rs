@@ -224,8 +224,14 @@ pub async fn drive(
         } else {
             toolset::specs(&params.agent)
         };
+        // An agent definition may name its own model of the provider in force.
+        let model = params
+            .agent
+            .model
+            .clone()
+            .unwrap_or_else(|| provider.model().to_owned());
         let request = StepRequest {
-            model: provider.model().to_owned(),
+            model: model.clone(),
             messages: state.messages.clone(),
             tools,
             tool_choice: if state.forced {
@@ -257,7 +263,7 @@ pub async fn drive(
         });
         state.usage.input_tokens += input;
         state.usage.output_tokens += output;
-        state.usage.cost_usd += params.config.cost_usd(provider.model(), input, output);
+        state.usage.cost_usd += params.config.cost_usd(&model, input, output);
         host.emit(
             "model.step",
             json!({

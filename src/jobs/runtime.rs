@@ -29,7 +29,7 @@ use crate::hunks::{DiffBundle, HunkLimits};
 use crate::project::{OpenError, Project};
 use crate::providers::http::HttpProvider;
 use crate::providers::{Provider, ProviderError, keys};
-use crate::review::AppliedFile;
+use crate::review::{AppliedFile, Status};
 use crate::store::{Store, StoreError};
 use crate::workspace::{RunInfo, Workspace, WorkspaceError};
 
@@ -935,12 +935,52 @@ impl Runtime {
             "apply.started",
             json!({ "accepted_hunk_ids": accepted_hunk_ids }),
         );
-        let report = self
-            .inner
-            .workspace
-            .lock()
-            .unwrap()
-            .apply(accepted_hunk_ids)?;
+        // Only this job's hunks are decided: another job's pending hunks in
+        // the same files stay staged, and saving writes the buffer without them.
+        let report = {
+            let mut ws = self
+                .inner
+                .workspace
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let mut report = Vec::new();
+            for file in &bundle.files {
+                let pending: Vec<String> = ws
+                    .review()
+                    .file(&file.file_path)
+                    .map(|f| {
+                        f.entries()
+                            .iter()
+                            .filter(|e| e.status == Status::Pending)
+                            .filter_map(|e| e.hunk_id.clone())
+                            .filter(|h| file.hunks.iter().any(|x| &x.hunk_id == h))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let (mut applied, mut rejected) = (0, 0);
+                for hunk in &pending {
+                    let accept = accepted_hunk_ids.contains(hunk);
+                    ws.decide(
+                        hunk,
+                        if accept {
+                            Status::Accepted
+                        } else {
+                            Status::Rejected
+                        },
+                    )?;
+                    if accept { applied += 1 } else { rejected += 1 }
+                }
+                let saved = ws.save(&file.file_path);
+                report.push(AppliedFile {
+                    file_path: file.file_path.clone(),
+                    applied_hunks: applied,
+                    rejected_hunks: rejected,
+                    status: if saved.is_ok() { "applied" } else { "conflict" }.into(),
+                    message: saved.err().map(|e| e.to_string()),
+                });
+            }
+            report
+        };
         let conflicts: Vec<&AppliedFile> =
             report.iter().filter(|f| f.status == "conflict").collect();
         self.emit(
