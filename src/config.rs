@@ -443,6 +443,29 @@ mod tests {
     }
 
     #[test]
+    fn cost_uses_the_exact_price_else_the_longest_prefix() {
+        let config = Config::default();
+        let cost = config.cost_usd("gpt-4o-mini-2024-07-18", 1_000_000, 1_000_000);
+        assert!((cost - 0.75).abs() < 1e-9, "{cost}");
+        assert!((config.cost_usd("gpt-4o", 1_000_000, 0) - 2.5).abs() < 1e-9);
+        assert_eq!(config.cost_usd("my-local-model", 5_000, 5_000), 0.0);
+    }
+
+    #[test]
+    fn nested_settings_come_from_the_environment() {
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("REDLINE_AGENT_MODE", "hybrid_auto");
+            jail.set_env("REDLINE_REMOTE__MODEL", "gpt-4.1");
+            jail.set_env("REDLINE_HTTP__MAX_RETRIES", "7");
+            let config = Config::load_from(None).unwrap();
+            assert_eq!(config.agent_mode, AgentMode::HybridAuto);
+            assert_eq!(config.remote.model, "gpt-4.1");
+            assert_eq!(config.http.max_retries, 7);
+            Ok(())
+        });
+    }
+
+    #[test]
     fn a_bad_value_names_its_key() {
         figment::Jail::expect_with(|jail| {
             jail.set_env("REDLINE_MAX_READ_BYTES_DEFAULT", "lots");

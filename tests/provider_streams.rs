@@ -248,3 +248,94 @@ fn vercel_recordings() {
     assert!(!text.text.is_empty());
     file(&dir.join("anthropic__anthropic-json-tool.1.chunks.txt"));
 }
+
+/// The HTTP adapter, served each llama-server capture over real HTTP, gives
+/// the decoder's step — or, for a stream the server broke off with an error,
+/// a server-class failure, never a step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_adapter_reads_every_llama_server_capture_like_the_decoder() {
+    use redline::providers::conversation::{Message, StepRequest, ToolChoice};
+    use redline::providers::http::HttpProvider;
+    use redline::providers::scripted::{ScriptedModel, Turn};
+    use redline::providers::{Provider, ProviderErrorKind};
+
+    let mut served = 0;
+    for dir in [
+        "llama-server-default-template",
+        "llama-server-functionary-template",
+    ] {
+        for entry in std::fs::read_dir(ours().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let protocol = match &name {
+                n if n.starts_with("ant_") => Protocol::AnthropicMessages,
+                n if n.starts_with("oai_chat_") => Protocol::OpenAiChat,
+                _ => continue,
+            };
+            let content_type = if name.ends_with(".response.sse") {
+                "text/event-stream"
+            } else if name.ends_with(".response.json") {
+                "application/json"
+            } else {
+                continue;
+            };
+            let body = std::fs::read_to_string(&path).unwrap();
+            let expected = if content_type == "application/json" {
+                // The whole body is one payload.
+                let framed = format!("data: {}\n\n", body.replace('\n', ""));
+                decode(protocol, framed.as_bytes(), &name)
+            } else {
+                file(&path)
+            };
+            let model = ScriptedModel::start(vec![Turn::Raw {
+                content_type: content_type.into(),
+                body,
+            }])
+            .await
+            .unwrap();
+            let settings = redline::config::HttpSettings {
+                max_retries: 0,
+                ..Default::default()
+            };
+            let provider = HttpProvider::new(
+                "llama",
+                protocol,
+                &model.base_url(protocol),
+                "m",
+                None,
+                settings,
+            )
+            .unwrap();
+            let request = StepRequest {
+                model: "m".into(),
+                messages: vec![Message::User {
+                    content: "Read src/main.rs".into(),
+                }],
+                tools: Vec::new(),
+                tool_choice: ToolChoice::Auto,
+                parallel_tool_calls: true,
+                max_tokens: 64,
+                temperature: None,
+            };
+            let mut text = String::new();
+            let result = provider
+                .step(&request, &mut |n| {
+                    if let redline::providers::Notice::Text(t) = n {
+                        text.push_str(&t)
+                    }
+                })
+                .await;
+            match (&expected.error, result) {
+                (Some(_), Err(e)) => assert_eq!(e.kind, ProviderErrorKind::Server, "{name}"),
+                (None, Ok(mut step)) => {
+                    (step.latency_ms, step.model) = (0, String::new());
+                    assert_eq!(step, expected, "{name}");
+                    assert_eq!(text, step.text, "{name}: streamed text");
+                }
+                (e, r) => panic!("{name}: decoder error {e:?}, adapter {r:?}"),
+            }
+            served += 1;
+        }
+    }
+    assert!(served >= 10, "only {served} captures served");
+}

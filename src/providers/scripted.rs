@@ -66,6 +66,13 @@ pub enum Turn {
         /// The error's message.
         message: String,
     },
+    /// A 200 response with exactly these bytes (a recorded stream, say).
+    Raw {
+        /// Its content type.
+        content_type: String,
+        /// Its body.
+        body: String,
+    },
 }
 
 /// A tool call in a scripted reply.
@@ -264,6 +271,11 @@ fn serve(protocol: Protocol, script: &Mutex<Script>, headers: &HeaderMap, body: 
             }
             response.body(Body::from(body)).expect("valid response")
         }
+        Turn::Raw { content_type, body } => Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, content_type)
+            .body(Body::from(body))
+            .expect("valid response"),
         Turn::StreamError { message } => {
             let frame = match protocol {
                 Protocol::OpenAiChat => sse(
