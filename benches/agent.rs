@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redline::config::Limits;
-use redline::jobs::{Event, Job, JobStatus, JobUsage, Session};
+use redline::jobs::{Event, Job, JobStatus, Session};
 use redline::project::Project;
 use redline::providers::conversation::{Message, StepRequest, ToolChoice};
 use redline::providers::http::HttpProvider;
@@ -139,26 +139,14 @@ fn fill(data: &std::path::Path, root: &std::path::Path, events_per_job: usize) -
         store.put_session(&session).unwrap();
         for j in 0..limits.max_jobs_per_session {
             let job = Job {
-                job_id: format!("job_b{s}_{j}"),
-                session_id: session.session_id.clone(),
                 // Jobs with a review open are kept by lifecycle GC.
                 status: JobStatus::AwaitingReview,
-                instruction: "Benchmark instruction".into(),
-                created_at: now.clone(),
-                started_at: Some(now.clone()),
-                finished_at: Some(now.clone()),
-                cursor: 0,
-                provider: None,
-                model: None,
-                proposed_edits: Vec::new(),
-                diff_bundle: None,
-                checkpoint_id: None,
-                pending_question: None,
-                summary: None,
-                error: None,
-                usage: JobUsage::default(),
-                rerun_of: None,
-                max_tool_calls: 12,
+                ..Job::new(
+                    format!("job_b{s}_{j}"),
+                    session.session_id.clone(),
+                    "Benchmark instruction".into(),
+                    12,
+                )
             };
             store.put_job(&job).unwrap();
             let events: Vec<Event> = (0..events_per_job)

@@ -37,16 +37,6 @@ impl JobStatus {
         )
     }
 
-    /// Whether lifecycle GC may purge the job (seed §25: completed and failed
-    /// runs only; a cancelled run counts as failed). Jobs with a review open
-    /// are kept.
-    pub fn is_purgeable(self) -> bool {
-        matches!(
-            self,
-            JobStatus::Completed | JobStatus::Failed | JobStatus::Cancelled
-        )
-    }
-
     /// The snake_case name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -224,6 +214,38 @@ pub struct Job {
     pub rerun_of: Option<String>,
     /// Tool-call budget it ran with.
     pub max_tool_calls: usize,
+}
+
+impl Job {
+    /// A new job, `queued`, created now.
+    pub fn new(
+        job_id: String,
+        session_id: String,
+        instruction: String,
+        max_tool_calls: usize,
+    ) -> Job {
+        Job {
+            job_id,
+            session_id,
+            status: JobStatus::Queued,
+            instruction,
+            created_at: now(),
+            started_at: None,
+            finished_at: None,
+            cursor: 0,
+            provider: None,
+            model: None,
+            proposed_edits: Vec::new(),
+            diff_bundle: None,
+            checkpoint_id: None,
+            pending_question: None,
+            summary: None,
+            error: None,
+            usage: JobUsage::default(),
+            rerun_of: None,
+            max_tool_calls,
+        }
+    }
 }
 
 /// One event of a job's log (seed §9).

@@ -446,30 +446,19 @@ impl Runtime {
         let n = self.db().reserve("job", 1)?;
         let job_id = format!("job_{n}");
         let limits = &self.inner.config.limits;
+        let max_tool_calls = request
+            .tool_config
+            .max_tool_calls
+            .unwrap_or(limits.max_tool_calls_per_job)
+            .clamp(1, 1000);
         let job = Job {
-            job_id: job_id.clone(),
-            session_id: session.session_id.clone(),
-            status: JobStatus::Queued,
-            instruction: request.instruction.clone(),
-            created_at: now(),
-            started_at: None,
-            finished_at: None,
-            cursor: 0,
-            provider: None,
-            model: None,
-            proposed_edits: Vec::new(),
-            diff_bundle: None,
-            checkpoint_id: None,
-            pending_question: None,
-            summary: None,
-            error: None,
-            usage: JobUsage::default(),
             rerun_of: rerun_of.clone(),
-            max_tool_calls: request
-                .tool_config
-                .max_tool_calls
-                .unwrap_or(limits.max_tool_calls_per_job)
-                .clamp(1, 1000),
+            ..Job::new(
+                job_id.clone(),
+                session.session_id.clone(),
+                request.instruction.clone(),
+                max_tool_calls,
+            )
         };
         // The model sees the session's pinned rows and this run's rows.
         let mut rows = session.context_rows.clone();

@@ -201,19 +201,9 @@ impl ScriptedModel {
         }
     }
 
-    /// Adds turns to the end of the script.
-    pub fn push(&self, turns: impl IntoIterator<Item = Turn>) {
-        self.script.lock().unwrap().turns.extend(turns);
-    }
-
     /// Every request received so far, in order.
     pub fn requests(&self) -> Vec<Recorded> {
         self.script.lock().unwrap().requests.clone()
-    }
-
-    /// Turns not yet served.
-    pub fn remaining(&self) -> usize {
-        self.script.lock().unwrap().turns.len()
     }
 }
 
@@ -528,10 +518,9 @@ fn check_request(protocol: Protocol, request: &Value) -> Result<(), String> {
                         }
                         if let Some(calls) = m["tool_calls"].as_array() {
                             for c in calls {
-                                let args = c["function"]["arguments"]
+                                c["function"]["arguments"]
                                     .as_str()
                                     .ok_or("tool call arguments must be a string")?;
-                                let _ = args;
                                 open.push(
                                     c["id"]
                                         .as_str()
