@@ -12,6 +12,7 @@ use redline::config::AgentMode;
 use redline::jobs::{JobStatus, Runtime};
 use redline::providers::Protocol;
 use redline::providers::scripted::{ScriptedCall, ScriptedModel, ScriptedStop, Turn};
+use redline::review::Status;
 use serde_json::json;
 use support::*;
 
@@ -123,6 +124,20 @@ async fn a_tool_chain_ends_in_review_and_apply_writes_the_accepted_hunk() {
             job.checkpoint_id.as_deref(),
             Some(bundle_checkpoint(&events).as_str())
         );
+
+        // Decisions are recorded in the job's log, and can be undone.
+        h.runtime.decide(&hunk, Status::Rejected).unwrap();
+        h.runtime.decide(&hunk, Status::Pending).unwrap();
+        let page = h
+            .runtime
+            .events(&job.job_id, events.len() as u64, 0)
+            .await
+            .unwrap();
+        let updates: Vec<&str> = of_kind(&page.events, "review.updated")
+            .iter()
+            .map(|e| e["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(updates, ["rejected", "pending"]);
 
         let applied = h.runtime.apply(&job.job_id, &[hunk]).unwrap();
         assert_eq!(applied[0].status, "applied");
@@ -801,6 +816,59 @@ async fn a_conflict_on_apply_writes_nothing_and_a_rerun_is_linked_to_the_job() {
     );
     assert_eq!(
         h.runtime.job(&rerun.job_id).unwrap().status,
+        JobStatus::Completed
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_definition_filters_the_tools_on_the_server() {
+    let h = harness(
+        Protocol::AnthropicMessages,
+        vec![
+            Turn::call("read_file", json!({ "file_path": "notes/alpha.md" })),
+            Turn::text(&["Alpha is a draft owned by Ann."]),
+        ],
+        |c| {
+            c.agents = vec![redline::agent::AgentDefinition {
+                agent_id: "searcher".into(),
+                display_name: "Search only".into(),
+                description: String::new(),
+                system_prompt: "You only search.".into(),
+                tool_allowlist: Some(vec!["search_*".into(), "clarify_*".into()]),
+                tool_denylist: None,
+                model: Some("scripted-model-small".into()),
+            }]
+        },
+    )
+    .await;
+    let session = h.runtime.create_session(Some("searcher")).unwrap();
+    assert!(h.runtime.create_session(Some("nobody")).is_err());
+    let job = h
+        .runtime
+        .run(redline::jobs::RunRequest {
+            session_id: session.session_id,
+            instruction: "What is Alpha's status?".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let events = h.events_until(&job.job_id, 0, JobStatus::is_terminal).await;
+    let bodies = h.bodies();
+    assert_eq!(tool_names(&bodies[0]), ["search_project", "clarify_user"]);
+    assert_eq!(bodies[0]["model"], "scripted-model-small");
+    assert!(
+        bodies[0]["system"]
+            .as_str()
+            .unwrap()
+            .starts_with("You only search.")
+    );
+    // A call to a tool the agent may not use is refused, not run.
+    assert_eq!(
+        of_kind(&events, "tool.call.failed")[0]["code"],
+        "unknown_tool"
+    );
+    assert!(of_kind(&events, "tool.call.completed").is_empty());
+    assert_eq!(
+        h.runtime.job(&job.job_id).unwrap().status,
         JobStatus::Completed
     );
 }

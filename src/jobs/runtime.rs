@@ -890,6 +890,32 @@ impl Runtime {
         }
     }
 
+    /// Accepts, rejects or sets back to pending one hunk of a job's review,
+    /// and records `review.updated` in the log of the job it belongs to.
+    pub fn decide(&self, hunk_id: &str, status: Status) -> Result<(), RuntimeError> {
+        let job_id = {
+            let mut ws = self
+                .inner
+                .workspace
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            ws.decide(hunk_id, status)?;
+            ws.review()
+                .files()
+                .flat_map(|f| f.entries())
+                .find(|e| e.hunk_id.as_deref() == Some(hunk_id))
+                .and_then(|e| e.job_id.clone())
+        };
+        if let Some(job_id) = job_id {
+            self.emit(
+                &job_id,
+                "review.updated",
+                json!({ "hunk_id": hunk_id, "status": status }),
+            );
+        }
+        Ok(())
+    }
+
     /// Applies a job's review: the listed hunks are accepted, the job's
     /// others rejected, and the files written after their hash check. A file
     /// that changed on disk is a `conflict`: nothing is written for it, and
