@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 
 pub mod agent;
+pub mod api;
 pub mod checkpoints;
 pub mod config;
 pub mod edits;

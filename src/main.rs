@@ -73,6 +73,16 @@ enum Command {
         #[arg(long)]
         max_tool_calls: Option<usize>,
     },
+    /// Serve the API for a folder on loopback, with a random per-launch token.
+    ///
+    /// Prints the URL (token included) and serves until killed.
+    Serve {
+        /// The project folder.
+        folder: PathBuf,
+        /// Loopback port (0 picks a free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+    },
     /// Serve a scripted model over HTTP, in the OpenAI and Anthropic wire
     /// formats, for tests and demos without a real model.
     ///
@@ -258,6 +268,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             tokio_runtime()?.block_on(run_job::run(&folder, config, instruction, max_tool_calls))
         }
+        Command::Serve { folder, port } => tokio_runtime()?.block_on(async {
+            let runtime = redline::jobs::Runtime::open(&folder, config)?;
+            let served = redline::api::http::serve(redline::api::Api::new(runtime), port).await?;
+            println!("{}", served.url());
+            std::future::pending::<()>().await;
+            Ok(ExitCode::SUCCESS)
+        }),
         Command::ScriptedModel { script, port } => {
             let text = std::fs::read_to_string(&script)
                 .with_context(|| format!("reading {}", script.display()))?;

@@ -74,10 +74,15 @@ impl RuntimeError {
             RuntimeError::NotFound { .. } => "not_found",
             RuntimeError::Conflict(_) => "conflict",
             RuntimeError::Invalid(_) | RuntimeError::Open(_) => "invalid_request",
-            RuntimeError::Workspace(WorkspaceError::Review(_)) => "conflict",
-            RuntimeError::Workspace(_) | RuntimeError::Store(_) | RuntimeError::Provider(_) => {
-                "internal"
-            }
+            RuntimeError::Workspace(e) => match e {
+                WorkspaceError::Review(_) => "conflict",
+                WorkspaceError::UnknownCheckpoint(_) => "not_found",
+                WorkspaceError::Edits(_)
+                | WorkspaceError::Path(_)
+                | WorkspaceError::NotInCheckpoint { .. } => "invalid_request",
+                WorkspaceError::Store(_) => "internal",
+            },
+            RuntimeError::Store(_) | RuntimeError::Provider(_) => "internal",
         }
     }
 }

@@ -1,0 +1,273 @@
+//! The HTTP door (axum), on loopback only, closed to everyone but Redline's
+//! own clients: every `/api` request carries the per-launch token (401
+//! without it), and a request whose `Host` or `Origin` is not Redline's own
+//! address is refused (403) — no DNS rebinding, no web page driving edits.
+//! Bodies are size-limited; every error is `{"error": {"code", "message"}}`.
+
+use std::net::SocketAddr;
+
+use axum::{
+    Json, Router,
+    extract::{FromRequest, Path, Query, Request, State, rejection::JsonRejection},
+    http::{HeaderMap, StatusCode, header},
+    middleware::{self, Next},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+use super::{Api, ApiError, Apply, Clarify, CreateSession, Rollback};
+use crate::jobs::RunRequest;
+
+/// Largest request body: a whole text file (the text-file limit) and room.
+const BODY_LIMIT: usize = 17 << 20;
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status =
+            StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (
+            status,
+            Json(json!({ "error": { "code": self.code, "message": self.message } })),
+        )
+            .into_response()
+    }
+}
+
+/// A JSON body whose rejections are API errors.
+struct Body<T>(T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match Json::<T>::from_request(req, state).await {
+            Ok(Json(v)) => Ok(Body(v)),
+            Err(e) => Err(match &e {
+                JsonRejection::BytesRejection(_) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                    ApiError::new(
+                        "payload_too_large",
+                        format!("the body is over {BODY_LIMIT} bytes"),
+                    )
+                }
+                _ => ApiError::new("invalid_request", e.body_text()),
+            }),
+        }
+    }
+}
+
+#[derive(Clone)]
+struct AppState {
+    api: Api,
+    token: String,
+    hosts: Vec<String>,
+}
+
+/// Equal contents, in time independent of where they differ.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !state.hosts.iter().any(|h| h == host) {
+        return ApiError::new(
+            "forbidden",
+            format!("host `{host}` is not this Redline server"),
+        )
+        .into_response();
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        if !state.hosts.iter().any(|h| origin == format!("http://{h}")) {
+            return ApiError::new(
+                "forbidden",
+                format!("origin `{origin}` may not use this server"),
+            )
+            .into_response();
+        }
+    }
+    if request.uri().path().starts_with("/api/") && !authorized(headers, &state.token) {
+        return ApiError::new(
+            "unauthorized",
+            "a valid token is required (Authorization: Bearer <token>)",
+        )
+        .into_response();
+    }
+    next.run(request).await
+}
+
+fn authorized(headers: &HeaderMap, token: &str) -> bool {
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .or_else(|| headers.get("x-redline-token").and_then(|v| v.to_str().ok()));
+    given.is_some_and(|g| same(g.trim(), token))
+}
+
+/// The router for `api`, answering only at `addr` and to `token`.
+pub fn router(api: Api, token: String, addr: SocketAddr) -> Router {
+    let port = addr.port();
+    let state = AppState {
+        api,
+        token,
+        hosts: vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")],
+    };
+    Router::new()
+        .route("/api/agent/sessions", post(create_session).get(sessions))
+        .route("/api/agent/sessions/{id}", get(session))
+        .route("/api/agent/run", post(run))
+        .route("/api/agent/jobs/{id}", get(job))
+        .route("/api/agent/jobs/{id}/events", get(events))
+        .route("/api/agent/jobs/{id}/clarify", post(clarify))
+        .route("/api/agent/jobs/{id}/cancel", post(cancel))
+        .route("/api/agent/apply", post(apply))
+        .route("/api/agent/checkpoints", get(checkpoints))
+        .route("/api/agent/checkpoints/{id}", get(checkpoint))
+        .route("/api/agent/checkpoints/{id}/diff3", get(diff3))
+        .route("/api/agent/checkpoints/{id}/rollback", post(rollback))
+        .fallback(|| async { ApiError::new("not_found", "no such endpoint") })
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(state)
+}
+
+/// A running server. Dropping it stops the server.
+pub struct Served {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// The token every request must carry.
+    pub token: String,
+    _shutdown: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Served {
+    /// The URL to open, token included.
+    pub fn url(&self) -> String {
+        format!("http://{}/?token={}", self.addr, self.token)
+    }
+}
+
+/// Serves `api` on loopback `port` (0 picks a free one) with a fresh random
+/// token. Needs a tokio runtime.
+pub async fn serve(api: Api, port: u16) -> std::io::Result<Served> {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let addr = listener.local_addr()?;
+    let token: String = (0..32)
+        .map(|_| format!("{:02x}", rand::random::<u8>()))
+        .collect();
+    let app = router(api, token.clone(), addr);
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = rx.await;
+            })
+            .await;
+    });
+    Ok(Served {
+        addr,
+        token,
+        _shutdown: tx,
+    })
+}
+
+type Reply<T> = Result<Json<T>, ApiError>;
+
+async fn create_session(
+    State(s): State<AppState>,
+    Body(req): Body<CreateSession>,
+) -> Reply<super::SessionCreated> {
+    s.api.create_session(req).map(Json)
+}
+
+async fn sessions(State(s): State<AppState>) -> Reply<Vec<crate::jobs::Session>> {
+    s.api.sessions().map(Json)
+}
+
+async fn session(State(s): State<AppState>, Path(id): Path<String>) -> Reply<crate::jobs::Session> {
+    s.api.session(&id).map(Json)
+}
+
+async fn run(State(s): State<AppState>, Body(req): Body<RunRequest>) -> Reply<super::JobStarted> {
+    s.api.run(req).map(Json)
+}
+
+async fn job(State(s): State<AppState>, Path(id): Path<String>) -> Reply<crate::jobs::Job> {
+    s.api.job(&id).map(Json)
+}
+
+#[derive(Deserialize)]
+struct EventsQuery {
+    #[serde(default)]
+    cursor: u64,
+    #[serde(default)]
+    wait_ms: u64,
+}
+
+async fn events(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<EventsQuery>,
+) -> Reply<crate::jobs::EventPage> {
+    s.api.events(&id, q.cursor, q.wait_ms).await.map(Json)
+}
+
+async fn clarify(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Body(req): Body<Clarify>,
+) -> Reply<crate::jobs::Job> {
+    s.api.clarify(&id, req).map(Json)
+}
+
+async fn cancel(State(s): State<AppState>, Path(id): Path<String>) -> Reply<crate::jobs::Job> {
+    s.api.cancel(&id).map(Json)
+}
+
+async fn apply(State(s): State<AppState>, Body(req): Body<Apply>) -> Reply<super::Applied> {
+    s.api.apply(req).map(Json)
+}
+
+async fn checkpoints(State(s): State<AppState>) -> Reply<Vec<crate::checkpoints::Checkpoint>> {
+    s.api.checkpoints().map(Json)
+}
+
+async fn checkpoint(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Reply<crate::checkpoints::Checkpoint> {
+    s.api.checkpoint(&id).map(Json)
+}
+
+#[derive(Deserialize)]
+struct Diff3Query {
+    file_path: String,
+}
+
+async fn diff3(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<Diff3Query>,
+) -> Reply<crate::workspace::ThreeWay> {
+    s.api.diff3(&id, &q.file_path).map(Json)
+}
+
+async fn rollback(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Body(req): Body<Rollback>,
+) -> Reply<crate::checkpoints::RollbackReport> {
+    s.api.rollback(&id, req).map(Json)
+}

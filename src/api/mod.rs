@@ -1,0 +1,249 @@
+//! The command router: every user-facing operation once, as a typed request
+//! and response (seed §4, §27). The HTTP server ([`http`]) and, later, the
+//! Tauri shell are thin doors onto it.
+
+pub mod http;
+
+use serde::{Deserialize, Serialize};
+
+use crate::checkpoints::{Checkpoint, RollbackMode, RollbackReport};
+use crate::jobs::{EventPage, Job, JobStatus, RunRequest, Runtime, RuntimeError, Session};
+use crate::review::AppliedFile;
+use crate::workspace::{ThreeWay, WorkspaceError};
+
+/// An API error: `{"error": {"code", "message"}}` with a matching HTTP status.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct ApiError {
+    /// `not_found`, `conflict`, `invalid_request`, `unauthorized`,
+    /// `forbidden`, `payload_too_large` or `internal`.
+    pub code: String,
+    /// What went wrong, for a person.
+    pub message: String,
+}
+
+impl ApiError {
+    /// An error with `code`.
+    pub fn new(code: &str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The HTTP status of its code.
+    pub fn status(&self) -> u16 {
+        match self.code.as_str() {
+            "not_found" => 404,
+            "conflict" => 409,
+            "invalid_request" => 400,
+            "unauthorized" => 401,
+            "forbidden" => 403,
+            "payload_too_large" => 413,
+            _ => 500,
+        }
+    }
+}
+
+impl From<RuntimeError> for ApiError {
+    fn from(e: RuntimeError) -> ApiError {
+        ApiError::new(e.code(), e.to_string())
+    }
+}
+
+impl From<WorkspaceError> for ApiError {
+    fn from(e: WorkspaceError) -> ApiError {
+        ApiError::from(RuntimeError::from(e))
+    }
+}
+
+/// `POST /api/agent/sessions`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CreateSession {
+    /// The agent definition (default `default`).
+    #[serde(default)]
+    pub agent_id: Option<String>,
+}
+
+/// A new session (seed §4).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SessionCreated {
+    /// Its id.
+    pub session_id: String,
+    /// `active`.
+    pub status: String,
+    /// When.
+    pub created_at: String,
+}
+
+/// A started job (seed §4).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct JobStarted {
+    /// Its id.
+    pub job_id: String,
+    /// `queued`.
+    pub status: JobStatus,
+}
+
+/// `POST /api/agent/jobs/<id>/clarify` (seed §4). A missing or empty answer,
+/// or `skip: true`, skips the question.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Clarify {
+    /// The question answered.
+    pub question_id: String,
+    /// The answer.
+    #[serde(default)]
+    pub answer: Option<String>,
+    /// Skip it instead.
+    #[serde(default)]
+    pub skip: bool,
+}
+
+/// `POST /api/agent/apply` (seed §4).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Apply {
+    /// The session.
+    pub session_id: String,
+    /// The job whose review is applied.
+    pub job_id: String,
+    /// The hunks to accept; the job's others are rejected.
+    pub accepted_hunk_ids: Vec<String>,
+}
+
+/// What apply did (seed §4).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Applied {
+    /// `completed`, or `conflict` when a file changed on disk.
+    pub status: String,
+    /// Per file.
+    pub applied_files: Vec<AppliedFile>,
+}
+
+/// `POST /api/agent/checkpoints/<id>/rollback` (seed §27).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Rollback {
+    /// `hard_all` or `scoped_selected`.
+    pub mode: RollbackMode,
+    /// The hunks, for `scoped_selected`.
+    #[serde(default)]
+    pub hunk_ids: Vec<String>,
+}
+
+/// The operations, over one project's runtime.
+#[derive(Clone)]
+pub struct Api {
+    runtime: Runtime,
+}
+
+impl Api {
+    /// The API of `runtime`.
+    pub fn new(runtime: Runtime) -> Api {
+        Api { runtime }
+    }
+
+    /// The runtime behind it.
+    pub fn runtime(&self) -> &Runtime {
+        &self.runtime
+    }
+
+    /// Creates a session.
+    pub fn create_session(&self, req: CreateSession) -> Result<SessionCreated, ApiError> {
+        let s = self.runtime.create_session(req.agent_id.as_deref())?;
+        Ok(SessionCreated {
+            session_id: s.session_id,
+            status: s.status,
+            created_at: s.created_at,
+        })
+    }
+
+    /// Every session.
+    pub fn sessions(&self) -> Result<Vec<Session>, ApiError> {
+        Ok(self.runtime.sessions()?)
+    }
+
+    /// One session.
+    pub fn session(&self, id: &str) -> Result<Session, ApiError> {
+        Ok(self.runtime.session(id)?)
+    }
+
+    /// Starts a job.
+    pub fn run(&self, req: RunRequest) -> Result<JobStarted, ApiError> {
+        let job = self.runtime.run(req)?;
+        Ok(JobStarted {
+            job_id: job.job_id,
+            status: job.status,
+        })
+    }
+
+    /// One job, with its diff bundle once it awaits review.
+    pub fn job(&self, id: &str) -> Result<Job, ApiError> {
+        Ok(self.runtime.job(id)?)
+    }
+
+    /// A job's events from `cursor`, waiting up to `wait_ms` for one.
+    pub async fn events(&self, id: &str, cursor: u64, wait_ms: u64) -> Result<EventPage, ApiError> {
+        Ok(self.runtime.events(id, cursor, wait_ms).await?)
+    }
+
+    /// Answers or skips a question.
+    pub fn clarify(&self, id: &str, req: Clarify) -> Result<Job, ApiError> {
+        let answer = req.answer.filter(|a| !req.skip && !a.trim().is_empty());
+        self.runtime.clarify(id, &req.question_id, answer)?;
+        self.job(id)
+    }
+
+    /// Cancels a job.
+    pub fn cancel(&self, id: &str) -> Result<Job, ApiError> {
+        self.runtime.cancel(id)?;
+        self.job(id)
+    }
+
+    /// Applies a job's review.
+    pub fn apply(&self, req: Apply) -> Result<Applied, ApiError> {
+        let job = self.runtime.job(&req.job_id)?;
+        if job.session_id != req.session_id {
+            return Err(ApiError::new(
+                "invalid_request",
+                format!(
+                    "job `{}` is not in session `{}`",
+                    req.job_id, req.session_id
+                ),
+            ));
+        }
+        let applied_files = self.runtime.apply(&req.job_id, &req.accepted_hunk_ids)?;
+        let conflict = applied_files.iter().any(|f| f.status == "conflict");
+        Ok(Applied {
+            status: if conflict { "conflict" } else { "completed" }.into(),
+            applied_files,
+        })
+    }
+
+    fn workspace<T>(
+        &self,
+        f: impl FnOnce(&mut crate::workspace::Workspace) -> Result<T, WorkspaceError>,
+    ) -> Result<T, ApiError> {
+        let ws = self.runtime.workspace();
+        let mut ws = ws.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(f(&mut ws)?)
+    }
+
+    /// Every checkpoint, newest first.
+    pub fn checkpoints(&self) -> Result<Vec<Checkpoint>, ApiError> {
+        self.workspace(|ws| ws.checkpoints())
+    }
+
+    /// One checkpoint.
+    pub fn checkpoint(&self, id: &str) -> Result<Checkpoint, ApiError> {
+        self.workspace(|ws| ws.checkpoint(id))
+    }
+
+    /// The three-way view of one file of a checkpoint.
+    pub fn diff3(&self, id: &str, file_path: &str) -> Result<ThreeWay, ApiError> {
+        self.workspace(|ws| ws.diff3(id, file_path))
+    }
+
+    /// Rolls back to a checkpoint.
+    pub fn rollback(&self, id: &str, req: Rollback) -> Result<RollbackReport, ApiError> {
+        self.workspace(|ws| ws.rollback(id, req.mode, &req.hunk_ids))
+    }
+}

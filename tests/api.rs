@@ -1,0 +1,297 @@
+//! The HTTP API end to end over real HTTP, with the scripted model: every
+//! refusal of the security layer, and the whole flow from a new session to a
+//! rollback and its undo, across a server restart.
+
+#[path = "support/agent.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use redline::api::Api;
+use redline::api::http::{Served, serve};
+use redline::jobs::Runtime;
+use redline::providers::Protocol;
+use redline::providers::scripted::Turn;
+use reqwest::{Client, Method, StatusCode};
+use serde_json::{Value, json};
+use support::*;
+
+async fn json_of(res: reqwest::Response) -> Value {
+    serde_json::from_slice(&res.bytes().await.unwrap()).unwrap_or(Value::Null)
+}
+
+struct Door {
+    served: Served,
+    client: Client,
+}
+
+impl Door {
+    async fn open(runtime: Runtime) -> Door {
+        Door {
+            served: serve(Api::new(runtime), 0).await.unwrap(),
+            client: Client::new(),
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.served.addr)
+    }
+
+    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut req = self
+            .client
+            .request(method, self.url(path))
+            .bearer_auth(&self.served.token);
+        if let Some(body) = body {
+            req = req
+                .header("content-type", "application/json")
+                .body(body.to_string());
+        }
+        let res = req.send().await.unwrap();
+        let status = res.status();
+        (status, json_of(res).await)
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        let (status, body) = self.call(Method::GET, path, None).await;
+        assert_eq!(status, StatusCode::OK, "GET {path}: {body}");
+        body
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Value {
+        let (status, reply) = self.call(Method::POST, path, Some(body)).await;
+        assert_eq!(status, StatusCode::OK, "POST {path}: {reply}");
+        reply
+    }
+
+    /// Long-polls a job's events until its status is `until`.
+    async fn until(&self, job: &str, until: &str) -> Vec<Value> {
+        let mut cursor = 0;
+        let mut events = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let page = self
+                .get(&format!(
+                    "/api/agent/jobs/{job}/events?cursor={cursor}&wait_ms=2000"
+                ))
+                .await;
+            cursor = page["next_cursor"].as_u64().unwrap();
+            events.extend(page["events"].as_array().unwrap().iter().cloned());
+            let ended = events
+                .iter()
+                .any(|e| e["type"] == "job.status" && e["data"]["status"] == until);
+            if ended {
+                return events;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "never reached {until}: {events:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_refuses_strangers_and_bad_requests() {
+    let h = harness(Protocol::OpenAiChat, Vec::new(), |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let sessions = door.url("/api/agent/sessions");
+    let code = |v: &Value| v["error"]["code"].as_str().unwrap_or("").to_owned();
+
+    let res = door.client.get(&sessions).send().await.unwrap();
+    assert_eq!(res.status(), 401, "no token");
+    assert_eq!(code(&json_of(res).await), "unauthorized");
+    let res = door
+        .client
+        .get(&sessions)
+        .bearer_auth("0".repeat(64))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401, "a wrong token");
+
+    let res = door
+        .client
+        .get(&sessions)
+        .bearer_auth(&door.served.token)
+        .header("host", "evil.example:80")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403, "a rebinding host");
+    let res = door
+        .client
+        .get(&sessions)
+        .bearer_auth(&door.served.token)
+        .header("origin", "https://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403, "a foreign page");
+    assert_eq!(code(&json_of(res).await), "forbidden");
+    let own = format!("http://localhost:{}", door.served.addr.port());
+    let res = door
+        .client
+        .get(&sessions)
+        .bearer_auth(&door.served.token)
+        .header("origin", own)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "its own origin");
+
+    let huge = "x".repeat(18 << 20);
+    let res = door
+        .client
+        .post(door.url("/api/agent/run"))
+        .bearer_auth(&door.served.token)
+        .header("content-type", "application/json")
+        .body(format!("{{\"session_id\": \"{huge}\"}}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 413);
+    assert_eq!(code(&json_of(res).await), "payload_too_large");
+
+    let (status, body) = door
+        .call(
+            Method::POST,
+            "/api/agent/run",
+            Some(json!({ "instruction": 5 })),
+        )
+        .await;
+    assert_eq!(
+        (status.as_u16(), code(&body).as_str()),
+        (400, "invalid_request")
+    );
+    let (status, body) = door
+        .call(Method::GET, "/api/agent/jobs/job_404", None)
+        .await;
+    assert_eq!((status.as_u16(), code(&body).as_str()), (404, "not_found"));
+    let (status, body) = door.call(Method::GET, "/api/nowhere", None).await;
+    assert_eq!((status.as_u16(), code(&body).as_str()), (404, "not_found"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_review_cycle_over_http_survives_a_restart() {
+    let h = harness(
+        Protocol::AnthropicMessages,
+        vec![
+            Turn::call("clarify_user", json!({ "question": "Final or done?" })),
+            Turn::call("read_file", json!({ "file_path": "notes/alpha.md" })),
+            propose_alpha(),
+        ],
+        |_| {},
+    )
+    .await;
+    let door = Door::open(h.runtime.clone()).await;
+    let session = door.post("/api/agent/sessions", json!({})).await;
+    assert_eq!(session["status"], "active");
+    let sid = session["session_id"].as_str().unwrap();
+    let started = door
+        .post(
+            "/api/agent/run",
+            json!({ "session_id": sid, "instruction": "Mark Alpha final" }),
+        )
+        .await;
+    assert_eq!(started["status"], "queued");
+    let job = started["job_id"].as_str().unwrap().to_owned();
+
+    let events = door.until(&job, "waiting_for_user").await;
+    let question = events
+        .iter()
+        .find(|e| e["type"] == "clarification.requested")
+        .unwrap();
+    let qid = question["data"]["question_id"].as_str().unwrap();
+    door.post(
+        &format!("/api/agent/jobs/{job}/clarify"),
+        json!({ "question_id": qid, "answer": "final" }),
+    )
+    .await;
+    door.until(&job, "awaiting_review").await;
+    let snapshot = door.get(&format!("/api/agent/jobs/{job}")).await;
+    let hunk = snapshot["diff_bundle"]["files"][0]["hunks"][0]["hunk_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let checkpoint = snapshot["checkpoint_id"].as_str().unwrap().to_owned();
+
+    let applied = door
+        .post(
+            "/api/agent/apply",
+            json!({ "session_id": sid, "job_id": job, "accepted_hunk_ids": [hunk] }),
+        )
+        .await;
+    assert_eq!(applied["status"], "completed");
+    assert_eq!(applied["applied_files"][0]["applied_hunks"], 1);
+    let final_text = ALPHA.replace("draft", "final");
+    assert_eq!(h.read("notes/alpha.md"), final_text);
+
+    let list = door.get("/api/agent/checkpoints").await;
+    assert!(
+        list.as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["checkpoint_id"] == checkpoint.as_str())
+    );
+    let three = door
+        .get(&format!(
+            "/api/agent/checkpoints/{checkpoint}/diff3?file_path=notes/alpha.md"
+        ))
+        .await;
+    assert_eq!(three["checkpoint_base"], ALPHA);
+    assert_eq!(three["current_file"], final_text.as_str());
+    assert_eq!(three["agent_proposed"], final_text.as_str());
+
+    // Restart: a new runtime and server on the same data directory.
+    h.runtime.shutdown();
+    drop(door);
+    let runtime = Runtime::open(h.vault.path(), h.config.clone()).unwrap();
+    let door = Door::open(runtime).await;
+    let job_again = door.get(&format!("/api/agent/jobs/{job}")).await;
+    assert_eq!(job_again["status"], "completed");
+    let session_again = door.get(&format!("/api/agent/sessions/{sid}")).await;
+    assert_eq!(session_again["last_job_id"], job.as_str());
+
+    let report = door
+        .post(
+            &format!("/api/agent/checkpoints/{checkpoint}/rollback"),
+            json!({ "mode": "hard_all" }),
+        )
+        .await;
+    let undo = report["undo_checkpoint_id"].as_str().unwrap().to_owned();
+    // Rollback updates the buffers; the disk follows on save. The three-way
+    // view shows the rolled-back text as current.
+    let three = door
+        .get(&format!(
+            "/api/agent/checkpoints/{checkpoint}/diff3?file_path=notes/alpha.md"
+        ))
+        .await;
+    assert_eq!(three["current_file"], ALPHA);
+    door.post(
+        &format!("/api/agent/checkpoints/{undo}/rollback"),
+        json!({ "mode": "hard_all" }),
+    )
+    .await;
+    let three = door
+        .get(&format!(
+            "/api/agent/checkpoints/{checkpoint}/diff3?file_path=notes/alpha.md"
+        ))
+        .await;
+    assert_eq!(
+        three["current_file"],
+        final_text.as_str(),
+        "the rollback was undone"
+    );
+    let (status, body) = door
+        .call(
+            Method::POST,
+            "/api/agent/checkpoints/cp_999/rollback",
+            Some(json!({ "mode": "hard_all" })),
+        )
+        .await;
+    assert_eq!(
+        (status.as_u16(), body["error"]["code"].as_str()),
+        (404, Some("not_found"))
+    );
+}
