@@ -104,6 +104,18 @@ async fn guard(State(state): State<AppState>, request: Request, next: Next) -> R
         )
         .into_response();
     }
+    // An announced body over the limit is refused before a byte of it is read.
+    let announced = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > BODY_LIMIT as u64) {
+        return ApiError::new(
+            "payload_too_large",
+            format!("the body is over {BODY_LIMIT} bytes"),
+        )
+        .into_response();
+    }
     next.run(request).await
 }
 
