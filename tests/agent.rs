@@ -133,10 +133,7 @@ async fn a_tool_chain_ends_in_review_and_apply_writes_the_accepted_hunk() {
             .events(&job.job_id, events.len() as u64, 0)
             .await
             .unwrap();
-        let updates: Vec<&str> = of_kind(&page.events, "review.updated")
-            .iter()
-            .map(|e| e["status"].as_str().unwrap())
-            .collect();
+        let updates = strings(&page.events, "review.updated", "status");
         assert_eq!(updates, ["rejected", "pending"]);
 
         let applied = h.runtime.apply(&job.job_id, &[hunk]).unwrap();
@@ -188,10 +185,7 @@ async fn parallel_calls_are_all_answered_and_bad_calls_go_back_as_errors() {
             "{protocol:?}: {:?}",
             kinds(&events)
         );
-        let failed: Vec<&str> = of_kind(&events, "tool.call.failed")
-            .iter()
-            .map(|e| e["code"].as_str().unwrap())
-            .collect();
+        let failed = strings(&events, "tool.call.failed", "code");
         assert_eq!(failed, ["invalid_json", "unknown_tool"]);
         let completed = of_kind(&events, "tool.call.completed");
         let codes: Vec<&str> = completed
@@ -278,10 +272,7 @@ async fn a_call_cut_off_by_the_length_limit_is_never_run() {
             of_kind(&events, "tool.call.failed")[0]["code"],
             "truncated_call"
         );
-        let streamed: String = of_kind(&events, "assistant.delta")
-            .iter()
-            .map(|d| d["text"].as_str().unwrap())
-            .collect();
+        let streamed: String = strings(&events, "assistant.delta", "text").concat();
         assert_eq!(streamed, "Reading both.");
     }
 }
@@ -596,10 +587,7 @@ async fn hybrid_mode_falls_back_to_remote_and_says_why() {
             "{:?}",
             kinds(&events)
         );
-        let selected: Vec<&str> = of_kind(&events, "provider.selected")
-            .iter()
-            .map(|e| e["provider"].as_str().unwrap())
-            .collect();
+        let selected = strings(&events, "provider.selected", "provider");
         let remote = match protocol {
             Protocol::OpenAiChat => "openai",
             Protocol::AnthropicMessages => "anthropic",

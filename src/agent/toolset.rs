@@ -120,17 +120,27 @@ static AGENT_TOOLS: LazyLock<Vec<Entry>> = LazyLock::new(|| {
     ]
 });
 
+/// Every tool in the order offered, schemas already in the strict subset
+/// (built once: the loop asks for the tool set on every step and call).
+static ALL_SPECS: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
+    tools::specs()
+        .into_iter()
+        .map(|t| ToolSpec {
+            name: t.name.to_owned(),
+            description: t.description.to_owned(),
+            parameters: strict::strict(&t.input_schema),
+        })
+        .chain(AGENT_TOOLS.iter().map(|e| e.spec.clone()))
+        .collect()
+});
+
 /// The tools offered to an agent, in a stable order, filtered by its
 /// definition.
 pub fn specs(agent: &AgentDefinition) -> Vec<ToolSpec> {
-    let project = tools::specs().into_iter().map(|t| ToolSpec {
-        name: t.name.to_owned(),
-        description: t.description.to_owned(),
-        parameters: strict::strict(&t.input_schema),
-    });
-    project
-        .chain(AGENT_TOOLS.iter().map(|e| e.spec.clone()))
+    ALL_SPECS
+        .iter()
         .filter(|t| agent.allows(&t.name))
+        .cloned()
         .collect()
 }
 

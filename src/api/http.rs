@@ -161,7 +161,7 @@ pub struct Served {
     pub addr: SocketAddr,
     /// The token every request must carry.
     pub token: String,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
+    _server: crate::loopback::Loopback,
 }
 
 impl Served {
@@ -174,24 +174,14 @@ impl Served {
 /// Serves `api` on loopback `port` (0 picks a free one) with a fresh random
 /// token. Needs a tokio runtime.
 pub async fn serve(api: Api, port: u16) -> std::io::Result<Served> {
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    let addr = listener.local_addr()?;
     let token: String = (0..32)
         .map(|_| format!("{:02x}", rand::random::<u8>()))
         .collect();
-    let app = router(api, token.clone(), addr);
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = rx.await;
-            })
-            .await;
-    });
+    let server = crate::loopback::spawn(port, |addr| router(api, token.clone(), addr)).await?;
     Ok(Served {
-        addr,
+        addr: server.addr,
         token,
-        _shutdown: tx,
+        _server: server,
     })
 }
 

@@ -155,9 +155,8 @@ struct Script {
 
 /// A running scripted model. Dropping it stops the server.
 pub struct ScriptedModel {
-    addr: std::net::SocketAddr,
+    server: crate::loopback::Loopback,
     script: Arc<Mutex<Script>>,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
 }
 
 impl ScriptedModel {
@@ -172,32 +171,22 @@ impl ScriptedModel {
             turns: turns.into(),
             ..Script::default()
         }));
-        let app = Router::new()
-            .route("/v1/chat/completions", post(openai))
-            .route("/v1/messages", post(anthropic))
-            .with_state(script.clone());
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-        let addr = listener.local_addr()?;
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = rx.await;
-                })
-                .await;
-        });
-        Ok(ScriptedModel {
-            addr,
-            script,
-            _shutdown: tx,
+        let state = script.clone();
+        let server = crate::loopback::spawn(port, |_| {
+            Router::new()
+                .route("/v1/chat/completions", post(openai))
+                .route("/v1/messages", post(anthropic))
+                .with_state(state)
         })
+        .await?;
+        Ok(ScriptedModel { server, script })
     }
 
     /// The base URL an adapter of `protocol` is given.
     pub fn base_url(&self, protocol: Protocol) -> String {
         match protocol {
-            Protocol::OpenAiChat => format!("http://{}/v1", self.addr),
-            Protocol::AnthropicMessages => format!("http://{}", self.addr),
+            Protocol::OpenAiChat => format!("http://{}/v1", self.server.addr),
+            Protocol::AnthropicMessages => format!("http://{}", self.server.addr),
         }
     }
 

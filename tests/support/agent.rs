@@ -162,6 +162,14 @@ pub fn of_kind<'a>(events: &'a [Event], kind: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// The string `key` of each event of `kind`.
+pub fn strings<'a>(events: &'a [Event], kind: &str, key: &str) -> Vec<&'a str> {
+    of_kind(events, kind)
+        .into_iter()
+        .map(|e| e[key].as_str().unwrap())
+        .collect()
+}
+
 /// The propose_edits call setting alpha's status line to `final`.
 pub fn propose_alpha() -> Turn {
     Turn::call(
