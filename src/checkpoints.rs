@@ -21,6 +21,9 @@ pub enum CheckpointKind {
     Run,
     /// Before a rollback; rolling back to it undoes the rollback.
     Rollback,
+    /// Before a conflict with another program was resolved: it holds the
+    /// version that was not kept.
+    Resolve,
 }
 
 /// A checkpoint as the API shows it.
@@ -93,6 +96,11 @@ impl FileSnapshot {
                 order: file.order().to_vec(),
             });
         }
+        FileSnapshot::of_disk(project, path)
+    }
+
+    /// The state of `path` on disk now, whatever Redline holds for it.
+    pub(crate) fn of_disk(project: &Project, path: &str) -> Result<FileSnapshot, PathError> {
         let (text, disk_hash) = match project.read_text(path) {
             Ok(file) => (Some(file.text), Some(file.hash)),
             Err(PathError::NotFound(_)) => (None, None),

@@ -37,4 +37,5 @@ pub mod review;
 pub mod store;
 pub mod tools;
 pub mod vaultgen;
+pub mod watch;
 pub mod workspace;

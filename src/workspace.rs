@@ -6,6 +6,10 @@
 //! rollbacks. Opening a workspace loads the review back, so after a restart
 //! every pending hunk is still pending and every checkpoint can be rolled back.
 
+mod files;
+
+pub use files::{FileChange, FileContent, FileState, Keep, Resolved, TreeEntry};
+
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoints::{

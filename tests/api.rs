@@ -306,3 +306,197 @@ async fn a_whole_review_cycle_over_http_survives_a_restart() {
         (404, Some("not_found"))
     );
 }
+
+/// The propose_edits call setting alpha's and beta's status lines to `final`.
+fn propose_alpha_and_beta() -> Turn {
+    let edit = |file: &str| {
+        json!({ "file_path": file, "operation": "replace", "start_line": 3, "end_line": 3,
+                "new_text": "Status: final", "old_text": null, "rationale": null })
+    };
+    Turn::call(
+        "propose_edits",
+        json!({ "edits": [edit("notes/alpha.md"), edit("notes/beta.md")], "summary": "Both final." }),
+    )
+}
+
+impl Door {
+    async fn put(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.call(Method::PUT, path, Some(body)).await
+    }
+
+    /// The project feed's events from `cursor` (long poll), until one of `kind`.
+    async fn feed_until(&self, cursor: &mut u64, kind: &str) -> Vec<Value> {
+        let mut seen = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let page = self
+                .get(&format!("/api/events?cursor={cursor}&wait_ms=2000"))
+                .await;
+            *cursor = page["next_cursor"].as_u64().unwrap();
+            seen.extend(page["events"].as_array().unwrap().iter().cloned());
+            if seen.iter().any(|e| e["type"] == kind) {
+                return seen;
+            }
+        }
+        panic!("no {kind} event; saw {seen:?}");
+    }
+}
+
+fn hunk_of(job: &Value, file: &str) -> String {
+    job["diff_bundle"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["file_path"] == file)
+        .unwrap()["hunks"][0]["hunk_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
+    let h = harness(
+        Protocol::OpenAiChat,
+        vec![propose_alpha_and_beta()],
+        |_| {},
+    )
+    .await;
+    let door = Door::open(h.runtime.clone()).await;
+    let sid = door.post("/api/agent/sessions", json!({})).await["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let job = door
+        .post(
+            "/api/agent/run",
+            json!({ "session_id": sid, "instruction": "Both final" }),
+        )
+        .await["job_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    door.until(&job, "awaiting_review").await;
+    let snapshot = door.get(&format!("/api/agent/jobs/{job}")).await;
+    let (ha, hb) = (
+        hunk_of(&snapshot, "notes/alpha.md"),
+        hunk_of(&snapshot, "notes/beta.md"),
+    );
+    let checkpoint = snapshot["checkpoint_id"].as_str().unwrap().to_owned();
+
+    // Restart before deciding: the review is still pending afterwards.
+    h.runtime.shutdown();
+    drop(door);
+    let door = Door::open(Runtime::open(h.vault.path(), h.config.clone()).unwrap()).await;
+    let tree = door.get("/api/files").await;
+    let badge = |path: &str| {
+        tree.as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["path"] == path)
+            .unwrap()["state"]["pending_hunks"]
+            .clone()
+    };
+    assert_eq!(badge("notes/alpha.md"), json!([ha]));
+    assert_eq!(badge("notes/beta.md"), json!([hb]));
+    assert_eq!(badge("notes/gamma.md"), json!([]));
+    let alpha = door.get("/api/files/content?path=notes/alpha.md").await;
+    assert_eq!(alpha["text"], ALPHA.replace("draft", "final"));
+    assert_eq!(alpha["state"]["conflict"], false);
+    assert_eq!(h.read("notes/alpha.md"), ALPHA, "nothing reaches the disk before a save");
+
+    let mut cursor = 0;
+    let decided = door
+        .post(&format!("/api/agent/hunks/{ha}/decide"), json!({ "status": "accepted" }))
+        .await;
+    assert_eq!(decided["file"]["state"]["pending_hunks"], json!([]));
+    assert_eq!(decided["file"]["state"]["dirty"], true);
+    let rejected = door
+        .post(&format!("/api/agent/hunks/{hb}/decide"), json!({ "status": "rejected" }))
+        .await;
+    assert_eq!(rejected["file"]["text"], BETA, "a rejected hunk leaves the buffer");
+    let undone = door
+        .post(&format!("/api/agent/hunks/{hb}/decide"), json!({ "status": "pending" }))
+        .await;
+    assert_eq!(undone["file"]["text"], BETA.replace("draft", "final"));
+    door.post(&format!("/api/agent/hunks/{hb}/decide"), json!({ "status": "rejected" }))
+        .await;
+    let events = door.feed_until(&mut cursor, "review.updated").await;
+    assert_eq!(events[0]["data"]["hunk_id"], ha.as_str());
+
+    // The user types in alpha's buffer: an edit on a stale text is refused.
+    let accepted_text = ALPHA.replace("draft", "final");
+    let mine = format!("{accepted_text}Reviewed by me.\n");
+    let (status, body) = door
+        .put(
+            "/api/files/buffer",
+            json!({ "path": "notes/alpha.md", "text": mine, "base_hash": "sha256:0" }),
+        )
+        .await;
+    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (409, Some("conflict")));
+    let current = door.get("/api/files/content?path=notes/alpha.md").await;
+    let (status, edited) = door
+        .put(
+            "/api/files/buffer",
+            json!({ "path": "notes/alpha.md", "text": mine, "base_hash": current["hash"] }),
+        )
+        .await;
+    assert_eq!(status, 200, "{edited}");
+    assert_eq!(edited["text"], mine.as_str());
+    let saved = door
+        .post("/api/files/save", json!({ "path": "notes/alpha.md" }))
+        .await;
+    assert_eq!(saved["state"]["dirty"], false);
+    assert_eq!(h.read("notes/alpha.md"), mine, "the accepted hunk and the user's line");
+    door.post("/api/files/save", json!({ "path": "notes/beta.md" }))
+        .await;
+    assert_eq!(h.read("notes/beta.md"), BETA, "byte for byte, CRLF kept");
+    let events = door.feed_until(&mut cursor, "file.saved").await;
+    assert!(events.iter().any(|e| e["type"] == "file.edited"));
+
+    // Roll back just alpha's hunk: the user's later line stays.
+    let report = door
+        .post(
+            &format!("/api/agent/checkpoints/{checkpoint}/rollback"),
+            json!({ "mode": "scoped_selected", "hunk_ids": [ha] }),
+        )
+        .await;
+    assert_eq!(report["files"][0]["status"], "reverted");
+    door.post("/api/files/save", json!({ "path": "notes/alpha.md" }))
+        .await;
+    assert_eq!(h.read("notes/alpha.md"), format!("{ALPHA}Reviewed by me.\n"));
+    door.feed_until(&mut cursor, "rollback.completed").await;
+    let (status, body) = door
+        .call(
+            Method::POST,
+            &format!("/api/agent/checkpoints/{checkpoint}/rollback"),
+            Some(json!({ "mode": "scoped_selected", "hunk_ids": ["h_999"] })),
+        )
+        .await;
+    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (400, Some("invalid_request")));
+
+    // Sessions: rename, clear, re-run, delete.
+    let renamed = door
+        .call(Method::PATCH, &format!("/api/agent/sessions/{sid}"), Some(json!({ "name": "Statuses" })))
+        .await;
+    assert_eq!(renamed.1["name"], "Statuses");
+    let cleared = door.post(&format!("/api/agent/sessions/{sid}/clear"), json!({})).await;
+    assert_eq!(cleared["chat"], json!([]));
+    assert_eq!(cleared["name"], "Statuses");
+    let again = door.post(&format!("/api/agent/jobs/{job}/rerun"), json!({})).await;
+    let again = door
+        .get(&format!("/api/agent/jobs/{}", again["job_id"].as_str().unwrap()))
+        .await;
+    assert_eq!(again["rerun_of"], job.as_str());
+    assert_eq!(again["instruction"], "Both final");
+    let (status, _) = door.call(Method::DELETE, &format!("/api/agent/sessions/{sid}"), None).await;
+    assert_eq!(status, 200);
+    let (status, _) = door.call(Method::GET, &format!("/api/agent/sessions/{sid}"), None).await;
+    assert_eq!(status, 404);
+    let (status, body) = door
+        .call(Method::GET, "/api/agent/jobs/job_1/events?cursor=minus", None)
+        .await;
+    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (400, Some("invalid_request")));
+    let (status, body) = door.call(Method::GET, "/api/files/content?path=../etc/passwd", None).await;
+    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (400, Some("invalid_request")));
+}

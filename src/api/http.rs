@@ -8,17 +8,20 @@ use std::net::SocketAddr;
 
 use axum::{
     Json, Router,
-    extract::{FromRequest, Path, Query, Request, State, rejection::JsonRejection},
-    http::{HeaderMap, StatusCode, header},
+    extract::{FromRequest, FromRequestParts, Path, Query, Request, State, rejection::JsonRejection},
+    http::{HeaderMap, StatusCode, header, request::Parts},
     middleware::{self, Next},
     response::{IntoResponse, Response},
-    routing::{get, post},
+    routing::{get, post, put},
 };
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
-use super::{Api, ApiError, Apply, Clarify, CreateSession, Rollback};
+use super::{
+    Api, ApiError, Apply, Clarify, CreateSession, Decide, EditBuffer, FileRequest, RenameSession,
+    Resolve, Rollback,
+};
 use crate::jobs::RunRequest;
 
 /// Largest request body: a whole text file (the text-file limit) and room.
@@ -55,6 +58,20 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
                 _ => ApiError::new("invalid_request", e.body_text()),
             }),
         }
+    }
+}
+
+/// Query parameters whose rejections are API errors.
+struct Params<T>(T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Params<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(v)| Params(v))
+            .map_err(|e| ApiError::new("invalid_request", e.body_text()))
     }
 }
 
@@ -138,17 +155,30 @@ pub fn router(api: Api, token: String, addr: SocketAddr) -> Router {
     };
     Router::new()
         .route("/api/agent/sessions", post(create_session).get(sessions))
-        .route("/api/agent/sessions/{id}", get(session))
+        .route(
+            "/api/agent/sessions/{id}",
+            get(session).patch(rename_session).delete(delete_session),
+        )
+        .route("/api/agent/sessions/{id}/clear", post(clear_session))
         .route("/api/agent/run", post(run))
         .route("/api/agent/jobs/{id}", get(job))
         .route("/api/agent/jobs/{id}/events", get(events))
         .route("/api/agent/jobs/{id}/clarify", post(clarify))
         .route("/api/agent/jobs/{id}/cancel", post(cancel))
+        .route("/api/agent/jobs/{id}/rerun", post(rerun))
+        .route("/api/agent/hunks/{id}/decide", post(decide))
         .route("/api/agent/apply", post(apply))
         .route("/api/agent/checkpoints", get(checkpoints))
         .route("/api/agent/checkpoints/{id}", get(checkpoint))
         .route("/api/agent/checkpoints/{id}/diff3", get(diff3))
         .route("/api/agent/checkpoints/{id}/rollback", post(rollback))
+        .route("/api/files", get(tree))
+        .route("/api/files/content", get(file))
+        .route("/api/files/buffer", put(edit))
+        .route("/api/files/save", post(save))
+        .route("/api/files/accept_all", post(accept_all))
+        .route("/api/files/resolve", post(resolve))
+        .route("/api/events", get(project_events))
         .fallback(|| async { ApiError::new("not_found", "no such endpoint") })
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
@@ -202,6 +232,30 @@ async fn session(State(s): State<AppState>, Path(id): Path<String>) -> Reply<cra
     s.api.session(&id).map(Json)
 }
 
+async fn rename_session(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Body(req): Body<RenameSession>,
+) -> Reply<crate::jobs::Session> {
+    s.api.rename_session(&id, req).map(Json)
+}
+
+async fn clear_session(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Reply<crate::jobs::Session> {
+    s.api.clear_session(&id).map(Json)
+}
+
+async fn delete_session(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Reply<serde_json::Value> {
+    s.api
+        .delete_session(&id)
+        .map(|()| Json(json!({ "deleted": id })))
+}
+
 async fn run(State(s): State<AppState>, Body(req): Body<RunRequest>) -> Reply<super::JobStarted> {
     s.api.run(req).map(Json)
 }
@@ -221,7 +275,7 @@ struct EventsQuery {
 async fn events(
     State(s): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<EventsQuery>,
+    Params(q): Params<EventsQuery>,
 ) -> Reply<crate::jobs::EventPage> {
     s.api.events(&id, q.cursor, q.wait_ms).await.map(Json)
 }
@@ -236,6 +290,78 @@ async fn clarify(
 
 async fn cancel(State(s): State<AppState>, Path(id): Path<String>) -> Reply<crate::jobs::Job> {
     s.api.cancel(&id).map(Json)
+}
+
+async fn rerun(State(s): State<AppState>, Path(id): Path<String>) -> Reply<super::JobStarted> {
+    s.api.rerun(&id).map(Json)
+}
+
+async fn decide(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Body(req): Body<Decide>,
+) -> Reply<super::Decided> {
+    s.api.decide(&id, req).map(Json)
+}
+
+#[derive(Deserialize)]
+struct TreeQuery {
+    #[serde(default)]
+    prefix: String,
+}
+
+async fn tree(
+    State(s): State<AppState>,
+    Params(q): Params<TreeQuery>,
+) -> Reply<Vec<crate::workspace::TreeEntry>> {
+    s.api.tree(&q.prefix).map(Json)
+}
+
+#[derive(Deserialize)]
+struct PathQuery {
+    path: String,
+}
+
+async fn file(
+    State(s): State<AppState>,
+    Params(q): Params<PathQuery>,
+) -> Reply<crate::workspace::FileContent> {
+    s.api.file(&q.path).map(Json)
+}
+
+async fn edit(
+    State(s): State<AppState>,
+    Body(req): Body<EditBuffer>,
+) -> Reply<crate::workspace::FileContent> {
+    s.api.edit(req).map(Json)
+}
+
+async fn save(
+    State(s): State<AppState>,
+    Body(req): Body<FileRequest>,
+) -> Reply<crate::workspace::FileContent> {
+    s.api.save(req).map(Json)
+}
+
+async fn accept_all(
+    State(s): State<AppState>,
+    Body(req): Body<FileRequest>,
+) -> Reply<crate::workspace::FileContent> {
+    s.api.accept_all(req).map(Json)
+}
+
+async fn resolve(
+    State(s): State<AppState>,
+    Body(req): Body<Resolve>,
+) -> Reply<crate::workspace::Resolved> {
+    s.api.resolve(req).map(Json)
+}
+
+async fn project_events(
+    State(s): State<AppState>,
+    Params(q): Params<EventsQuery>,
+) -> Json<crate::jobs::FeedPage> {
+    Json(s.api.project_events(q.cursor, q.wait_ms).await)
 }
 
 async fn apply(State(s): State<AppState>, Body(req): Body<Apply>) -> Reply<super::Applied> {
@@ -261,7 +387,7 @@ struct Diff3Query {
 async fn diff3(
     State(s): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<Diff3Query>,
+    Params(q): Params<Diff3Query>,
 ) -> Reply<crate::workspace::ThreeWay> {
     s.api.diff3(&id, &q.file_path).map(Json)
 }

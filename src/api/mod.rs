@@ -7,9 +7,9 @@ pub mod http;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoints::{Checkpoint, RollbackMode, RollbackReport};
-use crate::jobs::{EventPage, Job, JobStatus, RunRequest, Runtime, RuntimeError, Session};
-use crate::review::AppliedFile;
-use crate::workspace::{ThreeWay, WorkspaceError};
+use crate::jobs::{EventPage, FeedPage, Job, JobStatus, RunRequest, Runtime, RuntimeError, Session};
+use crate::review::{AppliedFile, Status};
+use crate::workspace::{FileContent, Keep, Resolved, ThreeWay, TreeEntry, WorkspaceError};
 
 /// An API error: `{"error": {"code", "message"}}` with a matching HTTP status.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
@@ -129,6 +129,60 @@ pub struct Rollback {
     pub hunk_ids: Vec<String>,
 }
 
+/// `PATCH /api/agent/sessions/<id>`: a new name (empty: no name).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RenameSession {
+    /// The name.
+    pub name: String,
+}
+
+/// `POST /api/agent/hunks/<id>/decide`: accept, reject, or undo (`pending`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Decide {
+    /// The new status.
+    pub status: Status,
+}
+
+/// A decided hunk and its file as it is now.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Decided {
+    /// The hunk.
+    pub hunk_id: String,
+    /// Its status now.
+    pub status: Status,
+    /// Its file.
+    pub file: FileContent,
+}
+
+/// A request naming one file (save, accept all in a file).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FileRequest {
+    /// The file, relative to the project root.
+    pub path: String,
+}
+
+/// `PUT /api/files/buffer`: the user's edit of a working buffer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct EditBuffer {
+    /// The file, relative to the project root.
+    pub path: String,
+    /// The buffer's whole new text.
+    pub text: String,
+    /// The `hash` of the buffer text the edit was made on; when given, an
+    /// edit of a buffer that changed meanwhile is refused (`conflict`).
+    #[serde(default)]
+    pub base_hash: Option<String>,
+}
+
+/// `POST /api/files/resolve`: which version of a conflicting file to keep.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Resolve {
+    /// The file.
+    pub path: String,
+    /// `mine` (the buffer) or `theirs` (the disk).
+    pub keep: Keep,
+}
+
 /// The operations, over one project's runtime.
 #[derive(Clone)]
 pub struct Api {
@@ -166,6 +220,21 @@ impl Api {
         Ok(self.runtime.session(id)?)
     }
 
+    /// Renames a session.
+    pub fn rename_session(&self, id: &str, req: RenameSession) -> Result<Session, ApiError> {
+        Ok(self.runtime.rename_session(id, &req.name)?)
+    }
+
+    /// Clears a session's chat and context, keeping its identity.
+    pub fn clear_session(&self, id: &str) -> Result<Session, ApiError> {
+        Ok(self.runtime.clear_session(id)?)
+    }
+
+    /// Deletes a session and its jobs (running ones are cancelled).
+    pub fn delete_session(&self, id: &str) -> Result<(), ApiError> {
+        Ok(self.runtime.delete_session(id)?)
+    }
+
     /// Starts a job.
     pub fn run(&self, req: RunRequest) -> Result<JobStarted, ApiError> {
         let job = self.runtime.run(req)?;
@@ -196,6 +265,62 @@ impl Api {
     pub fn cancel(&self, id: &str) -> Result<Job, ApiError> {
         self.runtime.cancel(id)?;
         self.job(id)
+    }
+
+    /// Runs a finished job's instruction again on the current content.
+    pub fn rerun(&self, id: &str) -> Result<JobStarted, ApiError> {
+        let job = self.runtime.rerun(id)?;
+        Ok(JobStarted {
+            job_id: job.job_id,
+            status: job.status,
+        })
+    }
+
+    /// Accepts, rejects or undoes the decision on one hunk.
+    pub fn decide(&self, hunk_id: &str, req: Decide) -> Result<Decided, ApiError> {
+        let file = self.runtime.decide(hunk_id, req.status)?;
+        Ok(Decided {
+            hunk_id: hunk_id.to_owned(),
+            status: req.status,
+            file,
+        })
+    }
+
+    /// The project's files under `prefix`, with their review state.
+    pub fn tree(&self, prefix: &str) -> Result<Vec<TreeEntry>, ApiError> {
+        Ok(self.runtime.tree(prefix)?)
+    }
+
+    /// One file as the editor shows it.
+    pub fn file(&self, path: &str) -> Result<FileContent, ApiError> {
+        Ok(self.runtime.file_content(path)?)
+    }
+
+    /// The user's edit of a working buffer.
+    pub fn edit(&self, req: EditBuffer) -> Result<FileContent, ApiError> {
+        Ok(self
+            .runtime
+            .edit(&req.path, &req.text, req.base_hash.as_deref())?)
+    }
+
+    /// Saves a file (its buffer without pending hunks), hash-checked.
+    pub fn save(&self, req: FileRequest) -> Result<FileContent, ApiError> {
+        Ok(self.runtime.save(&req.path)?)
+    }
+
+    /// Accepts every pending hunk of a file.
+    pub fn accept_all(&self, req: FileRequest) -> Result<FileContent, ApiError> {
+        Ok(self.runtime.accept_all_in_file(&req.path)?)
+    }
+
+    /// Resolves a conflict with another program's change.
+    pub fn resolve(&self, req: Resolve) -> Result<Resolved, ApiError> {
+        Ok(self.runtime.resolve(&req.path, req.keep)?)
+    }
+
+    /// The project feed from `cursor`, waiting up to `wait_ms` for an event.
+    pub async fn project_events(&self, cursor: u64, wait_ms: u64) -> FeedPage {
+        self.runtime.feed().page(cursor, wait_ms).await
     }
 
     /// Applies a job's review.
@@ -244,6 +369,6 @@ impl Api {
 
     /// Rolls back to a checkpoint.
     pub fn rollback(&self, id: &str, req: Rollback) -> Result<RollbackReport, ApiError> {
-        self.workspace(|ws| ws.rollback(id, req.mode, &req.hunk_ids))
+        Ok(self.runtime.rollback(id, req.mode, &req.hunk_ids)?)
     }
 }

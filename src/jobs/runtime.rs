@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::Feed;
 use super::model::*;
 use crate::agent::{
     self, AgentDefinition, Answer, FallbackReason, Host, JobParams, LoopState, Outcome, Proposal,
@@ -26,10 +27,10 @@ use crate::checkpoints::Checkpoint;
 use crate::config::{AgentMode, Config, ProviderSettings};
 use crate::edits::ProposedEdit;
 use crate::hunks::{DiffBundle, HunkLimits};
-use crate::project::{OpenError, Project};
+use crate::project::{OpenError, PathError, Project};
 use crate::providers::http::HttpProvider;
 use crate::providers::{Provider, ProviderError, keys};
-use crate::review::{AppliedFile, Status};
+use crate::review::{AppliedFile, ReviewError, Status};
 use crate::store::{Store, StoreError};
 use crate::workspace::{RunInfo, Workspace, WorkspaceError};
 
@@ -75,8 +76,12 @@ impl RuntimeError {
             RuntimeError::Conflict(_) => "conflict",
             RuntimeError::Invalid(_) | RuntimeError::Open(_) => "invalid_request",
             RuntimeError::Workspace(e) => match e {
+                WorkspaceError::UnknownCheckpoint(_)
+                | WorkspaceError::Path(PathError::NotFound(_))
+                | WorkspaceError::Review(ReviewError::UnknownFile(_) | ReviewError::UnknownHunk(_)) => {
+                    "not_found"
+                }
                 WorkspaceError::Review(_) => "conflict",
-                WorkspaceError::UnknownCheckpoint(_) => "not_found",
                 WorkspaceError::Edits(_)
                 | WorkspaceError::Path(_)
                 | WorkspaceError::NotInCheckpoint { .. } => "invalid_request",
@@ -182,7 +187,7 @@ impl Providers {
 /// One open project's sessions and jobs.
 #[derive(Clone)]
 pub struct Runtime {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
 struct Live {
@@ -191,10 +196,11 @@ struct Live {
     task: Option<tokio::task::AbortHandle>,
 }
 
-struct Inner {
+pub(super) struct Inner {
     config: Config,
-    project: Project,
-    workspace: Arc<Mutex<Workspace>>,
+    pub(super) project: Project,
+    pub(super) workspace: Arc<Mutex<Workspace>>,
+    pub(super) feed: Feed,
     db: Mutex<Store>,
     live: Mutex<HashMap<String, Live>>,
     changed: watch::Sender<u64>,
@@ -233,6 +239,7 @@ impl Runtime {
                 config,
                 project,
                 workspace: Arc::new(Mutex::new(workspace)),
+                feed: Feed::default(),
                 db: Mutex::new(db),
                 live: Mutex::new(HashMap::new()),
                 changed: watch::channel(0).0,
@@ -262,6 +269,11 @@ impl Runtime {
     /// The review workspace (for decisions, saves, apply and checkpoints).
     pub fn workspace(&self) -> Arc<Mutex<Workspace>> {
         self.inner.workspace.clone()
+    }
+
+    /// The project feed: what happened to the files and their review.
+    pub fn feed(&self) -> &Feed {
+        &self.inner.feed
     }
 
     /// The configuration in force.
@@ -896,29 +908,30 @@ impl Runtime {
     }
 
     /// Accepts, rejects or sets back to pending one hunk of a job's review,
-    /// and records `review.updated` in the log of the job it belongs to.
-    pub fn decide(&self, hunk_id: &str, status: Status) -> Result<(), RuntimeError> {
-        let job_id = {
+    /// and records `review.updated` in the log of the job it belongs to and
+    /// in the project feed. Returns its file as it is now.
+    pub fn decide(
+        &self,
+        hunk_id: &str,
+        status: Status,
+    ) -> Result<crate::workspace::FileContent, RuntimeError> {
+        let (job_id, file) = {
             let mut ws = self
                 .inner
                 .workspace
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
             ws.decide(hunk_id, status)?;
-            ws.review()
-                .files()
-                .flat_map(|f| f.entries())
-                .find(|e| e.hunk_id.as_deref() == Some(hunk_id))
-                .and_then(|e| e.job_id.clone())
+            let (path, i) = ws.review().find_hunk(hunk_id).map_err(WorkspaceError::from)?;
+            let job_id = ws.review().file(&path).and_then(|f| f.entries()[i].job_id.clone());
+            (job_id, ws.file_content(&path)?)
         };
-        if let Some(job_id) = job_id {
-            self.emit(
-                &job_id,
-                "review.updated",
-                json!({ "hunk_id": hunk_id, "status": status }),
-            );
+        let data = json!({ "hunk_id": hunk_id, "status": status, "job_id": job_id, "path": file.path, "state": file.state });
+        if let Some(job_id) = &job_id {
+            self.emit(job_id, "review.updated", data.clone());
         }
-        Ok(())
+        self.inner.feed.push("review.updated", data);
+        Ok(file)
     }
 
     /// Applies a job's review: the listed hunks are accepted, the job's

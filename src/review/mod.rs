@@ -358,6 +358,13 @@ pub enum ReviewError {
         /// The hunks.
         hunk_ids: Vec<String>,
     },
+    /// An edit named a buffer text that has changed since (a decision or a
+    /// reload came first); read the file again and redo the edit on it.
+    #[error("the buffer of `{0}` changed since it was read; read it again and redo the edit")]
+    StaleBuffer(String),
+    /// There is no conflict to resolve: the disk holds what Redline knows.
+    #[error("`{0}` has no conflict with the disk")]
+    NoConflict(String),
     /// The disk write was refused or failed.
     #[error(transparent)]
     Write(#[from] WriteError),

@@ -43,6 +43,7 @@ impl Store {
             let kind_text = match kind {
                 CheckpointKind::Run => "run",
                 CheckpointKind::Rollback => "rollback",
+                CheckpointKind::Resolve => "resolve",
             };
             tx.execute(
                 "INSERT INTO checkpoints (id, seq, session_id, job_id, kind, created_at, instruction)
@@ -99,6 +100,7 @@ impl Store {
         let kind = match kind.as_str() {
             "run" => CheckpointKind::Run,
             "rollback" => CheckpointKind::Rollback,
+            "resolve" => CheckpointKind::Resolve,
             other => {
                 return Err(StoreError::Corrupt(format!(
                     "checkpoint {id}: kind `{other}`"

@@ -1,0 +1,135 @@
+//! The editor's operations on the working buffers, through the runtime so
+//! that each is announced in the project feed ([`super::Feed`]): open a file,
+//! edit its buffer, save it, decide hunks, take in another program's change,
+//! resolve a conflict, roll back.
+
+use std::sync::MutexGuard;
+
+use serde_json::json;
+
+use super::{Runtime, RuntimeError};
+use crate::checkpoints::{RollbackMode, RollbackReport};
+use crate::workspace::{
+    FileChange, FileContent, Keep, Resolved, TreeEntry, Workspace, WorkspaceError,
+};
+
+impl Runtime {
+    fn ws(&self) -> MutexGuard<'_, Workspace> {
+        self.inner
+            .workspace
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The project.
+    pub fn project(&self) -> &crate::project::Project {
+        &self.inner.project
+    }
+
+    /// The paths of the files under review.
+    pub fn files_under_review(&self) -> Vec<String> {
+        self.ws().review().files().map(|f| f.path.clone()).collect()
+    }
+
+    /// `path` as the editor shows it (its working buffer, or the disk).
+    pub fn file_content(&self, path: &str) -> Result<FileContent, RuntimeError> {
+        Ok(self.ws().file_content(path)?)
+    }
+
+    /// The project's files under `prefix`, with their review state.
+    pub fn tree(&self, prefix: &str) -> Result<Vec<TreeEntry>, RuntimeError> {
+        Ok(self.ws().tree(prefix)?)
+    }
+
+    /// Replaces the buffer of `path` with `text` (the user's edit), if it
+    /// still hashes to `base_hash` when one is given. Announces `file.edited`.
+    pub fn edit(
+        &self,
+        path: &str,
+        text: &str,
+        base_hash: Option<&str>,
+    ) -> Result<FileContent, RuntimeError> {
+        let (ids, file) = {
+            let mut ws = self.ws();
+            let ids = ws.edit(path, text, base_hash)?;
+            (ids, ws.file_content(path)?)
+        };
+        self.inner.feed.push(
+            "file.edited",
+            json!({ "path": file.path, "entry_ids": ids, "hash": file.hash, "state": file.state }),
+        );
+        Ok(file)
+    }
+
+    /// Saves `path`: its buffer without pending hunks, over the bytes Redline
+    /// last read or wrote there (a `conflict` otherwise). Announces `file.saved`.
+    pub fn save(&self, path: &str) -> Result<FileContent, RuntimeError> {
+        let file = {
+            let mut ws = self.ws();
+            let rel = ws.project().resolve(path).map_err(WorkspaceError::from)?.rel().to_owned();
+            ws.save(&rel)?;
+            ws.file_content(&rel)?
+        };
+        self.inner.feed.push(
+            "file.saved",
+            json!({ "path": file.path, "disk_hash": file.disk_hash, "state": file.state }),
+        );
+        Ok(file)
+    }
+
+    /// Accepts every pending hunk of `path`. Announces `review.updated`.
+    pub fn accept_all_in_file(&self, path: &str) -> Result<FileContent, RuntimeError> {
+        let (count, file) = {
+            let mut ws = self.ws();
+            let rel = ws.project().resolve(path).map_err(WorkspaceError::from)?.rel().to_owned();
+            let count = ws.accept_all_in_file(&rel)?;
+            (count, ws.file_content(&rel)?)
+        };
+        self.inner.feed.push(
+            "review.updated",
+            json!({ "path": file.path, "accepted": count, "state": file.state }),
+        );
+        Ok(file)
+    }
+
+    /// Takes in a change another program made to `path` (the watcher calls
+    /// this; so may anyone who knows of one). Announces `file.changed`,
+    /// `file.reloaded` or `file.conflict`.
+    pub fn external_change(&self, path: &str) -> Result<Option<FileChange>, RuntimeError> {
+        let change = self.ws().external_change(path)?;
+        if let Some(change) = &change {
+            let kind = match change {
+                FileChange::Changed { .. } => "file.changed",
+                FileChange::Reloaded { .. } => "file.reloaded",
+                FileChange::Conflict { .. } => "file.conflict",
+            };
+            self.inner.feed.push(kind, json!(change));
+        }
+        Ok(change)
+    }
+
+    /// Resolves a conflict over `path`. Announces `file.resolved`.
+    pub fn resolve(&self, path: &str, keep: Keep) -> Result<Resolved, RuntimeError> {
+        let resolved = self.ws().resolve(path, keep)?;
+        self.inner.feed.push(
+            "file.resolved",
+            json!({ "path": resolved.path, "kept": keep, "checkpoint_id": resolved.checkpoint_id }),
+        );
+        Ok(resolved)
+    }
+
+    /// Rolls back to checkpoint `id` (seed §27). Announces `rollback.completed`.
+    pub fn rollback(
+        &self,
+        id: &str,
+        mode: RollbackMode,
+        hunk_ids: &[String],
+    ) -> Result<RollbackReport, RuntimeError> {
+        let report = self.ws().rollback(id, mode, hunk_ids)?;
+        self.inner.feed.push(
+            "rollback.completed",
+            json!({ "checkpoint_id": id, "mode": mode, "report": report }),
+        );
+        Ok(report)
+    }
+}

@@ -1,0 +1,121 @@
+//! The file watcher (DESIGN §3.10): other programs' changes to the folder,
+//! taken in as they happen.
+//!
+//! `notify` reports paths; each one the path guard accepts goes to
+//! [`Runtime::external_change`], which compares the disk with what Redline
+//! last read or wrote, so Redline's own writes, repeated events and
+//! temporary files cost a hash and nothing more. A clean buffer reloads; a
+//! buffer holding edits reports a conflict and keeps both versions. Missed
+//! events (an overflowing kernel queue) make it check every file under review.
+//! Apply and save check the disk hash themselves, so a change the watcher
+//! has not seen yet is still caught.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use notify::{RecursiveMode, Watcher as _};
+use serde_json::json;
+
+use crate::jobs::Runtime;
+
+/// The watcher could not start.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot watch `{path}`: {source}")]
+pub struct WatchError {
+    /// The folder.
+    pub path: PathBuf,
+    /// Why.
+    #[source]
+    pub source: notify::Error,
+}
+
+/// A running watcher; dropping it stops it.
+pub struct Watcher {
+    watcher: Option<notify::RecommendedWatcher>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        // Dropping the watcher closes the channel, which ends the thread.
+        self.watcher.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Watches the folder of `runtime` until the returned [`Watcher`] is dropped.
+pub fn start(runtime: Runtime) -> Result<Watcher, WatchError> {
+    let root = runtime.project().root().to_path_buf();
+    let (tx, rx) = mpsc::channel();
+    let fail = |source| WatchError {
+        path: root.clone(),
+        source,
+    };
+    let mut watcher = notify::recommended_watcher(tx).map_err(fail)?;
+    watcher
+        .watch(&root, RecursiveMode::Recursive)
+        .map_err(fail)?;
+    let thread = std::thread::Builder::new()
+        .name("redline-watch".into())
+        .spawn(move || take_in(&runtime, &root, &rx))
+        .expect("a thread can be spawned");
+    Ok(Watcher {
+        watcher: Some(watcher),
+        thread: Some(thread),
+    })
+}
+
+/// Takes in events until the watcher goes away. Each wake-up drains what has
+/// queued, so a burst (an editor's save is several events) is one pass over
+/// distinct paths.
+fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<notify::Event>>) {
+    while let Ok(first) = rx.recv() {
+        let mut paths = BTreeSet::new();
+        let mut rescan = false;
+        for event in std::iter::once(first).chain(rx.try_iter()) {
+            match event {
+                Ok(event) => {
+                    rescan |= event.need_rescan();
+                    paths.extend(event.paths);
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "file watcher");
+                    rescan = true;
+                }
+            }
+        }
+        for path in paths {
+            let Some(rel) = relative(root, &path) else {
+                continue;
+            };
+            if path.is_dir() {
+                runtime.feed().push("tree.changed", json!({ "path": rel }));
+                continue;
+            }
+            // The guard refuses hidden, ignored and temporary files: not ours to follow.
+            if let Err(e) = runtime.external_change(&rel) {
+                tracing::debug!(path = %rel, error = %e, "change not taken in");
+            }
+        }
+        if rescan {
+            for rel in runtime.files_under_review() {
+                if let Err(e) = runtime.external_change(&rel) {
+                    tracing::debug!(path = %rel, error = %e, "change not taken in");
+                }
+            }
+            runtime.feed().push("tree.changed", json!({ "path": "" }));
+        }
+    }
+}
+
+/// `path` relative to `root`, with `/` separators; `None` for the root itself
+/// or a path outside it.
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let parts: Vec<&str> = rel.iter().map(|c| c.to_str()).collect::<Option<_>>()?;
+    (!parts.is_empty()).then(|| parts.join("/"))
+}

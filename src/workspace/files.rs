@@ -1,0 +1,359 @@
+//! The editor's side of the workspace: a file as the editor shows it, the
+//! user's edits to a working buffer, and what happens when another program
+//! changes a file (DESIGN §3.10): a clean buffer follows the disk; a buffer
+//! with unsaved edits or pending hunks keeps both versions as a conflict,
+//! which the user resolves by choosing one — the other goes into a
+//! checkpoint, so nothing is lost either way.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Workspace, WorkspaceError};
+use crate::checkpoints::{CheckpointKind, FileSnapshot};
+use crate::project::{PathError, text};
+use crate::review::{FileReview, Origin, ReviewError, Status};
+use crate::store::NewCheckpointFile;
+
+/// Where a file stands with Redline.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    /// It has a working buffer (an agent run staged hunks in it, or the user
+    /// edited it through Redline).
+    pub under_review: bool,
+    /// The buffer holds what the disk does not (unsaved edits or accepted,
+    /// unsaved hunks).
+    pub dirty: bool,
+    /// Its agent hunks still pending, in document order.
+    pub pending_hunks: Vec<String>,
+    /// Another program changed the file on disk since Redline last read or
+    /// wrote it, while Redline held edits for it.
+    pub conflict: bool,
+}
+
+/// One file of the project, as the editor shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileContent {
+    /// The file, relative to the project root.
+    pub path: String,
+    /// What the editor shows: the working buffer, or the disk's text.
+    pub text: String,
+    /// `sha256:` of `text`; an edit names it to say which text it changes.
+    pub hash: String,
+    /// `sha256:` of the file on disk now; `null` when there is none.
+    pub disk_hash: Option<String>,
+    /// The disk's text, only while it conflicts with the buffer.
+    pub disk_text: Option<String>,
+    /// Its review state.
+    pub state: FileState,
+}
+
+/// One file of the tree.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeEntry {
+    /// The file, relative to the project root.
+    pub path: String,
+    /// Its size on disk in bytes (0 when only its buffer exists).
+    pub size: u64,
+    /// Its review state.
+    pub state: FileState,
+}
+
+/// What a change on disk did to Redline's view of a file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum FileChange {
+    /// A file Redline holds nothing for changed, appeared or went away.
+    Changed {
+        /// The file.
+        path: String,
+        /// Its hash now; `null` when it is gone.
+        disk_hash: Option<String>,
+    },
+    /// A clean buffer took the disk's new text (as a `user` entry of its log).
+    Reloaded {
+        /// The file.
+        path: String,
+        /// Its hash now; `null` when it is gone.
+        disk_hash: Option<String>,
+    },
+    /// Redline holds edits for the file: nothing was reloaded or written;
+    /// both versions stay until the user resolves it.
+    Conflict {
+        /// The file.
+        path: String,
+        /// Its hash on disk now; `null` when it is gone.
+        disk_hash: Option<String>,
+        /// What Redline last read or wrote there.
+        known_hash: Option<String>,
+        /// Its review state.
+        state: FileState,
+    },
+}
+
+/// Which version wins a conflict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Keep {
+    /// The working buffer: the next save writes it over the disk's version.
+    Mine,
+    /// The disk's version: the buffer (its pending hunks and unsaved edits
+    /// included) is dropped.
+    Theirs,
+}
+
+/// A resolved conflict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resolved {
+    /// The file.
+    pub path: String,
+    /// The version kept.
+    pub kept: Keep,
+    /// The checkpoint holding the other version: rolling back to it brings
+    /// that one back.
+    pub checkpoint_id: String,
+    /// The file now.
+    pub file: FileContent,
+}
+
+impl Workspace {
+    /// The state of `path`: `None` when it is not under review.
+    fn state_of(&self, path: &str) -> Result<Option<(FileState, &FileReview)>, WorkspaceError> {
+        let Some(file) = self.review.file(path) else {
+            return Ok(None);
+        };
+        let on_disk = self.project.disk_hash(path)?;
+        let dirty = match file.disk_view() {
+            Ok(view) => Some(text::content_hash(view.as_bytes())) != file.disk_hash,
+            Err(_) => true,
+        };
+        let mut pending: Vec<(usize, String)> = file
+            .entries()
+            .iter()
+            .filter(|e| e.origin == Origin::Agent && e.status == Status::Pending)
+            .filter_map(|e| Some((e.at, e.hunk_id.clone()?)))
+            .collect();
+        pending.sort();
+        let state = FileState {
+            under_review: true,
+            dirty,
+            conflict: on_disk != file.disk_hash && (dirty || !pending.is_empty()),
+            pending_hunks: pending.into_iter().map(|(_, h)| h).collect(),
+        };
+        Ok(Some((state, file)))
+    }
+
+    /// `path` as the editor shows it: its working buffer, or the disk.
+    pub fn file_content(&self, path: &str) -> Result<FileContent, WorkspaceError> {
+        let rel = self.project.resolve(path)?.rel().to_owned();
+        if let Some((state, file)) = self.state_of(&rel)? {
+            let text = file.buffer();
+            let disk = if state.conflict {
+                match self.project.read_text(&rel) {
+                    Ok(f) => Some(f),
+                    Err(PathError::NotFound(_)) => None,
+                    Err(e) => return Err(e.into()),
+                }
+            } else {
+                None
+            };
+            return Ok(FileContent {
+                path: rel,
+                hash: text::content_hash(text.as_bytes()),
+                text,
+                disk_hash: match &disk {
+                    Some(f) => Some(f.hash.clone()),
+                    None => self.project.disk_hash(path)?,
+                },
+                disk_text: disk.map(|f| f.text),
+                state,
+            });
+        }
+        let file = self.project.read_text(&rel)?;
+        Ok(FileContent {
+            path: rel,
+            disk_hash: Some(file.hash.clone()),
+            hash: file.hash,
+            text: file.text,
+            disk_text: None,
+            state: FileState::default(),
+        })
+    }
+
+    /// The project's files under `prefix` (the whole project for `""`),
+    /// sorted, with the files that only have a buffer (created by a run and
+    /// not saved yet).
+    pub fn tree(&self, prefix: &str) -> Result<Vec<TreeEntry>, WorkspaceError> {
+        let scope = self.project.resolve_dir(prefix)?;
+        let mut entries = self.project.walk_files(&scope, || {
+            |rel: &str, abs: &std::path::Path| {
+                Some(TreeEntry {
+                    path: rel.to_owned(),
+                    size: std::fs::metadata(abs).map_or(0, |m| m.len()),
+                    state: FileState::default(),
+                })
+            }
+        });
+        let under = |p: &str| scope.rel().is_empty() || p.starts_with(&format!("{}/", scope.rel()));
+        for file in self.review.files().filter(|f| under(&f.path)) {
+            let (state, _) = self.state_of(&file.path)?.expect("under review");
+            match entries.iter_mut().find(|e| e.path == file.path) {
+                Some(entry) => entry.state = state,
+                None => entries.push(TreeEntry {
+                    path: file.path.clone(),
+                    size: 0,
+                    state,
+                }),
+            }
+        }
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(entries)
+    }
+
+    /// Replaces the working buffer of `path` with `new_text`, recording each
+    /// changed block as a `user` entry of its log (seed §20). A file not under
+    /// review gets a buffer first (a new one if there is no file). With
+    /// `base_hash`, the edit applies only to that buffer text: a buffer that
+    /// changed meanwhile (a decision, a reload) refuses it. Returns the new
+    /// entries' ids.
+    pub fn edit(
+        &mut self,
+        path: &str,
+        new_text: &str,
+        base_hash: Option<&str>,
+    ) -> Result<Vec<String>, WorkspaceError> {
+        let rel = self.project.resolve(path)?.rel().to_owned();
+        if self.review.file(&rel).is_none() {
+            let (text, hash) = match self.project.read_text(&rel) {
+                Ok(f) => (f.text, Some(f.hash)),
+                Err(PathError::NotFound(_)) => (String::new(), None),
+                Err(e) => return Err(e.into()),
+            };
+            let file =
+                FileReview::from_parts(rel.clone(), text.clone(), hash, false, &text, vec![], vec![]);
+            self.review.insert_file(file);
+        }
+        let current = self.review.file(&rel).expect("inserted above").buffer();
+        if let Some(base) = base_hash
+            && base != text::content_hash(current.as_bytes())
+        {
+            self.drop_if_untouched(&rel)?;
+            return Err(ReviewError::StaleBuffer(rel).into());
+        }
+        let ids = self.review.user_edit(&rel, new_text)?;
+        if ids.is_empty() {
+            self.drop_if_untouched(&rel)?;
+        } else {
+            self.persist(&rel)?;
+        }
+        Ok(ids)
+    }
+
+    /// Takes a buffer with no log back out of review (an edit that changed nothing).
+    fn drop_if_untouched(&mut self, path: &str) -> Result<(), WorkspaceError> {
+        if self.review.file(path).is_some_and(|f| f.entries().is_empty()) {
+            self.review.remove_file(path);
+            self.persist(path)?;
+        }
+        Ok(())
+    }
+
+    /// Takes in a change another program made to `path` on disk: see the
+    /// module docs. `None` when the disk holds what Redline last read or
+    /// wrote (Redline's own write, or nothing changed).
+    pub fn external_change(&mut self, path: &str) -> Result<Option<FileChange>, WorkspaceError> {
+        let rel = self.project.resolve(path)?.rel().to_owned();
+        let on_disk = self.project.disk_hash(&rel)?;
+        let Some((state, file)) = self.state_of(&rel)? else {
+            return Ok(Some(FileChange::Changed {
+                path: rel,
+                disk_hash: on_disk,
+            }));
+        };
+        if on_disk == file.disk_hash {
+            return Ok(None);
+        }
+        if state.dirty || !state.pending_hunks.is_empty() {
+            return Ok(Some(FileChange::Conflict {
+                path: rel,
+                disk_hash: on_disk,
+                known_hash: file.disk_hash.clone(),
+                state,
+            }));
+        }
+        let new_text = match self.project.read_text(&rel) {
+            Ok(f) if Some(&f.hash) == on_disk.as_ref() => Some(f.text),
+            // Changed again while we read: the next event brings it.
+            Ok(_) => return Ok(None),
+            Err(PathError::NotFound(_)) => None,
+            // Binary or too large now: Redline can hold no buffer of it.
+            Err(_) => None,
+        };
+        match new_text {
+            Some(new_text) => {
+                self.review.user_edit(&rel, &new_text)?;
+                self.review.file_mut(&rel).expect("under review").disk_hash = on_disk.clone();
+            }
+            None => {
+                self.review.remove_file(&rel);
+            }
+        }
+        self.persist(&rel)?;
+        Ok(Some(FileChange::Reloaded {
+            path: rel,
+            disk_hash: on_disk,
+        }))
+    }
+
+    /// Resolves a conflict over `path` by keeping one version; the other is
+    /// saved in a new checkpoint first.
+    pub fn resolve(&mut self, path: &str, keep: Keep) -> Result<Resolved, WorkspaceError> {
+        let rel = self.project.resolve(path)?.rel().to_owned();
+        let Some((state, file)) = self.state_of(&rel)? else {
+            return Err(ReviewError::UnknownFile(rel).into());
+        };
+        if !state.conflict {
+            return Err(ReviewError::NoConflict(rel).into());
+        }
+        let known = file.disk_hash.clone();
+        let (snapshot, what) = match keep {
+            Keep::Mine => (
+                FileSnapshot::of_disk(&self.project, &rel)?,
+                format!("{rel} as another program wrote it, before Redline's version was kept"),
+            ),
+            Keep::Theirs => (
+                FileSnapshot::take(&self.project, &self.review, &rel)?,
+                format!("Redline's buffer of {rel}, before the disk's version was kept"),
+            ),
+        };
+        // For `Mine`, the disk version just saved is the one the next save may replace.
+        let theirs = snapshot.disk_hash.clone();
+        let checkpoint = self.store.add_checkpoint(
+            CheckpointKind::Resolve,
+            None,
+            None,
+            &what,
+            vec![NewCheckpointFile {
+                path: rel.clone(),
+                snapshot,
+                proposed: None,
+                hunk_ids: Vec::new(),
+                reverse_patches: Vec::new(),
+            }],
+        )?;
+        match keep {
+            Keep::Mine => {
+                self.review.file_mut(&rel).expect("under review").disk_hash = theirs;
+            }
+            Keep::Theirs => {
+                self.review.remove_file(&rel);
+            }
+        }
+        self.persist(&rel)?;
+        tracing::info!(path = %rel, ?keep, known = ?known, "conflict resolved");
+        Ok(Resolved {
+            path: rel.clone(),
+            kept: keep,
+            checkpoint_id: checkpoint.checkpoint_id,
+            file: self.file_content(&rel)?,
+        })
+    }
+}
