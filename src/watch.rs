@@ -78,6 +78,9 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
         let mut rescan = false;
         for event in std::iter::once(first).chain(rx.try_iter()) {
             match event {
+                // Reads are events too (inotify's open and close-nowrite), and
+                // taking a change in reads the file: following them would loop.
+                Ok(event) if matches!(event.kind, notify::EventKind::Access(_)) => {}
                 Ok(event) => {
                     rescan |= event.need_rescan();
                     paths.extend(event.paths);

@@ -500,3 +500,90 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
     let (status, body) = door.call(Method::GET, "/api/files/content?path=../etc/passwd", None).await;
     assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (400, Some("invalid_request")));
 }
+
+/// Writes `text` to `path` the way most editors save: a new file renamed over it.
+fn editor_save(dir: &std::path::Path, path: &str, text: &str) {
+    let tmp = dir.join(format!("{path}.editor-tmp"));
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, dir.join(path)).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_held_one() {
+    let h = harness(Protocol::OpenAiChat, vec![propose_alpha()], |_| {}).await;
+    let _watching = redline::watch::start(h.runtime.clone()).unwrap();
+    let door = Door::open(h.runtime.clone()).await;
+    let dir = h.vault.path();
+    let mut cursor = 0;
+
+    // A file Redline holds nothing for: the feed says it changed.
+    editor_save(dir, "notes/beta.md", "# Beta\n\nStatus: elsewhere\n");
+    let events = door.feed_until(&mut cursor, "file.changed").await;
+    assert!(events.iter().any(|e| e["data"]["path"] == "notes/beta.md"));
+
+    // A clean buffer (edited through Redline and saved) follows the disk.
+    let gamma = door.get("/api/files/content?path=notes/gamma.md").await;
+    let edited = format!("{}More.\n", gamma["text"].as_str().unwrap());
+    door.put("/api/files/buffer", json!({ "path": "notes/gamma.md", "text": edited }))
+        .await;
+    door.post("/api/files/save", json!({ "path": "notes/gamma.md" }))
+        .await;
+    editor_save(dir, "notes/gamma.md", "# Gamma\n\nRewritten elsewhere.\n");
+    let events = door.feed_until(&mut cursor, "file.reloaded").await;
+    assert!(events.iter().any(|e| e["type"] == "file.reloaded" && e["data"]["path"] == "notes/gamma.md"));
+    let gamma = door.get("/api/files/content?path=notes/gamma.md").await;
+    assert_eq!(gamma["text"], "# Gamma\n\nRewritten elsewhere.\n");
+    assert_eq!(gamma["state"]["conflict"], false);
+
+    // A buffer with a pending hunk keeps both versions.
+    let sid = door.post("/api/agent/sessions", json!({})).await["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let job = door
+        .post("/api/agent/run", json!({ "session_id": sid, "instruction": "Final" }))
+        .await["job_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    door.until(&job, "awaiting_review").await;
+    let theirs = "# Alpha\n\nStatus: draft\nOwner: Ann\nAdded elsewhere.\n";
+    editor_save(dir, "notes/alpha.md", theirs);
+    let events = door.feed_until(&mut cursor, "file.conflict").await;
+    let conflict = events.iter().find(|e| e["type"] == "file.conflict").unwrap();
+    assert_eq!(conflict["data"]["path"], "notes/alpha.md");
+    let alpha = door.get("/api/files/content?path=notes/alpha.md").await;
+    assert_eq!(alpha["state"]["conflict"], true);
+    assert_eq!(alpha["disk_text"], theirs);
+    assert_eq!(alpha["text"], ALPHA.replace("draft", "final"), "the buffer is kept");
+
+    // Apply re-checks the disk: nothing is written over their version.
+    let hunk = hunk_of(&door.get(&format!("/api/agent/jobs/{job}")).await, "notes/alpha.md");
+    let applied = door
+        .post("/api/agent/apply", json!({ "session_id": sid, "job_id": job, "accepted_hunk_ids": [hunk] }))
+        .await;
+    assert_eq!(applied["status"], "conflict");
+    assert_eq!(h.read("notes/alpha.md"), theirs);
+    let (status, _) = door
+        .call(Method::POST, "/api/files/save", Some(json!({ "path": "notes/alpha.md" })))
+        .await;
+    assert_eq!(status, 409);
+
+    // Keeping Redline's version saves theirs in a checkpoint first.
+    let resolved = door
+        .post("/api/files/resolve", json!({ "path": "notes/alpha.md", "keep": "mine" }))
+        .await;
+    assert_eq!(resolved["file"]["state"]["conflict"], false);
+    let kept = resolved["checkpoint_id"].as_str().unwrap();
+    let three = door
+        .get(&format!("/api/agent/checkpoints/{kept}/diff3?file_path=notes/alpha.md"))
+        .await;
+    assert_eq!(three["checkpoint_base"], theirs, "their version is kept in the checkpoint");
+    door.post("/api/files/save", json!({ "path": "notes/alpha.md" }))
+        .await;
+    assert_eq!(h.read("notes/alpha.md"), ALPHA.replace("draft", "final"));
+    let (status, body) = door
+        .call(Method::POST, "/api/files/resolve", Some(json!({ "path": "notes/alpha.md", "keep": "theirs" })))
+        .await;
+    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (409, Some("conflict")), "no conflict is left");
+}

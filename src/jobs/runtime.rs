@@ -978,32 +978,37 @@ impl Runtime {
                 .unwrap_or_else(|e| e.into_inner());
             let mut report = Vec::new();
             for file in &bundle.files {
-                let pending: Vec<String> = ws
+                // Every hunk of the job ends as the list says, whatever was
+                // decided before.
+                let decided: Vec<(String, Status)> = ws
                     .review()
                     .file(&file.file_path)
                     .map(|f| {
                         f.entries()
                             .iter()
-                            .filter(|e| e.status == Status::Pending)
-                            .filter_map(|e| e.hunk_id.clone())
-                            .filter(|h| file.hunks.iter().any(|x| &x.hunk_id == h))
+                            .filter_map(|e| Some((e.hunk_id.clone()?, e.status)))
+                            .filter(|(h, _)| file.hunks.iter().any(|x| &x.hunk_id == h))
                             .collect()
                     })
                     .unwrap_or_default();
                 let (mut applied, mut rejected) = (0, 0);
-                for hunk in &pending {
+                let mut outcome = Ok(());
+                for (hunk, status) in &decided {
                     let accept = accepted_hunk_ids.contains(hunk);
-                    ws.decide(
-                        hunk,
-                        if accept {
-                            Status::Accepted
-                        } else {
-                            Status::Rejected
-                        },
-                    )?;
+                    let wanted = if accept {
+                        Status::Accepted
+                    } else {
+                        Status::Rejected
+                    };
+                    if *status != wanted
+                        && let Err(e) = ws.decide(hunk, wanted)
+                    {
+                        outcome = Err(e);
+                        break;
+                    }
                     if accept { applied += 1 } else { rejected += 1 }
                 }
-                let saved = ws.save(&file.file_path);
+                let saved = outcome.and_then(|()| ws.save(&file.file_path));
                 report.push(AppliedFile {
                     file_path: file.file_path.clone(),
                     applied_hunks: applied,

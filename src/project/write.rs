@@ -1,13 +1,37 @@
 //! Hash-checked, atomic writes.
 //!
 //! A write lands only if the file on disk still hashes to what Redline last
-//! read or wrote there, so a change another editor made is never overwritten.
-//! The bytes go to a temporary file in the same folder, which is flushed to
-//! disk and renamed over the target: a crash leaves the old file or the new
-//! one, never a mix. The file's permissions are kept.
+//! read or wrote there, so a change another program made is not overwritten.
+//! The bytes first go to a temporary file in the same folder, with the
+//! target's permissions, and are flushed to disk before they can reach the
+//! target: a crash leaves the old file or the new one, never a mix.
+//!
+//! Checking the hash and then renaming would leave a gap in which another
+//! program's save lands and is overwritten unseen. On Linux the move into
+//! place is itself the check, so the gap is gone:
+//! - a new file is renamed with `RENAME_NOREPLACE`, which fails if a file
+//!   appeared meanwhile;
+//! - an existing file is swapped with the temporary one (`RENAME_EXCHANGE`)
+//!   and the file swapped out is hashed; if it is not the expected one it is
+//!   swapped back, or, where a third save has replaced ours in the meantime
+//!   (swapping back would displace that one), kept beside the target as
+//!   `name.conflict-<hash>.ext`. No version is deleted unseen.
+//!
+//! Where the kernel or file system refuses those flags, and off Linux, the
+//! hash is checked after the flush, just before a plain rename: the gap is
+//! that of one rename rather than of a write and an fsync, but it is there.
+//!
+//! Still not guaranteed: a program that writes in place through a descriptor
+//! it opened on the old file can write into it after it was swapped out and
+//! hashed, and that write goes with the old file. A swap that turns out to be
+//! a conflict shows our bytes at the target for a moment. A crash between a
+//! swap and its undo leaves the other program's version in the hidden
+//! temporary file, which [`Project::remove_stale_writes`] deletes.
 
-use std::io::Write;
-use std::path::Path;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use tempfile::NamedTempFile;
 
 use super::{PathError, Project, text};
 
@@ -16,7 +40,7 @@ use super::{PathError, Project, text};
 #[non_exhaustive]
 pub enum WriteError {
     /// The file on disk is not the one Redline expected.
-    #[error("`{path}` changed on disk since Redline last read it (expected {}, found {}); nothing was written", expected.as_deref().unwrap_or("no file"), found.as_deref().unwrap_or("no file"))]
+    #[error("`{path}` changed on disk since Redline last read it (expected {}, found {}); nothing was written{}", expected.as_deref().unwrap_or("no file"), found.as_deref().unwrap_or("no file"), kept.as_ref().map(|k| format!("; a version another program saved meanwhile is kept as `{k}`")).unwrap_or_default())]
     Conflict {
         /// The file.
         path: String,
@@ -24,6 +48,9 @@ pub enum WriteError {
         expected: Option<String>,
         /// The hash on disk (`None`: no file).
         found: Option<String>,
+        /// Where a version that could not be put back at `path` was kept
+        /// (relative to the root when it is inside it); almost always `None`.
+        kept: Option<String>,
     },
     /// The guard refused the path.
     #[error(transparent)]
@@ -43,19 +70,27 @@ impl Project {
     /// The `sha256:` of the file at `raw` on disk now, or `None` if there is none.
     pub fn disk_hash(&self, raw: &str) -> Result<Option<String>, PathError> {
         let path = self.resolve(raw)?;
-        match std::fs::read(path.abs()) {
-            Ok(bytes) => Ok(Some(text::content_hash(&bytes))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(PathError::Io {
-                path: raw.to_owned(),
-                source,
-            }),
-        }
+        hash_at(path.abs()).map_err(|source| PathError::Io {
+            path: raw.to_owned(),
+            source,
+        })
     }
 
     /// Writes `bytes` to `raw` if the file on disk hashes to `expected`
     /// (`None`: if there is no file), atomically, keeping its permissions.
     /// Missing parent folders are created. Returns the new hash.
+    ///
+    /// On Linux file systems with `renameat2` flags (ext4, XFS, Btrfs, tmpfs
+    /// ...), another program's save that lands at any moment before the
+    /// move into place is never overwritten: the call returns
+    /// [`WriteError::Conflict`] and the other program's file is at `raw` again
+    /// (or, if a third save replaced ours meanwhile, kept beside it under the
+    /// name given in `kept`). A file deleted meanwhile is not recreated.
+    /// Elsewhere the check comes just before a plain rename, and a save in
+    /// that short gap is lost. Not guaranteed anywhere: writes made in place
+    /// through a descriptor opened on the old file after it was hashed, and
+    /// that nobody reads our bytes at `raw` during a swap that is then undone.
+    /// See the module documentation.
     pub fn write_checked(
         &self,
         raw: &str,
@@ -63,19 +98,27 @@ impl Project {
         expected: Option<&str>,
     ) -> Result<String, WriteError> {
         let path = self.resolve(raw)?;
+        let conflict = |found, kept: Option<PathBuf>| WriteError::Conflict {
+            path: raw.to_owned(),
+            expected: expected.map(ToOwned::to_owned),
+            found,
+            kept: kept.map(|k| {
+                let k = k.strip_prefix(self.root()).unwrap_or(&k);
+                k.to_string_lossy().into_owned()
+            }),
+        };
+        // Also checked up front: a conflict already on disk then costs no
+        // temporary file, and no swap that shows our bytes at the target.
         let found = self.disk_hash(raw)?;
         if found.as_deref() != expected {
-            return Err(WriteError::Conflict {
-                path: raw.to_owned(),
-                expected: expected.map(ToOwned::to_owned),
-                found,
-            });
+            return Err(conflict(found, None));
         }
         let io = |source| WriteError::Io {
             path: raw.to_owned(),
             source,
         };
-        let parent = path.abs().parent().unwrap_or(self.root());
+        let target = path.abs();
+        let parent = target.parent().unwrap_or(self.root());
         std::fs::create_dir_all(parent).map_err(io)?;
         let mut tmp = tempfile::Builder::new()
             .prefix(".redline-")
@@ -83,15 +126,182 @@ impl Project {
             .tempfile_in(parent)
             .map_err(io)?;
         tmp.write_all(bytes).map_err(io)?;
-        tmp.as_file().sync_all().map_err(io)?;
-        if let Ok(meta) = std::fs::metadata(path.abs()) {
+        if let Ok(meta) = std::fs::metadata(target) {
             tmp.as_file()
                 .set_permissions(meta.permissions())
                 .map_err(io)?;
         }
-        tmp.persist(path.abs()).map_err(|e| io(e.error))?;
+        // Flushed before the move, so that nothing slow sits between the
+        // last look at the target and the moment it changes.
+        tmp.as_file().sync_all().map_err(io)?;
+        let tmp = match move_checked(tmp, target, expected).map_err(io)? {
+            Moved::Done => {
+                sync_dir(parent);
+                return Ok(text::content_hash(bytes));
+            }
+            Moved::Conflict { found, kept } => {
+                // Undoing a swap must be as durable as the swap was.
+                sync_dir(parent);
+                return Err(conflict(found, kept));
+            }
+            Moved::Unsupported(tmp) => tmp,
+        };
+        let found = hash_at(target).map_err(io)?;
+        if found.as_deref() != expected {
+            return Err(conflict(found, None));
+        }
+        tmp.persist(target).map_err(|e| io(e.error))?;
         sync_dir(parent);
         Ok(text::content_hash(bytes))
+    }
+}
+
+/// Where [`move_checked`] left the new bytes.
+#[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
+enum Moved {
+    /// At the target.
+    Done,
+    /// Not written: the target was not the expected file.
+    Conflict {
+        found: Option<String>,
+        kept: Option<PathBuf>,
+    },
+    /// No atomic rename with flags here; the temporary file, untouched.
+    Unsupported(NamedTempFile),
+}
+
+/// Moves `tmp` to `target` only if, at the instant of the move, the target
+/// is the expected file (`None`: no file).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn move_checked(
+    mut tmp: NamedTempFile,
+    target: &Path,
+    expected: Option<&str>,
+) -> io::Result<Moved> {
+    use rustix::fs::RenameFlags;
+
+    let Some(expected) = expected else {
+        return match rename2(tmp.path(), target, RenameFlags::NOREPLACE) {
+            Ok(true) => {
+                // Its name is gone; dropping it must not remove anything.
+                tmp.disable_cleanup(true);
+                Ok(Moved::Done)
+            }
+            Ok(false) => Ok(Moved::Unsupported(tmp)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(Moved::Conflict {
+                found: hash_at(target)?,
+                kept: None,
+            }),
+            Err(e) => Err(e),
+        };
+    };
+    match rename2(tmp.path(), target, RenameFlags::EXCHANGE) {
+        Ok(true) => {}
+        Ok(false) => return Ok(Moved::Unsupported(tmp)),
+        // Deleted since the check: a deletion is a change like any other.
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(Moved::Conflict {
+                found: None,
+                kept: None,
+            });
+        }
+        Err(e) => return Err(e),
+    }
+    // The temporary name now holds the file that was at the target.
+    let displaced = hash_at(tmp.path());
+    if matches!(&displaced, Ok(Some(h)) if h == expected) {
+        let _ = tmp.close();
+        return Ok(Moved::Done);
+    }
+    let kept = put_back(tmp, target);
+    Ok(Moved::Conflict {
+        found: displaced?,
+        kept,
+    })
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn move_checked(tmp: NamedTempFile, _: &Path, _: Option<&str>) -> io::Result<Moved> {
+    Ok(Moved::Unsupported(tmp))
+}
+
+/// Undoes an exchange that displaced another program's file into `tmp`.
+/// Swapping back is only right while the target still holds our file: if a
+/// third save replaced it, a swap would displace that one instead. Whatever
+/// ends up at the temporary name and is not ours is someone's save, so it is
+/// kept under a visible name beside the target. Returns that name, if any.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn put_back(mut tmp: NamedTempFile, target: &Path) -> Option<PathBuf> {
+    use rustix::fs::RenameFlags;
+
+    let ours = tmp.as_file();
+    if is_same_file(target, ours)
+        && rename2(tmp.path(), target, RenameFlags::EXCHANGE).unwrap_or(false)
+        && is_same_file(tmp.path(), ours)
+    {
+        return None;
+    }
+    tmp.disable_cleanup(true);
+    let hidden = tmp.path().to_owned();
+    let visible = hash_at(&hidden)
+        .ok()
+        .flatten()
+        .map(|hash| conflict_path(target, &hash));
+    match visible {
+        Some(visible) if rename2(&hidden, &visible, RenameFlags::NOREPLACE).unwrap_or(false) => {
+            Some(visible)
+        }
+        // Left under its hidden name rather than risked: the error names it.
+        _ => Some(hidden),
+    }
+}
+
+/// `renameat2(from, to, flags)`; `Ok(false)` where the kernel or the file
+/// system does not support `flags`.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn rename2(from: &Path, to: &Path, flags: rustix::fs::RenameFlags) -> io::Result<bool> {
+    use rustix::fs::{CWD, renameat_with};
+    use rustix::io::Errno;
+
+    match renameat_with(CWD, from, CWD, to, flags) {
+        Ok(()) => Ok(true),
+        Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Whether `path` names the file open as `file` (identity, not content: a
+/// third save of the same bytes is still someone else's file).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn is_same_file(path: &Path, file: &std::fs::File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+
+    match (std::fs::symlink_metadata(path), file.metadata()) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+/// `name.conflict-<hash>.ext` beside `target`: visible, so the user finds it
+/// next to the note, and named by content, so one version is kept once.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn conflict_path(target: &Path, hash: &str) -> PathBuf {
+    let hex = hash.strip_prefix("sha256:").unwrap_or(hash);
+    let mut name = target.file_stem().unwrap_or_default().to_owned();
+    name.push(format!(".conflict-{}", hex.get(..12).unwrap_or(hex)));
+    if let Some(ext) = target.extension() {
+        name.push(".");
+        name.push(ext);
+    }
+    target.with_file_name(name)
+}
+
+/// The `sha256:` of the file at `path`, or `None` if there is none.
+fn hash_at(path: &Path) -> io::Result<Option<String>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(text::content_hash(&bytes))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -178,5 +388,212 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().starts_with(".redline-"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    /// The names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// A temporary file holding `bytes`, as `write_checked` makes it.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn temp_holding(dir: &Path, bytes: &[u8]) -> NamedTempFile {
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".redline-")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .unwrap();
+        tmp.write_all(bytes).unwrap();
+        tmp
+    }
+
+    #[test]
+    fn never_creates_over_a_file_that_appeared() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a.md");
+        std::fs::write(&target, "theirs\n").unwrap();
+        let project = Project::open(dir.path(), Limits::default()).unwrap();
+        let theirs = Some(text::content_hash(b"theirs\n"));
+
+        let err = project.write_checked("a.md", b"mine\n", None).unwrap_err();
+        assert!(
+            matches!(&err, WriteError::Conflict { found, .. } if *found == theirs),
+            "{err}"
+        );
+
+        // The file appears after the check, at the move itself.
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        match move_checked(temp_holding(dir.path(), b"mine\n"), &target, None).unwrap() {
+            Moved::Conflict { found, kept } => assert!(found == theirs && kept.is_none()),
+            _ => panic!("a file that appeared was replaced"),
+        }
+        assert_eq!(std::fs::read(&target).unwrap(), b"theirs\n");
+        assert_eq!(names(dir.path()), ["a.md"]);
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn a_save_that_lands_after_the_check_is_put_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a.md");
+        std::fs::write(&target, "theirs\n").unwrap();
+        let old = text::content_hash(b"old\n");
+
+        let moved = move_checked(temp_holding(dir.path(), b"mine\n"), &target, Some(&old));
+        match moved.unwrap() {
+            Moved::Conflict { found, kept } => {
+                assert_eq!(found, Some(text::content_hash(b"theirs\n")));
+                assert_eq!(kept, None);
+            }
+            _ => panic!("a save after the check was overwritten"),
+        }
+        assert_eq!(std::fs::read(&target).unwrap(), b"theirs\n");
+        assert_eq!(names(dir.path()), ["a.md"]);
+
+        // Deleted after the check: not recreated.
+        std::fs::remove_file(&target).unwrap();
+        let moved = move_checked(temp_holding(dir.path(), b"mine\n"), &target, Some(&old));
+        assert!(matches!(
+            moved.unwrap(),
+            Moved::Conflict {
+                found: None,
+                kept: None
+            }
+        ));
+        assert!(names(dir.path()).is_empty());
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn a_displaced_save_that_cannot_go_back_is_kept_visibly() {
+        use rustix::fs::RenameFlags;
+
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a.md");
+        std::fs::write(&target, "second\n").unwrap();
+        let tmp = temp_holding(dir.path(), b"mine\n");
+        assert!(rename2(tmp.path(), &target, RenameFlags::EXCHANGE).unwrap());
+        // A third save replaces ours before the swap back.
+        std::fs::write(dir.path().join("side"), "third\n").unwrap();
+        std::fs::rename(dir.path().join("side"), &target).unwrap();
+
+        let kept = put_back(tmp, &target).unwrap();
+        let hex = &text::content_hash(b"second\n")["sha256:".len()..];
+        assert_eq!(
+            kept,
+            dir.path().join(format!("a.conflict-{}.md", &hex[..12]))
+        );
+        assert_eq!(std::fs::read(&kept).unwrap(), b"second\n");
+        assert_eq!(std::fs::read(&target).unwrap(), b"third\n");
+        assert_eq!(names(dir.path()).len(), 2, "{:?}", names(dir.path()));
+    }
+
+    /// An editor saves the way editors do (a file under another name renamed
+    /// over the note) while Redline saves as fast as it can, reloading after
+    /// each conflict. The editor saves version `n + 1` only once Redline has
+    /// read `n`, or once `n` is lost: two saves of Redline's have completed
+    /// after it landed without Redline reading it. (The first may have been
+    /// under way when it landed; the second began after, and had to meet it.)
+    #[test]
+    fn no_concurrent_save_is_overwritten_unseen() {
+        use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::SeqCst};
+        use std::time::{Duration, Instant};
+
+        const SAVES: i64 = 300;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a.md");
+        std::fs::write(&target, "start\n").unwrap();
+        let project = Project::open(dir.path(), Limits::default()).unwrap();
+        let seen = AtomicI64::new(-1);
+        let saved = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let reload = || {
+            let bytes = std::fs::read(&target).unwrap();
+            let text = String::from_utf8_lossy(&bytes);
+            if let Some(n) = text.strip_prefix("ext ") {
+                seen.fetch_max(n.trim_end().parse().unwrap(), SeqCst);
+            }
+            text::content_hash(&bytes)
+        };
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64
+            | 1;
+        let started = Instant::now();
+
+        let (lost, failure) = std::thread::scope(|s| {
+            let editor = s.spawn(|| {
+                let mut x = seed;
+                let mut lost = Vec::new();
+                for n in 0..SAVES {
+                    if stop.load(SeqCst) {
+                        break;
+                    }
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    std::thread::sleep(Duration::from_micros(x % 400));
+                    let side = dir.path().join(".editor-save");
+                    std::fs::write(&side, format!("ext {n}\n")).unwrap();
+                    std::fs::rename(&side, &target).unwrap();
+                    let base = saved.load(SeqCst);
+                    let deadline = Instant::now() + Duration::from_secs(20);
+                    loop {
+                        // `saved` before `seen`: a read of `n` precedes the
+                        // saves that follow it, so it cannot be missed here.
+                        let after = saved.load(SeqCst);
+                        if seen.load(SeqCst) >= n || stop.load(SeqCst) {
+                            break;
+                        }
+                        if after >= base + 2 || Instant::now() > deadline {
+                            lost.push(n);
+                            break;
+                        }
+                        std::thread::sleep(Duration::from_micros(20));
+                    }
+                }
+                stop.store(true, SeqCst);
+                lost
+            });
+            let mut hash = reload();
+            let mut failure = None;
+            for k in 0.. {
+                if stop.load(SeqCst) {
+                    break;
+                }
+                let mine = format!("mine {k} based on {hash}\n");
+                match project.write_checked("a.md", mine.as_bytes(), Some(&hash)) {
+                    Ok(new) => {
+                        hash = new;
+                        saved.fetch_add(1, SeqCst);
+                    }
+                    Err(WriteError::Conflict { .. }) => hash = reload(),
+                    Err(e) => {
+                        failure = Some(e.to_string());
+                        stop.store(true, SeqCst);
+                    }
+                }
+            }
+            (editor.join().unwrap(), failure)
+        });
+
+        assert_eq!(failure, None);
+        assert!(
+            lost.is_empty(),
+            "{} of {SAVES} saves overwritten unseen (seed {seed}): {lost:?}",
+            lost.len()
+        );
+        let last = format!("ext {}\n", SAVES - 1);
+        let based = format!("based on {}\n", text::content_hash(last.as_bytes()));
+        let end = std::fs::read_to_string(&target).unwrap();
+        assert!(end == last || end.ends_with(&based), "{end}");
+        assert_eq!(names(dir.path()), ["a.md"]);
+        eprintln!("{SAVES} concurrent saves in {:?}", started.elapsed());
     }
 }
