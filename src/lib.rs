@@ -34,6 +34,7 @@ pub mod loopback;
 pub mod project;
 pub mod providers;
 pub mod review;
+pub mod settings;
 pub mod store;
 pub mod tools;
 pub mod vaultgen;

@@ -224,3 +224,115 @@ async fn run_exit_statuses_tell_failure_and_budget() {
     assert_eq!(out.status, 3, "{}", out.stdout);
     assert_eq!(out.lines.last().unwrap()["status"], "budget_exceeded");
 }
+
+/// `redline serve` as a real process: a key given through the settings
+/// reaches the model and no response, log line, config file or stored byte.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_takes_a_key_through_settings_and_never_shows_it() {
+    use std::io::{BufRead, Read};
+
+    let model = ScriptedModel::start(vec![
+        Turn::call("read_file", json!({ "file_path": "notes/alpha.md" })),
+        propose_alpha(),
+    ])
+    .await
+    .unwrap();
+    let vault = tempfile::tempdir().unwrap();
+    write_vault(vault.path());
+    let data = tempfile::tempdir().unwrap();
+    let config_file = data.path().join("config.toml");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_redline"))
+        .args(["serve", vault.path().to_str().unwrap(), "--port", "0"])
+        .env("REDLINE_CONFIG", &config_file)
+        .env("REDLINE_DATA_DIR", data.path())
+        .env("REDLINE_NO_KEYCHAIN", "1")
+        .env("REDLINE_LOG", "trace")
+        .env_remove("OPENAI_API_KEY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut url = String::new();
+    stdout.read_line(&mut url).unwrap();
+    let url = reqwest::Url::parse(url.trim()).unwrap();
+    let token = url.query_pairs().find(|(k, _)| k == "token").unwrap().1.into_owned();
+    let base = format!("http://{}:{}", url.host_str().unwrap(), url.port().unwrap());
+    let client = reqwest::Client::new();
+    let mut bodies = String::new();
+    let mut call = async |method: reqwest::Method, path: &str, body: Option<Value>| -> Value {
+        let mut req = client.request(method, format!("{base}{path}")).bearer_auth(&token);
+        if let Some(body) = body {
+            req = req.header("content-type", "application/json").body(body.to_string());
+        }
+        let text = req.send().await.unwrap().text().await.unwrap();
+        bodies.push_str(&text);
+        serde_json::from_str(&text).unwrap()
+    };
+
+    let before = call(reqwest::Method::GET, "/api/settings", None).await;
+    assert_eq!(before["remote"]["key_hint"], Value::Null);
+    let saved = call(
+        reqwest::Method::PUT,
+        "/api/settings",
+        Some(json!({
+            "remote": { "provider": "openai", "model": "scripted-model",
+                        "base_url": model.base_url(Protocol::OpenAiChat) },
+            "api_key": { "provider": "openai", "key": KEY },
+        })),
+    )
+    .await;
+    assert_eq!(saved["settings"]["remote"]["key_hint"], "…abcd");
+    assert_eq!(saved["key_storage"], "memory", "no keychain in tests");
+    let sid = call(reqwest::Method::POST, "/api/agent/sessions", Some(json!({}))).await["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let job = call(
+        reqwest::Method::POST,
+        "/api/agent/run",
+        Some(json!({ "session_id": sid, "instruction": "Mark Alpha final" })),
+    )
+    .await["job_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut cursor = 0;
+    loop {
+        let page = call(
+            reqwest::Method::GET,
+            &format!("/api/agent/jobs/{job}/events?cursor={cursor}&wait_ms=2000"),
+            None,
+        )
+        .await;
+        cursor = page["next_cursor"].as_u64().unwrap();
+        if page["status"] == "awaiting_review" {
+            break;
+        }
+        assert_ne!(page["status"], "failed", "{page}");
+    }
+    call(reqwest::Method::GET, &format!("/api/agent/jobs/{job}"), None).await;
+    call(reqwest::Method::GET, "/api/settings", None).await;
+    child.kill().unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child.wait().unwrap();
+
+    let sent = model.requests()[0]
+        .headers
+        .iter()
+        .find(|(k, _)| k == "authorization")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    assert!(sent.ends_with(KEY), "the key reached the model");
+    assert!(stderr.contains("event"), "traces were on");
+    let config = std::fs::read_to_string(&config_file).unwrap();
+    assert!(config.contains("scripted-model"), "the settings were saved: {config}");
+    for (what, text) in [("a response", &bodies), ("the log", &stderr), ("the config file", &config)] {
+        assert!(!text.contains("SECRET"), "the key is in {what}");
+    }
+    assert!(
+        !all_bytes(data.path()).windows(6).any(|w| w == b"SECRET"),
+        "the key is in the data directory"
+    );
+}

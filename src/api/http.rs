@@ -179,6 +179,7 @@ pub fn router(api: Api, token: String, addr: SocketAddr) -> Router {
         .route("/api/files/accept_all", post(accept_all))
         .route("/api/files/resolve", post(resolve))
         .route("/api/events", get(project_events))
+        .route("/api/settings", get(settings).put(update_settings))
         .fallback(|| async { ApiError::new("not_found", "no such endpoint") })
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
@@ -362,6 +363,17 @@ async fn project_events(
     Params(q): Params<EventsQuery>,
 ) -> Json<crate::jobs::FeedPage> {
     Json(s.api.project_events(q.cursor, q.wait_ms).await)
+}
+
+async fn settings(State(s): State<AppState>) -> Json<crate::settings::Settings> {
+    Json(s.api.settings())
+}
+
+async fn update_settings(
+    State(s): State<AppState>,
+    Body(req): Body<crate::settings::SettingsUpdate>,
+) -> Reply<crate::settings::SettingsSaved> {
+    s.api.update_settings(req).map(Json)
 }
 
 async fn apply(State(s): State<AppState>, Body(req): Body<Apply>) -> Reply<super::Applied> {

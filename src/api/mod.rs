@@ -4,11 +4,14 @@
 
 pub mod http;
 
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoints::{Checkpoint, RollbackMode, RollbackReport};
 use crate::jobs::{EventPage, FeedPage, Job, JobStatus, RunRequest, Runtime, RuntimeError, Session};
 use crate::review::{AppliedFile, Status};
+use crate::settings::{self, Settings, SettingsError, SettingsSaved, SettingsUpdate};
 use crate::workspace::{FileContent, Keep, Resolved, ThreeWay, TreeEntry, WorkspaceError};
 
 /// An API error: `{"error": {"code", "message"}}` with a matching HTTP status.
@@ -183,16 +186,60 @@ pub struct Resolve {
     pub keep: Keep,
 }
 
+impl From<SettingsError> for ApiError {
+    fn from(e: SettingsError) -> ApiError {
+        let code = match e {
+            SettingsError::Invalid(_) => "invalid_request",
+            _ => "internal",
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
 /// The operations, over one project's runtime.
 #[derive(Clone)]
 pub struct Api {
     runtime: Runtime,
+    config_file: Option<PathBuf>,
 }
 
 impl Api {
-    /// The API of `runtime`.
+    /// The API of `runtime`; settings changes last until it stops.
     pub fn new(runtime: Runtime) -> Api {
-        Api { runtime }
+        Api {
+            runtime,
+            config_file: None,
+        }
+    }
+
+    /// Saves settings changes to `file` too (TOML, comments kept).
+    pub fn with_config_file(mut self, file: Option<PathBuf>) -> Api {
+        self.config_file = file;
+        self
+    }
+
+    /// The settings, keys shown as hints.
+    pub fn settings(&self) -> Settings {
+        settings::view(&self.runtime.config(), self.config_file.as_deref())
+    }
+
+    /// Changes settings: checked, saved to the configuration file, and in
+    /// force for the jobs that start from now on. A key goes to the keychain.
+    pub fn update_settings(&self, update: SettingsUpdate) -> Result<SettingsSaved, ApiError> {
+        let next = settings::updated(&self.runtime.config(), &update)?;
+        if let Some(file) = &self.config_file {
+            settings::save(file, &next, &update)?;
+        }
+        let key_storage = update
+            .api_key
+            .as_ref()
+            .map(settings::store_key)
+            .transpose()?;
+        self.runtime.reconfigure(next)?;
+        Ok(SettingsSaved {
+            settings: self.settings(),
+            key_storage,
+        })
     }
 
     /// The runtime behind it.

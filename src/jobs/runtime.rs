@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -197,14 +197,14 @@ struct Live {
 }
 
 pub(super) struct Inner {
-    config: Config,
+    config: RwLock<Arc<Config>>,
     pub(super) project: Project,
     pub(super) workspace: Arc<Mutex<Workspace>>,
     pub(super) feed: Feed,
     db: Mutex<Store>,
     live: Mutex<HashMap<String, Live>>,
     changed: watch::Sender<u64>,
-    providers: Providers,
+    providers: RwLock<Arc<Providers>>,
 }
 
 /// What the loop saves while waiting, besides its state: which provider of
@@ -236,14 +236,14 @@ impl Runtime {
         let db = Store::open(&data_dir, &root)?;
         let runtime = Runtime {
             inner: Arc::new(Inner {
-                config,
+                config: RwLock::new(Arc::new(config)),
                 project,
                 workspace: Arc::new(Mutex::new(workspace)),
                 feed: Feed::default(),
                 db: Mutex::new(db),
                 live: Mutex::new(HashMap::new()),
                 changed: watch::channel(0).0,
-                providers,
+                providers: RwLock::new(Arc::new(providers)),
             }),
         };
         runtime.recover()?;
@@ -276,14 +276,36 @@ impl Runtime {
         &self.inner.feed
     }
 
-    /// The configuration in force.
-    pub fn config(&self) -> &Config {
-        &self.inner.config
+    /// The configuration in force (jobs keep the one they started with).
+    pub fn config(&self) -> Arc<Config> {
+        self.inner
+            .config
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn providers(&self) -> Arc<Providers> {
+        self.inner
+            .providers
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Puts `config` in force for the jobs that start from now on, with the
+    /// providers it calls for (keys looked up again). The project's own
+    /// limits (file sizes, search and read caps) take effect on the next open.
+    pub fn reconfigure(&self, config: Config) -> Result<(), RuntimeError> {
+        let providers = Providers::from_config(&config)?;
+        *self.inner.providers.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(providers);
+        *self.inner.config.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(config);
+        Ok(())
     }
 
     /// Every agent definition.
     pub fn agents(&self) -> Vec<AgentDefinition> {
-        agent::definition::all(&self.inner.config.agents)
+        agent::definition::all(&self.config().agents)
     }
 
     fn agent(&self, id: &str) -> Result<AgentDefinition, RuntimeError> {
@@ -336,7 +358,7 @@ impl Runtime {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default()
             .as_secs();
-        let removed = self.db().gc(&self.inner.config.limits, now)?;
+        let removed = self.db().gc(&self.config().limits, now)?;
         if removed != (0, 0) {
             tracing::info!(jobs = removed.0, sessions = removed.1, "lifecycle gc");
         }
@@ -462,7 +484,8 @@ impl Runtime {
         let agent = self.agent(&session.agent_id)?;
         let n = self.db().reserve("job", 1)?;
         let job_id = format!("job_{n}");
-        let limits = &self.inner.config.limits;
+        let config = self.config();
+        let limits = &config.limits;
         let max_tool_calls = request
             .tool_config
             .max_tool_calls
@@ -562,7 +585,8 @@ impl Runtime {
             }
         };
         let initial = state.messages.clone();
-        let chain = &self.inner.providers.chain;
+        let (config, providers) = (self.config(), self.providers());
+        let chain = &providers.chain;
         if chain.is_empty() {
             return self.finish(
                 &job.job_id,
@@ -599,12 +623,12 @@ impl Runtime {
                 &job.job_id,
                 "provider.selected",
                 json!({ "provider": provider.name(), "model": provider.model(),
-                        "mode": self.inner.config.agent_mode, "attempt": attempt }),
+                        "mode": config.agent_mode, "attempt": attempt }),
             );
             let params = JobParams {
                 agent: agent.clone(),
                 max_tool_calls: job.max_tool_calls,
-                config: self.inner.config.clone(),
+                config: (*config).clone(),
                 step_timeout: *step_timeout,
             };
             let outcome = agent::drive(
@@ -624,7 +648,7 @@ impl Runtime {
                 Outcome::BudgetExceeded(None) => Some(FallbackReason::BudgetExhausted),
                 _ => None,
             };
-            let hybrid = &self.inner.config.hybrid;
+            let hybrid = &config.hybrid;
             let allowed = match trigger {
                 Some(FallbackReason::SchemaFailures) => hybrid.remote_on_schema_fail,
                 Some(FallbackReason::ContextOverflow) => hybrid.remote_on_context_overflow,
@@ -785,7 +809,7 @@ impl Runtime {
                 return;
             }
         };
-        if cursor >= self.inner.config.limits.max_events_per_job as u64 && !kind.starts_with("job.")
+        if cursor >= self.config().limits.max_events_per_job as u64 && !kind.starts_with("job.")
         {
             tracing::debug!(
                 job = job_id,

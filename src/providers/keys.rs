@@ -6,7 +6,11 @@
 //! its last four characters, and is not `Serialize`, so it cannot reach an
 //! event, a trace, a log line or an API response by accident.
 
+use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
 
 /// The keychain service name Redline's keys are stored under.
 pub const KEYCHAIN_SERVICE: &str = "redline";
@@ -55,15 +59,33 @@ pub fn env_var(provider: &str) -> Option<&'static str> {
     }
 }
 
-/// The key for `provider`: its environment variable, else the keychain.
-/// `None` when neither has one (local servers need none). A keychain that
-/// cannot be reached (no secret service running) counts as empty.
+/// Keys given through the settings while no keychain could be reached:
+/// they last until the process ends.
+static IN_MEMORY: Mutex<BTreeMap<String, ApiKey>> = Mutex::new(BTreeMap::new());
+
+/// Where a stored key went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyStorage {
+    /// The OS keychain (service `redline`).
+    Keychain,
+    /// This process's memory: no keychain could be reached.
+    Memory,
+}
+
+/// The key for `provider`: its environment variable, else one given in this
+/// run, else the keychain. `None` when none has one (local servers need
+/// none). A keychain that cannot be reached (no secret service running, or
+/// `REDLINE_NO_KEYCHAIN` set) counts as empty.
 pub fn lookup(provider: &str) -> Option<ApiKey> {
     if let Some(key) = env_var(provider)
         .and_then(|v| std::env::var(v).ok())
         .filter(|k| !k.trim().is_empty())
     {
         return Some(ApiKey::new(key));
+    }
+    if let Some(key) = IN_MEMORY.lock().unwrap_or_else(|e| e.into_inner()).get(provider) {
+        return Some(key.clone());
     }
     if std::env::var_os("REDLINE_NO_KEYCHAIN").is_some() {
         return None;
@@ -78,9 +100,24 @@ pub fn lookup(provider: &str) -> Option<ApiKey> {
     }
 }
 
-/// Stores `key` for `provider` in the OS keychain.
-pub fn store(provider: &str, key: &ApiKey) -> Result<(), keyring::Error> {
-    keyring::Entry::new(KEYCHAIN_SERVICE, provider)?.set_password(key.expose())
+/// Stores `key` for `provider` in the OS keychain, or, when none can be
+/// reached (or `REDLINE_NO_KEYCHAIN` is set), in memory for this run. The key
+/// is used from now on either way (an environment variable still wins).
+pub fn store(provider: &str, key: &ApiKey) -> KeyStorage {
+    IN_MEMORY
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(provider.to_owned(), key.clone());
+    if std::env::var_os("REDLINE_NO_KEYCHAIN").is_some() {
+        return KeyStorage::Memory;
+    }
+    match keyring::Entry::new(KEYCHAIN_SERVICE, provider).and_then(|e| e.set_password(key.expose())) {
+        Ok(()) => KeyStorage::Keychain,
+        Err(e) => {
+            tracing::warn!(provider, error = %e, "no keychain: the key is kept in memory for this run");
+            KeyStorage::Memory
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,274 @@
+//! The settings screen's side of the configuration: what it shows (an API
+//! key only as a hint), and a change to it, applied to the running
+//! configuration and saved to the configuration file. The file keeps its
+//! comments and every key the change does not name (`toml_edit`).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::{AgentMode, Config, Limits, ProviderKind, ProviderSettings};
+use crate::providers::keys::{self, KeyStorage};
+
+/// Why a settings change was refused; nothing changed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    /// A value is out of shape (an unknown limit, a negative count).
+    #[error("invalid settings: {0}")]
+    Invalid(String),
+    /// The configuration file could not be read or written.
+    #[error("cannot save the settings to `{path}`: {message}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+}
+
+/// One provider as the settings screen shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProviderView {
+    /// Its settings.
+    #[serde(flatten)]
+    pub settings: ProviderSettings,
+    /// The base URL in force (`base_url`, or the service's own).
+    pub effective_base_url: String,
+    /// `…` and the last four characters of its key; `null` when none is set.
+    pub key_hint: Option<String>,
+}
+
+/// The settings as the screen shows them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Which provider runs jobs.
+    pub agent_mode: AgentMode,
+    /// The remote provider.
+    pub remote: ProviderView,
+    /// The local provider (it needs no key).
+    pub local: ProviderView,
+    /// The engine's limits.
+    pub limits: Limits,
+    /// Where changes are saved; `null` when they last only until Redline stops.
+    pub config_file: Option<String>,
+}
+
+/// A new API key for a provider (write-only: no response ever carries it).
+#[derive(Clone, Deserialize, Serialize)]
+pub struct KeyUpdate {
+    /// Whose key.
+    pub provider: ProviderKind,
+    /// The key.
+    pub key: String,
+}
+
+impl std::fmt::Debug for KeyUpdate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = keys::ApiKey::new(self.key.clone());
+        write!(f, "KeyUpdate({:?}, {key:?})", self.provider)
+    }
+}
+
+/// A change of settings; what it leaves out stays as it is.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+pub struct SettingsUpdate {
+    /// Which provider runs jobs.
+    #[serde(default)]
+    pub agent_mode: Option<AgentMode>,
+    /// The remote provider, whole.
+    #[serde(default)]
+    pub remote: Option<ProviderSettings>,
+    /// The local provider, whole.
+    #[serde(default)]
+    pub local: Option<ProviderSettings>,
+    /// Limits to change, by name (`{"max_tool_calls_per_job": 20}`).
+    #[serde(default)]
+    pub limits: Option<serde_json::Map<String, Value>>,
+    /// A new API key, stored in the OS keychain.
+    #[serde(default)]
+    pub api_key: Option<KeyUpdate>,
+}
+
+/// What a change did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SettingsSaved {
+    /// The settings now.
+    pub settings: Settings,
+    /// Where a new key went: `keychain`, or `memory` when no keychain can be
+    /// reached (it then lasts until Redline stops); `null` when none was given.
+    pub key_storage: Option<KeyStorage>,
+}
+
+/// The settings screen's view of `config`.
+pub fn view(config: &Config, file: Option<&Path>) -> Settings {
+    let provider = |settings: &ProviderSettings, key: bool| ProviderView {
+        effective_base_url: settings.base_url().to_owned(),
+        key_hint: key
+            .then(|| keys::lookup(settings.provider.name()))
+            .flatten()
+            .map(|k| k.hint()),
+        settings: settings.clone(),
+    };
+    Settings {
+        agent_mode: config.agent_mode,
+        remote: provider(&config.remote, true),
+        local: provider(&config.local, false),
+        limits: config.limits.clone(),
+        config_file: file.map(|f| f.display().to_string()),
+    }
+}
+
+/// `config` with `update` applied (the key aside), checked.
+pub fn updated(config: &Config, update: &SettingsUpdate) -> Result<Config, SettingsError> {
+    let mut next = config.clone();
+    if let Some(mode) = update.agent_mode {
+        next.agent_mode = mode;
+    }
+    for (target, given) in [
+        (&mut next.remote, &update.remote),
+        (&mut next.local, &update.local),
+    ] {
+        if let Some(given) = given {
+            if given.model.trim().is_empty() {
+                return Err(SettingsError::Invalid("the model name is empty".into()));
+            }
+            if let Some(url) = &given.base_url
+                && !(url.starts_with("http://") || url.starts_with("https://"))
+            {
+                return Err(SettingsError::Invalid(format!(
+                    "the base URL `{url}` is not an http(s) URL"
+                )));
+            }
+            *target = given.clone();
+        }
+    }
+    if let Some(changes) = &update.limits {
+        let mut limits = serde_json::to_value(&next.limits).expect("limits serialize");
+        let known = limits.as_object_mut().expect("limits are a struct");
+        for (name, value) in changes {
+            if !known.contains_key(name) {
+                return Err(SettingsError::Invalid(format!("there is no limit `{name}`")));
+            }
+            known.insert(name.clone(), value.clone());
+        }
+        next.limits = serde_json::from_value(limits)
+            .map_err(|e| SettingsError::Invalid(format!("limits: {e}")))?;
+    }
+    Ok(next)
+}
+
+/// Stores a new key: in the keychain, or in memory when there is none.
+pub fn store_key(update: &KeyUpdate) -> Result<KeyStorage, SettingsError> {
+    let key = keys::ApiKey::new(update.key.clone());
+    if key.expose().is_empty() {
+        return Err(SettingsError::Invalid("the API key is empty".into()));
+    }
+    Ok(keys::store(update.provider.name(), &key))
+}
+
+/// Writes what `update` names into the TOML file at `file` (created if
+/// missing), keeping its comments and other keys.
+pub fn save(file: &Path, next: &Config, update: &SettingsUpdate) -> Result<(), SettingsError> {
+    let fail = |message: String| SettingsError::File {
+        path: file.to_path_buf(),
+        message,
+    };
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(fail(e.to_string())),
+    };
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| fail(format!("{e}")))?;
+    let mut set = |path: &[&str], value: Value| -> Result<(), SettingsError> {
+        let item = toml_edit::ser::to_document(&serde_json::json!({ "v": value }))
+            .map_err(|e| fail(e.to_string()))?["v"]
+            .clone();
+        let (last, tables) = path.split_last().expect("a key");
+        let mut table = doc.as_table_mut();
+        for name in tables {
+            table = table
+                .entry(name)
+                .or_insert(toml_edit::table())
+                .as_table_mut()
+                .ok_or_else(|| fail(format!("`{name}` is not a table")))?;
+        }
+        table.insert(last, item);
+        Ok(())
+    };
+    if update.agent_mode.is_some() {
+        set(&["agent_mode"], serde_json::to_value(next.agent_mode).expect("serializes"))?;
+    }
+    for (name, given, now) in [
+        ("remote", &update.remote, &next.remote),
+        ("local", &update.local, &next.local),
+    ] {
+        if given.is_some() {
+            let now = serde_json::to_value(now).expect("serializes");
+            for (key, value) in now.as_object().expect("a struct") {
+                if !value.is_null() {
+                    set(&[name, key], value.clone())?;
+                }
+            }
+        }
+    }
+    if let Some(changes) = &update.limits {
+        let now = serde_json::to_value(&next.limits).expect("serializes");
+        for name in changes.keys() {
+            set(&["limits", name], now[name].clone())?;
+        }
+    }
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    }
+    let tmp = file.with_extension("toml.tmp");
+    std::fs::write(&tmp, doc.to_string())
+        .and_then(|()| std::fs::rename(&tmp, file))
+        .map_err(|e| fail(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_change_keeps_the_files_comments_and_other_keys_and_loads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(
+            &file,
+            "# my settings\n[remote]\nprovider = \"openai\"\nmodel = \"gpt-4o\" # the good one\n\n[limits]\nmax_sessions = 10\n",
+        )
+        .unwrap();
+        let config = Config::load_from(Some(&file)).unwrap();
+        let update: SettingsUpdate = serde_json::from_value(json!({
+            "agent_mode": "hybrid_auto",
+            "local": { "provider": "openai", "model": "qwen3", "base_url": "http://127.0.0.1:8080/v1" },
+            "limits": { "max_tool_calls_per_job": 20 },
+        }))
+        .unwrap();
+        let next = updated(&config, &update).unwrap();
+        save(&file, &next, &update).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("# my settings") && text.contains("# the good one"), "{text}");
+        let loaded = Config::load_from(Some(&file)).unwrap();
+        assert_eq!(loaded.agent_mode, AgentMode::HybridAuto);
+        assert_eq!(loaded.local.model, "qwen3");
+        assert_eq!(loaded.remote.model, "gpt-4o");
+        assert_eq!(loaded.limits.max_tool_calls_per_job, 20);
+        assert_eq!(loaded.limits.max_sessions, 10);
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_their_name() {
+        let config = Config::default();
+        let bad = |v: Value| updated(&config, &serde_json::from_value(v).unwrap()).unwrap_err().to_string();
+        assert!(bad(json!({ "limits": { "max_bananas": 1 } })).contains("max_bananas"));
+        assert!(bad(json!({ "limits": { "max_sessions": -1 } })).contains("limits"));
+        assert!(bad(json!({ "remote": { "provider": "openai", "model": "m", "base_url": "file:///etc" } })).contains("file:///etc"));
+        let key = KeyUpdate { provider: ProviderKind::Openai, key: "sk-secret-value-9876".into() };
+        assert_eq!(format!("{key:?}"), "KeyUpdate(Openai, ApiKey(…9876))");
+    }
+}
