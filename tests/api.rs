@@ -586,4 +586,23 @@ async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_hel
         .call(Method::POST, "/api/files/resolve", Some(json!({ "path": "notes/alpha.md", "keep": "theirs" })))
         .await;
     assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (409, Some("conflict")), "no conflict is left");
+
+    // Unsaved edits conflict too; keeping theirs checkpoints ours.
+    let (status, _) = door
+        .put("/api/files/buffer", json!({ "path": "notes/gamma.md", "text": "# Gamma\n\nMy unsaved words.\n" }))
+        .await;
+    assert_eq!(status, 200);
+    editor_save(dir, "notes/gamma.md", "# Gamma\n\nTheir words.\n");
+    door.feed_until(&mut cursor, "file.conflict").await;
+    let resolved = door
+        .post("/api/files/resolve", json!({ "path": "notes/gamma.md", "keep": "theirs" }))
+        .await;
+    assert_eq!(resolved["file"]["text"], "# Gamma\n\nTheir words.\n");
+    assert_eq!(resolved["file"]["state"]["under_review"], false);
+    let kept = resolved["checkpoint_id"].as_str().unwrap();
+    let three = door
+        .get(&format!("/api/agent/checkpoints/{kept}/diff3?file_path=notes/gamma.md"))
+        .await;
+    assert_eq!(three["checkpoint_base"], "# Gamma\n\nMy unsaved words.\n", "ours is kept in the checkpoint");
+    assert_eq!(h.read("notes/gamma.md"), "# Gamma\n\nTheir words.\n");
 }
