@@ -14,7 +14,7 @@ use crate::project::{PathError, Project};
 use crate::review::{Entry, FileReview, Origin, Review};
 
 /// Why a checkpoint was taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckpointKind {
     /// Before an agent run's proposal was staged.
@@ -27,7 +27,7 @@ pub enum CheckpointKind {
 }
 
 /// A checkpoint as the API shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Checkpoint {
     /// Its id, `cp_1`, `cp_2`, ...
     pub checkpoint_id: String,
@@ -46,7 +46,7 @@ pub struct Checkpoint {
 }
 
 /// One file of a checkpoint.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CheckpointFile {
     /// The file.
     pub file_path: String,
@@ -135,7 +135,7 @@ impl FileSnapshot {
 }
 
 /// How to roll back (seed §27).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum RollbackMode {
     /// Every affected file back to the checkpoint; later entries dropped.
@@ -145,7 +145,7 @@ pub enum RollbackMode {
 }
 
 /// What a rollback did to one file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RolledBackFile {
     /// The file.
     pub file_path: String,
@@ -155,11 +155,12 @@ pub struct RolledBackFile {
     pub status: String,
     /// Details for `kept` and `conflict`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub message: Option<String>,
 }
 
 /// The outcome of a rollback.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RollbackReport {
     /// The checkpoint taken before the rollback; roll back to it to undo.
     pub undo_checkpoint_id: String,

@@ -25,7 +25,7 @@ use figment::{
 use serde::{Deserialize, Serialize};
 
 /// Every tunable limit of the engine, with the seed's §1 defaults.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct Limits {
     /// Tool calls one agent job may make. Default 12.
@@ -101,7 +101,7 @@ impl Default for Limits {
 }
 
 /// Which model backend runs jobs (seed §12).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentMode {
     /// The remote provider. The default.
@@ -114,7 +114,7 @@ pub enum AgentMode {
 }
 
 /// A provider's wire format, as the configuration names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderKind {
     /// OpenAI Chat Completions, or any compatible server (Ollama, LM Studio,
@@ -151,7 +151,7 @@ impl ProviderKind {
 }
 
 /// One model endpoint.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ProviderSettings {
     /// Its wire format.
     pub provider: ProviderKind,

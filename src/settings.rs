@@ -29,7 +29,7 @@ pub enum SettingsError {
 }
 
 /// One provider as the settings screen shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ProviderView {
     /// Its settings.
     #[serde(flatten)]
@@ -41,7 +41,7 @@ pub struct ProviderView {
 }
 
 /// The settings as the screen shows them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Settings {
     /// Which provider runs jobs.
     pub agent_mode: AgentMode,
@@ -56,7 +56,7 @@ pub struct Settings {
 }
 
 /// A new API key for a provider (write-only: no response ever carries it).
-#[derive(Clone, Deserialize, Serialize)]
+#[derive(Clone, Deserialize, Serialize, ts_rs::TS)]
 pub struct KeyUpdate {
     /// Whose key.
     pub provider: ProviderKind,
@@ -72,7 +72,8 @@ impl std::fmt::Debug for KeyUpdate {
 }
 
 /// A change of settings; what it leaves out stays as it is.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
 pub struct SettingsUpdate {
     /// Which provider runs jobs.
     #[serde(default)]
@@ -92,7 +93,7 @@ pub struct SettingsUpdate {
 }
 
 /// What a change did.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct SettingsSaved {
     /// The settings now.
     pub settings: Settings,

@@ -63,7 +63,7 @@ pub struct RunInfo {
 }
 
 /// The three texts of a file at a checkpoint (seed §27).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ThreeWay {
     /// The file.
     pub file_path: String,

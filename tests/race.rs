@@ -126,10 +126,10 @@ async fn race(seed: u64) {
     let markers = other.join().unwrap();
     settle(&h.runtime).await;
 
-    for i in 0..FILES {
+    for (i, markers) in markers.iter().enumerate() {
         let path = file(i);
         let disk = h.read(&path);
-        for marker in &markers[i] {
+        for marker in markers {
             assert!(disk.contains(marker), "seed {seed}: {marker} lost from {path}:\n{disk}");
         }
         let outcome = report.iter().find(|f| f.file_path == path).unwrap();

@@ -16,7 +16,6 @@ use axum::{
 };
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::json;
 
 use super::{
     Api, ApiError, Apply, Clarify, CreateSession, Decide, EditBuffer, FileRequest, RenameSession,
@@ -31,11 +30,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status =
             StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (
-            status,
-            Json(json!({ "error": { "code": self.code, "message": self.message } })),
-        )
-            .into_response()
+        (status, Json(super::ErrorResponse { error: self })).into_response()
     }
 }
 
@@ -251,10 +246,8 @@ async fn clear_session(
 async fn delete_session(
     State(s): State<AppState>,
     Path(id): Path<String>,
-) -> Reply<serde_json::Value> {
-    s.api
-        .delete_session(&id)
-        .map(|()| Json(json!({ "deleted": id })))
+) -> Reply<super::SessionDeleted> {
+    s.api.delete_session(&id).map(Json)
 }
 
 async fn run(State(s): State<AppState>, Body(req): Body<RunRequest>) -> Reply<super::JobStarted> {

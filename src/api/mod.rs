@@ -15,7 +15,7 @@ use crate::settings::{self, Settings, SettingsError, SettingsSaved, SettingsUpda
 use crate::workspace::{FileContent, Keep, Resolved, ThreeWay, TreeEntry, WorkspaceError};
 
 /// An API error: `{"error": {"code", "message"}}` with a matching HTTP status.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, ts_rs::TS)]
 #[error("{code}: {message}")]
 pub struct ApiError {
     /// `not_found`, `conflict`, `invalid_request`, `unauthorized`,
@@ -48,6 +48,20 @@ impl ApiError {
     }
 }
 
+/// The body of every error response.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct ErrorResponse {
+    /// What went wrong.
+    pub error: ApiError,
+}
+
+/// The answer to `DELETE /api/agent/sessions/<id>`.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct SessionDeleted {
+    /// The deleted session's id.
+    pub deleted: String,
+}
+
 impl From<RuntimeError> for ApiError {
     fn from(e: RuntimeError) -> ApiError {
         ApiError::new(e.code(), e.to_string())
@@ -61,15 +75,16 @@ impl From<WorkspaceError> for ApiError {
 }
 
 /// `POST /api/agent/sessions`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct CreateSession {
     /// The agent definition (default `default`).
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub agent_id: Option<String>,
 }
 
 /// A new session (seed §4).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct SessionCreated {
     /// Its id.
     pub session_id: String,
@@ -80,7 +95,7 @@ pub struct SessionCreated {
 }
 
 /// A started job (seed §4).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct JobStarted {
     /// Its id.
     pub job_id: String,
@@ -90,20 +105,22 @@ pub struct JobStarted {
 
 /// `POST /api/agent/jobs/<id>/clarify` (seed §4). A missing or empty answer,
 /// or `skip: true`, skips the question.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Clarify {
     /// The question answered.
     pub question_id: String,
     /// The answer.
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub answer: Option<String>,
     /// Skip it instead.
     #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
     pub skip: bool,
 }
 
 /// `POST /api/agent/apply` (seed §4).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Apply {
     /// The session.
     pub session_id: String,
@@ -114,7 +131,7 @@ pub struct Apply {
 }
 
 /// What apply did (seed §4).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Applied {
     /// `completed`, or `conflict` when a file changed on disk.
     pub status: String,
@@ -123,31 +140,32 @@ pub struct Applied {
 }
 
 /// `POST /api/agent/checkpoints/<id>/rollback` (seed §27).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Rollback {
     /// `hard_all` or `scoped_selected`.
     pub mode: RollbackMode,
     /// The hunks, for `scoped_selected`.
     #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
     pub hunk_ids: Vec<String>,
 }
 
 /// `PATCH /api/agent/sessions/<id>`: a new name (empty: no name).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct RenameSession {
     /// The name.
     pub name: String,
 }
 
 /// `POST /api/agent/hunks/<id>/decide`: accept, reject, or undo (`pending`).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Decide {
     /// The new status.
     pub status: Status,
 }
 
 /// A decided hunk and its file as it is now.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Decided {
     /// The hunk.
     pub hunk_id: String,
@@ -158,14 +176,14 @@ pub struct Decided {
 }
 
 /// A request naming one file (save, accept all in a file).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct FileRequest {
     /// The file, relative to the project root.
     pub path: String,
 }
 
 /// `PUT /api/files/buffer`: the user's edit of a working buffer.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct EditBuffer {
     /// The file, relative to the project root.
     pub path: String,
@@ -174,11 +192,12 @@ pub struct EditBuffer {
     /// The `hash` of the buffer text the edit was made on; when given, an
     /// edit of a buffer that changed meanwhile is refused (`conflict`).
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub base_hash: Option<String>,
 }
 
 /// `POST /api/files/resolve`: which version of a conflicting file to keep.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Resolve {
     /// The file.
     pub path: String,
@@ -278,8 +297,11 @@ impl Api {
     }
 
     /// Deletes a session and its jobs (running ones are cancelled).
-    pub fn delete_session(&self, id: &str) -> Result<(), ApiError> {
-        Ok(self.runtime.delete_session(id)?)
+    pub fn delete_session(&self, id: &str) -> Result<SessionDeleted, ApiError> {
+        self.runtime.delete_session(id)?;
+        Ok(SessionDeleted {
+            deleted: id.to_owned(),
+        })
     }
 
     /// Starts a job.

@@ -20,7 +20,7 @@ use crate::project::{PathError, Project, ProjectPath};
 use lines::{Lines, content, edit_lines, range_hash};
 
 /// What an edit does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Operation {
     /// Replace lines `start_line..=end_line` with `new_text`.
@@ -34,7 +34,7 @@ pub enum Operation {
 }
 
 /// One change a model proposes (seed §6).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
 pub struct ProposedEdit {
     /// An id unique within the proposal, e.g. `e_1`.

@@ -41,7 +41,7 @@ impl Default for HunkLimits {
 pub const CONTEXT_LINES: usize = 3;
 
 /// One reviewable change in one file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Hunk {
     /// Stable id within a bundle: `h_1`, `h_2`, ...
     pub hunk_id: String,
@@ -66,7 +66,7 @@ pub struct Hunk {
 }
 
 /// The hunks of one file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct FileDiff {
     /// The file, relative to the project root.
     pub file_path: String,
@@ -83,7 +83,7 @@ pub struct FileDiff {
 }
 
 /// An edit moved to where its `old_text` is.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Relocation {
     /// The edit.
     pub edit_id: String,
@@ -94,10 +94,11 @@ pub struct Relocation {
 }
 
 /// Everything a proposal changes (seed §6).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct DiffBundle {
     /// The job that proposed it, once there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub job_id: Option<String>,
     /// The files, sorted by path.
     pub files: Vec<FileDiff>,

@@ -19,7 +19,7 @@ use tokio::sync::watch;
 use super::model::{Event, now};
 
 /// A page of the project feed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct FeedPage {
     /// The oldest cursor still kept; a reader that asked below it missed events
     /// and should read the state afresh.

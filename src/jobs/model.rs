@@ -7,7 +7,7 @@ use crate::edits::ProposedEdit;
 use crate::hunks::DiffBundle;
 
 /// Where a job is (DESIGN §3.9).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum JobStatus {
     /// Created, not started.
@@ -53,7 +53,7 @@ impl JobStatus {
 }
 
 /// A block of context the user pinned for the agent (seed §4 `context_rows`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ContextRow {
     /// Its id, e.g. `ctx_1`.
     pub id: String,
@@ -81,7 +81,7 @@ fn yes() -> bool {
 }
 
 /// One line of a session's chat.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ChatMessage {
     /// `user` or `assistant`.
     pub role: String,
@@ -95,7 +95,7 @@ pub struct ChatMessage {
 }
 
 /// A conversation with an agent (seed §3, seed 004).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Session {
     /// Its id, `sess_<n>`.
     pub session_id: String,
@@ -125,7 +125,7 @@ pub struct Session {
 }
 
 /// A question the agent asked (seed §21).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Question {
     /// Its id, `q_<n>`.
     pub question_id: String,
@@ -137,7 +137,7 @@ pub struct Question {
 }
 
 /// Why a job failed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct JobError {
     /// A stable code: a provider error class, `schema_retries_exhausted`,
     /// `conflict`, `interrupted`, ….
@@ -147,7 +147,7 @@ pub struct JobError {
 }
 
 /// What a job used.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct JobUsage {
     /// Model steps taken.
     pub steps: u32,
@@ -162,7 +162,7 @@ pub struct JobUsage {
 }
 
 /// One run of an agent on one instruction (seed §3).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Job {
     /// Its id, `job_<n>`.
     pub job_id: String,
@@ -249,7 +249,7 @@ impl Job {
 }
 
 /// One event of a job's log (seed §9).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Event {
     /// Its place in the log, from 0, without gaps.
     pub cursor: u64,
@@ -263,7 +263,7 @@ pub struct Event {
 }
 
 /// The answer of the events endpoint (seed §4).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EventPage {
     /// The job.
     pub job_id: String,

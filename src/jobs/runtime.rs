@@ -100,7 +100,7 @@ fn not_found(kind: &'static str, id: &str) -> RuntimeError {
 }
 
 /// A request to run an agent (seed §4 `POST /api/agent/run`).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct RunRequest {
     /// The session.
     pub session_id: String,
@@ -108,17 +108,20 @@ pub struct RunRequest {
     pub instruction: String,
     /// Context for this run; pinned rows also stay in the session.
     #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
     pub context_rows: Vec<ContextRow>,
     /// Overrides of the job's limits.
     #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
     pub tool_config: ToolConfig,
 }
 
 /// Per-run limits (seed §4 `tool_config`).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolConfig {
     /// Tool calls allowed; default `limits.max_tool_calls_per_job`.
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub max_tool_calls: Option<usize>,
 }
 

@@ -64,7 +64,7 @@ pub fn env_var(provider: &str) -> Option<&'static str> {
 static IN_MEMORY: Mutex<BTreeMap<String, ApiKey>> = Mutex::new(BTreeMap::new());
 
 /// Where a stored key went.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum KeyStorage {
     /// The OS keychain (service `redline`).

@@ -40,7 +40,7 @@ pub enum Origin {
 }
 
 /// Where a change stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Shown in the buffer, not decided, not written to disk.
@@ -371,7 +371,7 @@ pub enum ReviewError {
 }
 
 /// The outcome of [`Review::apply`] for one file (seed §4).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct AppliedFile {
     /// The file.
     pub file_path: String,
@@ -383,6 +383,7 @@ pub struct AppliedFile {
     pub status: String,
     /// Why, for a conflict.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub message: Option<String>,
 }
 

@@ -14,7 +14,7 @@ use crate::review::{FileReview, Origin, ReviewError, Status};
 use crate::store::NewCheckpointFile;
 
 /// Where a file stands with Redline.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct FileState {
     /// It has a working buffer (an agent run staged hunks in it, or the user
     /// edited it through Redline).
@@ -30,7 +30,7 @@ pub struct FileState {
 }
 
 /// One file of the project, as the editor shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct FileContent {
     /// The file, relative to the project root.
     pub path: String,
@@ -47,7 +47,7 @@ pub struct FileContent {
 }
 
 /// One file of the tree.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct TreeEntry {
     /// The file, relative to the project root.
     pub path: String,
@@ -58,7 +58,7 @@ pub struct TreeEntry {
 }
 
 /// What a change on disk did to Redline's view of a file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "change", rename_all = "snake_case")]
 pub enum FileChange {
     /// A file Redline holds nothing for changed, appeared or went away.
@@ -90,7 +90,7 @@ pub enum FileChange {
 }
 
 /// Which version wins a conflict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Keep {
     /// The working buffer: the next save writes it over the disk's version.
@@ -101,7 +101,7 @@ pub enum Keep {
 }
 
 /// A resolved conflict.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Resolved {
     /// The file.
     pub path: String,
