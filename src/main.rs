@@ -271,7 +271,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve { folder, port } => tokio_runtime()?.block_on(async {
             let runtime = redline::jobs::Runtime::open(&folder, config)?;
             let _watching = redline::watch::start(runtime.clone())?;
-            let api = redline::api::Api::new(runtime).with_config_file(redline::config::config_file());
+            let api =
+                redline::api::Api::new(runtime).with_config_file(redline::config::config_file());
             let served = redline::api::http::serve(api, port).await?;
             println!("{}", served.url());
             std::future::pending::<()>().await;

@@ -150,7 +150,9 @@ pub fn updated(config: &Config, update: &SettingsUpdate) -> Result<Config, Setti
         let known = limits.as_object_mut().expect("limits are a struct");
         for (name, value) in changes {
             if !known.contains_key(name) {
-                return Err(SettingsError::Invalid(format!("there is no limit `{name}`")));
+                return Err(SettingsError::Invalid(format!(
+                    "there is no limit `{name}`"
+                )));
             }
             known.insert(name.clone(), value.clone());
         }
@@ -199,7 +201,10 @@ pub fn save(file: &Path, next: &Config, update: &SettingsUpdate) -> Result<(), S
         Ok(())
     };
     if update.agent_mode.is_some() {
-        set(&["agent_mode"], serde_json::to_value(next.agent_mode).expect("serializes"))?;
+        set(
+            &["agent_mode"],
+            serde_json::to_value(next.agent_mode).expect("serializes"),
+        )?;
     }
     for (name, given, now) in [
         ("remote", &update.remote, &next.remote),
@@ -253,7 +258,10 @@ mod tests {
         let next = updated(&config, &update).unwrap();
         save(&file, &next, &update).unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
-        assert!(text.contains("# my settings") && text.contains("# the good one"), "{text}");
+        assert!(
+            text.contains("# my settings") && text.contains("# the good one"),
+            "{text}"
+        );
         let loaded = Config::load_from(Some(&file)).unwrap();
         assert_eq!(loaded.agent_mode, AgentMode::HybridAuto);
         assert_eq!(loaded.local.model, "qwen3");
@@ -265,11 +273,18 @@ mod tests {
     #[test]
     fn bad_values_are_refused_with_their_name() {
         let config = Config::default();
-        let bad = |v: Value| updated(&config, &serde_json::from_value(v).unwrap()).unwrap_err().to_string();
+        let bad = |v: Value| {
+            updated(&config, &serde_json::from_value(v).unwrap())
+                .unwrap_err()
+                .to_string()
+        };
         assert!(bad(json!({ "limits": { "max_bananas": 1 } })).contains("max_bananas"));
         assert!(bad(json!({ "limits": { "max_sessions": -1 } })).contains("limits"));
         assert!(bad(json!({ "remote": { "provider": "openai", "model": "m", "base_url": "file:///etc" } })).contains("file:///etc"));
-        let key = KeyUpdate { provider: ProviderKind::Openai, key: "sk-secret-value-9876".into() };
+        let key = KeyUpdate {
+            provider: ProviderKind::Openai,
+            key: "sk-secret-value-9876".into(),
+        };
         assert_eq!(format!("{key:?}"), "KeyUpdate(Openai, ApiKey(…9876))");
     }
 }

@@ -356,12 +356,7 @@ fn hunk_of(job: &Value, file: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
-    let h = harness(
-        Protocol::OpenAiChat,
-        vec![propose_alpha_and_beta()],
-        |_| {},
-    )
-    .await;
+    let h = harness(Protocol::OpenAiChat, vec![propose_alpha_and_beta()], |_| {}).await;
     let door = Door::open(h.runtime.clone()).await;
     let sid = door.post("/api/agent/sessions", json!({})).await["session_id"]
         .as_str()
@@ -403,24 +398,43 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
     let alpha = door.get("/api/files/content?path=notes/alpha.md").await;
     assert_eq!(alpha["text"], ALPHA.replace("draft", "final"));
     assert_eq!(alpha["state"]["conflict"], false);
-    assert_eq!(h.read("notes/alpha.md"), ALPHA, "nothing reaches the disk before a save");
+    assert_eq!(
+        h.read("notes/alpha.md"),
+        ALPHA,
+        "nothing reaches the disk before a save"
+    );
 
     let mut cursor = 0;
     let decided = door
-        .post(&format!("/api/agent/hunks/{ha}/decide"), json!({ "status": "accepted" }))
+        .post(
+            &format!("/api/agent/hunks/{ha}/decide"),
+            json!({ "status": "accepted" }),
+        )
         .await;
     assert_eq!(decided["file"]["state"]["pending_hunks"], json!([]));
     assert_eq!(decided["file"]["state"]["dirty"], true);
     let rejected = door
-        .post(&format!("/api/agent/hunks/{hb}/decide"), json!({ "status": "rejected" }))
+        .post(
+            &format!("/api/agent/hunks/{hb}/decide"),
+            json!({ "status": "rejected" }),
+        )
         .await;
-    assert_eq!(rejected["file"]["text"], BETA, "a rejected hunk leaves the buffer");
+    assert_eq!(
+        rejected["file"]["text"], BETA,
+        "a rejected hunk leaves the buffer"
+    );
     let undone = door
-        .post(&format!("/api/agent/hunks/{hb}/decide"), json!({ "status": "pending" }))
+        .post(
+            &format!("/api/agent/hunks/{hb}/decide"),
+            json!({ "status": "pending" }),
+        )
         .await;
     assert_eq!(undone["file"]["text"], BETA.replace("draft", "final"));
-    door.post(&format!("/api/agent/hunks/{hb}/decide"), json!({ "status": "rejected" }))
-        .await;
+    door.post(
+        &format!("/api/agent/hunks/{hb}/decide"),
+        json!({ "status": "rejected" }),
+    )
+    .await;
     let events = door.feed_until(&mut cursor, "review.updated").await;
     assert_eq!(events[0]["data"]["hunk_id"], ha.as_str());
 
@@ -433,7 +447,10 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
             json!({ "path": "notes/alpha.md", "text": mine, "base_hash": "sha256:0" }),
         )
         .await;
-    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (409, Some("conflict")));
+    assert_eq!(
+        (status.as_u16(), body["error"]["code"].as_str()),
+        (409, Some("conflict"))
+    );
     let current = door.get("/api/files/content?path=notes/alpha.md").await;
     let (status, edited) = door
         .put(
@@ -447,7 +464,11 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
         .post("/api/files/save", json!({ "path": "notes/alpha.md" }))
         .await;
     assert_eq!(saved["state"]["dirty"], false);
-    assert_eq!(h.read("notes/alpha.md"), mine, "the accepted hunk and the user's line");
+    assert_eq!(
+        h.read("notes/alpha.md"),
+        mine,
+        "the accepted hunk and the user's line"
+    );
     door.post("/api/files/save", json!({ "path": "notes/beta.md" }))
         .await;
     assert_eq!(h.read("notes/beta.md"), BETA, "byte for byte, CRLF kept");
@@ -464,7 +485,10 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
     assert_eq!(report["files"][0]["status"], "reverted");
     door.post("/api/files/save", json!({ "path": "notes/alpha.md" }))
         .await;
-    assert_eq!(h.read("notes/alpha.md"), format!("{ALPHA}Reviewed by me.\n"));
+    assert_eq!(
+        h.read("notes/alpha.md"),
+        format!("{ALPHA}Reviewed by me.\n")
+    );
     door.feed_until(&mut cursor, "rollback.completed").await;
     let (status, body) = door
         .call(
@@ -473,32 +497,62 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
             Some(json!({ "mode": "scoped_selected", "hunk_ids": ["h_999"] })),
         )
         .await;
-    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (400, Some("invalid_request")));
+    assert_eq!(
+        (status.as_u16(), body["error"]["code"].as_str()),
+        (400, Some("invalid_request"))
+    );
 
     // Sessions: rename, clear, re-run, delete.
     let renamed = door
-        .call(Method::PATCH, &format!("/api/agent/sessions/{sid}"), Some(json!({ "name": "Statuses" })))
+        .call(
+            Method::PATCH,
+            &format!("/api/agent/sessions/{sid}"),
+            Some(json!({ "name": "Statuses" })),
+        )
         .await;
     assert_eq!(renamed.1["name"], "Statuses");
-    let cleared = door.post(&format!("/api/agent/sessions/{sid}/clear"), json!({})).await;
+    let cleared = door
+        .post(&format!("/api/agent/sessions/{sid}/clear"), json!({}))
+        .await;
     assert_eq!(cleared["chat"], json!([]));
     assert_eq!(cleared["name"], "Statuses");
-    let again = door.post(&format!("/api/agent/jobs/{job}/rerun"), json!({})).await;
     let again = door
-        .get(&format!("/api/agent/jobs/{}", again["job_id"].as_str().unwrap()))
+        .post(&format!("/api/agent/jobs/{job}/rerun"), json!({}))
+        .await;
+    let again = door
+        .get(&format!(
+            "/api/agent/jobs/{}",
+            again["job_id"].as_str().unwrap()
+        ))
         .await;
     assert_eq!(again["rerun_of"], job.as_str());
     assert_eq!(again["instruction"], "Both final");
-    let (status, _) = door.call(Method::DELETE, &format!("/api/agent/sessions/{sid}"), None).await;
+    let (status, _) = door
+        .call(Method::DELETE, &format!("/api/agent/sessions/{sid}"), None)
+        .await;
     assert_eq!(status, 200);
-    let (status, _) = door.call(Method::GET, &format!("/api/agent/sessions/{sid}"), None).await;
+    let (status, _) = door
+        .call(Method::GET, &format!("/api/agent/sessions/{sid}"), None)
+        .await;
     assert_eq!(status, 404);
     let (status, body) = door
-        .call(Method::GET, "/api/agent/jobs/job_1/events?cursor=minus", None)
+        .call(
+            Method::GET,
+            "/api/agent/jobs/job_1/events?cursor=minus",
+            None,
+        )
         .await;
-    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (400, Some("invalid_request")));
-    let (status, body) = door.call(Method::GET, "/api/files/content?path=../etc/passwd", None).await;
-    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (400, Some("invalid_request")));
+    assert_eq!(
+        (status.as_u16(), body["error"]["code"].as_str()),
+        (400, Some("invalid_request"))
+    );
+    let (status, body) = door
+        .call(Method::GET, "/api/files/content?path=../etc/passwd", None)
+        .await;
+    assert_eq!(
+        (status.as_u16(), body["error"]["code"].as_str()),
+        (400, Some("invalid_request"))
+    );
 }
 
 /// Writes `text` to `path` the way most editors save: a new file renamed over it.
@@ -524,13 +578,20 @@ async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_hel
     // A clean buffer (edited through Redline and saved) follows the disk.
     let gamma = door.get("/api/files/content?path=notes/gamma.md").await;
     let edited = format!("{}More.\n", gamma["text"].as_str().unwrap());
-    door.put("/api/files/buffer", json!({ "path": "notes/gamma.md", "text": edited }))
-        .await;
+    door.put(
+        "/api/files/buffer",
+        json!({ "path": "notes/gamma.md", "text": edited }),
+    )
+    .await;
     door.post("/api/files/save", json!({ "path": "notes/gamma.md" }))
         .await;
     editor_save(dir, "notes/gamma.md", "# Gamma\n\nRewritten elsewhere.\n");
     let events = door.feed_until(&mut cursor, "file.reloaded").await;
-    assert!(events.iter().any(|e| e["type"] == "file.reloaded" && e["data"]["path"] == "notes/gamma.md"));
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "file.reloaded" && e["data"]["path"] == "notes/gamma.md")
+    );
     let gamma = door.get("/api/files/content?path=notes/gamma.md").await;
     assert_eq!(gamma["text"], "# Gamma\n\nRewritten elsewhere.\n");
     assert_eq!(gamma["state"]["conflict"], false);
@@ -541,7 +602,10 @@ async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_hel
         .unwrap()
         .to_owned();
     let job = door
-        .post("/api/agent/run", json!({ "session_id": sid, "instruction": "Final" }))
+        .post(
+            "/api/agent/run",
+            json!({ "session_id": sid, "instruction": "Final" }),
+        )
         .await["job_id"]
         .as_str()
         .unwrap()
@@ -550,59 +614,103 @@ async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_hel
     let theirs = "# Alpha\n\nStatus: draft\nOwner: Ann\nAdded elsewhere.\n";
     editor_save(dir, "notes/alpha.md", theirs);
     let events = door.feed_until(&mut cursor, "file.conflict").await;
-    let conflict = events.iter().find(|e| e["type"] == "file.conflict").unwrap();
+    let conflict = events
+        .iter()
+        .find(|e| e["type"] == "file.conflict")
+        .unwrap();
     assert_eq!(conflict["data"]["path"], "notes/alpha.md");
     let alpha = door.get("/api/files/content?path=notes/alpha.md").await;
     assert_eq!(alpha["state"]["conflict"], true);
     assert_eq!(alpha["disk_text"], theirs);
-    assert_eq!(alpha["text"], ALPHA.replace("draft", "final"), "the buffer is kept");
+    assert_eq!(
+        alpha["text"],
+        ALPHA.replace("draft", "final"),
+        "the buffer is kept"
+    );
 
     // Apply re-checks the disk: nothing is written over their version.
-    let hunk = hunk_of(&door.get(&format!("/api/agent/jobs/{job}")).await, "notes/alpha.md");
+    let hunk = hunk_of(
+        &door.get(&format!("/api/agent/jobs/{job}")).await,
+        "notes/alpha.md",
+    );
     let applied = door
-        .post("/api/agent/apply", json!({ "session_id": sid, "job_id": job, "accepted_hunk_ids": [hunk] }))
+        .post(
+            "/api/agent/apply",
+            json!({ "session_id": sid, "job_id": job, "accepted_hunk_ids": [hunk] }),
+        )
         .await;
     assert_eq!(applied["status"], "conflict");
     assert_eq!(h.read("notes/alpha.md"), theirs);
     let (status, _) = door
-        .call(Method::POST, "/api/files/save", Some(json!({ "path": "notes/alpha.md" })))
+        .call(
+            Method::POST,
+            "/api/files/save",
+            Some(json!({ "path": "notes/alpha.md" })),
+        )
         .await;
     assert_eq!(status, 409);
 
     // Keeping Redline's version saves theirs in a checkpoint first.
     let resolved = door
-        .post("/api/files/resolve", json!({ "path": "notes/alpha.md", "keep": "mine" }))
+        .post(
+            "/api/files/resolve",
+            json!({ "path": "notes/alpha.md", "keep": "mine" }),
+        )
         .await;
     assert_eq!(resolved["file"]["state"]["conflict"], false);
     let kept = resolved["checkpoint_id"].as_str().unwrap();
     let three = door
-        .get(&format!("/api/agent/checkpoints/{kept}/diff3?file_path=notes/alpha.md"))
+        .get(&format!(
+            "/api/agent/checkpoints/{kept}/diff3?file_path=notes/alpha.md"
+        ))
         .await;
-    assert_eq!(three["checkpoint_base"], theirs, "their version is kept in the checkpoint");
+    assert_eq!(
+        three["checkpoint_base"], theirs,
+        "their version is kept in the checkpoint"
+    );
     door.post("/api/files/save", json!({ "path": "notes/alpha.md" }))
         .await;
     assert_eq!(h.read("notes/alpha.md"), ALPHA.replace("draft", "final"));
     let (status, body) = door
-        .call(Method::POST, "/api/files/resolve", Some(json!({ "path": "notes/alpha.md", "keep": "theirs" })))
+        .call(
+            Method::POST,
+            "/api/files/resolve",
+            Some(json!({ "path": "notes/alpha.md", "keep": "theirs" })),
+        )
         .await;
-    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (409, Some("conflict")), "no conflict is left");
+    assert_eq!(
+        (status.as_u16(), body["error"]["code"].as_str()),
+        (409, Some("conflict")),
+        "no conflict is left"
+    );
 
     // Unsaved edits conflict too; keeping theirs checkpoints ours.
     let (status, _) = door
-        .put("/api/files/buffer", json!({ "path": "notes/gamma.md", "text": "# Gamma\n\nMy unsaved words.\n" }))
+        .put(
+            "/api/files/buffer",
+            json!({ "path": "notes/gamma.md", "text": "# Gamma\n\nMy unsaved words.\n" }),
+        )
         .await;
     assert_eq!(status, 200);
     editor_save(dir, "notes/gamma.md", "# Gamma\n\nTheir words.\n");
     door.feed_until(&mut cursor, "file.conflict").await;
     let resolved = door
-        .post("/api/files/resolve", json!({ "path": "notes/gamma.md", "keep": "theirs" }))
+        .post(
+            "/api/files/resolve",
+            json!({ "path": "notes/gamma.md", "keep": "theirs" }),
+        )
         .await;
     assert_eq!(resolved["file"]["text"], "# Gamma\n\nTheir words.\n");
     assert_eq!(resolved["file"]["state"]["under_review"], false);
     let kept = resolved["checkpoint_id"].as_str().unwrap();
     let three = door
-        .get(&format!("/api/agent/checkpoints/{kept}/diff3?file_path=notes/gamma.md"))
+        .get(&format!(
+            "/api/agent/checkpoints/{kept}/diff3?file_path=notes/gamma.md"
+        ))
         .await;
-    assert_eq!(three["checkpoint_base"], "# Gamma\n\nMy unsaved words.\n", "ours is kept in the checkpoint");
+    assert_eq!(
+        three["checkpoint_base"], "# Gamma\n\nMy unsaved words.\n",
+        "ours is kept in the checkpoint"
+    );
     assert_eq!(h.read("notes/gamma.md"), "# Gamma\n\nTheir words.\n");
 }

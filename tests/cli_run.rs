@@ -256,14 +256,23 @@ async fn serve_takes_a_key_through_settings_and_never_shows_it() {
     let mut url = String::new();
     stdout.read_line(&mut url).unwrap();
     let url = reqwest::Url::parse(url.trim()).unwrap();
-    let token = url.query_pairs().find(|(k, _)| k == "token").unwrap().1.into_owned();
+    let token = url
+        .query_pairs()
+        .find(|(k, _)| k == "token")
+        .unwrap()
+        .1
+        .into_owned();
     let base = format!("http://{}:{}", url.host_str().unwrap(), url.port().unwrap());
     let client = reqwest::Client::new();
     let mut bodies = String::new();
     let mut call = async |method: reqwest::Method, path: &str, body: Option<Value>| -> Value {
-        let mut req = client.request(method, format!("{base}{path}")).bearer_auth(&token);
+        let mut req = client
+            .request(method, format!("{base}{path}"))
+            .bearer_auth(&token);
         if let Some(body) = body {
-            req = req.header("content-type", "application/json").body(body.to_string());
+            req = req
+                .header("content-type", "application/json")
+                .body(body.to_string());
         }
         let text = req.send().await.unwrap().text().await.unwrap();
         bodies.push_str(&text);
@@ -284,7 +293,12 @@ async fn serve_takes_a_key_through_settings_and_never_shows_it() {
     .await;
     assert_eq!(saved["settings"]["remote"]["key_hint"], "…abcd");
     assert_eq!(saved["key_storage"], "memory", "no keychain in tests");
-    let sid = call(reqwest::Method::POST, "/api/agent/sessions", Some(json!({}))).await["session_id"]
+    let sid = call(
+        reqwest::Method::POST,
+        "/api/agent/sessions",
+        Some(json!({})),
+    )
+    .await["session_id"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -311,11 +325,21 @@ async fn serve_takes_a_key_through_settings_and_never_shows_it() {
         }
         assert_ne!(page["status"], "failed", "{page}");
     }
-    call(reqwest::Method::GET, &format!("/api/agent/jobs/{job}"), None).await;
+    call(
+        reqwest::Method::GET,
+        &format!("/api/agent/jobs/{job}"),
+        None,
+    )
+    .await;
     call(reqwest::Method::GET, "/api/settings", None).await;
     child.kill().unwrap();
     let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
     child.wait().unwrap();
 
     let sent = model.requests()[0]
@@ -327,8 +351,15 @@ async fn serve_takes_a_key_through_settings_and_never_shows_it() {
     assert!(sent.ends_with(KEY), "the key reached the model");
     assert!(stderr.contains("event"), "traces were on");
     let config = std::fs::read_to_string(&config_file).unwrap();
-    assert!(config.contains("scripted-model"), "the settings were saved: {config}");
-    for (what, text) in [("a response", &bodies), ("the log", &stderr), ("the config file", &config)] {
+    assert!(
+        config.contains("scripted-model"),
+        "the settings were saved: {config}"
+    );
+    for (what, text) in [
+        ("a response", &bodies),
+        ("the log", &stderr),
+        ("the config file", &config),
+    ] {
         assert!(!text.contains("SECRET"), "the key is in {what}");
     }
     assert!(

@@ -45,7 +45,10 @@ fn proposal() -> Turn {
             })
         })
         .collect();
-    Turn::call("propose_edits", json!({ "edits": edits, "summary": "Edited." }))
+    Turn::call(
+        "propose_edits",
+        json!({ "edits": edits, "summary": "Edited." }),
+    )
 }
 
 /// The other program: `count` read-append-write cycles on random files.
@@ -99,7 +102,11 @@ async fn race(seed: u64) {
         .unwrap()
         .files
         .iter()
-        .flat_map(|f| f.hunks.iter().map(|h| (f.file_path.clone(), h.hunk_id.clone())))
+        .flat_map(|f| {
+            f.hunks
+                .iter()
+                .map(|h| (f.file_path.clone(), h.hunk_id.clone()))
+        })
         .collect();
     assert_eq!(hunks.len(), 2 * FILES);
 
@@ -130,7 +137,10 @@ async fn race(seed: u64) {
         let path = file(i);
         let disk = h.read(&path);
         for marker in markers {
-            assert!(disk.contains(marker), "seed {seed}: {marker} lost from {path}:\n{disk}");
+            assert!(
+                disk.contains(marker),
+                "seed {seed}: {marker} lost from {path}:\n{disk}"
+            );
         }
         let outcome = report.iter().find(|f| f.file_path == path).unwrap();
         let mine: Vec<(String, bool)> = [2, 8]
@@ -141,7 +151,11 @@ async fn race(seed: u64) {
         match outcome.status.as_str() {
             "applied" => {
                 for (text, accepted) in &mine {
-                    assert_eq!(disk.contains(text), *accepted, "seed {seed}: {path}:\n{disk}");
+                    assert_eq!(
+                        disk.contains(text),
+                        *accepted,
+                        "seed {seed}: {path}:\n{disk}"
+                    );
                 }
             }
             "conflict" => {
@@ -149,7 +163,10 @@ async fn race(seed: u64) {
                 assert!(held.state.conflict, "seed {seed}: {path} {held:?}");
                 for (text, accepted) in &mine {
                     if *accepted {
-                        assert!(held.text.contains(text), "seed {seed}: {text} lost from the buffer");
+                        assert!(
+                            held.text.contains(text),
+                            "seed {seed}: {text} lost from the buffer"
+                        );
                     }
                 }
             }

@@ -8,7 +8,9 @@ use std::net::SocketAddr;
 
 use axum::{
     Json, Router,
-    extract::{FromRequest, FromRequestParts, Path, Query, Request, State, rejection::JsonRejection},
+    extract::{
+        FromRequest, FromRequestParts, Path, Query, Request, State, rejection::JsonRejection,
+    },
     http::{HeaderMap, StatusCode, header, request::Parts},
     middleware::{self, Next},
     response::{IntoResponse, Response},

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoints::{Checkpoint, RollbackMode, RollbackReport};
-use crate::jobs::{EventPage, FeedPage, Job, JobStatus, RunRequest, Runtime, RuntimeError, Session};
+use crate::jobs::{
+    EventPage, FeedPage, Job, JobStatus, RunRequest, Runtime, RuntimeError, Session,
+};
 use crate::review::{AppliedFile, Status};
 use crate::settings::{self, Settings, SettingsError, SettingsSaved, SettingsUpdate};
 use crate::workspace::{FileContent, Keep, Resolved, ThreeWay, TreeEntry, WorkspaceError};

@@ -66,7 +66,12 @@ impl Runtime {
     pub fn save(&self, path: &str) -> Result<FileContent, RuntimeError> {
         let file = {
             let mut ws = self.ws();
-            let rel = ws.project().resolve(path).map_err(WorkspaceError::from)?.rel().to_owned();
+            let rel = ws
+                .project()
+                .resolve(path)
+                .map_err(WorkspaceError::from)?
+                .rel()
+                .to_owned();
             ws.save(&rel)?;
             ws.file_content(&rel)?
         };
@@ -81,7 +86,12 @@ impl Runtime {
     pub fn accept_all_in_file(&self, path: &str) -> Result<FileContent, RuntimeError> {
         let (count, file) = {
             let mut ws = self.ws();
-            let rel = ws.project().resolve(path).map_err(WorkspaceError::from)?.rel().to_owned();
+            let rel = ws
+                .project()
+                .resolve(path)
+                .map_err(WorkspaceError::from)?
+                .rel()
+                .to_owned();
             let count = ws.accept_all_in_file(&rel)?;
             (count, ws.file_content(&rel)?)
         };

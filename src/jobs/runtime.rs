@@ -78,9 +78,9 @@ impl RuntimeError {
             RuntimeError::Workspace(e) => match e {
                 WorkspaceError::UnknownCheckpoint(_)
                 | WorkspaceError::Path(PathError::NotFound(_))
-                | WorkspaceError::Review(ReviewError::UnknownFile(_) | ReviewError::UnknownHunk(_)) => {
-                    "not_found"
-                }
+                | WorkspaceError::Review(
+                    ReviewError::UnknownFile(_) | ReviewError::UnknownHunk(_),
+                ) => "not_found",
                 WorkspaceError::Review(_) => "conflict",
                 WorkspaceError::Edits(_)
                 | WorkspaceError::Path(_)
@@ -301,7 +301,11 @@ impl Runtime {
     /// limits (file sizes, search and read caps) take effect on the next open.
     pub fn reconfigure(&self, config: Config) -> Result<(), RuntimeError> {
         let providers = Providers::from_config(&config)?;
-        *self.inner.providers.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(providers);
+        *self
+            .inner
+            .providers
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Arc::new(providers);
         *self.inner.config.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(config);
         Ok(())
     }
@@ -812,8 +816,7 @@ impl Runtime {
                 return;
             }
         };
-        if cursor >= self.config().limits.max_events_per_job as u64 && !kind.starts_with("job.")
-        {
+        if cursor >= self.config().limits.max_events_per_job as u64 && !kind.starts_with("job.") {
             tracing::debug!(
                 job = job_id,
                 kind,
@@ -949,8 +952,14 @@ impl Runtime {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
             ws.decide(hunk_id, status)?;
-            let (path, i) = ws.review().find_hunk(hunk_id).map_err(WorkspaceError::from)?;
-            let job_id = ws.review().file(&path).and_then(|f| f.entries()[i].job_id.clone());
+            let (path, i) = ws
+                .review()
+                .find_hunk(hunk_id)
+                .map_err(WorkspaceError::from)?;
+            let job_id = ws
+                .review()
+                .file(&path)
+                .and_then(|f| f.entries()[i].job_id.clone());
             (job_id, ws.file_content(&path)?)
         };
         let data = json!({ "hunk_id": hunk_id, "status": status, "job_id": job_id, "path": file.path, "state": file.state });

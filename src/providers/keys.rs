@@ -84,7 +84,11 @@ pub fn lookup(provider: &str) -> Option<ApiKey> {
     {
         return Some(ApiKey::new(key));
     }
-    if let Some(key) = IN_MEMORY.lock().unwrap_or_else(|e| e.into_inner()).get(provider) {
+    if let Some(key) = IN_MEMORY
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(provider)
+    {
         return Some(key.clone());
     }
     if std::env::var_os("REDLINE_NO_KEYCHAIN").is_some() {
@@ -111,7 +115,8 @@ pub fn store(provider: &str, key: &ApiKey) -> KeyStorage {
     if std::env::var_os("REDLINE_NO_KEYCHAIN").is_some() {
         return KeyStorage::Memory;
     }
-    match keyring::Entry::new(KEYCHAIN_SERVICE, provider).and_then(|e| e.set_password(key.expose())) {
+    match keyring::Entry::new(KEYCHAIN_SERVICE, provider).and_then(|e| e.set_password(key.expose()))
+    {
         Ok(()) => KeyStorage::Keychain,
         Err(e) => {
             tracing::warn!(provider, error = %e, "no keychain: the key is kept in memory for this run");

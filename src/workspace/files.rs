@@ -227,8 +227,15 @@ impl Workspace {
                 Err(PathError::NotFound(_)) => (String::new(), None),
                 Err(e) => return Err(e.into()),
             };
-            let file =
-                FileReview::from_parts(rel.clone(), text.clone(), hash, false, &text, vec![], vec![]);
+            let file = FileReview::from_parts(
+                rel.clone(),
+                text.clone(),
+                hash,
+                false,
+                &text,
+                vec![],
+                vec![],
+            );
             self.review.insert_file(file);
         }
         let current = self.review.file(&rel).expect("inserted above").buffer();
@@ -249,7 +256,11 @@ impl Workspace {
 
     /// Takes a buffer with no log back out of review (an edit that changed nothing).
     fn drop_if_untouched(&mut self, path: &str) -> Result<(), WorkspaceError> {
-        if self.review.file(path).is_some_and(|f| f.entries().is_empty()) {
+        if self
+            .review
+            .file(path)
+            .is_some_and(|f| f.entries().is_empty())
+        {
             self.review.remove_file(path);
             self.persist(path)?;
         }
