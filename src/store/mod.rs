@@ -207,7 +207,13 @@ impl Store {
         &mut self,
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let tx = self.conn.transaction()?;
+        // IMMEDIATE: the runtime and the workspace each hold a connection, and
+        // a deferred transaction that reads before it writes cannot wait for
+        // the other's write lock (SQLite fails the upgrade at once, busy
+        // timeout or not); taking the lock up front makes it wait instead.
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let out = f(&tx)?;
         tx.commit()?;
         Ok(out)
