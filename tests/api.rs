@@ -320,6 +320,18 @@ fn propose_alpha_and_beta() -> Turn {
 }
 
 impl Door {
+    /// A new session and a job in it: their ids.
+    async fn start(&self, instruction: &str) -> (String, String) {
+        let id = |v: Value, key: &str| v[key].as_str().unwrap().to_owned();
+        let sid = id(
+            self.post("/api/agent/sessions", json!({})).await,
+            "session_id",
+        );
+        let run = json!({ "session_id": sid, "instruction": instruction });
+        let job = id(self.post("/api/agent/run", run).await, "job_id");
+        (sid, job)
+    }
+
     async fn put(&self, path: &str, body: Value) -> (StatusCode, Value) {
         self.call(Method::PUT, path, Some(body)).await
     }
@@ -358,19 +370,7 @@ fn hunk_of(job: &Value, file: &str) -> String {
 async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
     let h = harness(Protocol::OpenAiChat, vec![propose_alpha_and_beta()], |_| {}).await;
     let door = Door::open(h.runtime.clone()).await;
-    let sid = door.post("/api/agent/sessions", json!({})).await["session_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let job = door
-        .post(
-            "/api/agent/run",
-            json!({ "session_id": sid, "instruction": "Both final" }),
-        )
-        .await["job_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (sid, job) = door.start("Both final").await;
     door.until(&job, "awaiting_review").await;
     let snapshot = door.get(&format!("/api/agent/jobs/{job}")).await;
     let (ha, hb) = (
@@ -597,19 +597,7 @@ async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_hel
     assert_eq!(gamma["state"]["conflict"], false);
 
     // A buffer with a pending hunk keeps both versions.
-    let sid = door.post("/api/agent/sessions", json!({})).await["session_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let job = door
-        .post(
-            "/api/agent/run",
-            json!({ "session_id": sid, "instruction": "Final" }),
-        )
-        .await["job_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (sid, job) = door.start("Final").await;
     door.until(&job, "awaiting_review").await;
     let theirs = "# Alpha\n\nStatus: draft\nOwner: Ann\nAdded elsewhere.\n";
     editor_save(dir, "notes/alpha.md", theirs);

@@ -66,12 +66,7 @@ impl Runtime {
     pub fn save(&self, path: &str) -> Result<FileContent, RuntimeError> {
         let file = {
             let mut ws = self.ws();
-            let rel = ws
-                .project()
-                .resolve(path)
-                .map_err(WorkspaceError::from)?
-                .rel()
-                .to_owned();
+            let rel = relative(&ws, path)?;
             ws.save(&rel)?;
             ws.file_content(&rel)?
         };
@@ -86,12 +81,7 @@ impl Runtime {
     pub fn accept_all_in_file(&self, path: &str) -> Result<FileContent, RuntimeError> {
         let (count, file) = {
             let mut ws = self.ws();
-            let rel = ws
-                .project()
-                .resolve(path)
-                .map_err(WorkspaceError::from)?
-                .rel()
-                .to_owned();
+            let rel = relative(&ws, path)?;
             let count = ws.accept_all_in_file(&rel)?;
             (count, ws.file_content(&rel)?)
         };
@@ -142,4 +132,10 @@ impl Runtime {
         );
         Ok(report)
     }
+}
+
+/// `path` as the project names it (relative, `/`-separated), if the guard accepts it.
+fn relative(ws: &Workspace, path: &str) -> Result<String, RuntimeError> {
+    let resolved = ws.project().resolve(path).map_err(WorkspaceError::from)?;
+    Ok(resolved.rel().to_owned())
 }
