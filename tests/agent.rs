@@ -860,3 +860,29 @@ async fn an_agent_definition_filters_the_tools_on_the_server() {
         JobStatus::Completed
     );
 }
+
+/// The loop's tools read the disk; a proposal on a file whose buffer holds
+/// the user's unsaved edits is refused (recorded as `edits.refused`), and the
+/// user's text is untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proposal_over_unsaved_user_edits_is_refused_and_loses_nothing() {
+    let h = harness(
+        Protocol::OpenAiChat,
+        vec![propose_alpha(), Turn::text(&["I could not stage it."])],
+        |_| {},
+    )
+    .await;
+    let mine = format!("{ALPHA}Mine, unsaved.\n");
+    h.runtime.edit("notes/alpha.md", &mine, None).unwrap();
+    let (_, events) = h.run_to_end("Mark Alpha final", None).await;
+    let refused = of_kind(&events, "edits.refused");
+    assert_eq!(refused.len(), 1, "{:?}", kinds(&events));
+    assert!(
+        refused[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("changed since")
+    );
+    assert_eq!(h.runtime.file_content("notes/alpha.md").unwrap().text, mine);
+    assert_eq!(h.read("notes/alpha.md"), ALPHA);
+}

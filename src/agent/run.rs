@@ -723,6 +723,10 @@ fn propose(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host)
         }
         Err(other) => {
             state.schema_failures += 1;
+            host.emit(
+                "edits.refused",
+                json!({ "tool_call_id": call.tool_call_id, "message": other.to_string() }),
+            );
             CallResult::Done(Err(format!("the edits could not be staged: {other}")))
         }
     }
