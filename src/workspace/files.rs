@@ -114,37 +114,34 @@ pub struct Resolved {
     pub file: FileContent,
 }
 
-impl Workspace {
-    /// The state of `path`: `None` when it is not under review.
-    fn state_of(&self, path: &str) -> Result<Option<(FileState, &FileReview)>, WorkspaceError> {
-        let Some(file) = self.review.file(path) else {
-            return Ok(None);
-        };
-        let on_disk = self.project.disk_hash(path)?;
-        let dirty = match file.disk_view() {
-            Ok(view) => Some(text::content_hash(view.as_bytes())) != file.disk_hash,
-            Err(_) => true,
-        };
-        let mut pending: Vec<(usize, String)> = file
-            .entries()
-            .iter()
-            .filter(|e| e.origin == Origin::Agent && e.status == Status::Pending)
-            .filter_map(|e| Some((e.at, e.hunk_id.clone()?)))
-            .collect();
-        pending.sort();
-        let state = FileState {
-            under_review: true,
-            dirty,
-            conflict: on_disk != file.disk_hash && (dirty || !pending.is_empty()),
-            pending_hunks: pending.into_iter().map(|(_, h)| h).collect(),
-        };
-        Ok(Some((state, file)))
+/// The review state of `file`, whose disk copy hashes to `on_disk` now.
+fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState {
+    let dirty = match file.disk_view() {
+        Ok(view) => Some(text::content_hash(view.as_bytes())) != file.disk_hash,
+        Err(_) => true,
+    };
+    let mut pending: Vec<(usize, String)> = file
+        .entries()
+        .iter()
+        .filter(|e| e.origin == Origin::Agent && e.status == Status::Pending)
+        .filter_map(|e| Some((e.at, e.hunk_id.clone()?)))
+        .collect();
+    pending.sort();
+    FileState {
+        under_review: true,
+        dirty,
+        conflict: *on_disk != file.disk_hash && (dirty || !pending.is_empty()),
+        pending_hunks: pending.into_iter().map(|(_, h)| h).collect(),
     }
+}
 
+impl Workspace {
     /// `path` as the editor shows it: its working buffer, or the disk.
     pub fn file_content(&self, path: &str) -> Result<FileContent, WorkspaceError> {
         let rel = self.project.resolve(path)?.rel().to_owned();
-        if let Some((state, file)) = self.state_of(&rel)? {
+        if let Some(file) = self.review.file(&rel) {
+            let on_disk = self.project.disk_hash(&rel)?;
+            let state = state_of(file, &on_disk);
             let text = file.buffer();
             let disk = if state.conflict {
                 match self.project.read_text(&rel) {
@@ -159,10 +156,7 @@ impl Workspace {
                 path: rel,
                 hash: text::content_hash(text.as_bytes()),
                 text,
-                disk_hash: match &disk {
-                    Some(f) => Some(f.hash.clone()),
-                    None => self.project.disk_hash(path)?,
-                },
+                disk_hash: disk.as_ref().map_or(on_disk, |f| Some(f.hash.clone())),
                 disk_text: disk.map(|f| f.text),
                 state,
             });
@@ -192,19 +186,25 @@ impl Workspace {
                 })
             }
         });
-        let under = |p: &str| scope.rel().is_empty() || p.starts_with(&format!("{}/", scope.rel()));
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        let folder = format!("{}/", scope.rel());
+        let under = |p: &str| scope.rel().is_empty() || p.starts_with(&folder);
+        let mut buffer_only = Vec::new();
         for file in self.review.files().filter(|f| under(&f.path)) {
-            let (state, _) = self.state_of(&file.path)?.expect("under review");
-            match entries.iter_mut().find(|e| e.path == file.path) {
-                Some(entry) => entry.state = state,
-                None => entries.push(TreeEntry {
+            let state = state_of(file, &self.project.disk_hash(&file.path)?);
+            match entries.binary_search_by(|e| e.path.as_str().cmp(&file.path)) {
+                Ok(i) => entries[i].state = state,
+                Err(_) => buffer_only.push(TreeEntry {
                     path: file.path.clone(),
                     size: 0,
                     state,
                 }),
             }
         }
-        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        if !buffer_only.is_empty() {
+            entries.extend(buffer_only);
+            entries.sort_by(|a, b| a.path.cmp(&b.path));
+        }
         Ok(entries)
     }
 
@@ -273,7 +273,7 @@ impl Workspace {
     pub fn external_change(&mut self, path: &str) -> Result<Option<FileChange>, WorkspaceError> {
         let rel = self.project.resolve(path)?.rel().to_owned();
         let on_disk = self.project.disk_hash(&rel)?;
-        let Some((state, file)) = self.state_of(&rel)? else {
+        let Some(file) = self.review.file(&rel) else {
             return Ok(Some(FileChange::Changed {
                 path: rel,
                 disk_hash: on_disk,
@@ -282,6 +282,7 @@ impl Workspace {
         if on_disk == file.disk_hash {
             return Ok(None);
         }
+        let state = state_of(file, &on_disk);
         if state.dirty || !state.pending_hunks.is_empty() {
             return Ok(Some(FileChange::Conflict {
                 path: rel,
@@ -318,10 +319,10 @@ impl Workspace {
     /// saved in a new checkpoint first.
     pub fn resolve(&mut self, path: &str, keep: Keep) -> Result<Resolved, WorkspaceError> {
         let rel = self.project.resolve(path)?.rel().to_owned();
-        let Some((state, file)) = self.state_of(&rel)? else {
+        let Some(file) = self.review.file(&rel) else {
             return Err(ReviewError::UnknownFile(rel).into());
         };
-        if !state.conflict {
+        if !state_of(file, &self.project.disk_hash(&rel)?).conflict {
             return Err(ReviewError::NoConflict(rel).into());
         }
         let known = file.disk_hash.clone();
