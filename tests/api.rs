@@ -336,8 +336,9 @@ impl Door {
         self.call(Method::PUT, path, Some(body)).await
     }
 
-    /// The project feed's events from `cursor` (long poll), until one of `kind`.
-    async fn feed_until(&self, cursor: &mut u64, kind: &str) -> Vec<Value> {
+    /// The project feed's events from `cursor` (long poll), until one of
+    /// `kind` (about `path`, when given: the watcher may report other files first).
+    async fn feed_until(&self, cursor: &mut u64, kind: &str, path: Option<&str>) -> Vec<Value> {
         let mut seen = Vec::new();
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
@@ -346,7 +347,8 @@ impl Door {
                 .await;
             *cursor = page["next_cursor"].as_u64().unwrap();
             seen.extend(page["events"].as_array().unwrap().iter().cloned());
-            if seen.iter().any(|e| e["type"] == kind) {
+            let about = |e: &Value| path.is_none_or(|p| e["data"]["path"] == p);
+            if seen.iter().any(|e| e["type"] == kind && about(e)) {
                 return seen;
             }
         }
@@ -435,7 +437,7 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
         json!({ "status": "rejected" }),
     )
     .await;
-    let events = door.feed_until(&mut cursor, "review.updated").await;
+    let events = door.feed_until(&mut cursor, "review.updated", None).await;
     assert_eq!(events[0]["data"]["hunk_id"], ha.as_str());
 
     // The user types in alpha's buffer: an edit on a stale text is refused.
@@ -472,7 +474,7 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
     door.post("/api/files/save", json!({ "path": "notes/beta.md" }))
         .await;
     assert_eq!(h.read("notes/beta.md"), BETA, "byte for byte, CRLF kept");
-    let events = door.feed_until(&mut cursor, "file.saved").await;
+    let events = door.feed_until(&mut cursor, "file.saved", None).await;
     assert!(events.iter().any(|e| e["type"] == "file.edited"));
 
     // Roll back just alpha's hunk: the user's later line stays.
@@ -489,7 +491,8 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
         h.read("notes/alpha.md"),
         format!("{ALPHA}Reviewed by me.\n")
     );
-    door.feed_until(&mut cursor, "rollback.completed").await;
+    door.feed_until(&mut cursor, "rollback.completed", None)
+        .await;
     let (status, body) = door
         .call(
             Method::POST,
@@ -557,7 +560,7 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
 
 /// Writes `text` to `path` the way most editors save: a new file renamed over it.
 fn editor_save(dir: &std::path::Path, path: &str, text: &str) {
-    let tmp = dir.join(format!("{path}.editor-tmp"));
+    let tmp = dir.join(format!("{path}~"));
     std::fs::write(&tmp, text).unwrap();
     std::fs::rename(&tmp, dir.join(path)).unwrap();
 }
@@ -572,7 +575,9 @@ async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_hel
 
     // A file Redline holds nothing for: the feed says it changed.
     editor_save(dir, "notes/beta.md", "# Beta\n\nStatus: elsewhere\n");
-    let events = door.feed_until(&mut cursor, "file.changed").await;
+    let events = door
+        .feed_until(&mut cursor, "file.changed", Some("notes/beta.md"))
+        .await;
     assert!(events.iter().any(|e| e["data"]["path"] == "notes/beta.md"));
 
     // A clean buffer (edited through Redline and saved) follows the disk.
@@ -586,7 +591,9 @@ async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_hel
     door.post("/api/files/save", json!({ "path": "notes/gamma.md" }))
         .await;
     editor_save(dir, "notes/gamma.md", "# Gamma\n\nRewritten elsewhere.\n");
-    let events = door.feed_until(&mut cursor, "file.reloaded").await;
+    let events = door
+        .feed_until(&mut cursor, "file.reloaded", Some("notes/gamma.md"))
+        .await;
     assert!(
         events
             .iter()
@@ -601,7 +608,9 @@ async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_hel
     door.until(&job, "awaiting_review").await;
     let theirs = "# Alpha\n\nStatus: draft\nOwner: Ann\nAdded elsewhere.\n";
     editor_save(dir, "notes/alpha.md", theirs);
-    let events = door.feed_until(&mut cursor, "file.conflict").await;
+    let events = door
+        .feed_until(&mut cursor, "file.conflict", Some("notes/alpha.md"))
+        .await;
     let conflict = events
         .iter()
         .find(|e| e["type"] == "file.conflict")
@@ -681,7 +690,8 @@ async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_hel
         .await;
     assert_eq!(status, 200);
     editor_save(dir, "notes/gamma.md", "# Gamma\n\nTheir words.\n");
-    door.feed_until(&mut cursor, "file.conflict").await;
+    door.feed_until(&mut cursor, "file.conflict", Some("notes/gamma.md"))
+        .await;
     let resolved = door
         .post(
             "/api/files/resolve",
