@@ -1042,7 +1042,7 @@ fn main() {
     let (served, watching): (Served, _) = redline_rt.block_on(async {
         let runtime = Runtime::open_with(vault.path(), config, providers).unwrap();
         let watching = redline::watch::start(runtime.clone()).unwrap();
-        (serve(Api::new(runtime), 0).await.unwrap(), watching)
+        (serve(Api::new(runtime), 0, None).await.unwrap(), watching)
     });
     let bench = Arc::new(Bench {
         served: (format!("http://{}", served.addr), served.token.clone()),

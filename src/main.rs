@@ -82,6 +82,9 @@ enum Command {
         /// Loopback port (0 picks a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
+        /// The built UI to serve (default: this checkout's `ui/dist`, if built).
+        #[arg(long)]
+        ui: Option<PathBuf>,
     },
     /// Serve a scripted model over HTTP, in the OpenAI and Anthropic wire
     /// formats, for tests and demos without a real model.
@@ -136,6 +139,21 @@ fn main() -> ExitCode {
             eprintln!("redline: {err:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// The UI folder to serve: the one given, else this checkout's build if any.
+fn ui_dir(given: Option<PathBuf>) -> Option<PathBuf> {
+    let dir =
+        given.unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/ui/dist")));
+    if dir.join("index.html").is_file() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "redline: no built UI at {} (run `npm run build` in ui/): serving the API only",
+            dir.display()
+        );
+        None
     }
 }
 
@@ -268,12 +286,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             tokio_runtime()?.block_on(run_job::run(&folder, config, instruction, max_tool_calls))
         }
-        Command::Serve { folder, port } => tokio_runtime()?.block_on(async {
+        Command::Serve { folder, port, ui } => tokio_runtime()?.block_on(async {
             let runtime = redline::jobs::Runtime::open(&folder, config)?;
             let _watching = redline::watch::start(runtime.clone())?;
             let api =
                 redline::api::Api::new(runtime).with_config_file(redline::config::config_file());
-            let served = redline::api::http::serve(api, port).await?;
+            let served = redline::api::http::serve(api, port, ui_dir(ui)).await?;
             println!("{}", served.url());
             std::future::pending::<()>().await;
             Ok(ExitCode::SUCCESS)

@@ -28,7 +28,7 @@ struct Door {
 impl Door {
     async fn open(runtime: Runtime) -> Door {
         Door {
-            served: serve(Api::new(runtime), 0).await.unwrap(),
+            served: serve(Api::new(runtime), 0, None).await.unwrap(),
             client: Client::new(),
         }
     }
@@ -181,6 +181,83 @@ async fn the_server_refuses_strangers_and_bad_requests() {
     assert_eq!((status.as_u16(), code(&body).as_str()), (404, "not_found"));
     let (status, body) = door.call(Method::GET, "/api/nowhere", None).await;
     assert_eq!((status.as_u16(), code(&body).as_str()), (404, "not_found"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_built_ui_is_served_beside_the_api_with_its_security_policy() {
+    let h = harness(Protocol::OpenAiChat, Vec::new(), |_| {}).await;
+    let ui = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ui.path().join("index.html"),
+        "<!doctype html><title>Redline</title>",
+    )
+    .unwrap();
+    std::fs::create_dir(ui.path().join("assets")).unwrap();
+    std::fs::write(ui.path().join("assets/app.js"), "console.log(1)").unwrap();
+    let served = serve(Api::new(h.runtime.clone()), 0, Some(ui.path().into()))
+        .await
+        .unwrap();
+    let client = Client::new();
+    let get = |path: &str| client.get(format!("http://{}{path}", served.addr)).send();
+
+    // Pages need no token (they hold no data); every page carries the policy.
+    let page = get("/").await.unwrap();
+    assert_eq!(page.status(), 200);
+    let policy = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(policy.contains("default-src 'self'") && policy.contains("connect-src 'self'"));
+    assert!(
+        page.text()
+            .await
+            .unwrap()
+            .contains("<title>Redline</title>")
+    );
+    let script = get("/assets/app.js").await.unwrap();
+    assert_eq!(script.status(), 200);
+    assert!(
+        script.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .contains("javascript")
+    );
+    // A deep link is the app; a way out of the folder is not.
+    assert!(
+        get("/review/a.md")
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+            .contains("Redline")
+    );
+    let escape = get("/assets/../../Cargo.toml")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!escape.contains("[package]"));
+
+    // The API keeps its token, its errors and its host check.
+    let api = get("/api/agent/sessions").await.unwrap();
+    assert_eq!(api.status(), 401);
+    let unknown = client
+        .get(format!("http://{}/api/nothing", served.addr))
+        .bearer_auth(&served.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 404);
+    assert_eq!(json_of(unknown).await["error"]["code"], "not_found");
+    let rebound = client
+        .get(format!("http://{}/", served.addr))
+        .header("host", "evil.example:80")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebound.status(), 403);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,13 +7,14 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use redline::api::local::{LocalReply, LocalRequest};
 use redline::api::{
     Applied, Apply, Clarify, CreateSession, Decide, Decided, EditBuffer, ErrorResponse,
     FileRequest, JobStarted, RenameSession, Resolve, Rollback, SessionCreated, SessionDeleted,
 };
 use redline::checkpoints::{Checkpoint, RollbackReport};
 use redline::jobs::{EventPage, FeedPage, Job, RunRequest, Session};
-use redline::settings::{Settings, SettingsSaved, SettingsUpdate};
+use redline::settings::{LocalModels, Settings, SettingsSaved, SettingsUpdate};
 use redline::workspace::{FileChange, FileContent, Resolved, ThreeWay, TreeEntry};
 use ts_rs::TS;
 
@@ -41,6 +42,9 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         FileRequest,
         Resolve,
         SettingsUpdate,
+        // The desktop shell's one command.
+        LocalRequest,
+        LocalReply,
         // Responses.
         SessionCreated,
         Session,
@@ -59,6 +63,7 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         FeedPage,
         Settings,
         SettingsSaved,
+        LocalModels,
         ErrorResponse,
         // The `data` of the project feed's `file.changed`, `file.reloaded`
         // and `file.conflict` events.

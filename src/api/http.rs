@@ -14,10 +14,11 @@ use axum::{
     http::{HeaderMap, StatusCode, header, request::Parts},
     middleware::{self, Next},
     response::{IntoResponse, Response},
-    routing::{get, post, put},
+    routing::{any, get, post, put},
 };
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::{
     Api, ApiError, Apply, Clarify, CreateSession, Decide, EditBuffer, FileRequest, RenameSession,
@@ -72,9 +73,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Params<T> {
     }
 }
 
+/// What the guard admits: the token and the addresses that are this server.
 #[derive(Clone)]
-struct AppState {
-    api: Api,
+struct Door {
     token: String,
     hosts: Vec<String>,
 }
@@ -88,7 +89,7 @@ fn same(a: &str, b: &str) -> bool {
             == 0
 }
 
-async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+async fn guard(State(state): State<Door>, request: Request, next: Next) -> Response {
     let headers = request.headers();
     let host = headers
         .get(header::HOST)
@@ -142,14 +143,18 @@ fn authorized(headers: &HeaderMap, token: &str) -> bool {
     given.is_some_and(|g| same(g.trim(), token))
 }
 
-/// The router for `api`, answering only at `addr` and to `token`.
-pub fn router(api: Api, token: String, addr: SocketAddr) -> Router {
-    let port = addr.port();
-    let state = AppState {
-        api,
-        token,
-        hosts: vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")],
-    };
+/// Every API route over `api`, unguarded: the HTTP server puts its guard in
+/// front ([`router`]); the desktop shell calls it in-process ([`super::local`]).
+/// Unknown paths answer `not_found`.
+pub fn routes(api: Api) -> Router {
+    api_routes(api).fallback(not_found)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new("not_found", "no such endpoint")
+}
+
+fn api_routes(api: Api) -> Router {
     Router::new()
         .route("/api/agent/sessions", post(create_session).get(sessions))
         .route(
@@ -177,10 +182,42 @@ pub fn router(api: Api, token: String, addr: SocketAddr) -> Router {
         .route("/api/files/resolve", post(resolve))
         .route("/api/events", get(project_events))
         .route("/api/settings", get(settings).put(update_settings))
-        .fallback(|| async { ApiError::new("not_found", "no such endpoint") })
-        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .route("/api/settings/local_models", get(local_models))
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
-        .with_state(state)
+        .with_state(api)
+}
+
+/// The policy the UI's pages are served with: scripts, styles and requests
+/// from this server only (CodeMirror sets inline styles, hence the one
+/// exception); no frames, no plugins, no other site.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+     style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
+     object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/// The HTTP server's router: [`routes`] and, when `ui` is a built UI folder
+/// (`ui/dist`), its files at every other path, all behind the guard —
+/// answering only at `addr`, `/api` only to `token`.
+pub fn router(api: Api, token: String, addr: SocketAddr, ui: Option<&std::path::Path>) -> Router {
+    let port = addr.port();
+    let door = Door {
+        token,
+        hosts: vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")],
+    };
+    let app = match ui {
+        None => routes(api),
+        Some(ui) => {
+            let pages = tower_http::services::ServeDir::new(ui)
+                .fallback(tower_http::services::ServeFile::new(ui.join("index.html")));
+            api_routes(api)
+                .route("/api/{*rest}", any(not_found))
+                .fallback_service(pages)
+                .layer(SetResponseHeaderLayer::if_not_present(
+                    header::CONTENT_SECURITY_POLICY,
+                    header::HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+                ))
+        }
+    };
+    app.layer(middleware::from_fn_with_state(door, guard))
 }
 
 /// A running server. Dropping it stops the server.
@@ -200,12 +237,14 @@ impl Served {
 }
 
 /// Serves `api` on loopback `port` (0 picks a free one) with a fresh random
-/// token. Needs a tokio runtime.
-pub async fn serve(api: Api, port: u16) -> std::io::Result<Served> {
+/// token, and the built UI in `ui` if given. Needs a tokio runtime.
+pub async fn serve(api: Api, port: u16, ui: Option<std::path::PathBuf>) -> std::io::Result<Served> {
     let token: String = (0..32)
         .map(|_| format!("{:02x}", rand::random::<u8>()))
         .collect();
-    let server = crate::loopback::spawn(port, |addr| router(api, token.clone(), addr)).await?;
+    let server =
+        crate::loopback::spawn(port, |addr| router(api, token.clone(), addr, ui.as_deref()))
+            .await?;
     Ok(Served {
         addr: server.addr,
         token,
@@ -216,48 +255,48 @@ pub async fn serve(api: Api, port: u16) -> std::io::Result<Served> {
 type Reply<T> = Result<Json<T>, ApiError>;
 
 async fn create_session(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Body(req): Body<CreateSession>,
 ) -> Reply<super::SessionCreated> {
-    s.api.create_session(req).map(Json)
+    api.create_session(req).map(Json)
 }
 
-async fn sessions(State(s): State<AppState>) -> Reply<Vec<crate::jobs::Session>> {
-    s.api.sessions().map(Json)
+async fn sessions(State(api): State<Api>) -> Reply<Vec<crate::jobs::Session>> {
+    api.sessions().map(Json)
 }
 
-async fn session(State(s): State<AppState>, Path(id): Path<String>) -> Reply<crate::jobs::Session> {
-    s.api.session(&id).map(Json)
+async fn session(State(api): State<Api>, Path(id): Path<String>) -> Reply<crate::jobs::Session> {
+    api.session(&id).map(Json)
 }
 
 async fn rename_session(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Path(id): Path<String>,
     Body(req): Body<RenameSession>,
 ) -> Reply<crate::jobs::Session> {
-    s.api.rename_session(&id, req).map(Json)
+    api.rename_session(&id, req).map(Json)
 }
 
 async fn clear_session(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Path(id): Path<String>,
 ) -> Reply<crate::jobs::Session> {
-    s.api.clear_session(&id).map(Json)
+    api.clear_session(&id).map(Json)
 }
 
 async fn delete_session(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Path(id): Path<String>,
 ) -> Reply<super::SessionDeleted> {
-    s.api.delete_session(&id).map(Json)
+    api.delete_session(&id).map(Json)
 }
 
-async fn run(State(s): State<AppState>, Body(req): Body<RunRequest>) -> Reply<super::JobStarted> {
-    s.api.run(req).map(Json)
+async fn run(State(api): State<Api>, Body(req): Body<RunRequest>) -> Reply<super::JobStarted> {
+    api.run(req).map(Json)
 }
 
-async fn job(State(s): State<AppState>, Path(id): Path<String>) -> Reply<crate::jobs::Job> {
-    s.api.job(&id).map(Json)
+async fn job(State(api): State<Api>, Path(id): Path<String>) -> Reply<crate::jobs::Job> {
+    api.job(&id).map(Json)
 }
 
 #[derive(Deserialize)]
@@ -269,35 +308,35 @@ struct EventsQuery {
 }
 
 async fn events(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Path(id): Path<String>,
     Params(q): Params<EventsQuery>,
 ) -> Reply<crate::jobs::EventPage> {
-    s.api.events(&id, q.cursor, q.wait_ms).await.map(Json)
+    api.events(&id, q.cursor, q.wait_ms).await.map(Json)
 }
 
 async fn clarify(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Path(id): Path<String>,
     Body(req): Body<Clarify>,
 ) -> Reply<crate::jobs::Job> {
-    s.api.clarify(&id, req).map(Json)
+    api.clarify(&id, req).map(Json)
 }
 
-async fn cancel(State(s): State<AppState>, Path(id): Path<String>) -> Reply<crate::jobs::Job> {
-    s.api.cancel(&id).map(Json)
+async fn cancel(State(api): State<Api>, Path(id): Path<String>) -> Reply<crate::jobs::Job> {
+    api.cancel(&id).map(Json)
 }
 
-async fn rerun(State(s): State<AppState>, Path(id): Path<String>) -> Reply<super::JobStarted> {
-    s.api.rerun(&id).map(Json)
+async fn rerun(State(api): State<Api>, Path(id): Path<String>) -> Reply<super::JobStarted> {
+    api.rerun(&id).map(Json)
 }
 
 async fn decide(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Path(id): Path<String>,
     Body(req): Body<Decide>,
 ) -> Reply<super::Decided> {
-    s.api.decide(&id, req).map(Json)
+    api.decide(&id, req).map(Json)
 }
 
 #[derive(Deserialize)]
@@ -307,10 +346,10 @@ struct TreeQuery {
 }
 
 async fn tree(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Params(q): Params<TreeQuery>,
 ) -> Reply<Vec<crate::workspace::TreeEntry>> {
-    s.api.tree(&q.prefix).map(Json)
+    api.tree(&q.prefix).map(Json)
 }
 
 #[derive(Deserialize)]
@@ -319,71 +358,75 @@ struct PathQuery {
 }
 
 async fn file(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Params(q): Params<PathQuery>,
 ) -> Reply<crate::workspace::FileContent> {
-    s.api.file(&q.path).map(Json)
+    api.file(&q.path).map(Json)
 }
 
 async fn edit(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Body(req): Body<EditBuffer>,
 ) -> Reply<crate::workspace::FileContent> {
-    s.api.edit(req).map(Json)
+    api.edit(req).map(Json)
 }
 
 async fn save(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Body(req): Body<FileRequest>,
 ) -> Reply<crate::workspace::FileContent> {
-    s.api.save(req).map(Json)
+    api.save(req).map(Json)
 }
 
 async fn accept_all(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Body(req): Body<FileRequest>,
 ) -> Reply<crate::workspace::FileContent> {
-    s.api.accept_all(req).map(Json)
+    api.accept_all(req).map(Json)
 }
 
 async fn resolve(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Body(req): Body<Resolve>,
 ) -> Reply<crate::workspace::Resolved> {
-    s.api.resolve(req).map(Json)
+    api.resolve(req).map(Json)
 }
 
 async fn project_events(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Params(q): Params<EventsQuery>,
 ) -> Json<crate::jobs::FeedPage> {
-    Json(s.api.project_events(q.cursor, q.wait_ms).await)
+    Json(api.project_events(q.cursor, q.wait_ms).await)
 }
 
-async fn settings(State(s): State<AppState>) -> Json<crate::settings::Settings> {
-    Json(s.api.settings())
+async fn settings(State(api): State<Api>) -> Json<crate::settings::Settings> {
+    Json(api.settings())
+}
+
+async fn local_models(State(api): State<Api>) -> Json<crate::settings::LocalModels> {
+    Json(api.local_models().await)
 }
 
 async fn update_settings(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Body(req): Body<crate::settings::SettingsUpdate>,
 ) -> Reply<crate::settings::SettingsSaved> {
-    s.api.update_settings(req).map(Json)
+    api.update_settings(req).map(Json)
 }
 
-async fn apply(State(s): State<AppState>, Body(req): Body<Apply>) -> Reply<super::Applied> {
-    s.api.apply(req).map(Json)
+async fn apply(State(api): State<Api>, Body(req): Body<Apply>) -> Reply<super::Applied> {
+    api.apply(req).map(Json)
 }
 
-async fn checkpoints(State(s): State<AppState>) -> Reply<Vec<crate::checkpoints::Checkpoint>> {
-    s.api.checkpoints().map(Json)
+async fn checkpoints(State(api): State<Api>) -> Reply<Vec<crate::checkpoints::Checkpoint>> {
+    api.checkpoints().map(Json)
 }
 
 async fn checkpoint(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Path(id): Path<String>,
 ) -> Reply<crate::checkpoints::Checkpoint> {
-    s.api.checkpoint(&id).map(Json)
+    api.checkpoint(&id).map(Json)
 }
 
 #[derive(Deserialize)]
@@ -392,17 +435,17 @@ struct Diff3Query {
 }
 
 async fn diff3(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Path(id): Path<String>,
     Params(q): Params<Diff3Query>,
 ) -> Reply<crate::workspace::ThreeWay> {
-    s.api.diff3(&id, &q.file_path).map(Json)
+    api.diff3(&id, &q.file_path).map(Json)
 }
 
 async fn rollback(
-    State(s): State<AppState>,
+    State(api): State<Api>,
     Path(id): Path<String>,
     Body(req): Body<Rollback>,
 ) -> Reply<crate::checkpoints::RollbackReport> {
-    s.api.rollback(&id, req).map(Json)
+    api.rollback(&id, req).map(Json)
 }

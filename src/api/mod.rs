@@ -1,8 +1,9 @@
 //! The command router: every user-facing operation once, as a typed request
-//! and response (seed §4, §27). The HTTP server ([`http`]) and, later, the
-//! Tauri shell are thin doors onto it.
+//! and response (seed §4, §27). The HTTP server ([`http`]) and the desktop
+//! shell ([`local`], the same routes in-process) are thin doors onto it.
 
 pub mod http;
+pub mod local;
 
 use std::path::PathBuf;
 
@@ -261,6 +262,14 @@ impl Api {
             settings: self.settings(),
             key_storage,
         })
+    }
+
+    /// A local Ollama on its default port (or `REDLINE_OLLAMA_URL`), if one
+    /// answers, with its models.
+    pub async fn local_models(&self) -> settings::LocalModels {
+        let url =
+            std::env::var("REDLINE_OLLAMA_URL").unwrap_or_else(|_| settings::OLLAMA_URL.into());
+        settings::detect_ollama(&url).await
     }
 
     /// The runtime behind it.
