@@ -8,7 +8,7 @@
 
 mod files;
 
-pub use files::{FileChange, FileContent, FileState, Keep, Resolved, TreeEntry};
+pub use files::{FileChange, FileContent, FileState, HunkSpan, Keep, Resolved, TreeEntry};
 
 use serde::{Deserialize, Serialize};
 

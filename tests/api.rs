@@ -477,6 +477,12 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
     let alpha = door.get("/api/files/content?path=notes/alpha.md").await;
     assert_eq!(alpha["text"], ALPHA.replace("draft", "final"));
     assert_eq!(alpha["state"]["conflict"], false);
+    // Where the editor draws the hunk: its line in the buffer, what it replaced.
+    assert_eq!(
+        alpha["hunks"],
+        json!([{ "hunk_id": ha, "job_id": job, "status": "pending", "line": 2, "lines": 1,
+                 "old_text": "Status: draft\n" }])
+    );
     assert_eq!(
         h.read("notes/alpha.md"),
         ALPHA,
@@ -501,6 +507,11 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
     assert_eq!(
         rejected["file"]["text"], BETA,
         "a rejected hunk leaves the buffer"
+    );
+    assert_eq!(rejected["file"]["hunks"][0]["status"], "rejected");
+    assert_eq!(
+        rejected["file"]["hunks"][0]["old_text"],
+        "Status: draft\r\n"
     );
     let undone = door
         .post(

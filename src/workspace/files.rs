@@ -44,6 +44,47 @@ pub struct FileContent {
     pub disk_text: Option<String>,
     /// Its review state.
     pub state: FileState,
+    /// Its agent hunks where they stand in `text` now, in document order
+    /// (decided ones too, so that a decision can be shown and undone).
+    pub hunks: Vec<HunkSpan>,
+}
+
+/// An agent hunk as the editor draws it: where its lines are in the buffer,
+/// and the lines they replaced.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct HunkSpan {
+    /// The engine's id (the same as in the job's diff bundle).
+    pub hunk_id: String,
+    /// The job that proposed it.
+    pub job_id: Option<String>,
+    /// Where it stands.
+    pub status: Status,
+    /// Its first line in the buffer (0-based).
+    pub line: usize,
+    /// How many buffer lines it covers now: its new lines while pending or
+    /// accepted, its old ones once rejected (more if a later edit overlapped it).
+    pub lines: usize,
+    /// The lines it replaced, terminators included.
+    pub old_text: String,
+}
+
+/// The agent hunks of `file`, in document order.
+fn spans_of(file: &FileReview) -> Vec<HunkSpan> {
+    file.order()
+        .iter()
+        .map(|&i| &file.entries()[i])
+        .filter(|e| e.origin == Origin::Agent)
+        .filter_map(|e| {
+            Some(HunkSpan {
+                hunk_id: e.hunk_id.clone()?,
+                job_id: e.job_id.clone(),
+                status: e.status,
+                line: e.at,
+                lines: e.len,
+                old_text: e.old.concat(),
+            })
+        })
+        .collect()
 }
 
 /// One file of the tree.
@@ -159,6 +200,7 @@ impl Workspace {
                 disk_hash: disk.as_ref().map_or(on_disk, |f| Some(f.hash.clone())),
                 disk_text: disk.map(|f| f.text),
                 state,
+                hunks: spans_of(file),
             });
         }
         let file = self.project.read_text(&rel)?;
@@ -169,6 +211,7 @@ impl Workspace {
             text: file.text,
             disk_text: None,
             state: FileState::default(),
+            hunks: Vec::new(),
         })
     }
 

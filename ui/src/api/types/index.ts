@@ -26,6 +26,7 @@ export type { FileDiff } from "./FileDiff";
 export type { FileRequest } from "./FileRequest";
 export type { FileState } from "./FileState";
 export type { Hunk } from "./Hunk";
+export type { HunkSpan } from "./HunkSpan";
 export type { Job } from "./Job";
 export type { JobError } from "./JobError";
 export type { JobStarted } from "./JobStarted";
