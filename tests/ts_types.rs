@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use redline::api::local::{LocalReply, LocalRequest};
 use redline::api::{
     Applied, Apply, Clarify, CreateSession, Decide, Decided, EditBuffer, ErrorResponse,
-    FileRequest, JobStarted, RenameSession, Resolve, Rollback, SessionCreated, SessionDeleted,
+    FileRequest, JobStarted, ProjectInfo, RenameSession, Resolve, Rollback, SessionCreated,
+    SessionDeleted,
 };
 use redline::checkpoints::{Checkpoint, RollbackReport};
 use redline::jobs::{EventPage, FeedPage, Job, RunRequest, Session};
@@ -46,6 +47,7 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         LocalRequest,
         LocalReply,
         // Responses.
+        ProjectInfo,
         SessionCreated,
         Session,
         SessionDeleted,

@@ -156,6 +156,7 @@ async fn not_found() -> ApiError {
 
 fn api_routes(api: Api) -> Router {
     Router::new()
+        .route("/api/project", get(project))
         .route("/api/agent/sessions", post(create_session).get(sessions))
         .route(
             "/api/agent/sessions/{id}",
@@ -401,6 +402,10 @@ async fn project_events(
 
 async fn settings(State(api): State<Api>) -> Json<crate::settings::Settings> {
     Json(api.settings())
+}
+
+async fn project(State(api): State<Api>) -> Json<super::ProjectInfo> {
+    Json(api.project())
 }
 
 async fn local_models(State(api): State<Api>) -> Json<crate::settings::LocalModels> {

@@ -120,12 +120,17 @@ mod tests {
 
     #[tokio::test]
     async fn answers_as_the_http_routes_do() {
-        let (_dir, door) = door();
+        let (dir, door) = door();
         let file = door
             .call(call("GET", "/api/files/content?path=a.md", None))
             .await;
         assert_eq!(file.status, 200);
         assert_eq!(file.body["text"], "alpha\n");
+        let project = door.call(call("GET", "/api/project", None)).await;
+        assert_eq!(
+            project.body["name"],
+            dir.path().file_name().unwrap().to_str().unwrap()
+        );
 
         let created = door
             .call(call(

@@ -77,6 +77,15 @@ impl From<WorkspaceError> for ApiError {
     }
 }
 
+/// `GET /api/project`: the open folder.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct ProjectInfo {
+    /// Its absolute path.
+    pub root: String,
+    /// Its name (the folder's last component).
+    pub name: String,
+}
+
 /// `POST /api/agent/sessions`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct CreateSession {
@@ -270,6 +279,18 @@ impl Api {
         let url =
             std::env::var("REDLINE_OLLAMA_URL").unwrap_or_else(|_| settings::OLLAMA_URL.into());
         settings::detect_ollama(&url).await
+    }
+
+    /// The open folder.
+    pub fn project(&self) -> ProjectInfo {
+        let root = self.runtime.project().root();
+        ProjectInfo {
+            root: root.display().to_string(),
+            name: root.file_name().map_or_else(
+                || root.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+        }
     }
 
     /// The runtime behind it.

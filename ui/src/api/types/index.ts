@@ -41,6 +41,7 @@ export type { LocalModels } from "./LocalModels";
 export type { LocalReply } from "./LocalReply";
 export type { LocalRequest } from "./LocalRequest";
 export type { Operation } from "./Operation";
+export type { ProjectInfo } from "./ProjectInfo";
 export type { ProposedEdit } from "./ProposedEdit";
 export type { ProviderKind } from "./ProviderKind";
 export type { ProviderSettings } from "./ProviderSettings";
