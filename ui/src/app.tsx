@@ -1,0 +1,91 @@
+// The window: the file tree and review list on the left, the editor in the
+// middle, the agent on the right; checkpoints, settings and help as panels.
+
+import { useEffect } from "preact/hooks";
+import { api } from "./api/client";
+import { ApiFailure, inDesktop } from "./api/transport";
+import { Checkpoints, reloadCheckpoints } from "./components/Checkpoints";
+import { EditorPane } from "./components/EditorPane";
+import { FileTree } from "./components/FileTree";
+import { Help } from "./components/Help";
+import { OpenFolder } from "./components/OpenFolder";
+import { ReviewList } from "./components/ReviewList";
+import { SettingsPanel } from "./components/Settings";
+import { Sidebar } from "./components/Sidebar";
+import { loadSessions } from "./state/agent";
+import { followProject, refreshTree } from "./state/files";
+import { dirtyPaths, needsFolder, notice, overlay, project } from "./state/store";
+
+/** Loads the open project, or asks for a folder (desktop app only). */
+export async function boot() {
+  try {
+    project.value = await api.project();
+    needsFolder.value = false;
+  } catch (e) {
+    if (e instanceof ApiFailure && e.code === "no_project") {
+      needsFolder.value = true;
+      return;
+    }
+    notice.value = { kind: "error", text: `Redline is not reachable: ${e instanceof Error ? e.message : e}` };
+    return;
+  }
+  document.title = `${project.value.name} — Redline`;
+  await Promise.all([refreshTree(), loadSessions()]);
+  void followProject(() => void reloadCheckpoints());
+}
+
+export function App() {
+  useEffect(() => {
+    void boot();
+    // A browser tab asks before closing on unsaved work; the desktop shell asks natively.
+    const guard = (e: BeforeUnloadEvent) => {
+      if (!inDesktop && dirtyPaths.value.size > 0) e.preventDefault();
+    };
+    window.addEventListener("beforeunload", guard);
+    return () => window.removeEventListener("beforeunload", guard);
+  }, []);
+
+  if (needsFolder.value) return <OpenFolder />;
+  const shown = notice.value;
+  return (
+    <div class="app">
+      <header class="topbar">
+        <span class="brand">Redline</span>
+        <span class="project" data-testid="project-name" title={project.value?.root}>
+          {project.value?.name ?? "…"}
+        </span>
+        <span class="spacer" />
+        {shown && (
+          <span class={`notice notice-${shown.kind}`} role={shown.kind === "error" ? "alert" : "status"} data-testid="notice">
+            {shown.text}
+            <button class="link" onClick={() => (notice.value = null)} aria-label="Dismiss">
+              ×
+            </button>
+          </span>
+        )}
+        <button data-testid="open-checkpoints" onClick={() => (overlay.value = "checkpoints")} title="Checkpoints (Alt+P)">
+          Checkpoints
+        </button>
+        <button data-testid="open-settings" onClick={() => (overlay.value = "settings")} title="Settings (Alt+,)">
+          Settings
+        </button>
+        <button onClick={() => (overlay.value = "help")} title="Keyboard shortcuts (F1)" aria-label="Keyboard shortcuts">
+          ?
+        </button>
+      </header>
+      <nav class="left">
+        <ReviewList />
+        <FileTree />
+      </nav>
+      <main class="center">
+        <EditorPane />
+      </main>
+      <aside class="right">
+        <Sidebar />
+      </aside>
+      {overlay.value === "checkpoints" && <Checkpoints />}
+      {overlay.value === "settings" && <SettingsPanel />}
+      {overlay.value === "help" && <Help />}
+    </div>
+  );
+}

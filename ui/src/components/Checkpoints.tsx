@@ -1,0 +1,188 @@
+// Checkpoints: every run with its instruction, time and files; the three-way
+// compare of a file (before the run, as proposed, as it is now); rollback of
+// the whole run or of chosen hunks, and undoing a rollback.
+
+import { MergeView } from "@codemirror/merge";
+import { EditorState } from "@codemirror/state";
+import { EditorView } from "@codemirror/view";
+import { signal } from "@preact/signals";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api } from "../api/client";
+import type { Checkpoint, RollbackReport, ThreeWay } from "../api/types";
+import { refreshTree, reloadOpen } from "../state/files";
+import { attempt, overlay, tell } from "../state/store";
+
+const list = signal<Checkpoint[]>([]);
+const selected = signal<string | null>(null);
+const lastRollback = signal<{ report: RollbackReport; of: string } | null>(null);
+
+/** Loads the checkpoints again (after a rollback elsewhere). */
+export async function reloadCheckpoints() {
+  if (overlay.value !== "checkpoints") return;
+  const all = await attempt("Loading checkpoints", () => api.checkpoints());
+  if (all) list.value = [...all].reverse();
+}
+
+function when(rfc3339: string) {
+  const d = new Date(rfc3339);
+  return Number.isNaN(d.getTime()) ? rfc3339 : d.toLocaleString();
+}
+
+async function rolledBack(report: RollbackReport, of: string) {
+  lastRollback.value = { report, of };
+  const failed = report.files.filter((f) => f.status === "conflict");
+  if (failed.length) tell("error", `Not rolled back: ${failed.map((f) => `${f.file_path} (${f.message ?? f.status})`).join(", ")}`);
+  else tell("info", `Rolled back ${report.files.length} file(s); undo with checkpoint ${report.undo_checkpoint_id}`);
+  await Promise.all([refreshTree(), reloadOpen(), reloadCheckpoints()]);
+}
+
+export function Checkpoints() {
+  useEffect(() => {
+    void reloadCheckpoints();
+  }, []);
+  const cp = list.value.find((c) => c.checkpoint_id === selected.value) ?? list.value[0] ?? null;
+  const undo = lastRollback.value;
+  return (
+    <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
+      <div class="panel checkpoints" role="dialog" aria-label="Checkpoints" data-testid="checkpoints">
+        <header>
+          <h2>Checkpoints</h2>
+          {undo && (
+            <button
+              data-testid="undo-rollback"
+              onClick={async () => {
+                const report = await attempt("Undoing the rollback", () => api.rollbackAll(undo.report.undo_checkpoint_id));
+                if (report) {
+                  await rolledBack(report, undo.report.undo_checkpoint_id);
+                  lastRollback.value = null;
+                  tell("info", "Rollback undone");
+                }
+              }}
+            >
+              Undo the rollback
+            </button>
+          )}
+          <span class="spacer" />
+          <button onClick={() => (overlay.value = "none")}>Close</button>
+        </header>
+        <div class="cp-body">
+          <ul class="cp-list">
+            {list.value.length === 0 && <li class="empty">No checkpoints yet: each run takes one before its hunks are staged.</li>}
+            {list.value.map((c) => (
+              <li key={c.checkpoint_id}>
+                <button
+                  class={`cp-item${c.checkpoint_id === cp?.checkpoint_id ? " active" : ""}`}
+                  data-testid="checkpoint"
+                  data-checkpoint-id={c.checkpoint_id}
+                  onClick={() => (selected.value = c.checkpoint_id)}
+                >
+                  <span class="cp-title">{c.instruction || c.kind}</span>
+                  <span class="muted">
+                    {c.kind} · {when(c.created_at)} · {c.affected_files.length} file(s)
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+          {cp && <Detail key={cp.checkpoint_id} cp={cp} />}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function Detail({ cp }: { cp: Checkpoint }) {
+  const [file, setFile] = useState(cp.affected_files[0]?.file_path ?? null);
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const toggle = (id: string) => {
+    const next = new Set(chosen);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setChosen(next);
+  };
+  return (
+    <div class="cp-detail">
+      <div class="row">
+        <strong>{cp.checkpoint_id}</strong>
+        <span class="spacer" />
+        <button
+          data-testid="rollback-selected"
+          disabled={chosen.size === 0}
+          onClick={async () => {
+            const report = await attempt("Rolling back", () => api.rollbackHunks(cp.checkpoint_id, [...chosen]));
+            if (report) await rolledBack(report, cp.checkpoint_id);
+          }}
+        >
+          Roll back {chosen.size || ""} selected
+        </button>
+        <button
+          class="danger"
+          data-testid="rollback-all"
+          onClick={async () => {
+            if (!confirm(`Roll back every file of “${cp.instruction || cp.checkpoint_id}” to before the run? Your edits elsewhere are kept, and this can be undone.`)) return;
+            const report = await attempt("Rolling back", () => api.rollbackAll(cp.checkpoint_id));
+            if (report) await rolledBack(report, cp.checkpoint_id);
+          }}
+        >
+          Roll back all
+        </button>
+      </div>
+      <div class="cp-files">
+        {cp.affected_files.map((f) => (
+          <div key={f.file_path} class={`cp-file${f.file_path === file ? " active" : ""}`}>
+            <button class="link" data-testid="checkpoint-file" onClick={() => setFile(f.file_path)}>
+              {f.file_path}
+            </button>
+            {f.hunk_ids.map((h) => (
+              <label key={h} class="cp-hunk">
+                <input type="checkbox" data-testid="checkpoint-hunk" data-hunk-id={h} checked={chosen.has(h)} onChange={() => toggle(h)} />
+                {h}
+              </label>
+            ))}
+          </div>
+        ))}
+      </div>
+      {file && <Compare id={cp.checkpoint_id} file={file} />}
+    </div>
+  );
+}
+
+const readOnly = [EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping];
+
+function Compare({ id, file }: { id: string; file: string }) {
+  const host = useRef<HTMLDivElement>(null);
+  const [three, setThree] = useState<ThreeWay | null>(null);
+  const [against, setAgainst] = useState<"current" | "proposed">("current");
+  useEffect(() => {
+    setThree(null);
+    void attempt("Loading the compare", () => api.diff3(id, file)).then((t) => t && setThree(t));
+  }, [id, file]);
+  useEffect(() => {
+    if (!three || !host.current) return;
+    const other = against === "current" ? three.current_file : three.agent_proposed;
+    const view = new MergeView({
+      a: { doc: three.checkpoint_base ?? "", extensions: readOnly },
+      b: { doc: other ?? "", extensions: readOnly },
+      parent: host.current,
+      collapseUnchanged: { margin: 3, minSize: 6 },
+    });
+    return () => view.destroy();
+  }, [three, against]);
+  return (
+    <div class="compare" data-testid="compare">
+      <div class="row">
+        <span class="muted">Before the run</span>
+        <span class="spacer" />
+        <span class="muted">compared with</span>
+        <div class="seg" role="radiogroup" aria-label="Compare with">
+          {(["current", "proposed"] as const).map((k) => (
+            <button key={k} role="radio" aria-checked={against === k} class={against === k ? "on" : ""} data-testid={`compare-${k}`} onClick={() => setAgainst(k)}>
+              {k === "current" ? "Now" : "As proposed"}
+            </button>
+          ))}
+        </div>
+      </div>
+      <div class="merge-host" ref={host} />
+    </div>
+  );
+}

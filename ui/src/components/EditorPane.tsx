@@ -1,0 +1,93 @@
+// The editor on the open file's working buffer, its toolbar, and the
+// conflict card when another program changed the file under Redline's edits.
+
+import { useEffect, useRef } from "preact/hooks";
+import { EditorController } from "../editor/controller";
+import { acceptAllInFile, bindEditor, decide, markUnsynced, resolve, save, sendEdit, step } from "../state/files";
+import { currentHunk, dirtyPaths, openFile } from "../state/store";
+
+export function EditorPane() {
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const controller = new EditorController(host.current!, {
+      decide: (id, status) => void decide(status, id),
+      send: sendEdit,
+      unsynced: markUnsynced,
+      current: (id) => {
+        if (currentHunk.value !== id) currentHunk.value = id;
+      },
+    });
+    bindEditor(controller);
+    return () => {
+      bindEditor(null);
+      controller.view.destroy();
+    };
+  }, []);
+
+  const file = openFile.value;
+  const pending = file?.state.pending_hunks.length ?? 0;
+  const dirty = file ? dirtyPaths.value.has(file.path) : false;
+  return (
+    <div class="editor-pane">
+      <div class="editor-bar">
+        <span class="path" data-testid="open-path">
+          {file ? file.path : "No file open"}
+          {dirty && (
+            <span class="dirty" data-testid="dirty-marker" title="Unsaved changes">
+              {" "}
+              ●
+            </span>
+          )}
+        </span>
+        <span class="spacer" />
+        {file && (
+          <>
+            <span class="muted" data-testid="file-pending">
+              {pending} pending
+            </span>
+            <button onClick={() => void step(-1)} title="Previous hunk (Alt+K)" aria-label="Previous hunk">
+              ↑
+            </button>
+            <button onClick={() => void step(1)} title="Next hunk (Alt+J)" aria-label="Next hunk" data-testid="next-hunk">
+              ↓
+            </button>
+            <button onClick={() => void decide("accepted")} disabled={!currentHunk.value} title="Accept the current hunk (Alt+Y)">
+              Accept
+            </button>
+            <button onClick={() => void decide("rejected")} disabled={!currentHunk.value} title="Reject the current hunk (Alt+N)">
+              Reject
+            </button>
+            <button onClick={() => void acceptAllInFile()} disabled={pending === 0} data-testid="accept-all-file" title="Accept all in this file (Alt+A)">
+              Accept all
+            </button>
+            <button class="primary" onClick={() => void save()} data-testid="save" title="Save (Ctrl+S)">
+              Save
+            </button>
+          </>
+        )}
+      </div>
+      {file?.state.conflict && (
+        <div class="conflict" role="alert" data-testid="conflict">
+          <div class="conflict-head">
+            <strong>{file.path} changed on disk</strong> while Redline holds {pending > 0 ? "pending hunks" : "unsaved edits"} for it. Nothing was lost: pick the version to keep; the other goes into a checkpoint.
+            <span class="spacer" />
+            <button data-testid="keep-mine" onClick={() => void resolve("mine")}>
+              Keep mine
+            </button>
+            <button data-testid="keep-theirs" onClick={() => void resolve("theirs")}>
+              Take the disk's
+            </button>
+          </div>
+          <details>
+            <summary>The version on disk</summary>
+            <pre class="disk-text" data-testid="disk-text">
+              {file.disk_text ?? "(the file was deleted)"}
+            </pre>
+          </details>
+        </div>
+      )}
+      <div class="editor-host" ref={host} hidden={!file} />
+      {!file && <div class="editor-empty">Open a file from the tree, or run the agent and review its hunks here.</div>}
+    </div>
+  );
+}

@@ -1,0 +1,152 @@
+// Settings: the provider, model, base URL and key (write-only: the engine
+// keeps it in the OS keychain and shows only a hint), the agent mode, the
+// limits, and a local Ollama when one answers on its default port.
+
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api/client";
+import type { AgentMode, Limits, LocalModels, ProviderKind, ProviderSettings, ProviderView, Settings, SettingsUpdate } from "../api/types";
+import { attempt, overlay, tell } from "../state/store";
+
+function plain(view: ProviderView): ProviderSettings {
+  const { provider, model, base_url, temperature, require_tools } = view;
+  return { provider, model, base_url, temperature, require_tools };
+}
+
+export function SettingsPanel() {
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [mode, setMode] = useState<AgentMode>("remote");
+  const [remote, setRemote] = useState<ProviderSettings | null>(null);
+  const [local, setLocal] = useState<ProviderSettings | null>(null);
+  const [limits, setLimits] = useState<Partial<Limits>>({});
+  const [key, setKey] = useState("");
+  const [ollama, setOllama] = useState<LocalModels | null>(null);
+
+  const take = (s: Settings) => {
+    setSettings(s);
+    setMode(s.agent_mode);
+    setRemote(plain(s.remote));
+    setLocal(plain(s.local));
+    setLimits({});
+  };
+  useEffect(() => {
+    void attempt("Loading settings", () => api.settings()).then((s) => s && take(s));
+    void api.localModels().then(setOllama, () => setOllama(null));
+  }, []);
+  if (!settings || !remote || !local) return null;
+
+  const save = async () => {
+    const update: SettingsUpdate = { agent_mode: mode, remote, local };
+    if (Object.keys(limits).length > 0) update.limits = limits;
+    if (key.trim()) update.api_key = { provider: remote.provider, key: key.trim() };
+    const saved = await attempt("Saving settings", () => api.updateSettings(update));
+    if (!saved) return;
+    take(saved.settings);
+    setKey("");
+    const where = saved.key_storage === "keychain" ? "; the key is in the OS keychain" : saved.key_storage === "memory" ? "; no keychain here, so the key lasts until Redline stops" : "";
+    tell("info", `Settings saved${saved.settings.config_file ? ` to ${saved.settings.config_file}` : ""}${where}`);
+  };
+
+  const useOllama = (model: string) => {
+    if (!ollama) return;
+    setLocal({ ...local, provider: "openai", base_url: ollama.base_url, model });
+    setMode("local");
+  };
+
+  return (
+    <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
+      <div class="panel settings" role="dialog" aria-label="Settings" data-testid="settings">
+        <header>
+          <h2>Settings</h2>
+          <span class="spacer" />
+          <button onClick={() => (overlay.value = "none")}>Close</button>
+          <button class="primary" data-testid="settings-save" onClick={() => void save()}>
+            Save
+          </button>
+        </header>
+        <div class="settings-body">
+          <label class="field">
+            <span>Agent mode</span>
+            <select data-testid="agent-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value as AgentMode)}>
+              <option value="remote">Remote provider</option>
+              <option value="local">Local model</option>
+              <option value="hybrid_auto">Local first, remote when it fails</option>
+            </select>
+          </label>
+          <fieldset>
+            <legend>Remote provider</legend>
+            <Provider value={remote} onChange={setRemote} effective={settings.remote.effective_base_url} />
+            <label class="field">
+              <span>API key</span>
+              <input
+                type="password"
+                autoComplete="off"
+                data-testid="api-key"
+                value={key}
+                onInput={(e) => setKey(e.currentTarget.value)}
+                placeholder={settings.remote.key_hint ? `set (${settings.remote.key_hint}); type to replace` : "not set"}
+              />
+            </label>
+          </fieldset>
+          <fieldset>
+            <legend>Local model</legend>
+            {ollama?.found ? (
+              <div class="ollama" data-testid="ollama">
+                Ollama is running at {ollama.base_url.replace(/\/v1$/, "")}.
+                {ollama.models.length === 0 ? " It has no models pulled yet." : " Use one of its models:"}
+                <div class="row wrap">
+                  {ollama.models.map((m) => (
+                    <button key={m} data-testid="ollama-model" onClick={() => useOllama(m)}>
+                      {m}
+                    </button>
+                  ))}
+                </div>
+              </div>
+            ) : (
+              <p class="muted">No Ollama found on its default port (127.0.0.1:11434).</p>
+            )}
+            <Provider value={local} onChange={setLocal} effective={settings.local.effective_base_url} />
+          </fieldset>
+          <fieldset>
+            <legend>Limits</legend>
+            <div class="limits">
+              {(Object.keys(settings.limits) as (keyof Limits)[]).map((k) => (
+                <label key={k} class="field">
+                  <span>{k.replace(/_/g, " ")}</span>
+                  <input
+                    type="number"
+                    min={0}
+                    data-testid={`limit-${k}`}
+                    value={limits[k] ?? settings.limits[k]}
+                    onInput={(e) => setLimits({ ...limits, [k]: Number(e.currentTarget.value) })}
+                  />
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function Provider({ value, onChange, effective }: { value: ProviderSettings; onChange: (v: ProviderSettings) => void; effective: string }) {
+  return (
+    <>
+      <label class="field">
+        <span>Wire format</span>
+        <select value={value.provider} onChange={(e) => onChange({ ...value, provider: e.currentTarget.value as ProviderKind })}>
+          <option value="openai">OpenAI chat completions (and compatible servers)</option>
+          <option value="anthropic">Anthropic messages</option>
+        </select>
+      </label>
+      <label class="field">
+        <span>Model</span>
+        <input value={value.model} onInput={(e) => onChange({ ...value, model: e.currentTarget.value })} />
+      </label>
+      <label class="field">
+        <span>Base URL</span>
+        <input value={value.base_url ?? ""} placeholder={effective} onInput={(e) => onChange({ ...value, base_url: e.currentTarget.value.trim() || null })} />
+      </label>
+    </>
+  );
+}

@@ -1,0 +1,267 @@
+// The agent sidebar: sessions, the chat, the live timeline of the job, the
+// clarification card, context rows and the instruction box.
+
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { Job } from "../api/types";
+import * as agent from "../state/agent";
+import { addOpenFile, addSelection } from "../state/context";
+import { contextRows, job, session, sessions } from "../state/store";
+import { Timeline } from "./Timeline";
+
+const RUNNING = new Set(["queued", "running", "waiting_for_user"]);
+
+export function Sidebar() {
+  return (
+    <div class="sidebar">
+      <Sessions />
+      <Conversation />
+      <JobBar />
+      <Clarification />
+      <Composer />
+    </div>
+  );
+}
+
+function Sessions() {
+  const s = session.value;
+  const [renaming, setRenaming] = useState(false);
+  const [name, setName] = useState("");
+  return (
+    <div class="sessions">
+      {renaming && s ? (
+        <form
+          class="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void agent.renameSession(name.trim()).then(() => setRenaming(false));
+          }}
+        >
+          <input data-testid="session-name" value={name} onInput={(e) => setName(e.currentTarget.value)} autoFocus aria-label="Session name" />
+          <button type="submit">Rename</button>
+          <button type="button" onClick={() => setRenaming(false)}>
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <div class="row">
+          <select
+            data-testid="session-select"
+            aria-label="Session"
+            value={s?.session_id ?? ""}
+            onChange={(e) => void agent.selectSession(e.currentTarget.value)}
+          >
+            {!s && <option value="">No session</option>}
+            {sessions.value.map((x) => (
+              <option key={x.session_id} value={x.session_id}>
+                {x.name ?? x.session_id}
+              </option>
+            ))}
+          </select>
+          <button data-testid="new-session" onClick={() => void agent.newSession()} title="New session">
+            New
+          </button>
+          <button
+            disabled={!s}
+            onClick={() => {
+              setName(s?.name ?? "");
+              setRenaming(true);
+            }}
+            title="Rename the session"
+          >
+            Rename
+          </button>
+          <button disabled={!s} onClick={() => void agent.clearSession()} title="Clear the chat and context">
+            Clear
+          </button>
+          <button
+            disabled={!s}
+            data-testid="delete-session"
+            onClick={() => confirm("Delete this session and its chat?") && void agent.deleteSession()}
+            title="Delete the session"
+          >
+            Delete
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Conversation() {
+  const list = useRef<HTMLDivElement>(null);
+  const chat = session.value?.chat ?? [];
+  const j = job.value;
+  // The chat keeps earlier jobs; the current job's lines show in its timeline.
+  const earlier = chat.filter((m) => m.job_id === null || m.job_id !== j?.job_id);
+  useEffect(() => {
+    const el = list.current;
+    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 80) el.scrollTop = el.scrollHeight;
+  });
+  return (
+    <div class="conversation" ref={list} data-testid="conversation">
+      {earlier.map((m, i) => (
+        <div key={i} class={`chat chat-${m.role}`}>
+          {m.content}
+        </div>
+      ))}
+      {j && (
+        <>
+          <div class="chat chat-user">{j.instruction}</div>
+          <Timeline />
+        </>
+      )}
+      {!j && earlier.length === 0 && <p class="empty">Ask for a change across your notes. The agent searches, reads, may ask you a question, and proposes hunks for you to review.</p>}
+    </div>
+  );
+}
+
+function budget(j: Job) {
+  const tools = `${j.usage.tool_calls}/${j.max_tool_calls}`;
+  const tokens = j.usage.input_tokens + j.usage.output_tokens;
+  return { tools, tokens, ratio: Math.min(1, j.usage.tool_calls / Math.max(1, j.max_tool_calls)) };
+}
+
+function JobBar() {
+  const j = job.value;
+  if (!j) return <div class="jobbar jobbar-empty" />;
+  const b = budget(j);
+  const pendingInJob = j.diff_bundle?.files.reduce((n, f) => n + f.hunks.filter((h) => h.accepted === null).length, 0) ?? 0;
+  return (
+    <div class="jobbar">
+      <div class="row">
+        <span class={`status status-${j.status}`} data-testid="job-status">
+          {j.status}
+        </span>
+        <span class="meter" title={`${b.tools} tool calls`}>
+          <span class="meter-fill" style={{ width: `${b.ratio * 100}%` }} />
+        </span>
+        <span class="muted" data-testid="budget">
+          {b.tools} tools · {b.tokens.toLocaleString()} tokens · ${j.usage.cost_usd.toFixed(4)}
+        </span>
+      </div>
+      {j.error && <div class="error-text">{j.error.message}</div>}
+      {j.status === "awaiting_review" && (
+        <div class="row">
+          <span class="muted">{pendingInJob > 0 ? `${pendingInJob} hunk(s) to review` : "All hunks decided"}</span>
+          <span class="spacer" />
+          <button data-testid="accept-job" onClick={() => void agent.finishReview("all")} title="Accept every pending hunk and write the files">
+            Accept all
+          </button>
+          <button data-testid="reject-job" onClick={() => void agent.finishReview("none")} title="Reject every hunk of this run">
+            Reject all
+          </button>
+          <button class="primary" data-testid="apply-job" onClick={() => void agent.finishReview("decided")} title="Write the accepted hunks; reject what is still pending">
+            Apply
+          </button>
+        </div>
+      )}
+      {j.error?.code === "conflict" && (
+        <button onClick={() => void agent.rerun()} data-testid="rerun">
+          Run again on the current files
+        </button>
+      )}
+    </div>
+  );
+}
+
+function Clarification() {
+  const j = job.value;
+  const q = j?.status === "waiting_for_user" ? j.pending_question : null;
+  const [text, setText] = useState("");
+  if (!q) return null;
+  const send = (answer: string | null) => {
+    void agent.answer(answer);
+    setText("");
+  };
+  return (
+    <div class="clarify" role="group" aria-label="The agent asks" data-testid="clarify">
+      <div class="clarify-q">{q.question}</div>
+      <div class="row wrap">
+        {q.suggested_answers.map((a) => (
+          <button key={a} data-testid="suggested-answer" onClick={() => send(a)}>
+            {a}
+          </button>
+        ))}
+      </div>
+      <form
+        class="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (text.trim()) send(text.trim());
+        }}
+      >
+        <input data-testid="clarify-answer" value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder="Your answer" aria-label="Your answer" />
+        <button type="submit" class="primary" data-testid="clarify-send" disabled={!text.trim()}>
+          Answer
+        </button>
+        <button type="button" data-testid="clarify-skip" onClick={() => send(null)}>
+          Skip
+        </button>
+      </form>
+    </div>
+  );
+}
+
+function Composer() {
+  const [text, setText] = useState("");
+  const j = job.value;
+  const running = j !== null && RUNNING.has(j.status);
+  const submit = async () => {
+    const instruction = text.trim();
+    if (!instruction || running) return;
+    if (await agent.run(instruction)) setText("");
+  };
+  return (
+    <div class="composer">
+      <div class="context" data-testid="context-rows">
+        {contextRows.value.map((r) => (
+          <div key={r.id} class="context-row" data-testid="context-row">
+            <span class="ctx-label" title={r.content.slice(0, 400)}>
+              {r.kind === "selection" ? `${r.file_path}:${r.start_line}–${r.end_line}` : (r.file_path ?? r.kind)}
+            </span>
+            <button class={`pin${r.pinned ? " on" : ""}`} onClick={() => agent.togglePin(r.id)} title={r.pinned ? "Pinned: kept for later runs" : "For the next run only"} aria-pressed={r.pinned}>
+              {r.pinned ? "Pinned" : "Pin"}
+            </button>
+            <button class="link" onClick={() => agent.removeContext(r.id)} aria-label="Remove">
+              ×
+            </button>
+          </div>
+        ))}
+        <div class="row">
+          <button onClick={() => addSelection()} data-testid="add-selection" title="Add the editor's selection (Alt+L)">
+            + Selection
+          </button>
+          <button onClick={() => addOpenFile()} data-testid="add-file" title="Add the open file">
+            + File
+          </button>
+        </div>
+      </div>
+      <textarea
+        data-testid="instruction"
+        aria-label="Instruction"
+        placeholder="What should change? (Ctrl+Enter runs)"
+        value={text}
+        rows={4}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
+            e.preventDefault();
+            void submit();
+          }
+        }}
+      />
+      <div class="row">
+        <span class="spacer" />
+        {running ? (
+          <button data-testid="cancel" onClick={() => void agent.cancel()}>
+            Cancel
+          </button>
+        ) : (
+          <button class="primary" data-testid="run" disabled={!text.trim()} onClick={() => void submit()}>
+            Run
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}

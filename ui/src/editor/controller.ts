@@ -1,0 +1,244 @@
+// One CodeMirror view on the open file's working buffer. It keeps the text
+// in step with the engine both ways: the user's typing is sent as buffer
+// edits (debounced, with the hash of the text it changes), and the engine's
+// answers (a decided hunk, a reload, a rollback) are merged into the view as
+// the smallest change, so the cursor and scroll stay where they are.
+
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { markdown } from "@codemirror/lang-markdown";
+import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
+import { Annotation, EditorSelection, EditorState } from "@codemirror/state";
+import {
+  EditorView,
+  drawSelection,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  keymap,
+  lineNumbers,
+} from "@codemirror/view";
+import type { FileContent, Status } from "../api/types";
+import { type Hunk, type HunkActions, type HunkField, focusHunk, hunkExtension, hunkField, markHunk, setHunks } from "./hunks";
+
+/** Marks changes that came from the engine, not from the user's typing. */
+const fromEngine = Annotation.define<boolean>();
+
+/** What the controller needs from the application. */
+export interface EditorHost extends HunkActions {
+  /** Sends the user's text; resolves to the engine's view of the file after it. */
+  send(path: string, text: string, baseHash: string): Promise<FileContent>;
+  /** The file holds typing the engine has not seen yet (or no longer). */
+  unsynced(path: string, yes: boolean): void;
+  /** The cursor moved onto another hunk (or off every hunk). */
+  current(id: string | null): void;
+}
+
+/** How long typing pauses before it is sent. */
+const SEND_AFTER_MS = 250;
+
+export class EditorController {
+  readonly view: EditorView;
+  private readonly field: HunkField;
+  private path: string | null = null;
+  /** The engine's hash of the text it last confirmed. */
+  private hash = "";
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private sending: Promise<void> | null = null;
+  private dirty = false;
+
+  constructor(parent: HTMLElement, private readonly host: EditorHost) {
+    this.field = hunkField(host);
+    this.view = new EditorView({ parent, state: this.stateFor("") });
+  }
+
+  private stateFor(text: string): EditorState {
+    return EditorState.create({
+      doc: text,
+      extensions: [
+        // Line endings are kept as the file has them: CodeMirror would
+        // otherwise read CRLF and write LF back.
+        EditorState.lineSeparator.of(text.includes("\r\n") ? "\r\n" : "\n"),
+        lineNumbers(),
+        highlightActiveLineGutter(),
+        history(),
+        drawSelection(),
+        highlightActiveLine(),
+        bracketMatching(),
+        highlightSelectionMatches(),
+        syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+        markdown(),
+        EditorView.lineWrapping,
+        keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, indentWithTab]),
+        hunkExtension(this.field),
+        EditorView.updateListener.of((u) => {
+          if (u.docChanged && !u.transactions.some((t) => t.annotation(fromEngine))) this.typed();
+          if (u.selectionSet || u.docChanged) this.trackCurrent();
+        }),
+        EditorView.contentAttributes.of({ "data-testid": "editor", "aria-label": "File text" }),
+      ],
+    });
+  }
+
+  /** The open file's path. */
+  get openPath() {
+    return this.path;
+  }
+
+  /** Shows `file`, from scratch (a different file, or the same one reopened). */
+  open(file: FileContent, hunk?: string | null) {
+    clearTimeout(this.timer);
+    this.dirty = false;
+    this.path = file.path;
+    this.hash = file.hash;
+    this.view.setState(this.stateFor(file.text));
+    this.view.dispatch({ effects: setHunks.of({ spans: file.hunks, current: null }), annotations: fromEngine.of(true) });
+    const target = hunk ?? this.hunks().find((h) => h.status === "pending")?.id;
+    if (target) this.goTo(target);
+  }
+
+  /** Takes in the engine's view of the open file after an action. Typing made
+   * since is kept and sent again on top of it. */
+  merge(file: FileContent) {
+    if (file.path !== this.path) return;
+    this.hash = file.hash;
+    if (this.dirty) {
+      // The user typed meanwhile: their text wins, the positions follow on the next answer.
+      this.schedule();
+      return;
+    }
+    const doc = this.view.state.doc.toString();
+    const changes = smallestChange(doc, file.text);
+    this.view.dispatch({
+      changes: changes ?? undefined,
+      effects: setHunks.of({ spans: file.hunks }),
+      annotations: fromEngine.of(true),
+    });
+    this.trackCurrent();
+  }
+
+  /** The hunks as they stand in the view. */
+  hunks(): Hunk[] {
+    return this.view.state.field(this.field).hunks;
+  }
+
+  /** The current hunk's id. */
+  current(): string | null {
+    return this.view.state.field(this.field).current;
+  }
+
+  /** Shows a decision at once, before the engine confirms it: accepted
+   * hunks lose their marks, rejected ones give their lines back. */
+  markDecided(id: string, status: Status) {
+    const hunk = this.hunks().find((h) => h.id === id);
+    if (!hunk) return;
+    const changes =
+      status === "rejected"
+        ? { from: hunk.from, to: hunk.lines === 0 ? hunk.from : Math.min(hunk.to + 1, this.view.state.doc.length), insert: hunk.oldText }
+        : undefined;
+    this.view.dispatch({ changes, effects: markHunk.of({ id, status }), annotations: fromEngine.of(true) });
+  }
+
+  /** Moves the cursor to a hunk and scrolls it into the middle of the view. */
+  goTo(id: string) {
+    const hunk = this.hunks().find((h) => h.id === id);
+    if (!hunk) return false;
+    this.view.dispatch({
+      selection: EditorSelection.cursor(hunk.from),
+      effects: [focusHunk.of(id), EditorView.scrollIntoView(hunk.from, { y: "center" })],
+    });
+    return true;
+  }
+
+  /** The pending hunk after (or before) the cursor in this file, if any. */
+  neighbour(direction: 1 | -1, fromId?: string | null): string | null {
+    const pending = this.hunks().filter((h) => h.status === "pending");
+    const anchor = fromId ? this.hunks().find((h) => h.id === fromId)?.from : undefined;
+    const at = anchor ?? this.view.state.selection.main.head;
+    if (direction === 1) return pending.find((h) => h.from > at)?.id ?? null;
+    return [...pending].reverse().find((h) => h.from < at)?.id ?? null;
+  }
+
+  /** The selected text and its lines (1-based), or null when nothing is selected. */
+  selection(): { text: string; start: number; end: number } | null {
+    const { from, to } = this.view.state.selection.main;
+    if (from === to) return null;
+    const doc = this.view.state.doc;
+    return { text: doc.sliceString(from, to), start: doc.lineAt(from).number, end: doc.lineAt(to).number };
+  }
+
+  /** Sends any typing not sent yet; resolves once the engine has it. */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    while (this.sending) await this.sending;
+    if (this.dirty) await this.send();
+  }
+
+  private typed() {
+    if (!this.path) return;
+    if (!this.dirty) this.host.unsynced(this.path, true);
+    this.dirty = true;
+    this.schedule();
+  }
+
+  private schedule() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.send(), SEND_AFTER_MS);
+  }
+
+  private async send(): Promise<void> {
+    if (this.sending || !this.path) return;
+    const path = this.path;
+    const text = this.view.state.doc.toString();
+    this.dirty = false;
+    const done = (async () => {
+      try {
+        const file = await this.host.send(path, text, this.hash);
+        if (this.path !== path) return;
+        this.hash = file.hash;
+        if (!this.dirty && this.view.state.doc.toString() === text) {
+          this.view.dispatch({ effects: setHunks.of({ spans: file.hunks }), annotations: fromEngine.of(true) });
+          this.host.unsynced(path, false);
+        }
+      } catch (e) {
+        // Not sent: keep it as typing to send again with the next change.
+        if (this.path === path) this.dirty = true;
+        throw e;
+      }
+    })();
+    this.sending = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await done;
+    } finally {
+      this.sending = null;
+    }
+    if (this.dirty) this.schedule();
+  }
+
+  private trackCurrent() {
+    const head = this.view.state.selection.main.head;
+    const on = this.hunks().find((h) => h.status === "pending" && head >= h.from && head <= Math.max(h.to, h.from));
+    const id = on?.id ?? this.current();
+    const stillPending = this.hunks().some((h) => h.id === id && h.status === "pending");
+    const next = stillPending ? id : null;
+    if (next !== this.current()) this.view.dispatch({ effects: focusHunk.of(next) });
+    this.host.current(next ?? null);
+  }
+}
+
+/** The one replacement that turns `a` into `b` (common prefix and suffix kept), or null if equal. */
+export function smallestChange(a: string, b: string): { from: number; to: number; insert: string } | null {
+  if (a === b) return null;
+  let start = 0;
+  const max = Math.min(a.length, b.length);
+  while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a.charCodeAt(endA - 1) === b.charCodeAt(endB - 1)) {
+    endA--;
+    endB--;
+  }
+  return { from: start, to: endA, insert: b.slice(start, endB) };
+}

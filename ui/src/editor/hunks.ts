@@ -1,0 +1,202 @@
+// The engine's hunks drawn inline in CodeMirror, the way Zed and Cursor show
+// an agent's edits: the new lines tinted in place, the lines they replaced
+// struck through above them, and accept / reject buttons on each. The
+// positions come from the engine (`FileContent.hunks`) and are mapped
+// through every local change until the next reply replaces them.
+
+import { type EditorState, type Extension, type Range, StateEffect, StateField } from "@codemirror/state";
+import { Decoration, type DecorationSet, EditorView, WidgetType } from "@codemirror/view";
+import type { HunkSpan, Status } from "../api/types";
+
+/** A hunk where it is in the document now. */
+export interface Hunk {
+  id: string;
+  status: Status;
+  /** Start of its first line. */
+  from: number;
+  /** End of its last line (before the line break); `from` when it covers no line. */
+  to: number;
+  /** How many lines it covers. */
+  lines: number;
+  /** The lines it replaced. */
+  oldText: string;
+}
+
+/** What the buttons on a hunk do. */
+export interface HunkActions {
+  decide(id: string, status: Status): void;
+}
+
+interface HunkState {
+  hunks: Hunk[];
+  current: string | null;
+  decorations: DecorationSet;
+}
+
+/** Replaces the hunks with the engine's spans (positions in lines of the current document). */
+export const setHunks = StateEffect.define<{ spans: HunkSpan[]; current?: string | null }>();
+/** Marks a hunk decided before the engine answers (the optimistic step). */
+export const markHunk = StateEffect.define<{ id: string; status: Status }>();
+/** Makes a hunk the current one (the one the keys act on). */
+export const focusHunk = StateEffect.define<string | null>();
+
+/** Positions of `spans` in `state`'s document. */
+export function place(state: EditorState, spans: HunkSpan[]): Hunk[] {
+  const doc = state.doc;
+  // The engine counts lines ended by "\n"; CodeMirror has one more line after
+  // a final line break, so line n (0-based) starts at doc.line(n + 1).
+  const start = (line: number) => (line < doc.lines ? doc.line(line + 1).from : doc.length);
+  return spans.map((s) => {
+    const from = start(s.line);
+    const to = s.lines === 0 ? from : doc.line(Math.min(s.line + s.lines, doc.lines)).to;
+    return { id: s.hunk_id, status: s.status, from, to, lines: s.lines, oldText: s.old_text };
+  });
+}
+
+class Removed extends WidgetType {
+  constructor(
+    readonly hunk: Hunk,
+    readonly current: boolean,
+    readonly actions: HunkActions,
+  ) {
+    super();
+  }
+
+  eq(other: Removed) {
+    return other.hunk.id === this.hunk.id && other.hunk.oldText === this.hunk.oldText && other.current === this.current;
+  }
+
+  toDOM() {
+    const box = document.createElement("div");
+    box.className = "cm-hunk" + (this.current ? " cm-hunk-current" : "");
+    box.dataset.hunkId = this.hunk.id;
+    const bar = document.createElement("div");
+    bar.className = "cm-hunk-bar";
+    const label = document.createElement("span");
+    label.className = "cm-hunk-label";
+    label.textContent = this.hunk.id;
+    bar.append(label, this.button("accept", "Accept", "Alt+Y", "accepted"), this.button("reject", "Reject", "Alt+N", "rejected"));
+    box.append(bar);
+    if (this.hunk.oldText) {
+      const old = document.createElement("div");
+      old.className = "cm-hunk-removed";
+      old.textContent = this.hunk.oldText.replace(/\r?\n$/, "");
+      box.append(old);
+    }
+    return box;
+  }
+
+  private button(kind: string, text: string, key: string, status: Status) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = `cm-hunk-${kind}`;
+    b.dataset.testid = `hunk-${kind}`;
+    b.dataset.hunkId = this.hunk.id;
+    b.title = `${text} this hunk (${key})`;
+    b.textContent = text;
+    b.addEventListener("mousedown", (e) => e.preventDefault());
+    b.addEventListener("click", () => this.actions.decide(this.hunk.id, status));
+    return b;
+  }
+
+  ignoreEvent() {
+    return true;
+  }
+}
+
+const added = Decoration.line({ class: "cm-hunk-added" });
+const addedCurrent = Decoration.line({ class: "cm-hunk-added cm-hunk-added-current" });
+
+function decorate(state: EditorState, hunks: Hunk[], current: string | null, actions: HunkActions): DecorationSet {
+  const ranges: Range<Decoration>[] = [];
+  for (const h of hunks) {
+    if (h.status !== "pending") continue;
+    const isCurrent = h.id === current;
+    ranges.push(Decoration.widget({ widget: new Removed(h, isCurrent, actions), block: true, side: -1 }).range(h.from));
+    if (h.lines > 0) {
+      const first = state.doc.lineAt(h.from).number;
+      const last = state.doc.lineAt(h.to).number;
+      for (let n = first; n <= last; n++) ranges.push((isCurrent ? addedCurrent : added).range(state.doc.line(n).from));
+    }
+  }
+  return Decoration.set(ranges, true);
+}
+
+/** The hunks and their decorations; `actions` answer the buttons. */
+export function hunkField(actions: HunkActions) {
+  return StateField.define<HunkState>({
+    create: () => ({ hunks: [], current: null, decorations: Decoration.none }),
+    update(value, tr) {
+      let { hunks, current } = value;
+      let changed = false;
+      if (tr.docChanged) {
+        hunks = hunks.map((h) => {
+          const from = tr.changes.mapPos(h.from, -1);
+          return { ...h, from, to: Math.max(from, tr.changes.mapPos(h.to, 1)) };
+        });
+        changed = true;
+      }
+      for (const e of tr.effects) {
+        if (e.is(setHunks)) {
+          hunks = place(tr.state, e.value.spans);
+          if (e.value.current !== undefined) current = e.value.current;
+          changed = true;
+        } else if (e.is(markHunk)) {
+          hunks = hunks.map((h) => (h.id === e.value.id ? { ...h, status: e.value.status } : h));
+          changed = true;
+        } else if (e.is(focusHunk)) {
+          current = e.value;
+          changed = true;
+        }
+      }
+      if (!changed) return value;
+      return { hunks, current, decorations: decorate(tr.state, hunks, current, actions) };
+    },
+    provide: (f) => EditorView.decorations.from(f, (v) => v.decorations),
+  });
+}
+
+/** The hunk field of an editor built with {@link hunkExtension}. */
+export type HunkField = ReturnType<typeof hunkField>;
+
+/** The field plus its look. */
+export function hunkExtension(field: HunkField): Extension {
+  return [field, hunkTheme];
+}
+
+const hunkTheme = EditorView.baseTheme({
+  ".cm-hunk-added": { backgroundColor: "var(--add-bg)" },
+  ".cm-hunk-added-current": { boxShadow: "inset 3px 0 0 var(--accent)" },
+  ".cm-hunk": {
+    borderTop: "1px solid var(--border)",
+    fontFamily: "var(--mono)",
+  },
+  ".cm-hunk-current": { boxShadow: "inset 3px 0 0 var(--accent)" },
+  ".cm-hunk-bar": {
+    display: "flex",
+    gap: "6px",
+    alignItems: "center",
+    padding: "2px 8px",
+    fontFamily: "var(--sans)",
+    fontSize: "12px",
+  },
+  ".cm-hunk-label": { color: "var(--muted)", marginRight: "auto" },
+  ".cm-hunk-bar button": {
+    font: "inherit",
+    padding: "1px 8px",
+    borderRadius: "4px",
+    border: "1px solid var(--border)",
+    cursor: "pointer",
+    background: "var(--panel)",
+    color: "var(--fg)",
+  },
+  ".cm-hunk-bar .cm-hunk-accept": { borderColor: "var(--add-fg)", color: "var(--add-fg)" },
+  ".cm-hunk-bar .cm-hunk-reject": { borderColor: "var(--del-fg)", color: "var(--del-fg)" },
+  ".cm-hunk-removed": {
+    whiteSpace: "pre-wrap",
+    background: "var(--del-bg)",
+    color: "var(--del-fg)",
+    textDecoration: "line-through",
+    padding: "0 6px 0 6px",
+  },
+});

@@ -1,0 +1,193 @@
+// The agent sidebar's actions: sessions, runs, the job's live events, the
+// clarification answer, and the job-wide review decisions.
+
+import { api } from "../api/client";
+import type { ContextRow, Job } from "../api/types";
+import { refreshTree, reloadOpen } from "./files";
+import { attempt, contextRows, job, jobEvents, session, sessions, tell } from "./store";
+
+const ENDED = new Set(["completed", "failed", "cancelled", "budget_exceeded"]);
+
+/** Loads the sessions and shows the newest (or none). */
+export async function loadSessions() {
+  const list = await attempt("Loading sessions", () => api.sessions());
+  if (!list) return;
+  sessions.value = list;
+  if (!session.value && list.length > 0) await selectSession(list[0].session_id);
+}
+
+/** Shows session `id`: its chat, its context, its latest job. */
+export async function selectSession(id: string) {
+  const s = await attempt("Opening the session", () => api.session(id));
+  if (!s) return;
+  session.value = s;
+  contextRows.value = s.context_rows;
+  job.value = null;
+  jobEvents.value = [];
+  if (s.last_job_id) await follow(s.last_job_id);
+}
+
+/** A new session, shown at once. */
+export async function newSession() {
+  const created = await attempt("Creating a session", () => api.createSession());
+  if (!created) return;
+  sessions.value = (await api.sessions()) ?? sessions.value;
+  await selectSession(created.session_id);
+}
+
+async function refreshSessions() {
+  const list = await attempt("Loading sessions", () => api.sessions());
+  if (list) sessions.value = list;
+}
+
+/** Renames the shown session. */
+export async function renameSession(name: string) {
+  const s = session.value;
+  if (!s) return;
+  const renamed = await attempt("Renaming", () => api.renameSession(s.session_id, name));
+  if (renamed) {
+    session.value = renamed;
+    await refreshSessions();
+  }
+}
+
+/** Clears the shown session's chat and context. */
+export async function clearSession() {
+  const s = session.value;
+  if (!s) return;
+  const cleared = await attempt("Clearing", () => api.clearSession(s.session_id));
+  if (cleared) {
+    session.value = cleared;
+    contextRows.value = [];
+    job.value = null;
+    jobEvents.value = [];
+  }
+}
+
+/** Deletes the shown session and shows the next one. */
+export async function deleteSession() {
+  const s = session.value;
+  if (!s) return;
+  if (!(await attempt("Deleting", () => api.deleteSession(s.session_id)))) return;
+  session.value = null;
+  job.value = null;
+  jobEvents.value = [];
+  contextRows.value = [];
+  await loadSessions();
+}
+
+let rowCounter = 0;
+/** Adds a context row for the next run (pinned by default, like the seed's rows). */
+export function addContext(row: Omit<ContextRow, "id" | "pinned">) {
+  rowCounter += 1;
+  contextRows.value = [...contextRows.value, { ...row, id: `ctx_ui_${Date.now().toString(36)}_${rowCounter}`, pinned: true }];
+}
+
+/** Pins or unpins a row. */
+export function togglePin(id: string) {
+  contextRows.value = contextRows.value.map((r) => (r.id === id ? { ...r, pinned: !r.pinned } : r));
+}
+
+/** Removes a row. */
+export function removeContext(id: string) {
+  contextRows.value = contextRows.value.filter((r) => r.id !== id);
+}
+
+/** Runs the agent on `instruction` in the shown session (a new one if none). */
+export async function run(instruction: string): Promise<boolean> {
+  if (!session.value) await newSession();
+  const s = session.value;
+  if (!s) return false;
+  const started = await attempt("Starting the run", () => api.run(s.session_id, instruction, contextRows.value));
+  if (!started) return false;
+  // Unpinned rows were for this run only.
+  contextRows.value = contextRows.value.filter((r) => r.pinned);
+  await follow(started.job_id);
+  return true;
+}
+
+let following = 0;
+
+/** Shows job `id` and follows its events until it ends (or another job is shown). */
+export async function follow(id: string) {
+  const ticket = ++following;
+  const first = await attempt("Loading the job", () => api.job(id));
+  if (!first || ticket !== following) return;
+  job.value = first;
+  jobEvents.value = [];
+  let cursor = 0;
+  let status = first.status;
+  for (;;) {
+    let page;
+    try {
+      page = await api.events(id, cursor, 25_000);
+    } catch {
+      await new Promise((r) => setTimeout(r, 1000));
+      if (ticket !== following) return;
+      continue;
+    }
+    if (ticket !== following) return;
+    cursor = page.next_cursor;
+    if (page.events.length > 0) jobEvents.value = [...jobEvents.value, ...page.events];
+    const changed = page.events.some((e) => e.type.startsWith("job.") || e.type === "clarification.requested" || e.type === "model.step" || e.type === "diff.generated");
+    if (changed || page.status !== status) {
+      status = page.status;
+      const fresh = await attempt("Loading the job", () => api.job(id));
+      if (ticket !== following) return;
+      if (fresh) job.value = fresh;
+      if (page.events.some((e) => e.type === "job.awaiting_review" || e.type === "diff.generated")) await refreshTree();
+      if (page.events.some((e) => e.type.startsWith("job."))) {
+        const s = session.value;
+        if (s) {
+          const fresher = await attempt("Loading the session", () => api.session(s.session_id));
+          if (fresher && ticket === following) session.value = fresher;
+        }
+      }
+    }
+    if (ENDED.has(status)) return;
+  }
+}
+
+/** Answers the pending question (`null` skips it). */
+export async function answer(text: string | null) {
+  const j = job.value;
+  const q = j?.pending_question;
+  if (!j || !q) return;
+  const updated = await attempt("Answering", () => api.clarify(j.job_id, q.question_id, text));
+  if (updated) job.value = updated;
+}
+
+/** Stops the running job. */
+export async function cancel() {
+  const j = job.value;
+  if (!j) return;
+  const updated = await attempt("Cancelling", () => api.cancel(j.job_id));
+  if (updated) job.value = updated;
+}
+
+/** Runs the shown job again (after a conflict). */
+export async function rerun() {
+  const j = job.value;
+  if (!j) return;
+  const started = await attempt("Re-running", () => api.rerun(j.job_id));
+  if (started) await follow(started.job_id);
+}
+
+/** Ends the job's review: `all` accepts every hunk still pending, `none`
+ * rejects them, `decided` keeps what was decided (pending ones rejected);
+ * the accepted hunks are written to disk. */
+export async function finishReview(mode: "all" | "none" | "decided") {
+  const j = job.value;
+  const s = session.value;
+  if (!j || !s) return;
+  const fresh: Job | undefined = await attempt("Loading the job", () => api.job(j.job_id));
+  if (!fresh) return;
+  const hunks = fresh.diff_bundle?.files.flatMap((f) => f.hunks) ?? [];
+  const ids = mode === "none" ? [] : hunks.filter((h) => mode === "all" ? h.accepted !== false : h.accepted === true).map((h) => h.hunk_id);
+  const applied = await attempt("Applying", () => api.apply(s.session_id, j.job_id, ids));
+  if (!applied) return;
+  const conflicts = applied.applied_files.filter((f) => f.status !== "applied" && f.status !== "unchanged");
+  if (conflicts.length > 0) tell("error", `Not written: ${conflicts.map((f) => `${f.file_path} (${f.message ?? f.status})`).join(", ")}`);
+  else tell("info", `Wrote ${applied.applied_files.length} file(s)`);
+  await Promise.all([refreshTree(), reloadOpen(), follow(j.job_id)]);
+}

@@ -1,0 +1,226 @@
+// The editor's actions: opening files, deciding hunks (shown at once, then
+// confirmed by the engine), moving between hunks across files, saving,
+// resolving conflicts, and following the project feed.
+
+import { api } from "../api/client";
+import type { FileContent, Status } from "../api/types";
+import type { EditorController } from "../editor/controller";
+import { metrics } from "./metrics";
+import { attempt, currentHunk, openFile, reviewItems, tell, tree, unsynced } from "./store";
+
+let editor: EditorController | null = null;
+/** Decisions made, newest last, for undo. */
+const decisions: string[] = [];
+
+/** Connects the editor view the actions drive. */
+export function bindEditor(controller: EditorController | null) {
+  editor = controller;
+}
+
+/** The editor view, once mounted. */
+export function getEditor() {
+  return editor;
+}
+
+/** Fetches the tree again. */
+export async function refreshTree() {
+  const started = performance.now();
+  const entries = await attempt("Listing files", () => api.tree());
+  if (entries) {
+    tree.value = entries;
+    metrics.treeFetched(started);
+  }
+}
+
+/** Opens `path` in the editor, on `hunk` if given (else its first pending hunk). */
+export async function openPath(path: string, hunk?: string | null) {
+  if (editor?.openPath === path) {
+    if (hunk) editor.goTo(hunk);
+    return;
+  }
+  await editor?.flush().catch(() => undefined);
+  const file = await attempt(`Opening ${path}`, () => api.file(path));
+  if (!file) return;
+  openFile.value = file;
+  editor?.open(file, hunk);
+  editor?.view.focus();
+}
+
+/** Takes in the engine's answer about a file: the editor if it is open, its tree row. */
+export function took(file: FileContent) {
+  if (openFile.value?.path === file.path) {
+    openFile.value = file;
+    editor?.merge(file);
+  }
+  const rows = tree.value;
+  const i = rows.findIndex((r) => r.path === file.path);
+  if (i >= 0 && JSON.stringify(rows[i].state) !== JSON.stringify(file.state)) {
+    const next = rows.slice();
+    next[i] = { ...rows[i], state: file.state };
+    tree.value = next;
+  }
+}
+
+/** The editor's link to the engine for the user's typing. */
+export async function sendEdit(path: string, text: string, baseHash: string): Promise<FileContent> {
+  try {
+    const file = await api.edit(path, text, baseHash);
+    took(file);
+    return file;
+  } catch (e) {
+    tell("error", `Your edit to ${path} was not taken: ${e instanceof Error ? e.message : e}`);
+    throw e;
+  }
+}
+
+/** Notes typing not yet sent for `path`. */
+export function markUnsynced(path: string, yes: boolean) {
+  const next = new Set(unsynced.value);
+  if (yes) next.add(path);
+  else next.delete(path);
+  unsynced.value = next;
+}
+
+/** Decides `id` (the current hunk when not given), shows the next hunk at
+ * once, and lets the engine confirm. */
+export async function decide(status: Status, id: string | null = currentHunk.value) {
+  if (!editor || !id) return;
+  const started = performance.now();
+  const path = editor.openPath;
+  if (status !== "pending") {
+    const next = editor.neighbour(1, id) ?? editor.neighbour(-1, id);
+    editor.markDecided(id, status);
+    if (next) editor.goTo(next);
+    metrics.nextShown(started, next !== null);
+    if (!next) void goToNextFile(path);
+  }
+  await editor.flush().catch(() => undefined);
+  const decided = await attempt(`Deciding ${id}`, () => api.decide(id, status));
+  if (decided) {
+    if (status === "pending") {
+      const i = decisions.lastIndexOf(id);
+      if (i >= 0) decisions.splice(i, 1);
+    } else decisions.push(id);
+    took(decided.file);
+    if (status === "pending" && editor.openPath === decided.file.path) editor.goTo(id);
+  } else if (path) {
+    const file = await attempt(`Reloading ${path}`, () => api.file(path));
+    if (file) took(file);
+  }
+}
+
+/** Undoes the last decision: its hunk is pending again. */
+export async function undoDecision() {
+  const id = decisions.at(-1);
+  if (!id) return tell("info", "No decision to undo");
+  const owner = await attempt("Finding the hunk", () => api.decide(id, "pending"));
+  if (!owner) return;
+  decisions.pop();
+  if (editor?.openPath !== owner.file.path) {
+    await openPath(owner.file.path, id);
+  } else {
+    took(owner.file);
+    editor.goTo(id);
+  }
+}
+
+/** The first pending hunk of the next file with one, after `path`. */
+async function goToNextFile(path: string | null, direction: 1 | -1 = 1) {
+  const items = reviewItems.value.filter((i) => i.path !== path);
+  if (items.length === 0) return;
+  const paths = [...new Set(reviewItems.value.map((i) => i.path))];
+  const at = path ? paths.indexOf(path) : -1;
+  const order = direction === 1 ? [...paths.slice(at + 1), ...paths.slice(0, at + 1)] : [...paths.slice(0, Math.max(at, 0)).reverse(), ...paths.slice(at + 1).reverse()];
+  const target = order.find((p) => p !== path);
+  if (!target) return;
+  const hunks = items.filter((i) => i.path === target);
+  await openPath(target, direction === 1 ? hunks[0].hunk : hunks[hunks.length - 1].hunk);
+}
+
+/** Next (1) or previous (-1) pending hunk, moving to another file at the ends. */
+export async function step(direction: 1 | -1) {
+  if (!editor) return;
+  const started = performance.now();
+  const next = editor.neighbour(direction, currentHunk.value);
+  if (next) {
+    editor.goTo(next);
+    metrics.nextShown(started, true);
+  } else await goToNextFile(editor.openPath, direction);
+}
+
+/** Accepts every pending hunk of the open file. */
+export async function acceptAllInFile() {
+  const path = editor?.openPath;
+  if (!path) return;
+  await editor?.flush().catch(() => undefined);
+  const file = await attempt(`Accepting all in ${path}`, () => api.acceptAll(path));
+  if (file) took(file);
+}
+
+/** Saves the open file (its pending hunks stay out of the disk's copy). */
+export async function save(path = editor?.openPath) {
+  if (!path) return;
+  if (editor?.openPath === path) {
+    try {
+      await editor.flush();
+    } catch {
+      return;
+    }
+  }
+  const file = await attempt(`Saving ${path}`, () => api.save(path));
+  if (file) {
+    took(file);
+    tell("info", `Saved ${path}`);
+  }
+}
+
+/** Ends a conflict, keeping `keep`; the other version goes into a checkpoint. */
+export async function resolve(keep: "mine" | "theirs") {
+  const path = editor?.openPath;
+  if (!path) return;
+  const done = await attempt(`Resolving ${path}`, () => api.resolve(path, keep));
+  if (done) {
+    took(done.file);
+    tell("info", `Kept ${keep === "mine" ? "your version" : "the version on disk"}; the other is in checkpoint ${done.checkpoint_id}`);
+  }
+}
+
+/** Reloads the open file from the engine (after a rollback, say). */
+export async function reloadOpen() {
+  const path = editor?.openPath;
+  if (!path) return;
+  const file = await attempt(`Reloading ${path}`, () => api.file(path));
+  if (file) took(file);
+}
+
+let treeTimer: ReturnType<typeof setTimeout> | undefined;
+function treeSoon() {
+  clearTimeout(treeTimer);
+  treeTimer = setTimeout(() => void refreshTree(), 60);
+}
+
+/** Follows the project feed for as long as the page lives: another
+ * program's changes, review changes, rollbacks. */
+export async function followProject(onRollback: () => void) {
+  let cursor = 0;
+  for (;;) {
+    try {
+      const page = await api.feed(cursor, 25_000);
+      if (page.first_cursor > cursor) treeSoon();
+      cursor = page.next_cursor;
+      let reload = false;
+      for (const e of page.events) {
+        const data = e.data as { path?: string } | null;
+        if (e.type.startsWith("file.") || e.type === "review.updated" || e.type === "tree.changed") treeSoon();
+        if (e.type === "rollback.completed") {
+          reload = true;
+          onRollback();
+        }
+        if (e.type.startsWith("file.") && data?.path === editor?.openPath && e.type !== "file.edited") reload = true;
+      }
+      if (reload) await reloadOpen();
+    } catch {
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}

@@ -1,0 +1,66 @@
+// The application's state, as signals: components read them and re-render
+// only where they are read; actions (the other modules of `state/`) write them.
+
+import { computed, signal } from "@preact/signals";
+import type { ContextRow, Event, FileContent, Job, ProjectInfo, Session, TreeEntry } from "../api/types";
+
+/** The open folder; null before one is open. */
+export const project = signal<ProjectInfo | null>(null);
+/** The desktop app has no folder open yet. */
+export const needsFolder = signal(false);
+
+/** Every file, with its review state. */
+export const tree = signal<TreeEntry[]>([]);
+/** The file in the editor, as the engine last described it. */
+export const openFile = signal<FileContent | null>(null);
+/** Files with typing the engine has not received yet. */
+export const unsynced = signal<ReadonlySet<string>>(new Set());
+/** The hunk the keys act on. */
+export const currentHunk = signal<string | null>(null);
+
+/** The sessions, newest first. */
+export const sessions = signal<Session[]>([]);
+/** The session in the sidebar. */
+export const session = signal<Session | null>(null);
+/** The job in the sidebar (the session's latest). */
+export const job = signal<Job | null>(null);
+/** Its events so far. */
+export const jobEvents = signal<Event[]>([]);
+/** Context for the next run (pinned rows stay in the session after it). */
+export const contextRows = signal<ContextRow[]>([]);
+
+/** Which overlay is open. */
+export const overlay = signal<"none" | "checkpoints" | "settings" | "help">("none");
+/** The last thing to tell the user (an error, or a confirmation). */
+export const notice = signal<{ kind: "error" | "info"; text: string } | null>(null);
+
+/** Pending hunks across the project, in tree order: what the review list shows. */
+export const reviewItems = computed(() => {
+  const items: { path: string; hunk: string }[] = [];
+  for (const entry of tree.value) for (const hunk of entry.state.pending_hunks) items.push({ path: entry.path, hunk });
+  return items;
+});
+
+/** Files whose buffer holds what the disk does not. */
+export const dirtyPaths = computed(() => {
+  const paths = new Set(unsynced.value);
+  for (const entry of tree.value) if (entry.state.dirty) paths.add(entry.path);
+  return paths;
+});
+
+/** Tells the user `text`; errors stay until replaced, confirmations fade. */
+export function tell(kind: "error" | "info", text: string) {
+  const shown = { kind, text };
+  notice.value = shown;
+  if (kind === "info") setTimeout(() => notice.value === shown && (notice.value = null), 4000);
+}
+
+/** Runs `work`, telling the user if it fails. */
+export async function attempt<T>(what: string, work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (e) {
+    tell("error", `${what}: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+}
