@@ -13,7 +13,7 @@ import { ReviewList } from "./components/ReviewList";
 import { SettingsPanel } from "./components/Settings";
 import { Sidebar } from "./components/Sidebar";
 import { loadSessions } from "./state/agent";
-import { followProject, refreshTree } from "./state/files";
+import { followProject, refreshTree, saveAll } from "./state/files";
 import { dirtyPaths, needsFolder, notice, overlay, project } from "./state/store";
 
 /** Loads the open project, or asks for a folder (desktop app only). */
@@ -62,6 +62,11 @@ export function App() {
               ×
             </button>
           </span>
+        )}
+        {dirtyPaths.value.size > 0 && (
+          <button data-testid="save-all" onClick={() => void saveAll()} title="Save every file with unsaved work (Ctrl+Alt+S)">
+            Save all ({dirtyPaths.value.size})
+          </button>
         )}
         <button data-testid="open-checkpoints" onClick={() => (overlay.value = "checkpoints")} title="Checkpoints (Alt+P)">
           Checkpoints

@@ -1,6 +1,6 @@
 // Every keyboard shortcut, once: the key handler and the help overlay both read this table.
 
-import { decide, acceptAllInFile, save, step, undoDecision } from "./state/files";
+import { acceptAllInFile, decide, save, saveAll, step, undoDecision } from "./state/files";
 import { overlay } from "./state/store";
 import { addSelection } from "./state/context";
 
@@ -19,6 +19,7 @@ const alt = (code: string) => (e: KeyboardEvent) => e.altKey && !mod(e) && !e.sh
 
 export const shortcuts: Shortcut[] = [
   { keys: "Ctrl+S", label: "Save the open file", matches: (e) => mod(e) && !e.altKey && e.code === "KeyS", run: () => void save() },
+  { keys: "Ctrl+Alt+S", label: "Save every file with unsaved work", matches: (e) => mod(e) && e.altKey && e.code === "KeyS", run: () => void saveAll() },
   { keys: "Alt+Y", label: "Accept the current hunk and show the next", matches: alt("KeyY"), run: () => void decide("accepted") },
   { keys: "Alt+N", label: "Reject the current hunk and show the next", matches: alt("KeyN"), run: () => void decide("rejected") },
   { keys: "Alt+U", label: "Undo the last accept or reject", matches: alt("KeyU"), run: () => void undoDecision() },

@@ -15,12 +15,14 @@ import { attempt, overlay, tell } from "../state/store";
 const list = signal<Checkpoint[]>([]);
 const selected = signal<string | null>(null);
 const lastRollback = signal<{ report: RollbackReport; of: string } | null>(null);
+/** Bumped by every rollback, so that an open compare loads again. */
+const revision = signal(0);
 
 /** Loads the checkpoints again (after a rollback elsewhere). */
 export async function reloadCheckpoints() {
   if (overlay.value !== "checkpoints") return;
   const all = await attempt("Loading checkpoints", () => api.checkpoints());
-  if (all) list.value = [...all].reverse();
+  if (all) list.value = all;
 }
 
 function when(rfc3339: string) {
@@ -30,9 +32,10 @@ function when(rfc3339: string) {
 
 async function rolledBack(report: RollbackReport, of: string) {
   lastRollback.value = { report, of };
+  revision.value += 1;
   const failed = report.files.filter((f) => f.status === "conflict");
   if (failed.length) tell("error", `Not rolled back: ${failed.map((f) => `${f.file_path} (${f.message ?? f.status})`).join(", ")}`);
-  else tell("info", `Rolled back ${report.files.length} file(s); undo with checkpoint ${report.undo_checkpoint_id}`);
+  else tell("info", `Rolled back ${report.files.length} file(s) in their buffers: save to write them (undo: ${report.undo_checkpoint_id})`);
   await Promise.all([refreshTree(), reloadOpen(), reloadCheckpoints()]);
 }
 
@@ -156,7 +159,7 @@ function Compare({ id, file }: { id: string; file: string }) {
   useEffect(() => {
     setThree(null);
     void attempt("Loading the compare", () => api.diff3(id, file)).then((t) => t && setThree(t));
-  }, [id, file]);
+  }, [id, file, revision.value]);
   useEffect(() => {
     if (!three || !host.current) return;
     const other = against === "current" ? three.current_file : three.agent_proposed;

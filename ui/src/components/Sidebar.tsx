@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { Job } from "../api/types";
 import * as agent from "../state/agent";
 import { addOpenFile, addSelection } from "../state/context";
-import { contextRows, job, session, sessions } from "../state/store";
+import { contextRows, job, reviewItems, session, sessions } from "../state/store";
 import { Timeline } from "./Timeline";
 
 const RUNNING = new Set(["queued", "running", "waiting_for_user"]);
@@ -125,7 +125,9 @@ function JobBar() {
   const j = job.value;
   if (!j) return <div class="jobbar jobbar-empty" />;
   const b = budget(j);
-  const pendingInJob = j.diff_bundle?.files.reduce((n, f) => n + f.hunks.filter((h) => h.accepted === null).length, 0) ?? 0;
+  // The tree knows what is pending now; the job's bundle only what it proposed.
+  const pendingNow = new Set(reviewItems.value.map((i) => i.hunk));
+  const pendingInJob = j.diff_bundle?.files.reduce((n, f) => n + f.hunks.filter((h) => pendingNow.has(h.hunk_id)).length, 0) ?? 0;
   return (
     <div class="jobbar">
       <div class="row">

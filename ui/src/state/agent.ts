@@ -102,7 +102,7 @@ export async function run(instruction: string): Promise<boolean> {
   if (!started) return false;
   // Unpinned rows were for this run only.
   contextRows.value = contextRows.value.filter((r) => r.pinned);
-  await follow(started.job_id);
+  void follow(started.job_id);
   return true;
 }
 
@@ -170,7 +170,7 @@ export async function rerun() {
   const j = job.value;
   if (!j) return;
   const started = await attempt("Re-running", () => api.rerun(j.job_id));
-  if (started) await follow(started.job_id);
+  if (started) void follow(started.job_id);
 }
 
 /** Ends the job's review: `all` accepts every hunk still pending, `none`
@@ -189,5 +189,6 @@ export async function finishReview(mode: "all" | "none" | "decided") {
   const conflicts = applied.applied_files.filter((f) => f.status !== "applied" && f.status !== "unchanged");
   if (conflicts.length > 0) tell("error", `Not written: ${conflicts.map((f) => `${f.file_path} (${f.message ?? f.status})`).join(", ")}`);
   else tell("info", `Wrote ${applied.applied_files.length} file(s)`);
-  await Promise.all([refreshTree(), reloadOpen(), follow(j.job_id)]);
+  await Promise.all([refreshTree(), reloadOpen()]);
+  void follow(j.job_id);
 }

@@ -174,6 +174,22 @@ export async function save(path = editor?.openPath) {
   }
 }
 
+/** Saves every file with unsaved work. */
+export async function saveAll() {
+  await editor?.flush().catch(() => undefined);
+  const paths = tree.value.filter((e) => e.state.dirty).map((e) => e.path);
+  const open = editor?.openPath;
+  if (open && unsynced.value.has(open) && !paths.includes(open)) paths.push(open);
+  let saved = 0;
+  for (const path of paths) {
+    const file = await attempt(`Saving ${path}`, () => api.save(path));
+    if (!file) continue;
+    took(file);
+    saved += 1;
+  }
+  if (saved > 0) tell("info", `Saved ${saved} file(s)`);
+}
+
 /** Ends a conflict, keeping `keep`; the other version goes into a checkpoint. */
 export async function resolve(keep: "mine" | "theirs") {
   const path = editor?.openPath;
