@@ -1,6 +1,7 @@
 // The project's files as a folder tree, with a badge for pending hunks, a dot
 // for unsaved work and a mark for conflicts.
 
+import { memo } from "preact/compat";
 import { useMemo, useState } from "preact/hooks";
 import type { TreeEntry } from "../api/types";
 import { openPath } from "../state/files";
@@ -33,32 +34,39 @@ function build(entries: TreeEntry[]): Folder {
   return root;
 }
 
+/** What every row needs to know beyond its entry. */
+interface Marks {
+  open: string | null;
+  dirty: ReadonlySet<string>;
+}
+
 export function FileTree() {
   const root = useMemo(() => build(tree.value), [tree.value]);
+  const marks: Marks = { open: openFile.value?.path ?? null, dirty: dirtyPaths.value };
   return (
     <section class="tree" aria-label="Files">
       <h2>Files</h2>
       <div class="tree-body" role="tree">
-        <FolderRows folder={root} depth={0} />
+        <FolderRows folder={root} depth={0} marks={marks} />
       </div>
     </section>
   );
 }
 
-function FolderRows({ folder, depth }: { folder: Folder; depth: number }) {
+function FolderRows({ folder, depth, marks }: { folder: Folder; depth: number; marks: Marks }) {
   return (
     <>
       {folder.folders.map((f) => (
-        <FolderRow key={f.path} folder={f} depth={depth} />
+        <FolderRow key={f.path} folder={f} depth={depth} marks={marks} />
       ))}
       {folder.files.map((f) => (
-        <FileRow key={f.path} entry={f} depth={depth} />
+        <FileRow key={f.path} entry={f} depth={depth} active={marks.open === f.path} dirty={marks.dirty.has(f.path)} />
       ))}
     </>
   );
 }
 
-function FolderRow({ folder, depth }: { folder: Folder; depth: number }) {
+function FolderRow({ folder, depth, marks }: { folder: Folder; depth: number; marks: Marks }) {
   const [open, setOpen] = useState(true);
   return (
     <>
@@ -66,15 +74,14 @@ function FolderRow({ folder, depth }: { folder: Folder; depth: number }) {
         <span class="chevron">{open ? "▾" : "▸"}</span>
         {folder.name}
       </button>
-      {open && <FolderRows folder={folder} depth={depth + 1} />}
+      {open && <FolderRows folder={folder} depth={depth + 1} marks={marks} />}
     </>
   );
 }
 
-function FileRow({ entry, depth }: { entry: TreeEntry; depth: number }) {
+const FileRow = memo(function FileRow({ entry, depth, active, dirty }: { entry: TreeEntry; depth: number; active: boolean; dirty: boolean }) {
   const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
   const pending = entry.state.pending_hunks.length;
-  const active = openFile.value?.path === entry.path;
   return (
     <button
       class={`tree-row tree-file${active ? " active" : ""}`}
@@ -85,7 +92,7 @@ function FileRow({ entry, depth }: { entry: TreeEntry; depth: number }) {
       title={entry.path}
     >
       <span class="name">{name}</span>
-      {dirtyPaths.value.has(entry.path) && <span class="dirty" title="Unsaved changes" aria-label="unsaved">●</span>}
+      {dirty && <span class="dirty" title="Unsaved changes" aria-label="unsaved">●</span>}
       {entry.state.conflict && <span class="badge badge-conflict" title="Changed on disk by another program">conflict</span>}
       {pending > 0 && (
         <span class="badge" data-testid="pending-badge" title={`${pending} pending hunk(s)`}>
@@ -94,4 +101,4 @@ function FileRow({ entry, depth }: { entry: TreeEntry; depth: number }) {
       )}
     </button>
   );
-}
+});

@@ -96,6 +96,9 @@ export async function decide(status: Status, id: string | null = currentHunk.val
   }
   await editor.flush().catch(() => undefined);
   const decided = await attempt(`Deciding ${id}`, () => api.decide(id, status));
+  // The next hunk is on screen already: let that frame paint before the
+  // engine's answer (the same text, confirmed) is merged in.
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
   if (decided) {
     if (status === "pending") {
       const i = decisions.lastIndexOf(id);
