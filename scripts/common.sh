@@ -48,3 +48,21 @@ require_build_deps() {
 apt_install_always() {
   apt_install "$1" "/nonexistent/$1"
 }
+
+# Node.js and npm for the UI (Debian's packages when the machine has none).
+require_node() {
+  apt_install nodejs node
+  apt_install npm npm
+}
+
+# Builds ui/dist (npm ci first when ui/node_modules is missing or older than the lock file).
+require_ui() {
+  require_node
+  (
+    cd ui
+    if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+      npm ci --no-audit --no-fund
+    fi
+    npm run build
+  )
+}

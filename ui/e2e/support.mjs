@@ -47,8 +47,8 @@ export function call(name, args) {
   return { kind: "reply", calls: [{ name, arguments: JSON.stringify(args) }] };
 }
 
-/** The scripted model (`turns`) and `redline serve` on `dir`; `stop()` ends both. */
-export async function serve(dir, turns) {
+/** The scripted model (`turns`) and `redline serve` on `dir` (with `extraEnv`); `stop()` ends both. */
+export async function serve(dir, turns, extraEnv = {}) {
   const data = mkdtempSync(join(tmpdir(), "redline-e2e-data-"));
   const script = join(data, "script.json");
   writeFileSync(script, JSON.stringify(turns));
@@ -64,10 +64,12 @@ export async function serve(dir, turns) {
     REDLINE_NO_KEYCHAIN: "1",
     OPENAI_API_KEY: "sk-e2e-test-key",
     REDLINE_OLLAMA_URL: "http://127.0.0.1:9",
+    ...extraEnv,
   };
   const server = await start(["serve", dir, "--ui", join(root, "ui/dist")], env);
   return {
     url: server.line,
+    config,
     async stop() {
       for (const c of [server.child, model.child]) c.kill("SIGTERM");
       rmSync(data, { recursive: true, force: true });

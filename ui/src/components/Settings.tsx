@@ -74,7 +74,7 @@ export function SettingsPanel() {
           </label>
           <fieldset>
             <legend>Remote provider</legend>
-            <Provider value={remote} onChange={setRemote} effective={settings.remote.effective_base_url} />
+            <Provider name="remote" value={remote} onChange={setRemote} effective={settings.remote.effective_base_url} />
             <label class="field">
               <span>API key</span>
               <input
@@ -104,7 +104,7 @@ export function SettingsPanel() {
             ) : (
               <p class="muted">No Ollama found on its default port (127.0.0.1:11434).</p>
             )}
-            <Provider value={local} onChange={setLocal} effective={settings.local.effective_base_url} />
+            <Provider name="local" value={local} onChange={setLocal} effective={settings.local.effective_base_url} />
           </fieldset>
           <fieldset>
             <legend>Limits</legend>
@@ -129,19 +129,19 @@ export function SettingsPanel() {
   );
 }
 
-function Provider({ value, onChange, effective }: { value: ProviderSettings; onChange: (v: ProviderSettings) => void; effective: string }) {
+function Provider({ name, value, onChange, effective }: { name: string; value: ProviderSettings; onChange: (v: ProviderSettings) => void; effective: string }) {
   return (
     <>
       <label class="field">
         <span>Wire format</span>
-        <select value={value.provider} onChange={(e) => onChange({ ...value, provider: e.currentTarget.value as ProviderKind })}>
+        <select data-testid={`${name}-provider`} value={value.provider} onChange={(e) => onChange({ ...value, provider: e.currentTarget.value as ProviderKind })}>
           <option value="openai">OpenAI chat completions (and compatible servers)</option>
           <option value="anthropic">Anthropic messages</option>
         </select>
       </label>
       <label class="field">
         <span>Model</span>
-        <input value={value.model} onInput={(e) => onChange({ ...value, model: e.currentTarget.value })} />
+        <input data-testid={`${name}-model`} value={value.model} onInput={(e) => onChange({ ...value, model: e.currentTarget.value })} />
       </label>
       <label class="field">
         <span>Base URL</span>

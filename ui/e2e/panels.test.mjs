@@ -1,0 +1,125 @@
+// The rest of the window in a real browser: a conflict with another
+// program's save, sessions, context rows, settings (a write-only key, a
+// local Ollama offered) and the shortcuts overlay.
+
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { browser, call, disk, serve, shot, vault } from "./support.mjs";
+
+const NOTE = "# Plan\n\nStatus: draft\nOwner: Ann\n";
+
+let dir, server, chrome, page, ollama;
+before(async () => {
+  // A stand-in for Ollama's /api/tags on a free port (the real one is not installed here).
+  ollama = createServer((req, res) => {
+    res.setHeader("content-type", "application/json");
+    res.end(req.url === "/api/tags" ? JSON.stringify({ models: [{ name: "llama3.2:3b", model: "llama3.2:3b" }] }) : "{}");
+  });
+  await new Promise((ok) => ollama.listen(0, "127.0.0.1", ok));
+  dir = vault({ "plan.md": NOTE, "other.md": "Other note\n" });
+  const edit = { file_path: "plan.md", operation: "replace", start_line: 3, end_line: 3, new_text: "Status: final", old_text: null, rationale: null };
+  server = await serve(dir, [call("propose_edits", { edits: [edit], summary: "Final." })], {
+    REDLINE_OLLAMA_URL: `http://127.0.0.1:${ollama.address().port}`,
+  });
+  ({ browser: chrome, page } = await browser());
+  await page.goto(server.url);
+  await page.getByTestId("tree-file").first().waitFor();
+});
+after(async () => {
+  await chrome?.close();
+  await server?.stop();
+  ollama?.close();
+});
+
+test("another program's save conflicts with a pending hunk; both versions are shown; keeping mine saves mine", async () => {
+  await page.getByTestId("instruction").fill("Finish the plan");
+  await page.getByTestId("run").click();
+  await page.getByTestId("review-count").filter({ hasText: /^1$/ }).waitFor();
+  await page.getByTestId("review-item").click();
+  await page.locator('[data-testid="hunk-accept"]').waitFor();
+
+  writeFileSync(join(dir, "plan.md"), `${NOTE}Added in another editor.\n`);
+  await page.getByTestId("conflict").waitFor();
+  await page.getByTestId("conflict").locator("summary").click();
+  assert.match(await page.getByTestId("disk-text").innerText(), /Added in another editor/);
+  assert.match(await page.getByTestId("editor").innerText(), /Status: final/, "the buffer keeps the hunk");
+  await shot(page, "panels-1-conflict");
+
+  await page.getByTestId("keep-mine").click();
+  await page.getByTestId("conflict").waitFor({ state: "detached" });
+  await page.locator('[data-testid="hunk-accept"]').click();
+  await page.keyboard.press("Control+KeyS");
+  await page.getByTestId("dirty-marker").waitFor({ state: "detached" });
+  assert.equal(disk(dir, "plan.md"), NOTE.replace("draft", "final"));
+});
+
+test("sessions: new, rename, switch, delete", async () => {
+  const options = () => page.getByTestId("session-select").locator("option").allInnerTexts();
+  const before = await options();
+  await page.getByTestId("new-session").click();
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="session-select"] option').length === n, before.length + 1);
+  await page.getByRole("button", { name: "Rename" }).click();
+  await page.getByTestId("session-name").fill("Second thoughts");
+  await page.getByRole("button", { name: "Rename" }).click();
+  await page.getByTestId("session-select").locator("option", { hasText: "Second thoughts" }).waitFor({ state: "attached" });
+  assert.equal(await page.getByTestId("job-status").count(), 0, "a new session has no job");
+  await page.getByTestId("session-select").selectOption({ index: (await options()).indexOf(before[0]) });
+  await page.getByTestId("job-status").waitFor();
+  await page.getByTestId("session-select").selectOption({ label: "Second thoughts" });
+  page.once("dialog", (d) => d.accept());
+  await page.getByTestId("delete-session").click();
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="session-select"] option').length === n, before.length);
+  assert.ok(!(await options()).includes("Second thoughts"));
+});
+
+test("context rows: the selection and a file, pinned or not, removed", async () => {
+  await page.locator('[data-testid="tree-file"][data-path="other.md"]').click();
+  await page.getByTestId("open-path").filter({ hasText: "other.md" }).waitFor();
+  await page.getByTestId("editor").click();
+  await page.keyboard.press("Control+KeyA");
+  await page.keyboard.press("Alt+KeyL");
+  await page.getByTestId("context-row").filter({ hasText: /other\.md:1–/ }).waitFor();
+  await page.getByTestId("add-file").click();
+  assert.equal(await page.getByTestId("context-row").count(), 2);
+  const pin = page.getByTestId("context-row").nth(1).getByRole("button", { name: /Pin/ });
+  await pin.click();
+  assert.equal(await pin.getAttribute("aria-pressed"), "false", "unpinned: for the next run only");
+  await shot(page, "panels-2-context");
+  await page.getByTestId("context-row").nth(1).getByRole("button", { name: "Remove" }).click();
+  assert.equal(await page.getByTestId("context-row").count(), 1);
+});
+
+test("settings: the key is write-only and shown as a hint; a local Ollama is offered", async () => {
+  await page.getByTestId("open-settings").click();
+  await page.getByTestId("ollama-model").filter({ hasText: "llama3.2:3b" }).waitFor();
+  // Anthropic's key: the OpenAI one comes from the environment here, which wins over a stored one.
+  await page.getByTestId("remote-provider").selectOption("anthropic");
+  await page.getByTestId("api-key").fill("sk-e2e-secret-9876");
+  await page.getByTestId("ollama-model").click();
+  assert.equal(await page.getByTestId("agent-mode").inputValue(), "local");
+  await page.getByTestId("settings-save").click();
+  await page.getByTestId("notice").filter({ hasText: "Settings saved" }).waitFor();
+  assert.equal(await page.getByTestId("api-key").inputValue(), "", "the key leaves the form");
+  assert.match(await page.getByTestId("api-key").getAttribute("placeholder"), /…9876/);
+  const html = await page.content();
+  assert.ok(!html.includes("sk-e2e-secret"), "the key is nowhere in the page");
+  const saved = readFileSync(server.config, "utf8");
+  assert.match(saved, /llama3\.2:3b/);
+  assert.ok(!saved.includes("sk-e2e-secret"), "nor in the config file");
+  await shot(page, "panels-3-settings");
+  await page.keyboard.press("Escape");
+  await page.getByTestId("settings").waitFor({ state: "detached" });
+});
+
+test("F1 lists every shortcut", async () => {
+  await page.keyboard.press("F1");
+  const help = page.getByTestId("help");
+  await help.waitFor();
+  for (const keys of ["Ctrl+S", "Alt+Y", "Alt+N", "Alt+U", "Alt+J", "Alt+K", "Alt+A"]) await help.getByText(keys, { exact: true }).waitFor();
+  await shot(page, "panels-4-help");
+  await page.keyboard.press("Escape");
+  await help.waitFor({ state: "detached" });
+});
