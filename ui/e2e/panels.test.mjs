@@ -123,3 +123,15 @@ test("F1 lists every shortcut", async () => {
   await page.keyboard.press("Escape");
   await help.waitFor({ state: "detached" });
 });
+
+test("the theme follows the system", async () => {
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await page.emulateMedia({ colorScheme: "light" });
+  const light = await background();
+  await page.emulateMedia({ colorScheme: "dark" });
+  const dark = await background();
+  assert.notEqual(light, dark);
+  await page.locator('[data-testid="tree-file"][data-path="plan.md"]').click();
+  await shot(page, "panels-5-dark");
+  await page.emulateMedia({ colorScheme: "light" });
+});
