@@ -66,3 +66,15 @@ require_ui() {
     npm run build
   )
 }
+
+# The webview and window libraries the desktop app links (found by
+# pkg-config): WebKitGTK 4.1, GTK 3, libsoup 3, librsvg.
+require_desktop_deps() {
+  require_build_deps
+  apt_install build-essential cc make
+  local lib
+  for lib in webkit2gtk-4.1:libwebkit2gtk-4.1-dev javascriptcoregtk-4.1:libjavascriptcoregtk-4.1-dev \
+    libsoup-3.0:libsoup-3.0-dev gtk+-3.0:libgtk-3-dev librsvg-2.0:librsvg2-dev; do
+    pkg-config --exists "${lib%%:*}" 2>/dev/null || apt_install_always "${lib#*:}"
+  done
+}
