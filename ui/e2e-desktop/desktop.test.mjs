@@ -32,8 +32,9 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const APP = path.resolve(process.env.REDLINE_DESKTOP_BIN ?? path.join(ROOT, "target/debug/redline-desktop"));
-const REDLINE = path.resolve(process.env.REDLINE_BIN ?? path.join(ROOT, "target/debug/redline"));
+const TARGET = path.resolve(ROOT, process.env.CARGO_TARGET_DIR ?? "target");
+const APP = path.resolve(process.env.REDLINE_DESKTOP_BIN ?? path.join(TARGET, "debug/redline-desktop"));
+const REDLINE = path.resolve(process.env.REDLINE_BIN ?? path.join(TARGET, "debug/redline"));
 const DRIVER = path.resolve(process.env.TAURI_DRIVER ?? path.join(ROOT, "tools/bin/tauri-driver"));
 const ARTIFACTS = path.join(ROOT, "ui/e2e-artifacts");
 const XWINDOW = path.join(path.dirname(fileURLToPath(import.meta.url)), "xwindow.py");

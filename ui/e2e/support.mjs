@@ -15,7 +15,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const root = resolve(here, "../..");
 /** Screenshots and figures go here. */
 export const artifacts = join(root, "ui/e2e-artifacts");
-const redline = process.env.REDLINE_BIN ?? join(root, "target/debug/redline");
+const redline = process.env.REDLINE_BIN ?? resolve(root, process.env.CARGO_TARGET_DIR ?? "target", "debug/redline");
 
 /** Writes `files` (path → text) into a new temporary folder. */
 export function vault(files) {
@@ -38,6 +38,7 @@ function start(args, env) {
   return new Promise((ok, fail) => {
     const lines = createInterface({ input: child.stdout });
     lines.once("line", (line) => ok({ child, line: line.trim() }));
+    child.once("error", fail);
     child.once("exit", (code) => fail(new Error(`${args[0]} exited with ${code} before it was ready`)));
   });
 }
