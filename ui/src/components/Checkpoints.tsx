@@ -14,7 +14,7 @@ import { attempt, overlay, tell } from "../state/store";
 
 const list = signal<Checkpoint[]>([]);
 const selected = signal<string | null>(null);
-const lastRollback = signal<{ report: RollbackReport; of: string } | null>(null);
+const lastRollback = signal<RollbackReport | null>(null);
 /** Bumped by every rollback, so that an open compare loads again. */
 const revision = signal(0);
 
@@ -30,8 +30,8 @@ function when(rfc3339: string) {
   return Number.isNaN(d.getTime()) ? rfc3339 : d.toLocaleString();
 }
 
-async function rolledBack(report: RollbackReport, of: string) {
-  lastRollback.value = { report, of };
+async function rolledBack(report: RollbackReport) {
+  lastRollback.value = report;
   revision.value += 1;
   const failed = report.files.filter((f) => f.status === "conflict");
   if (failed.length) tell("error", `Not rolled back: ${failed.map((f) => `${f.file_path} (${f.message ?? f.status})`).join(", ")}`);
@@ -54,9 +54,9 @@ export function Checkpoints() {
             <button
               data-testid="undo-rollback"
               onClick={async () => {
-                const report = await attempt("Undoing the rollback", () => api.rollbackAll(undo.report.undo_checkpoint_id));
+                const report = await attempt("Undoing the rollback", () => api.rollbackAll(undo.undo_checkpoint_id));
                 if (report) {
-                  await rolledBack(report, undo.report.undo_checkpoint_id);
+                  await rolledBack(report);
                   lastRollback.value = null;
                   tell("info", "Rollback undone");
                 }
@@ -113,7 +113,7 @@ function Detail({ cp }: { cp: Checkpoint }) {
           disabled={chosen.size === 0}
           onClick={async () => {
             const report = await attempt("Rolling back", () => api.rollbackHunks(cp.checkpoint_id, [...chosen]));
-            if (report) await rolledBack(report, cp.checkpoint_id);
+            if (report) await rolledBack(report);
           }}
         >
           Roll back {chosen.size || ""} selected
@@ -124,7 +124,7 @@ function Detail({ cp }: { cp: Checkpoint }) {
           onClick={async () => {
             if (!confirm(`Roll back every file of “${cp.instruction || cp.checkpoint_id}” to before the run? Your edits elsewhere are kept, and this can be undone.`)) return;
             const report = await attempt("Rolling back", () => api.rollbackAll(cp.checkpoint_id));
-            if (report) await rolledBack(report, cp.checkpoint_id);
+            if (report) await rolledBack(report);
           }}
         >
           Roll back all
