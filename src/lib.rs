@@ -30,6 +30,7 @@ pub mod config;
 pub mod edits;
 pub mod hunks;
 pub mod jobs;
+pub mod logging;
 pub mod loopback;
 pub mod project;
 pub mod providers;

@@ -125,14 +125,7 @@ enum ProviderArg {
 }
 
 fn main() -> ExitCode {
-    // Traces go to standard error; REDLINE_LOG picks what (default: warnings).
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("REDLINE_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    redline::logging::init();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(err) => {

@@ -100,14 +100,7 @@ fn confirm_close(window: &tauri::Window, api: &tauri::CloseRequestApi) {
 }
 
 fn main() -> anyhow::Result<()> {
-    // Traces go to standard error; REDLINE_LOG picks what (default: warnings).
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("REDLINE_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    redline::logging::init();
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(Shell::new(RecentFolders::new(recent_file())))

@@ -19,7 +19,7 @@ function summarize(args: unknown): string {
   if (!args || typeof args !== "object") return "";
   return Object.entries(args as Data)
     .filter(([k]) => k !== "edits")
-    .map(([k, v]) => `${k}: ${typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v)}`)
+    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
     .join(", ")
     .slice(0, 240);
 }

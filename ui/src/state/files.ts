@@ -6,7 +6,7 @@ import { api } from "../api/client";
 import type { FileContent, Status } from "../api/types";
 import type { EditorController } from "../editor/controller";
 import { metrics } from "./metrics";
-import { attempt, currentHunk, openFile, reviewItems, tell, tree, unsynced } from "./store";
+import { attempt, currentHunk, openFile, tell, tree, unsynced } from "./store";
 
 let editor: EditorController | null = null;
 /** Decisions made, newest last, for undo. */
@@ -127,17 +127,18 @@ export async function undoDecision() {
   }
 }
 
-/** The first pending hunk of the next file with one, after `path`. */
+/** The first (or, going back, last) pending hunk of the next file in tree
+ * order that has one, after (or before) `path`, wrapping around. */
 async function goToNextFile(path: string | null, direction: 1 | -1 = 1) {
-  const items = reviewItems.value.filter((i) => i.path !== path);
-  if (items.length === 0) return;
-  const paths = [...new Set(reviewItems.value.map((i) => i.path))];
-  const at = path ? paths.indexOf(path) : -1;
-  const order = direction === 1 ? [...paths.slice(at + 1), ...paths.slice(0, at + 1)] : [...paths.slice(0, Math.max(at, 0)).reverse(), ...paths.slice(at + 1).reverse()];
-  const target = order.find((p) => p !== path);
-  if (!target) return;
-  const hunks = items.filter((i) => i.path === target);
-  await openPath(target, direction === 1 ? hunks[0].hunk : hunks[hunks.length - 1].hunk);
+  const files = tree.value;
+  const n = files.length;
+  const found = files.findIndex((e) => e.path === path);
+  const at = found >= 0 ? found : direction === 1 ? -1 : n;
+  for (let k = 1; k <= n; k++) {
+    const entry = files[(((at + direction * k) % n) + n) % n];
+    const hunks = entry.state.pending_hunks;
+    if (entry.path !== path && hunks.length > 0) return openPath(entry.path, direction === 1 ? hunks[0] : hunks[hunks.length - 1]);
+  }
 }
 
 /** Next (1) or previous (-1) pending hunk, moving to another file at the ends. */
