@@ -10,14 +10,16 @@ mod support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use redline::agent::AgentEvent;
+use redline::agent::events::ToolCallCompleted;
 use redline::config::Limits;
-use redline::jobs::{Event, Job, JobStatus, Session};
+use redline::jobs::{Event, Job, JobStatus, Records, Session};
 use redline::project::Project;
 use redline::providers::conversation::{Message, StepRequest, ToolChoice};
 use redline::providers::http::HttpProvider;
-use redline::providers::scripted::{ScriptedModel, Turn};
 use redline::providers::{Protocol, Provider};
 use redline::store::Store;
+use redline::testkit::scripted::{ScriptedModel, Turn};
 use serde_json::json;
 use support::*;
 
@@ -38,7 +40,7 @@ fn rss_kib(field: &str) -> u64 {
 async fn overhead(protocol: Protocol, steps: usize) {
     let read = || Turn::call("read_file", json!({ "file_path": "notes/alpha.md" }));
     let mut turns: Vec<Turn> = (0..steps).map(|_| read()).collect();
-    turns.push(Turn::text(&["Done."]));
+    turns.push(nothing("Done."));
     let h = harness(protocol, turns, |c| {
         c.limits.max_token_budget = u64::MAX / 4;
         c.limits.max_events_per_job = 100_000;
@@ -135,6 +137,7 @@ fn fill(data: &std::path::Path, root: &std::path::Path, events_per_job: usize) -
             context_rows: Vec::new(),
             last_job_id: None,
             pending_review: None,
+            reported_hunks: Default::default(),
         };
         store.put_session(&session).unwrap();
         for j in 0..limits.max_jobs_per_session {
@@ -152,12 +155,18 @@ fn fill(data: &std::path::Path, root: &std::path::Path, events_per_job: usize) -
             let events: Vec<Event> = (0..events_per_job)
                 .map(|c| Event {
                     cursor: c as u64,
-                    kind: "tool.call.completed".into(),
                     ts: now.clone(),
-                    data: json!({ "tool_call_id": format!("call_{c}"), "tool": "search_project", "ok": true, "result_count": c }),
+                    event: AgentEvent::ToolCallCompleted(ToolCallCompleted {
+                        tool_call_id: format!("call_{c}"),
+                        tool: "search_project".into(),
+                        ok: true,
+                        result_count: Some(c as u64),
+                        error: None,
+                    })
+                    .into(),
                 })
                 .collect();
-            store.put_events(&job.job_id, &events).unwrap();
+            store.put_job_events(&job.job_id, &events).unwrap();
             count += events.len();
         }
     }

@@ -31,8 +31,8 @@ use redline::config::Limits;
 use redline::jobs::{Providers, Runtime};
 use redline::providers::conversation::{Message, StepRequest};
 use redline::providers::http::HttpProvider;
-use redline::providers::scripted::Turn;
 use redline::providers::{Notice, Protocol, Provider, ProviderError, Step};
+use redline::testkit::scripted::Turn;
 use reqwest::{Client, Method};
 use serde_json::{Value, json};
 
@@ -186,7 +186,7 @@ fn probe_script(cycles: usize, runs: usize) -> Vec<Turn> {
     }
     let run: Vec<Turn> = (0..cycles)
         .map(|_| ask.clone())
-        .chain([Turn::text(&["Done."])])
+        .chain([support::nothing("Done.")])
         .collect();
     (0..runs).flat_map(|_| run.clone()).collect()
 }

@@ -16,7 +16,7 @@ use redline::hunks::{HunkLimits, bundle};
 use redline::project::Project;
 use redline::review::Status;
 use redline::store::Store;
-use redline::vaultgen::{self, VaultSpec};
+use redline::testkit::vaultgen::{self, VaultSpec};
 use redline::workspace::{RunInfo, Workspace};
 
 fn ms(d: Duration) -> f64 {

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use redline::config::Limits;
 use redline::project::Project;
+use redline::testkit::vaultgen::{self, VaultSpec};
 use redline::tools;
-use redline::vaultgen::{self, VaultSpec};
 
 fn median(mut f: impl FnMut(), runs: usize) -> Duration {
     let mut times: Vec<Duration> = (0..runs)

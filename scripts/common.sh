@@ -36,12 +36,10 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$package" >/dev/null
 }
 
-# The C libraries Redline links: OpenSSL (HTTPS to model providers) and
-# D-Bus (the OS keychain through the Secret Service), found by pkg-config.
+# The engine links no system library (rustls with ring for HTTPS, zbus for
+# the keychain); building it needs only a C compiler, for ring's assembly.
 require_build_deps() {
-  apt_install pkg-config pkg-config
-  pkg-config --exists openssl 2>/dev/null || apt_install_always libssl-dev
-  pkg-config --exists dbus-1 2>/dev/null || apt_install_always libdbus-1-dev
+  apt_install build-essential cc
 }
 
 # apt_install_always PACKAGE: installs PACKAGE (no command to check for).
@@ -68,10 +66,13 @@ require_ui() {
 }
 
 # The webview and window libraries the desktop app links (found by
-# pkg-config): WebKitGTK 4.1, GTK 3, libsoup 3, librsvg.
+# pkg-config): WebKitGTK 4.1, GTK 3, libsoup 3, librsvg, and D-Bus (the
+# window toolkit's).
 require_desktop_deps() {
   require_build_deps
-  apt_install build-essential cc make
+  apt_install make make
+  apt_install pkg-config pkg-config
+  pkg-config --exists dbus-1 2>/dev/null || apt_install_always libdbus-1-dev
   local lib
   for lib in webkit2gtk-4.1:libwebkit2gtk-4.1-dev javascriptcoregtk-4.1:libjavascriptcoregtk-4.1-dev \
     libsoup-3.0:libsoup-3.0-dev gtk+-3.0:libgtk-3-dev librsvg-2.0:librsvg2-dev; do

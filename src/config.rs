@@ -24,6 +24,8 @@ use figment::{
 };
 use serde::{Deserialize, Serialize};
 
+pub use crate::providers::http::HttpSettings;
+
 /// Every tunable limit of the engine, with the seed's §1 defaults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
@@ -179,37 +181,6 @@ impl ProviderSettings {
     }
 }
 
-/// Timeouts and retries of provider calls.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HttpSettings {
-    /// Connecting. Default 10 s.
-    pub connect_timeout_ms: u64,
-    /// Silence inside a response (no byte for this long). Default 120 s.
-    pub idle_timeout_ms: u64,
-    /// One whole request. Default 10 min.
-    pub request_timeout_ms: u64,
-    /// Retries of a retryable failure. Default 3.
-    pub max_retries: u32,
-    /// First backoff; each retry doubles it. Default 500 ms.
-    pub backoff_ms: u64,
-    /// Longest wait between attempts, `retry-after` included. Default 60 s.
-    pub max_backoff_ms: u64,
-}
-
-impl Default for HttpSettings {
-    fn default() -> Self {
-        HttpSettings {
-            connect_timeout_ms: 10_000,
-            idle_timeout_ms: 120_000,
-            request_timeout_ms: 600_000,
-            max_retries: 3,
-            backoff_ms: 500,
-            max_backoff_ms: 60_000,
-        }
-    }
-}
-
 /// When `hybrid_auto` moves a job from the local to the remote provider
 /// (seed §12).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -245,6 +216,32 @@ pub struct Price {
     pub output_per_mtok: f64,
 }
 
+/// An agent definition (seed 004): a named system prompt, the tools it may
+/// use, and optionally its own model. The configuration file's `[[agents]]`;
+/// the agent module adds the built-in `default` and the tool check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentDefinition {
+    /// Its id, e.g. `default`.
+    pub agent_id: String,
+    /// The name people see.
+    pub display_name: String,
+    /// What it is for.
+    #[serde(default)]
+    pub description: String,
+    /// Its instructions, put before Redline's own rules.
+    #[serde(default)]
+    pub system_prompt: String,
+    /// Glob patterns of the tools it may use; `None` allows all.
+    #[serde(default)]
+    pub tool_allowlist: Option<Vec<String>>,
+    /// Glob patterns of tools it may not use, applied after the allowlist.
+    #[serde(default)]
+    pub tool_denylist: Option<Vec<String>>,
+    /// A model of the provider in force to use instead of the configured one.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
 /// The whole configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -267,7 +264,7 @@ pub struct Config {
     /// estimates. Defaults cover a few common models; unknown ones cost 0.
     pub pricing: std::collections::BTreeMap<String, Price>,
     /// Agent definitions besides the built-in `default` (seed 004).
-    pub agents: Vec<crate::agent::AgentDefinition>,
+    pub agents: Vec<AgentDefinition>,
 }
 
 impl Default for Config {

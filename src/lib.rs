@@ -3,8 +3,9 @@
 //! The crate is the whole engine as a library, free of any UI toolkit: a
 //! [`project::Project`] is one folder with its file rules and path guard;
 //! [`tools`] are what the agent calls (search, read, list); [`config`] holds
-//! the limits; [`vaultgen`] makes deterministic note folders for tests and
-//! benchmarks. The `redline` binary is a thin command line over it.
+//! the limits; `testkit` (a feature) holds the scripted model and the
+//! generated vaults of tests and benchmarks. The `redline` binary is a thin
+//! command line over it.
 //!
 //! ```
 //! use redline::{config::Limits, project::Project, tools};
@@ -28,6 +29,8 @@ pub mod api;
 pub mod checkpoints;
 pub mod config;
 pub mod edits;
+#[cfg(feature = "testkit")]
+pub mod eval;
 pub mod hunks;
 pub mod jobs;
 pub mod logging;
@@ -37,7 +40,8 @@ pub mod providers;
 pub mod review;
 pub mod settings;
 pub mod store;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 pub mod tools;
-pub mod vaultgen;
 pub mod watch;
 pub mod workspace;

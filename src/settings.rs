@@ -261,7 +261,7 @@ pub async fn detect_ollama(url: &str) -> LocalModels {
     }
     let url = url.trim_end_matches('/');
     let tags = async {
-        let client = reqwest::Client::builder()
+        let client = crate::providers::http::client_builder()
             .timeout(std::time::Duration::from_millis(500))
             .build()
             .ok()?;

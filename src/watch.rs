@@ -16,9 +16,9 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 
 use notify::{RecursiveMode, Watcher as _};
-use serde_json::json;
 
 use crate::jobs::Runtime;
+use crate::jobs::events::{FeedEvent, TreeChanged};
 
 /// The watcher could not start.
 #[derive(Debug, thiserror::Error)]
@@ -96,7 +96,9 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
                 continue;
             };
             if path.is_dir() {
-                runtime.feed().push("tree.changed", json!({ "path": rel }));
+                runtime
+                    .feed()
+                    .push(FeedEvent::TreeChanged(TreeChanged { path: rel }));
                 continue;
             }
             // The guard refuses hidden, ignored and temporary files: not ours to follow.
@@ -110,7 +112,9 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
                     tracing::debug!(path = %rel, error = %e, "change not taken in");
                 }
             }
-            runtime.feed().push("tree.changed", json!({ "path": "" }));
+            runtime.feed().push(FeedEvent::TreeChanged(TreeChanged {
+                path: String::new(),
+            }));
         }
     }
 }

@@ -11,8 +11,8 @@ use std::time::Duration;
 use redline::config::AgentMode;
 use redline::jobs::{JobStatus, Runtime};
 use redline::providers::Protocol;
-use redline::providers::scripted::{ScriptedCall, ScriptedModel, ScriptedStop, Turn};
 use redline::review::Status;
+use redline::testkit::scripted::{ScriptedCall, ScriptedModel, ScriptedStop, Turn};
 use serde_json::json;
 use support::*;
 
@@ -125,9 +125,14 @@ async fn a_tool_chain_ends_in_review_and_apply_writes_the_accepted_hunk() {
             Some(bundle_checkpoint(&events).as_str())
         );
 
-        // Decisions are recorded in the job's log, and can be undone.
+        // Decisions are recorded in the job's log, and can be undone. Its
+        // only hunk rejected, the review is finished (nothing to write);
+        // undone, the job awaits review again.
         h.runtime.decide(&hunk, Status::Rejected).unwrap();
+        let status = |h: &Harness| h.runtime.job(&job.job_id).unwrap().status;
+        assert_eq!(status(&h), JobStatus::Completed);
         h.runtime.decide(&hunk, Status::Pending).unwrap();
+        assert_eq!(status(&h), JobStatus::AwaitingReview);
         let page = h
             .runtime
             .events(&job.job_id, events.len() as u64, 0)
@@ -458,7 +463,7 @@ async fn cancel_stops_a_job_mid_step_and_while_it_waits() {
         loop {
             let page = h.runtime.events(&job.job_id, cursor, 2_000).await.unwrap();
             cursor = page.next_cursor;
-            if page.events.iter().any(|e| e.kind == "assistant.delta") {
+            if page.events.iter().any(|e| e.kind() == "assistant.delta") {
                 break;
             }
         }
@@ -514,7 +519,7 @@ async fn provider_errors_are_retried_by_class() {
                 Turn::StreamError {
                     message: "upstream overloaded".into(),
                 },
-                Turn::text(&["Nothing to change."]),
+                nothing("Nothing to change."),
             ],
             |_| {},
         )
@@ -688,8 +693,8 @@ async fn sessions_keep_chat_and_context_and_gc_purges_only_finished_jobs() {
     let h = harness(
         Protocol::OpenAiChat,
         vec![
-            Turn::text(&["First answer."]),
-            Turn::text(&["Second answer."]),
+            nothing("First answer."),
+            nothing("Second answer."),
             Turn::call("clarify_user", json!({ "question": "Hm?" })),
         ],
         |c| c.limits.max_jobs_per_session = 1,
@@ -763,7 +768,7 @@ async fn a_conflict_on_apply_writes_nothing_and_a_rerun_is_linked_to_the_job() {
         vec![
             Turn::call("read_file", json!({ "file_path": "notes/alpha.md" })),
             propose_alpha(),
-            Turn::text(&["The status is already settled."]),
+            nothing("The status is already settled."),
         ],
         |_| {},
     )
@@ -861,28 +866,132 @@ async fn an_agent_definition_filters_the_tools_on_the_server() {
     );
 }
 
-/// The loop's tools read the disk; a proposal on a file whose buffer holds
-/// the user's unsaved edits is refused (recorded as `edits.refused`), and the
-/// user's text is untouched.
+/// A proposal on a file whose buffer holds the user's unsaved edits stacks
+/// on them: the agent reads the buffer, its hunk is staged on top, and the
+/// user's text stays (in the buffer, not on disk) beside it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_proposal_over_unsaved_user_edits_is_refused_and_loses_nothing() {
+async fn a_proposal_over_unsaved_user_edits_stacks_on_them() {
     let h = harness(
         Protocol::OpenAiChat,
-        vec![propose_alpha(), Turn::text(&["I could not stage it."])],
+        vec![
+            Turn::call("read_file", json!({ "file_path": "notes/alpha.md" })),
+            propose_alpha(),
+        ],
         |_| {},
     )
     .await;
     let mine = format!("{ALPHA}Mine, unsaved.\n");
     h.runtime.edit("notes/alpha.md", &mine, None).unwrap();
-    let (_, events) = h.run_to_end("Mark Alpha final", None).await;
-    let refused = of_kind(&events, "edits.refused");
-    assert_eq!(refused.len(), 1, "{:?}", kinds(&events));
-    assert!(
-        refused[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("changed since")
+    let (job, events) = h.run_to_end("Mark Alpha final", None).await;
+    assert_eq!(
+        job.status,
+        JobStatus::AwaitingReview,
+        "{:?}",
+        kinds(&events)
     );
+    assert!(of_kind(&events, "edits.refused").is_empty());
+    // The model read the buffer, the user's line included.
+    let read = &tool_results(&h.bodies()[1])[0].1;
+    assert!(read.contains("Mine, unsaved."), "{read}");
+    let buffer = h.runtime.file_content("notes/alpha.md").unwrap();
+    assert_eq!(buffer.text, mine.replace("Status: draft", "Status: final"));
+    assert_eq!(buffer.state.pending_hunks.len(), 1);
+    assert_eq!(h.read("notes/alpha.md"), ALPHA, "nothing reached the disk");
+    // Rejecting the hunk gives back exactly the user's text.
+    let hunk = &buffer.state.pending_hunks[0];
+    h.runtime.decide(hunk, Status::Rejected).unwrap();
     assert_eq!(h.runtime.file_content("notes/alpha.md").unwrap().text, mine);
-    assert_eq!(h.read("notes/alpha.md"), ALPHA);
+}
+
+/// llama.cpp's own answer (recorded) when a small model's output is no tool
+/// call it can parse: HTTP 200, then an error event.
+fn unparseable() -> Turn {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/provider-streams/llama-server-functionary-template"
+    );
+    Turn::Raw {
+        content_type: "text/event-stream".into(),
+        body: std::fs::read_to_string(format!("{dir}/oai_chat_stream_auto.response.sse")).unwrap(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_the_server_cannot_parse_is_a_malformed_step_not_a_retry() {
+    let h = harness(
+        Protocol::OpenAiChat,
+        vec![unparseable(), unparseable(), propose_alpha()],
+        |_| {},
+    )
+    .await;
+    let (job, events) = h.run_to_end("Mark Alpha final", None).await;
+    assert_eq!(
+        job.status,
+        JobStatus::AwaitingReview,
+        "{:?}",
+        kinds(&events)
+    );
+    assert_eq!(of_kind(&events, "model.unreadable").len(), 2);
+    assert!(
+        of_kind(&events, "provider.retry").is_empty(),
+        "never retried as it was"
+    );
+    let bodies = h.bodies();
+    assert_eq!(bodies.len(), 3, "one request per step");
+    assert!(
+        bodies[1]["messages"]
+            .to_string()
+            .contains("could not be read as a tool call")
+    );
+
+    // In hybrid_auto it counts toward the schema-retry limit, and that
+    // limit sends the job to the remote model.
+    let local = ScriptedModel::start((0..6).map(|_| unparseable()).collect())
+        .await
+        .unwrap();
+    let h = harness(Protocol::AnthropicMessages, vec![propose_alpha()], |c| {
+        c.agent_mode = AgentMode::HybridAuto;
+        c.local = settings(&local, Protocol::OpenAiChat);
+    })
+    .await;
+    let (job, events) = h.run_to_end("Mark Alpha final", None).await;
+    assert_eq!(
+        job.status,
+        JobStatus::AwaitingReview,
+        "{:?}",
+        kinds(&events)
+    );
+    assert_eq!(
+        of_kind(&events, "provider.fallback")[0]["reason"],
+        "schema_failures"
+    );
+    assert_eq!(local.requests().len(), 6, "five retries, then the limit");
+    assert!(of_kind(&events, "provider.retry").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repeated_failing_call_is_cut_short() {
+    let missing = || Turn::call("read_file", json!({ "file_path": "notes/missing.md" }));
+    let h = harness(
+        Protocol::OpenAiChat,
+        (0..8).map(|_| missing()).collect(),
+        |_| {},
+    )
+    .await;
+    let (job, events) = h.run_to_end("Read the missing note", Some(20)).await;
+    assert_eq!(job.status, JobStatus::Failed, "{:?}", kinds(&events));
+    assert_eq!(job.error.as_ref().unwrap().code, "repeated_calls");
+    let ran = of_kind(&events, "tool.call.completed");
+    assert_eq!(ran.len(), 2, "run twice");
+    assert!(ran.iter().all(|r| r["ok"] == false));
+    assert_eq!(
+        strings(&events, "tool.call.failed", "code"),
+        ["repeated_call"; 3]
+    );
+    assert_eq!(h.bodies().len(), 5, "ended after the third repeat not run");
+    let told = h.bodies()[3]["messages"].to_string();
+    assert!(
+        told.contains("not run: you made this exact call 3 times"),
+        "{told}"
+    );
 }

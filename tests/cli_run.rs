@@ -9,7 +9,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use redline::providers::Protocol;
-use redline::providers::scripted::{ScriptedModel, Turn};
+use redline::testkit::scripted::{ScriptedModel, Turn};
 use serde_json::{Value, json};
 use support::*;
 

@@ -59,27 +59,32 @@ fn ready() {
     out.flush().unwrap();
 }
 
-/// The workspace child: stage a proposal once, then save versions forever.
+/// The workspace child: stage two stacked proposals once (the second on the
+/// first's text), then save versions forever.
 fn child(root: &Path, data: &Path) -> ! {
     let mut ws = open(root, data);
     if ws.review().file("note.md").is_none() {
-        let edit = ProposedEdit {
-            edit_id: "e_1".into(),
-            file_path: "note.md".into(),
-            operation: Operation::Replace,
-            start_line: 1,
-            end_line: None,
-            new_text: "agent line".into(),
-            old_text: None,
-            expected_hash: None,
-            rationale: String::new(),
-        };
-        let run = RunInfo {
-            job_id: "job_1".into(),
-            ..RunInfo::default()
-        };
-        ws.propose(&run, &[edit], &HunkLimits::default()).unwrap();
-        ws.decide("h_1", Status::Accepted).unwrap();
+        for (job, new_text) in [("job_1", "agent line"), ("job_2", "agent line, again")] {
+            let edit = ProposedEdit {
+                edit_id: "e_1".into(),
+                file_path: "note.md".into(),
+                operation: Operation::Replace,
+                start_line: 1,
+                end_line: None,
+                new_text: new_text.into(),
+                old_text: None,
+                expected_hash: None,
+                rationale: String::new(),
+            };
+            let run = RunInfo {
+                job_id: job.into(),
+                ..RunInfo::default()
+            };
+            let (_, bundle) = ws.propose(&run, &[edit], &HunkLimits::default()).unwrap();
+            for hunk in bundle.hunk_ids() {
+                ws.decide(hunk, Status::Accepted).unwrap();
+            }
+        }
     }
     let mut k = 0;
     loop {

@@ -200,8 +200,8 @@ async fn whole_jobs_run_against_a_real_model_in_both_wire_formats() {
         for call in &requested {
             let id = &call["tool_call_id"];
             let answered = events.iter().any(|e| {
-                matches!(e.kind.as_str(), "tool.call.completed" | "tool.call.failed")
-                    && &e.data["tool_call_id"] == id
+                matches!(e.kind(), "tool.call.completed" | "tool.call.failed")
+                    && &e.data()["tool_call_id"] == id
             }) || matches!(
                 call["tool"].as_str(),
                 Some("propose_edits" | "clarify_user")

@@ -256,8 +256,8 @@ fn vercel_recordings() {
 async fn the_http_adapter_reads_every_llama_server_capture_like_the_decoder() {
     use redline::providers::conversation::{Message, StepRequest, ToolChoice};
     use redline::providers::http::HttpProvider;
-    use redline::providers::scripted::{ScriptedModel, Turn};
     use redline::providers::{Provider, ProviderErrorKind};
+    use redline::testkit::scripted::{ScriptedModel, Turn};
 
     let mut served = 0;
     for dir in [

@@ -20,8 +20,8 @@ use redline::config::Limits;
 use redline::jobs::{JobStatus, Runtime};
 use redline::project::{Project, WriteError};
 use redline::providers::Protocol;
-use redline::providers::scripted::Turn;
 use redline::review::Status;
+use redline::testkit::scripted::Turn;
 use serde_json::json;
 use support::*;
 
@@ -48,6 +48,20 @@ fn proposal() -> Turn {
     Turn::call(
         "propose_edits",
         json!({ "edits": edits, "summary": "Edited." }),
+    )
+}
+
+/// A second job stacked on the first's pending text: each file's line 5.
+fn stacked() -> Turn {
+    let edits: Vec<_> = (0..FILES)
+        .map(|i| {
+            json!({ "file_path": file(i), "operation": "replace", "start_line": 5, "end_line": 5,
+                    "new_text": format!("f{i} line 5 STACKED"), "old_text": null, "rationale": null })
+        })
+        .collect();
+    Turn::call(
+        "propose_edits",
+        json!({ "edits": edits, "summary": "Stacked." }),
     )
 }
 
@@ -88,7 +102,7 @@ async fn settle(runtime: &Runtime) {
 }
 
 async fn race(seed: u64) {
-    let h = harness(Protocol::OpenAiChat, vec![proposal()], |_| {}).await;
+    let h = harness(Protocol::OpenAiChat, vec![proposal(), stacked()], |_| {}).await;
     for i in 0..FILES {
         std::fs::create_dir_all(h.vault.path().join("race")).unwrap();
         std::fs::write(h.vault.path().join(file(i)), original(i)).unwrap();
@@ -109,6 +123,9 @@ async fn race(seed: u64) {
         })
         .collect();
     assert_eq!(hunks.len(), 2 * FILES);
+    // A second job stacks on the first's pending hunks and stays pending.
+    let (second, _) = h.run_to_end("Stack", None).await;
+    assert_eq!(second.status, JobStatus::AwaitingReview, "seed {seed}");
 
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let other = std::thread::spawn({
@@ -136,6 +153,16 @@ async fn race(seed: u64) {
     for (i, markers) in markers.iter().enumerate() {
         let path = file(i);
         let disk = h.read(&path);
+        let stacked = format!("f{i} line 5 STACKED");
+        assert!(
+            !disk.contains(&stacked),
+            "seed {seed}: a pending hunk reached {path}"
+        );
+        let buffer = h.runtime.file_content(&path).unwrap().text;
+        assert!(
+            buffer.contains(&stacked),
+            "seed {seed}: the stacked hunk left {path}'s buffer"
+        );
         for marker in markers {
             assert!(
                 disk.contains(marker),

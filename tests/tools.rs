@@ -8,8 +8,8 @@ use std::process::Command;
 
 use redline::config::Limits;
 use redline::project::Project;
+use redline::testkit::vaultgen::{self, VaultSpec};
 use redline::tools;
-use redline::vaultgen::{self, VaultSpec};
 use serde_json::{Value, json};
 
 fn demo_root() -> PathBuf {

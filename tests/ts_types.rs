@@ -1,26 +1,31 @@
 //! The UI's TypeScript types, `ui/src/api/types/`, are generated from the
-//! API's Rust types (ts-rs) and checked in. This test renders them afresh and
-//! fails when the checked-in files differ; `REDLINE_WRITE_TS=1 cargo test
-//! --test ts_types` writes them instead.
+//! API's Rust types (ts-rs), and its client, `ui/src/api/client.ts`, from the
+//! API's table of operations (`redline::api::operations`); both are checked
+//! in. This test renders them afresh and fails when the checked-in files
+//! differ; `REDLINE_WRITE_TS=1 cargo test --test ts_types` writes them instead.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use redline::api::local::{LocalReply, LocalRequest};
+use redline::api::operations::{self, Operation};
 use redline::api::{
-    Applied, Apply, Clarify, CreateSession, Decide, Decided, EditBuffer, ErrorResponse,
-    FileRequest, JobStarted, ProjectInfo, RenameSession, Resolve, Rollback, SessionCreated,
-    SessionDeleted,
+    Applied, Apply, Clarify, CreateSession, Decide, Decided, Diff3Query, EditBuffer, ErrorResponse,
+    EventsQuery, FileQuery, FileRequest, JobStarted, ProjectInfo, RenameSession, Resolve, Rollback,
+    SessionCreated, SessionDeleted, TreeQuery,
 };
 use redline::checkpoints::{Checkpoint, RollbackReport};
-use redline::jobs::{EventPage, FeedPage, Job, RunRequest, Session};
+use redline::jobs::{EventPage, FeedPage, Job, ReviewQueue, RunRequest, Session};
 use redline::settings::{LocalModels, Settings, SettingsSaved, SettingsUpdate};
-use redline::workspace::{FileChange, FileContent, Resolved, ThreeWay, TreeEntry};
+use redline::workspace::{FileContent, Resolved, ThreeWay, TreeEntry};
 use ts_rs::TS;
 
 /// Where the files live, relative to the crate root.
 const TYPES_DIR: &str = "ui/src/api/types";
+
+/// The client, relative to the crate root.
+const CLIENT: &str = "ui/src/api/client.ts";
 
 /// The command that regenerates them.
 const REGENERATE: &str = "REDLINE_WRITE_TS=1 cargo test --test ts_types";
@@ -43,6 +48,11 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         FileRequest,
         Resolve,
         SettingsUpdate,
+        // Queries.
+        EventsQuery,
+        TreeQuery,
+        FileQuery,
+        Diff3Query,
         // The desktop shell's one command.
         LocalRequest,
         LocalReply,
@@ -60,6 +70,7 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         ThreeWay,
         RollbackReport,
         TreeEntry,
+        ReviewQueue,
         FileContent,
         Resolved,
         FeedPage,
@@ -67,9 +78,6 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         SettingsSaved,
         LocalModels,
         ErrorResponse,
-        // The `data` of the project feed's `file.changed`, `file.reloaded`
-        // and `file.conflict` events.
-        FileChange,
     );
     Ok(())
 }
@@ -152,6 +160,120 @@ fn generate() -> BTreeMap<String, Vec<u8>> {
     files
 }
 
+/// `snake_case` as `camelCase`.
+fn camel(name: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `client.ts`: one typed function per operation, in the table's order. Its
+/// arguments are the path id, then the query, then the body.
+fn client(ops: &[Operation], exported: &BTreeMap<String, Vec<u8>>) -> Vec<u8> {
+    let known: std::collections::BTreeSet<String> = exported
+        .values()
+        .flat_map(|text| {
+            String::from_utf8_lossy(text)
+                .lines()
+                .filter_map(|l| l.strip_prefix("export type "))
+                .map(|rest| {
+                    rest.chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect::<String>()
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut used = std::collections::BTreeSet::new();
+    let mut body = String::new();
+    for op in ops {
+        for ty in [&op.query, &op.body, &Some(op.response.clone())]
+            .into_iter()
+            .flatten()
+        {
+            for word in ty.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                if word.is_empty() || word == "Array" {
+                    continue;
+                }
+                assert!(
+                    known.contains(word),
+                    "operation `{}` names `{word}`, which is not an exported type",
+                    op.name
+                );
+                used.insert(word.to_owned());
+            }
+        }
+        let mut params = Vec::new();
+        let mut path = String::new();
+        for (i, part) in op.path.split('{').enumerate() {
+            if i == 0 {
+                path.push_str(part);
+                continue;
+            }
+            let (name, rest) = part.split_once('}').expect("a closed path parameter");
+            params.push(format!("{name}: string"));
+            write!(path, "${{q({name})}}{rest}").unwrap();
+        }
+        if let Some(query) = &op.query {
+            params.push(format!("query: {query}"));
+            path.push_str("${search(query)}");
+        }
+        if let Some(b) = &op.body {
+            params.push(format!("body: {b}"));
+        }
+        for line in op.doc.lines() {
+            writeln!(body, "  /** {} */", line.trim()).unwrap();
+        }
+        writeln!(
+            body,
+            "  {}: ({}) => call<{}>(\"{}\", `{path}`{}),",
+            camel(op.name),
+            params.join(", "),
+            op.response,
+            op.method,
+            if op.body.is_some() { ", body" } else { "" }
+        )
+        .unwrap();
+    }
+    let mut out = String::from(
+        "// Generated by tests/ts_types.rs from redline::api::operations. Do not edit this file manually.\n\
+         // Every route of the API, typed with the generated types.\n\n\
+         import { call } from \"./transport\";\n",
+    );
+    writeln!(
+        out,
+        "import type {{ {} }} from \"./types\";\n",
+        used.into_iter().collect::<Vec<_>>().join(", ")
+    )
+    .unwrap();
+    out.push_str(
+        "const q = encodeURIComponent;\n\n\
+         /** A query string of the fields that are set. */\n\
+         function search(query: object): string {\n  \
+           const params = new URLSearchParams();\n  \
+           for (const [key, value] of Object.entries(query)) {\n    \
+             if (value !== undefined && value !== null) params.set(key, String(value));\n  \
+           }\n  \
+           const text = params.toString();\n  \
+           return text ? `?${text}` : \"\";\n\
+         }\n\n\
+         export const api = {\n",
+    );
+    out.push_str(&body);
+    out.push_str("};\n");
+    out.into_bytes()
+}
+
 /// The first line where `a` and `b` differ, 1-based, with both versions.
 fn first_difference(a: &[u8], b: &[u8]) -> String {
     let (a, b) = (String::from_utf8_lossy(a), String::from_utf8_lossy(b));
@@ -204,11 +326,18 @@ fn remove_empty_dirs(dir: &Path) {
 
 #[test]
 fn typescript_types_are_up_to_date() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(TYPES_DIR);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join(TYPES_DIR);
     let want = generate();
     let have = read_tree(&dir);
+    let want_client = client(&operations::table(), &want);
+    let have_client = std::fs::read(root.join(CLIENT)).unwrap_or_default();
     if std::env::var_os("REDLINE_WRITE_TS").is_some_and(|v| !v.is_empty() && v != "0") {
         write(&dir, &want, &have);
+        if have_client != want_client {
+            std::fs::write(root.join(CLIENT), &want_client).expect("write the client");
+            eprintln!("wrote {CLIENT}");
+        }
         return;
     }
     let mut problems = String::new();
@@ -227,9 +356,17 @@ fn typescript_types_are_up_to_date() {
     for path in have.keys().filter(|p| !want.contains_key(*p)) {
         writeln!(problems, "  extra:   {path}").unwrap();
     }
+    if have_client != want_client {
+        writeln!(
+            problems,
+            "  stale:   {CLIENT} ({})",
+            first_difference(&have_client, &want_client)
+        )
+        .unwrap();
+    }
     assert!(
         problems.is_empty(),
-        "the TypeScript types in {TYPES_DIR}/ do not match the Rust API types:\n{problems}\
+        "the TypeScript types in {TYPES_DIR}/ or the client do not match the Rust API:\n{problems}\
          regenerate them with `{REGENERATE}` and check them in"
     );
 }

@@ -141,7 +141,7 @@ fn the_whole_review_cycle_survives_a_restart() {
     assert!(statuses.contains(&(Some("h_2".into()), Status::Rejected)));
 
     // Apply: h_1 and h_3 in, the rest out; CRLF kept in the sync note.
-    let report = ws.apply(&["h_1".into(), "h_3".into()]).unwrap();
+    let report = ws.apply(&bundle, &["h_1".into(), "h_3".into()]);
     assert!(report.iter().all(|f| f.status == "applied"), "{report:?}");
     assert_eq!(read(root, "Inbox/Meridian.md"), "# Meridian\n");
     assert_eq!(read(root, style), style_before, "h_4 was rejected by apply");
@@ -224,11 +224,11 @@ fn scoped_rollback_keeps_newer_edits_and_reports_overlaps() {
         edit("e_2", "n.md", Operation::Replace, 10, "TEN"),
         edit("e_3", "n.md", Operation::Replace, 17, "SEVENTEEN"),
     ];
-    let (checkpoint, _) = ws
+    let (checkpoint, bundle) = ws
         .propose(&run("job_1"), &edits, &HunkLimits::default())
         .unwrap();
-    ws.apply(&["h_1".into(), "h_2".into(), "h_3".into()])
-        .unwrap();
+    let report = ws.apply(&bundle, &["h_1".into(), "h_2".into(), "h_3".into()]);
+    assert!(report.iter().all(|f| f.status == "applied"), "{report:?}");
     // Later: the user adds a line at the top and edits inside h_3.
     let now = read(root, "n.md");
     let edited = format!("added\n{}", now.replace("SEVENTEEN", "SEVENTEEN (mine)"));
@@ -274,14 +274,15 @@ fn a_created_file_the_user_edited_survives_a_hard_rollback() {
     let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let root = vault.path();
     let mut ws = open(root, data.path());
-    let (checkpoint, _) = ws
+    let (checkpoint, bundle) = ws
         .propose(
             &run("job_1"),
             &[edit("e_1", "new.md", Operation::Create, 1, "draft\n")],
             &HunkLimits::default(),
         )
         .unwrap();
-    ws.apply(&["h_1".into()]).unwrap();
+    let report = ws.apply(&bundle, &["h_1".into()]);
+    assert_eq!(report[0].status, "applied");
     ws.user_edit("new.md", "draft\nmy notes\n").unwrap();
     let report = ws
         .rollback(&checkpoint.checkpoint_id, RollbackMode::HardAll, &[])
@@ -292,6 +293,138 @@ fn a_created_file_the_user_edited_survives_a_hard_rollback() {
         ws.review().file("new.md").unwrap().buffer(),
         "draft\nmy notes\n"
     );
+}
+
+#[test]
+fn save_and_apply_write_only_accepted_text_over_the_expected_bytes() {
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = vault.path();
+    let base = "title\n\none\ntwo\nthree\n\nfour\nfive\nsix\n";
+    std::fs::write(root.join("f.md"), base).unwrap();
+    std::fs::write(root.join("g.md"), "g\n").unwrap();
+    let mut ws = open(root, data.path());
+    let edits = [
+        edit("e_1", "f.md", Operation::Replace, 3, "ONE"),
+        edit(
+            "e_2",
+            "f.md",
+            Operation::Replace,
+            8,
+            "FIVE\nfive and a half",
+        ),
+        edit("e_3", "g.md", Operation::Replace, 1, "G"),
+    ];
+    let (_, bundle) = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap();
+    assert_eq!(bundle.hunk_ids().collect::<Vec<_>>(), ["h_1", "h_2", "h_3"]);
+
+    // Another editor changes g.md behind Redline's back.
+    std::fs::write(root.join("g.md"), "g changed elsewhere\n").unwrap();
+    let report = ws.apply(&bundle, &["h_1".into(), "h_3".into()]);
+    let f = &report[0];
+    assert_eq!(
+        (f.status.as_str(), f.applied_hunks, f.rejected_hunks),
+        ("applied", 1, 1)
+    );
+    assert_eq!(read(root, "f.md"), base.replace("one", "ONE"));
+    assert_eq!(report[1].status, "conflict");
+    assert!(
+        report[1]
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("changed on disk")
+    );
+    assert_eq!(read(root, "g.md"), "g changed elsewhere\n");
+
+    // A later save writes over what Redline itself wrote.
+    let buffer = ws.review().file("f.md").unwrap().buffer();
+    ws.user_edit("f.md", &format!("{buffer}extra\n")).unwrap();
+    ws.save("f.md").unwrap();
+    assert!(read(root, "f.md").ends_with("six\nextra\n"));
+}
+
+#[test]
+fn a_created_file_appears_only_when_accepted() {
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = vault.path();
+    let mut ws = open(root, data.path());
+    let (_, bundle) = ws
+        .propose(
+            &run("job_1"),
+            &[edit("e_1", "new.md", Operation::Create, 1, "fresh\n")],
+            &HunkLimits::default(),
+        )
+        .unwrap();
+    let report = ws.apply(&bundle, &[]);
+    assert_eq!(
+        (report[0].status.as_str(), report[0].rejected_hunks),
+        ("applied", 1)
+    );
+    assert!(!root.join("new.md").exists());
+    ws.decide("h_1", Status::Accepted).unwrap();
+    ws.save("new.md").unwrap();
+    assert_eq!(read(root, "new.md"), "fresh\n");
+}
+
+#[test]
+fn stacked_runs_roll_back_to_what_each_began_with() {
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = vault.path();
+    let base = "one\ntwo\nthree\n";
+    std::fs::write(root.join("n.md"), base).unwrap();
+    let mut ws = open(root, data.path());
+    let (first, _) = ws
+        .propose(
+            &run("job_1"),
+            &[edit("e_1", "n.md", Operation::Replace, 2, "TWO")],
+            &HunkLimits::default(),
+        )
+        .unwrap();
+    let after_first = ws.review().file("n.md").unwrap().buffer();
+    // The second run reads the first one's pending text and edits the same line again.
+    let mut again = edit("e_1", "n.md", Operation::Replace, 2, "TWO!");
+    again.old_text = Some("TWO".into());
+    let (second, _) = ws
+        .propose(
+            &run("job_2"),
+            &[again, edit("e_2", "n.md", Operation::Replace, 3, "THREE")],
+            &HunkLimits::default(),
+        )
+        .unwrap();
+    assert_eq!(
+        ws.review().file("n.md").unwrap().buffer(),
+        "one\nTWO!\nTHREE\n"
+    );
+    // The second checkpoint holds the file as the second run began: with the first run's hunk.
+    assert_eq!(
+        ws.diff3(&second.checkpoint_id, "n.md")
+            .unwrap()
+            .checkpoint_base
+            .as_deref(),
+        Some(after_first.as_str())
+    );
+    ws.rollback(&second.checkpoint_id, RollbackMode::HardAll, &[])
+        .unwrap();
+    assert_eq!(ws.review().file("n.md").unwrap().buffer(), after_first);
+    assert_eq!(
+        ws.review()
+            .file("n.md")
+            .unwrap()
+            .entries()
+            .iter()
+            .filter(|e| e.hunk_id.is_some())
+            .count(),
+        1
+    );
+    ws.rollback(&first.checkpoint_id, RollbackMode::HardAll, &[])
+        .unwrap();
+    assert_eq!(
+        ws.current_hash("n.md").unwrap(),
+        Some(redline::project::text::content_hash(base.as_bytes()))
+    );
+    assert_eq!(read(root, "n.md"), base, "nothing was written all along");
 }
 
 fn arb_notes() -> impl Strategy<Value = Vec<String>> {

@@ -3,31 +3,8 @@
 //! from the configuration file's `[[agents]]`.
 
 use globset::{Glob, GlobSetBuilder};
-use serde::{Deserialize, Serialize};
 
-/// How an agent behaves and what it may use.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AgentDefinition {
-    /// Its id, e.g. `default`.
-    pub agent_id: String,
-    /// The name people see.
-    pub display_name: String,
-    /// What it is for.
-    #[serde(default)]
-    pub description: String,
-    /// Its instructions, put before Redline's own rules.
-    #[serde(default)]
-    pub system_prompt: String,
-    /// Glob patterns of the tools it may use; `None` allows all.
-    #[serde(default)]
-    pub tool_allowlist: Option<Vec<String>>,
-    /// Glob patterns of tools it may not use, applied after the allowlist.
-    #[serde(default)]
-    pub tool_denylist: Option<Vec<String>>,
-    /// A model of the provider in force to use instead of the configured one.
-    #[serde(default)]
-    pub model: Option<String>,
-}
+pub use crate::config::AgentDefinition;
 
 impl AgentDefinition {
     /// The built-in agent: edits a folder of notes on request.

@@ -1,10 +1,22 @@
 //! The agent: its definitions, the tools it is offered, its prompt, and the
-//! loop that runs one job (DESIGN §3.7).
+//! loop that runs one job (DESIGN §3.7). The loop speaks to whatever runs it
+//! through [`Host`], in types of its own; it knows nothing of jobs, stores or
+//! the review.
 
+mod calls;
 pub mod definition;
+pub mod events;
+mod host;
 pub mod prompt;
-pub mod run;
+mod run;
+mod state;
 pub mod toolset;
 
 pub use definition::AgentDefinition;
-pub use run::{Answer, FallbackReason, Host, JobParams, LoopState, Outcome, Proposal, drive};
+pub use events::AgentEvent;
+pub use host::{Answer, Host, Refusal, Staged};
+pub use prompt::{ChatMessage, ContextRow, Fate, ReviewNote};
+pub use run::{NO_USER_ANSWER, drive};
+pub use state::{
+    FallbackReason, JobParams, JobUsage, LoopState, Outcome, PendingQuestion, Proposal, Question,
+};

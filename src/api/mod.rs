@@ -4,6 +4,7 @@
 
 pub mod http;
 pub mod local;
+pub mod operations;
 
 use std::path::PathBuf;
 
@@ -13,8 +14,9 @@ use crate::checkpoints::{Checkpoint, RollbackMode, RollbackReport};
 use crate::jobs::{
     EventPage, FeedPage, Job, JobStatus, RunRequest, Runtime, RuntimeError, Session,
 };
-use crate::review::{AppliedFile, Status};
+use crate::review::Status;
 use crate::settings::{self, Settings, SettingsError, SettingsSaved, SettingsUpdate};
+use crate::workspace::AppliedFile;
 use crate::workspace::{FileContent, Keep, Resolved, ThreeWay, TreeEntry, WorkspaceError};
 
 /// An API error: `{"error": {"code", "message"}}` with a matching HTTP status.
@@ -208,6 +210,43 @@ pub struct EditBuffer {
     pub base_hash: Option<String>,
 }
 
+/// The query of a long poll (a job's events, the project feed).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
+pub struct EventsQuery {
+    /// The first event wanted. Default 0.
+    #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
+    pub cursor: u64,
+    /// How long to wait for one when there is none yet, at most a minute.
+    /// Default 0 (answer at once).
+    #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
+    pub wait_ms: u64,
+}
+
+/// The query of `GET /api/files`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
+pub struct TreeQuery {
+    /// The folder to list (default: the whole project).
+    #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
+    pub prefix: String,
+}
+
+/// The query naming one file.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct FileQuery {
+    /// The file, relative to the project root.
+    pub path: String,
+}
+
+/// The query of `GET /api/agent/checkpoints/<id>/diff3`.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct Diff3Query {
+    /// The file of the checkpoint.
+    pub file_path: String,
+}
+
 /// `POST /api/files/resolve`: which version of a conflicting file to keep.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Resolve {
@@ -385,6 +424,11 @@ impl Api {
             status: req.status,
             file,
         })
+    }
+
+    /// Every pending hunk, grouped by the job that proposed it.
+    pub fn review(&self) -> Result<crate::jobs::ReviewQueue, ApiError> {
+        Ok(self.runtime.review_queue()?)
     }
 
     /// The project's files under `prefix`, with their review state.

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::project::{PathError, Project, ProjectPath};
+use crate::project::{PathError, ProjectPath, View};
 use lines::{Lines, content, edit_lines, range_hash};
 
 /// What an edit does.
@@ -197,9 +197,10 @@ pub struct FileProposal {
     pub file_path: String,
     /// Whether the file is new.
     pub created: bool,
-    /// Its content now (empty for a new file).
+    /// Its content now, as the view shows it (empty for a new file).
     pub base: String,
-    /// `sha256:` of the bytes on disk now; `None` for a new file.
+    /// `sha256:` of `base` (the bytes on disk for a file with no working
+    /// buffer); `None` for a new file.
     pub base_file_hash: Option<String>,
     /// Its content with every edit applied.
     pub proposed: String,
@@ -238,12 +239,16 @@ pub fn pin(edit: &mut ProposedEdit, read_version: &str) {
     }
 }
 
-/// Checks `edits` against the project and composes each file's proposed
-/// content. Every refused edit is reported; nothing is written.
-pub fn prepare(
-    project: &Project,
+/// Checks `edits` against the project as `view` shows it (a `&Project`: the
+/// disk; the workspace's view: the working buffers) and composes each file's
+/// proposed content on that text. Every refused edit is reported; nothing is
+/// written.
+pub fn prepare<'a>(
+    view: impl Into<View<'a>>,
     edits: &[ProposedEdit],
 ) -> Result<Vec<FileProposal>, Vec<EditError>> {
+    let view = view.into();
+    let project = view.project();
     let mut errors = Vec::new();
     let mut by_file: BTreeMap<String, (ProjectPath, Vec<&ProposedEdit>)> = BTreeMap::new();
     // Each distinct spelling goes through the guard once.
@@ -283,7 +288,7 @@ pub fn prepare(
     let window = project.limits().edit_relocation_window;
     let mut files = Vec::new();
     for (_, (path, edits)) in by_file {
-        match prepare_file(project, path, &edits, window) {
+        match prepare_file(&view, path, &edits, window) {
             Ok(file) => files.push(file),
             Err(mut e) => errors.append(&mut e),
         }
@@ -297,7 +302,7 @@ pub fn prepare(
 }
 
 fn prepare_file(
-    project: &Project,
+    view: &View<'_>,
     resolved: ProjectPath,
     edits: &[&ProposedEdit],
     window: usize,
@@ -318,7 +323,7 @@ fn prepare_file(
                 },
             )]);
         }
-        return match project.read_resolved(resolved) {
+        return match view.read_resolved(resolved) {
             Err(PathError::NotFound(_)) => Ok(FileProposal {
                 file_path: path.to_owned(),
                 created: true,
@@ -339,7 +344,7 @@ fn prepare_file(
         };
     }
 
-    let file = project.read_resolved(resolved).map_err(|e| {
+    let file = view.read_resolved(resolved).map_err(|e| {
         // The same refusal applies to every edit of the file; report it once.
         vec![fail(edits[0], e.into())]
     })?;
@@ -501,13 +506,20 @@ fn locate(edit: &ProposedEdit, lines: &Lines<'_>, window: usize) -> Result<Targe
         at + checked_len <= total
     };
     let range = |at: usize| &lines.lines[at..at + checked_len];
-    let matches_at = |at: usize| match (&edit.expected_hash, &anchor) {
-        (Some(hash), _) => range_hash(range(at).iter().copied()) == *hash,
-        (None, Some(anchor)) => range(at)
-            .iter()
-            .map(|l| content(l))
-            .eq(anchor.iter().copied()),
-        (None, None) => true,
+    // Both must hold where given: lines that hash as the model read them
+    // but are not the text it quoted were named by a wrong number.
+    let matches_at = |at: usize| {
+        let hash_ok = edit
+            .expected_hash
+            .as_ref()
+            .is_none_or(|hash| range_hash(range(at).iter().copied()) == *hash);
+        let anchor_ok = anchor.as_ref().is_none_or(|anchor| {
+            range(at)
+                .iter()
+                .map(|l| content(l))
+                .eq(anchor.iter().copied())
+        });
+        hash_ok && anchor_ok
     };
     let target = |at| Target {
         start: at,

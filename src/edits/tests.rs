@@ -1,5 +1,6 @@
 use super::*;
 use crate::config::Limits;
+use crate::project::Project;
 
 fn project(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Project) {
     let dir = tempfile::tempdir().unwrap();
@@ -316,6 +317,15 @@ fn pinned_edits_follow_their_text_and_refuse_changed_text() {
     assert!(
         matches!(errors[0].kind, EditErrorKind::AnchorNotFound { .. }),
         "{errors:?}"
+    );
+    // A wrong line number with the right old_text: the pinned hash of the
+    // wrong line would match, but the quoted text decides where it goes.
+    let mut wrong = edit(Replace, 2, None, "GAMMA");
+    wrong.old_text = Some("gamma".into());
+    pin(&mut wrong, read);
+    assert_eq!(
+        apply(read.as_bytes(), std::slice::from_ref(&wrong)),
+        "intro\nalpha\nbeta\nGAMMA\n"
     );
     // An insert is pinned to the line it goes before.
     let mut i = edit(Insert, 4, None, "x");

@@ -104,6 +104,20 @@ pub struct DiffBundle {
     pub files: Vec<FileDiff>,
 }
 
+impl DiffBundle {
+    /// Every hunk's id, in order.
+    pub fn hunk_ids(&self) -> impl Iterator<Item = &str> {
+        self.files
+            .iter()
+            .flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.as_str()))
+    }
+
+    /// Whether `hunk_id` is one of its hunks.
+    pub fn contains(&self, hunk_id: &str) -> bool {
+        self.hunk_ids().any(|h| h == hunk_id)
+    }
+}
+
 /// Builds the bundle for `files`, numbering hunks from `h_1` in path order.
 pub fn bundle(files: &[FileProposal], limits: &HunkLimits) -> DiffBundle {
     bundle_from(files, limits, 1)

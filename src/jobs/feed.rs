@@ -13,10 +13,22 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tokio::sync::watch;
 
-use super::model::{Event, now};
+use super::events::FeedEvent;
+use super::model::now;
+
+/// One event of the project feed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct FeedEntry {
+    /// Its place in the feed, from 0.
+    pub cursor: u64,
+    /// When (RFC 3339).
+    pub ts: String,
+    /// What happened: its `type` and `data`.
+    #[serde(flatten)]
+    pub event: FeedEvent,
+}
 
 /// A page of the project feed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -27,7 +39,7 @@ pub struct FeedPage {
     /// The cursor to ask with next.
     pub next_cursor: u64,
     /// The events from the cursor asked for.
-    pub events: Vec<Event>,
+    pub events: Vec<FeedEntry>,
 }
 
 /// The in-memory event log of the project.
@@ -40,7 +52,7 @@ pub struct Feed {
 #[derive(Debug, Default)]
 struct Log {
     first: u64,
-    events: VecDeque<Event>,
+    events: VecDeque<FeedEntry>,
 }
 
 impl Default for Feed {
@@ -57,15 +69,14 @@ impl Feed {
     pub const CAPACITY: usize = 2000;
 
     /// Appends an event and wakes every waiting reader. Returns its cursor.
-    pub fn push(&self, kind: &str, data: Value) -> u64 {
+    pub fn push(&self, event: FeedEvent) -> u64 {
         let cursor = {
             let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
             let cursor = log.first + log.events.len() as u64;
-            log.events.push_back(Event {
+            log.events.push_back(FeedEntry {
                 cursor,
-                kind: kind.to_owned(),
                 ts: now(),
-                data,
+                event,
             });
             if log.events.len() > Feed::CAPACITY {
                 log.events.pop_front();
@@ -73,7 +84,7 @@ impl Feed {
             }
             cursor
         };
-        tracing::debug!(cursor, kind, "project event");
+        tracing::debug!(cursor, "project event");
         self.changed.send_modify(|n| *n += 1);
         cursor
     }
@@ -97,7 +108,7 @@ impl Feed {
     fn read(&self, cursor: u64) -> FeedPage {
         let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let from = cursor.saturating_sub(log.first) as usize;
-        let events: Vec<Event> = log.events.iter().skip(from).take(500).cloned().collect();
+        let events: Vec<FeedEntry> = log.events.iter().skip(from).take(500).cloned().collect();
         let end = log.first + log.events.len() as u64;
         FeedPage {
             first_cursor: log.first,
@@ -110,7 +121,15 @@ impl Feed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::workspace::{FileChange, FileState};
+
+    fn saved(path: &str) -> FeedEvent {
+        FeedEvent::Saved(super::super::events::FileSaved {
+            path: path.into(),
+            disk_hash: None,
+            state: FileState::default(),
+        })
+    }
 
     #[tokio::test]
     async fn a_waiting_reader_wakes_on_the_next_event() {
@@ -120,10 +139,10 @@ mod tests {
             async move { feed.page(0, 5_000).await }
         });
         tokio::time::sleep(Duration::from_millis(20)).await;
-        feed.push("file.saved", json!({ "path": "a.md" }));
+        feed.push(saved("a.md"));
         let page = reader.await.unwrap();
         assert_eq!(page.events.len(), 1);
-        assert_eq!(page.events[0].kind, "file.saved");
+        assert_eq!(page.events[0].event.kind(), "file.saved");
         assert_eq!(page.next_cursor, 1);
         // Nothing new: answers empty at the deadline with the same cursor.
         let empty = feed.page(1, 10).await;
@@ -135,12 +154,21 @@ mod tests {
     async fn a_reader_left_behind_sees_where_the_kept_log_starts() {
         let feed = Feed::default();
         for i in 0..Feed::CAPACITY + 5 {
-            feed.push("file.changed", json!({ "i": i }));
+            feed.push(FeedEvent::Changed(FileChange::Changed {
+                path: format!("{i}.md"),
+                disk_hash: None,
+            }));
         }
         let page = feed.page(0, 0).await;
         assert_eq!(page.first_cursor, 5);
         assert_eq!(page.events[0].cursor, 5);
-        assert_eq!(page.events[0].data["i"], 5);
+        assert_eq!(
+            page.events[0].event,
+            FeedEvent::Changed(FileChange::Changed {
+                path: "5.md".into(),
+                disk_hash: None
+            })
+        );
         // A cursor past the end does not run ahead of the log.
         let ahead = feed.page(10_000, 0).await;
         assert_eq!(ahead.next_cursor, (Feed::CAPACITY + 5) as u64);

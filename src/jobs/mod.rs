@@ -1,11 +1,19 @@
 //! Sessions, jobs and their event logs (DESIGN §3.9), and the runtime that
-//! runs jobs in the background.
+//! runs jobs in the background: the layer that implements the agent's
+//! [`Host`](crate::agent::Host) over the workspace and the store.
 
-mod editing;
+mod chain;
+mod error;
+pub mod events;
 mod feed;
 mod model;
-pub mod runtime;
+mod records;
+mod runtime;
 
-pub use feed::{Feed, FeedPage};
+pub use chain::Providers;
+pub use error::RuntimeError;
+pub use events::{FeedEvent, JobEvent, RuntimeEvent};
+pub use feed::{Feed, FeedEntry, FeedPage};
 pub use model::*;
-pub use runtime::{Providers, RunRequest, Runtime, RuntimeError, ToolConfig};
+pub use records::Records;
+pub use runtime::Runtime;

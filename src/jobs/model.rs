@@ -3,8 +3,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::agent::{ChatMessage, ContextRow, JobUsage, Question};
 use crate::edits::ProposedEdit;
 use crate::hunks::DiffBundle;
+
+use super::events::JobEvent;
 
 /// Where a job is (DESIGN §3.9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
@@ -52,48 +55,6 @@ impl JobStatus {
     }
 }
 
-/// A block of context the user pinned for the agent (seed §4 `context_rows`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-pub struct ContextRow {
-    /// Its id, e.g. `ctx_1`.
-    pub id: String,
-    /// `selection`, `file` or `note`.
-    pub kind: String,
-    /// The file it comes from, if any.
-    #[serde(default)]
-    pub file_path: Option<String>,
-    /// Its first line in that file.
-    #[serde(default)]
-    pub start_line: Option<usize>,
-    /// Its last line in that file.
-    #[serde(default)]
-    pub end_line: Option<usize>,
-    /// The text.
-    #[serde(default)]
-    pub content: String,
-    /// Whether it stays in the session for later runs. Default true.
-    #[serde(default = "yes")]
-    pub pinned: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-/// One line of a session's chat.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-pub struct ChatMessage {
-    /// `user` or `assistant`.
-    pub role: String,
-    /// What was said.
-    pub content: String,
-    /// The job it belongs to.
-    #[serde(default)]
-    pub job_id: Option<String>,
-    /// When.
-    pub ts: String,
-}
-
 /// A conversation with an agent (seed §3, seed 004).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Session {
@@ -122,18 +83,11 @@ pub struct Session {
     /// The job whose edits wait for review, if any.
     #[serde(default)]
     pub pending_review: Option<String>,
-}
-
-/// A question the agent asked (seed §21).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-pub struct Question {
-    /// Its id, `q_<n>`.
-    pub question_id: String,
-    /// The question.
-    pub question: String,
-    /// Answers offered; free text is always allowed.
+    /// What the agent was last told of each earlier hunk (`accepted`,
+    /// `rejected`, `edited`, `rolled_back`): the next job is told only what
+    /// changed since.
     #[serde(default)]
-    pub suggested_answers: Vec<String>,
+    pub reported_hunks: std::collections::BTreeMap<String, String>,
 }
 
 /// Why a job failed.
@@ -144,21 +98,6 @@ pub struct JobError {
     pub code: String,
     /// What happened.
     pub message: String,
-}
-
-/// What a job used.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct JobUsage {
-    /// Model steps taken.
-    pub steps: u32,
-    /// Tool calls made (the final `propose_edits` excluded).
-    pub tool_calls: usize,
-    /// Prompt tokens, all steps.
-    pub input_tokens: u64,
-    /// Generated tokens, all steps.
-    pub output_tokens: u64,
-    /// Estimated cost in US dollars (from the configured price table).
-    pub cost_usd: f64,
 }
 
 /// One run of an agent on one instruction (seed §3).
@@ -253,13 +192,23 @@ impl Job {
 pub struct Event {
     /// Its place in the log, from 0, without gaps.
     pub cursor: u64,
-    /// Its type, e.g. `tool.call.completed`.
-    #[serde(rename = "type")]
-    pub kind: String,
     /// When (RFC 3339).
     pub ts: String,
-    /// Its payload.
-    pub data: Value,
+    /// What happened: its `type` and `data`.
+    #[serde(flatten)]
+    pub event: JobEvent,
+}
+
+impl Event {
+    /// Its type name, e.g. `tool.call.completed`.
+    pub fn kind(&self) -> &'static str {
+        self.event.kind()
+    }
+
+    /// Its payload as JSON.
+    pub fn data(&self) -> Value {
+        self.event.data()
+    }
 }
 
 /// The answer of the events endpoint (seed §4).
@@ -273,6 +222,53 @@ pub struct EventPage {
     pub next_cursor: u64,
     /// The events from the cursor asked for.
     pub events: Vec<Event>,
+}
+
+/// Every pending hunk of the project, grouped by the job that proposed it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ReviewQueue {
+    /// The jobs, oldest first; hunks of no known job come last, under a
+    /// group with no job id.
+    pub jobs: Vec<ReviewGroup>,
+}
+
+/// The pending hunks of one job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ReviewGroup {
+    /// The job; `null` for hunks whose job is gone.
+    pub job_id: Option<String>,
+    /// Its session.
+    pub session_id: Option<String>,
+    /// What the user asked (the group's heading).
+    pub instruction: String,
+    /// Its pending hunks, by path then line.
+    pub hunks: Vec<crate::workspace::PendingHunk>,
+}
+
+/// A request to run an agent (seed §4 `POST /api/agent/run`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
+pub struct RunRequest {
+    /// The session.
+    pub session_id: String,
+    /// What to do.
+    pub instruction: String,
+    /// Context for this run; pinned rows also stay in the session.
+    #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
+    pub context_rows: Vec<ContextRow>,
+    /// Overrides of the job's limits.
+    #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
+    pub tool_config: ToolConfig,
+}
+
+/// Per-run limits (seed §4 `tool_config`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
+pub struct ToolConfig {
+    /// Tool calls allowed; default `limits.max_tool_calls_per_job`.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub max_tool_calls: Option<usize>,
 }
 
 /// Now, as RFC 3339 with milliseconds.

@@ -7,6 +7,7 @@
 
 mod guard;
 pub mod text;
+mod view;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use std::sync::Mutex;
 use ignore::{WalkBuilder, WalkState};
 
 pub use guard::{MAX_PATH_BYTES, PathError, ProjectPath};
+pub use view::{Overlay, View};
 pub use write::WriteError;
 
 use crate::config::Limits;

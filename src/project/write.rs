@@ -98,15 +98,7 @@ impl Project {
         expected: Option<&str>,
     ) -> Result<String, WriteError> {
         let path = self.resolve(raw)?;
-        let conflict = |found, kept: Option<PathBuf>| WriteError::Conflict {
-            path: raw.to_owned(),
-            expected: expected.map(ToOwned::to_owned),
-            found,
-            kept: kept.map(|k| {
-                let k = k.strip_prefix(self.root()).unwrap_or(&k);
-                k.to_string_lossy().into_owned()
-            }),
-        };
+        let conflict = |found, kept| self.conflict(raw, expected, found, kept);
         // Also checked up front: a conflict already on disk then costs no
         // temporary file, and no swap that shows our bytes at the target.
         let found = self.disk_hash(raw)?;
@@ -154,6 +146,98 @@ impl Project {
         sync_dir(parent);
         Ok(text::content_hash(bytes))
     }
+}
+
+impl Project {
+    /// Deletes the file at `raw` if it hashes to `expected`, the way
+    /// [`Project::write_checked`] writes: the file is first moved aside to a
+    /// hidden name in its folder (one atomic rename), and only the file moved
+    /// aside is hashed and deleted. If it is not the expected one (another
+    /// program saved it meanwhile) it is put back, or, where a save has
+    /// already put a new file at `raw`, kept beside it as
+    /// `name.conflict-<hash>.ext`, and the call returns
+    /// [`WriteError::Conflict`]. A file already gone is a conflict too.
+    pub fn remove_checked(&self, raw: &str, expected: &str) -> Result<(), WriteError> {
+        let path = self.resolve(raw)?;
+        let conflict = |found, kept| self.conflict(raw, Some(expected), found, kept);
+        let found = self.disk_hash(raw)?;
+        if found.as_deref() != Some(expected) {
+            return Err(conflict(found, None));
+        }
+        let io = |source| WriteError::Io {
+            path: raw.to_owned(),
+            source,
+        };
+        let target = path.abs();
+        let parent = target.parent().unwrap_or(self.root());
+        let aside = tempfile::Builder::new()
+            .prefix(".redline-")
+            .suffix(".tmp")
+            .make_in(parent, |aside| rename_new(target, aside));
+        let aside = match aside {
+            Ok(aside) => aside,
+            // Deleted since the check: a deletion is a change like any other.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(conflict(None, None)),
+            Err(e) => return Err(io(e)),
+        };
+        let moved = hash_at(aside.path()).map_err(io)?;
+        if moved.as_deref() == Some(expected) {
+            // Dropping the moved-aside file deletes it.
+            drop(aside);
+            sync_dir(parent);
+            return Ok(());
+        }
+        let mut aside = aside;
+        aside.disable_cleanup(true);
+        let kept = match rename_new(aside.path(), target) {
+            Ok(()) => None,
+            Err(_) => {
+                let visible = moved.as_deref().map(|hash| conflict_path(target, hash));
+                match visible {
+                    Some(visible) if rename_new(aside.path(), &visible).is_ok() => Some(visible),
+                    _ => Some(aside.path().to_owned()),
+                }
+            }
+        };
+        sync_dir(parent);
+        Err(conflict(moved, kept))
+    }
+}
+
+impl Project {
+    /// The conflict of a checked write or delete at `raw`: `found` where
+    /// `expected` was, another program's version kept at `kept` (shown
+    /// relative to the root when it is inside it).
+    fn conflict(
+        &self,
+        raw: &str,
+        expected: Option<&str>,
+        found: Option<String>,
+        kept: Option<PathBuf>,
+    ) -> WriteError {
+        WriteError::Conflict {
+            path: raw.to_owned(),
+            expected: expected.map(ToOwned::to_owned),
+            found,
+            kept: kept.map(|k| {
+                let k = k.strip_prefix(self.root()).unwrap_or(&k);
+                k.to_string_lossy().into_owned()
+            }),
+        }
+    }
+}
+
+/// Renames `from` to `to` unless something is at `to` (then `AlreadyExists`).
+/// Atomic on Linux; elsewhere a check just before a plain rename.
+fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if rename2(from, to, rustix::fs::RenameFlags::NOREPLACE)? {
+        return Ok(());
+    }
+    if std::fs::symlink_metadata(to).is_ok() {
+        return Err(io::Error::from(io::ErrorKind::AlreadyExists));
+    }
+    std::fs::rename(from, to)
 }
 
 /// Where [`move_checked`] left the new bytes.
@@ -284,7 +368,6 @@ fn is_same_file(path: &Path, file: &std::fs::File) -> bool {
 
 /// `name.conflict-<hash>.ext` beside `target`: visible, so the user finds it
 /// next to the note, and named by content, so one version is kept once.
-#[cfg(any(target_os = "linux", target_os = "android"))]
 fn conflict_path(target: &Path, hash: &str) -> PathBuf {
     let hex = hash.strip_prefix("sha256:").unwrap_or(hash);
     let mut name = target.file_stem().unwrap_or_default().to_owned();
@@ -388,6 +471,34 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().starts_with(".redline-"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn removes_only_the_expected_content() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "mine\n").unwrap();
+        let project = Project::open(dir.path(), Limits::default()).unwrap();
+        let mine = text::content_hash(b"mine\n");
+
+        // Another program's version is never deleted.
+        std::fs::write(dir.path().join("a.md"), "theirs\n").unwrap();
+        let err = project.remove_checked("a.md", &mine).unwrap_err();
+        assert!(matches!(err, WriteError::Conflict { .. }), "{err}");
+        assert_eq!(std::fs::read(dir.path().join("a.md")).unwrap(), b"theirs\n");
+
+        std::fs::write(dir.path().join("a.md"), "mine\n").unwrap();
+        project.remove_checked("a.md", &mine).unwrap();
+        assert!(!dir.path().join("a.md").exists());
+        // Gone already: a conflict, not a success.
+        assert!(matches!(
+            project.remove_checked("a.md", &mine),
+            Err(WriteError::Conflict { found: None, .. })
+        ));
+        assert!(matches!(
+            project.remove_checked("../a.md", &mine),
+            Err(WriteError::Path(_))
+        ));
+        assert_eq!(names(dir.path()), Vec::<String>::new());
     }
 
     /// The names in `dir`, sorted.

@@ -12,12 +12,54 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use reqwest::header::{self, HeaderMap, HeaderValue};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::conversation::{StepRequest, ToolChoice};
 use super::keys::ApiKey;
 use super::{Notice, Protocol, Provider, ProviderError, ProviderErrorKind, Step, read_step_with};
-use crate::config::HttpSettings;
+
+/// Timeouts and retries of provider calls.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HttpSettings {
+    /// Connecting. Default 10 s.
+    pub connect_timeout_ms: u64,
+    /// Silence inside a response (no byte for this long). Default 120 s.
+    pub idle_timeout_ms: u64,
+    /// One whole request. Default 10 min.
+    pub request_timeout_ms: u64,
+    /// Retries of a retryable failure. Default 3.
+    pub max_retries: u32,
+    /// First backoff; each retry doubles it. Default 500 ms.
+    pub backoff_ms: u64,
+    /// Longest wait between attempts, `retry-after` included. Default 60 s.
+    pub max_backoff_ms: u64,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            connect_timeout_ms: 10_000,
+            idle_timeout_ms: 120_000,
+            request_timeout_ms: 600_000,
+            max_retries: 3,
+            backoff_ms: 500,
+            max_backoff_ms: 60_000,
+        }
+    }
+}
+
+/// A client builder whose TLS is rustls over ring's crypto (installed as the
+/// process's default provider the first time), with the platform's roots.
+pub fn client_builder() -> reqwest::ClientBuilder {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        // Another part of the process may have installed one first: fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+    reqwest::Client::builder()
+}
 
 /// A provider endpoint reached over HTTP.
 #[derive(Clone, Debug)]
@@ -51,7 +93,7 @@ impl HttpProvider {
             Protocol::OpenAiChat => format!("{base}/chat/completions"),
             Protocol::AnthropicMessages => format!("{base}/v1/messages"),
         };
-        let client = reqwest::Client::builder()
+        let client = client_builder()
             .connect_timeout(Duration::from_millis(settings.connect_timeout_ms))
             .read_timeout(Duration::from_millis(settings.idle_timeout_ms))
             .timeout(Duration::from_millis(settings.request_timeout_ms))
@@ -291,8 +333,9 @@ impl Failure {
             529 => ProviderErrorKind::Overloaded,
             408 => ProviderErrorKind::Timeout,
             409 | 500..=599 => match classify_message(&message) {
-                ProviderErrorKind::Overloaded => ProviderErrorKind::Overloaded,
-                ProviderErrorKind::ContextOverflow => ProviderErrorKind::ContextOverflow,
+                kind @ (ProviderErrorKind::Overloaded
+                | ProviderErrorKind::ContextOverflow
+                | ProviderErrorKind::MalformedOutput) => kind,
                 _ => ProviderErrorKind::Server,
             },
             _ => match classify_message(&message) {
@@ -376,6 +419,12 @@ fn classify_message(message: &str) -> ProviderErrorKind {
         || m.contains("exceeds the available context")
     {
         ProviderErrorKind::ContextOverflow
+    } else if m.contains("model produced output")
+        || m.contains("does not match the expected")
+        || m.contains("failed to parse tool call")
+        || m.contains("error parsing tool call")
+    {
+        ProviderErrorKind::MalformedOutput
     } else {
         ProviderErrorKind::Server
     }
@@ -446,5 +495,18 @@ mod tests {
         );
         assert_eq!(past.retry_after, Some(Duration::ZERO));
         assert!(httpdate("Sun, 06 Nov 1994 08:49:37 GMT").is_some());
+        // llama.cpp, when a small model's output is no tool call it can parse.
+        let recorded = r#"{"error":{"code":500,"message":"The model produced output that does not match the expected peg-native format","type":"server_error"}}"#;
+        let f = Failure::status(500, &HeaderMap::new(), recorded);
+        assert_eq!(
+            (f.error.kind, f.retry),
+            (ProviderErrorKind::MalformedOutput, false)
+        );
+        assert_eq!(
+            classify_message(
+                "The model produced output that does not match the expected peg-native format"
+            ),
+            ProviderErrorKind::MalformedOutput
+        );
     }
 }

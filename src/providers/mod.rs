@@ -14,7 +14,6 @@ pub mod conversation;
 pub mod http;
 pub mod keys;
 pub mod openai;
-pub mod scripted;
 
 use futures_util::future::BoxFuture;
 use futures_util::{Stream, StreamExt};
@@ -292,7 +291,7 @@ pub trait Provider: Send + Sync {
 }
 
 /// The classes of provider failure; they decide retries and hybrid fallback.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderErrorKind {
     /// A missing or refused key (401, 403): never retried.
@@ -311,6 +310,10 @@ pub enum ProviderErrorKind {
     Timeout,
     /// The connection failed or broke: retried.
     Transport,
+    /// The server could not parse what the model generated (a weak model's
+    /// broken tool call, as llama.cpp reports it): a malformed step for the
+    /// loop to correct, never retried as it was.
+    MalformedOutput,
 }
 
 impl ProviderErrorKind {
@@ -321,6 +324,7 @@ impl ProviderErrorKind {
             ProviderErrorKind::Auth
                 | ProviderErrorKind::InvalidRequest
                 | ProviderErrorKind::ContextOverflow
+                | ProviderErrorKind::MalformedOutput
         )
     }
 }

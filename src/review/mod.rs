@@ -13,11 +13,12 @@
 //! shifts the regions after it, so the buffer for a set of decisions does not
 //! depend on the order they were made in.
 //!
-//! Nothing reaches the disk unaccepted: saving writes the buffer with its
-//! pending agent hunks taken out, and only over the bytes Redline last read or
-//! wrote there.
+//! Nothing reaches the disk unaccepted: [`FileReview::disk_view`] is the
+//! buffer with its pending agent hunks taken out, which is what the
+//! workspace saves. The review itself is pure: it reads and writes no file.
 
 pub mod buffer;
+pub mod preview;
 
 use std::collections::BTreeMap;
 
@@ -27,7 +28,7 @@ use similar::{Algorithm, DiffOp, TextDiff};
 
 use crate::edits::FileProposal;
 use crate::hunks::{self, DiffBundle};
-use crate::project::{Project, WriteError, text};
+use crate::project::text;
 
 /// Who made a change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +104,24 @@ pub struct Entry {
     /// Lines of its region now: `new` while applied, `old` while rejected,
     /// or more when a later edit overlapped it.
     pub len: usize,
+    /// The entries whose regions it widened when it last changed (recorded,
+    /// rejected or put back), as they were before: changing it back restores
+    /// them.
+    #[serde(default)]
+    pub covers: Vec<Cover>,
+}
+
+/// An entry's region before a change overlapping it widened it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cover {
+    /// The entry's index in the log.
+    pub entry: usize,
+    /// Its first line then, relative to the change's.
+    pub offset: isize,
+    /// Its length then.
+    pub len: usize,
+    /// Its length once widened.
+    pub widened: usize,
 }
 
 impl Entry {
@@ -227,21 +246,20 @@ impl FileReview {
         };
         let end = at + old_len;
         let delta = change.len as isize - old_len as isize;
+        let covers = self.widen(&[], at, old_len, change.len);
         let mut first_after = None;
         for (pos, &i) in self.order.iter().enumerate() {
+            if covers.iter().any(|c| c.entry == i) {
+                continue;
+            }
             let f = &mut self.entries[i];
-            if regions_overlap((f.at, f.len), (at, old_len)) {
-                // Its text is no longer its own: undoing it becomes a conflict.
-                let stop = (f.end().max(end) as isize + delta) as usize;
-                f.at = f.at.min(at);
-                f.len = stop - f.at;
-            } else if f.at >= end {
+            if f.at >= end {
                 f.at = f.at.saturating_add_signed(delta);
                 first_after.get_or_insert(pos);
             }
         }
         buffer::replace_lines(&mut self.buffer, at, old_len, &change.new);
-        self.entries.push(change);
+        self.entries.push(Entry { covers, ..change });
         let index = self.entries.len() - 1;
         match first_after {
             Some(pos) => self.order.insert(pos, index),
@@ -266,12 +284,16 @@ impl FileReview {
                         .into(),
             });
         }
-        let overlapping = self
-            .entries
-            .iter()
-            .enumerate()
-            .find(|&(j, f)| j != i && regions_overlap((e.at, e.len), (f.at, f.len)));
-        if let Some((_, other)) = overlapping {
+        // A later change whose text is in the buffer was made on top of
+        // this one: changing this one would overwrite it. Earlier changes
+        // this one was made on top of are narrowed or widened below.
+        let on_top = self.entries.iter().enumerate().find(|&(j, f)| {
+            j > i
+                && f.status != Status::Rejected
+                && (regions_overlap((e.at, e.len), (f.at, f.len))
+                    || f.covers.iter().any(|c| c.entry == i))
+        });
+        if let Some((_, other)) = on_top {
             return Err(ReviewError::Conflict {
                 hunk_id: hunk,
                 reason: format!(
@@ -282,6 +304,11 @@ impl FileReview {
         }
         let (at, end) = (e.at, e.end());
         let delta = to.len() as isize - from.len() as isize;
+        // The entries this one moved when it last changed go back to where
+        // they were; any other entry it overlaps now is widened to take it in.
+        let restored = self.narrow(i);
+        let skip: Vec<usize> = restored.iter().map(|c| c.entry).chain([i]).collect();
+        let widened = self.widen(&skip, at, from.len(), to.len());
         let rank = self
             .order
             .iter()
@@ -292,13 +319,58 @@ impl FileReview {
             // Something at the very point of an empty region is after it when
             // it comes after it in document order.
             let after = f.at > end || (f.at == end && (end > at || pos > rank));
-            if j != i && after {
+            let covered = restored.iter().chain(&widened).any(|c| c.entry == j);
+            if j != i && after && !covered {
                 f.at = f.at.saturating_add_signed(delta);
             }
         }
         buffer::replace_lines(&mut self.buffer, at, from.len(), &to);
         self.entries[i].len = to.len();
+        self.entries[i].covers = widened;
         Ok(())
+    }
+
+    /// Widens every entry (but those in `skip`) whose region overlaps the
+    /// lines `at..at + old_len`, about to become `new_len` lines, to take the
+    /// change in: its text is no longer only its own. Returns how each was
+    /// before, so the change can put them back when it is undone.
+    fn widen(&mut self, skip: &[usize], at: usize, old_len: usize, new_len: usize) -> Vec<Cover> {
+        let end = at + old_len;
+        let delta = new_len as isize - old_len as isize;
+        let mut covers = Vec::new();
+        for (j, f) in self.entries.iter_mut().enumerate() {
+            if skip.contains(&j) || !regions_overlap((f.at, f.len), (at, old_len)) {
+                continue;
+            }
+            let before = (f.at, f.len);
+            let stop = (f.end().max(end) as isize + delta) as usize;
+            f.at = f.at.min(at);
+            f.len = stop - f.at;
+            covers.push(Cover {
+                entry: j,
+                offset: before.0 as isize - at as isize,
+                len: before.1,
+                widened: f.len,
+            });
+        }
+        covers
+    }
+
+    /// Puts back the entries that entry `i` widened when it last changed, as
+    /// it is changed back: each gets its region from before, plus whatever it
+    /// grew by since. Returns what it put back.
+    fn narrow(&mut self, i: usize) -> Vec<Cover> {
+        let at = self.entries[i].at;
+        let covers = std::mem::take(&mut self.entries[i].covers);
+        for c in &covers {
+            let f = &mut self.entries[c.entry];
+            let grown = f.len as isize - c.widened as isize;
+            f.len = (c.len as isize + grown).max(0) as usize;
+            if c.offset > 0 {
+                f.at = at.saturating_add_signed(c.offset);
+            }
+        }
+        covers
     }
 
     /// The text a save writes: the buffer without its pending agent hunks.
@@ -309,7 +381,8 @@ impl FileReview {
                 copy.entries[i].origin == Origin::Agent && copy.entries[i].status == Status::Pending
             })
             .collect();
-        pending.sort_by_key(|&i| std::cmp::Reverse(copy.entries[i].at));
+        // The latest first: a change made on top of another comes out before it.
+        pending.reverse();
         let mut blocked = Vec::new();
         for i in pending {
             if copy.toggle(i, true).is_err() {
@@ -365,26 +438,24 @@ pub enum ReviewError {
     /// There is no conflict to resolve: the disk holds what Redline knows.
     #[error("`{0}` has no conflict with the disk")]
     NoConflict(String),
-    /// The disk write was refused or failed.
-    #[error(transparent)]
-    Write(#[from] WriteError),
 }
 
-/// The outcome of [`Review::apply`] for one file (seed §4).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-pub struct AppliedFile {
-    /// The file.
-    pub file_path: String,
-    /// Hunks accepted.
-    pub applied_hunks: usize,
-    /// Hunks rejected.
-    pub rejected_hunks: usize,
-    /// `applied`, or `conflict` when nothing was written for the file.
-    pub status: String,
-    /// Why, for a conflict.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub message: Option<String>,
+/// What became of one agent hunk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HunkFate {
+    /// Its file.
+    pub path: String,
+    /// Its first line in the buffer now (1-based).
+    pub line: usize,
+    /// Where it stands.
+    pub status: Status,
+    /// Whether the user changed its lines since (they no longer hold the
+    /// hunk's text, or the old text it was rejected back to).
+    pub edited: bool,
+    /// The lines it replaced.
+    pub old: String,
+    /// Its lines in the buffer now.
+    pub now: String,
 }
 
 /// Every file under review, and the change log.
@@ -470,6 +541,7 @@ impl Review {
                     file_hash_before: before.clone(),
                     at: 0,
                     len: 0,
+                    covers: Vec::new(),
                 };
                 file.record(hunk.old_start, hunk.old_lines, new, entry);
             }
@@ -524,6 +596,7 @@ impl Review {
                 file_hash_before: before.clone(),
                 at: 0,
                 len: 0,
+                covers: Vec::new(),
             };
             file.record(o, ol, lines, entry);
             ids.push(id);
@@ -561,6 +634,28 @@ impl Review {
         Err(ReviewError::UnknownHunk(hunk_id.to_owned()))
     }
 
+    /// What became of the hunk `hunk_id`, or `None` when it is no longer
+    /// under review (rolled back, or its file resolved away).
+    pub fn hunk_fate(&self, hunk_id: &str) -> Option<HunkFate> {
+        let (path, i) = self.find_hunk(hunk_id).ok()?;
+        let file = &self.files[&path];
+        let entry = &file.entries[i];
+        let now = buffer::lines(&file.buffer, entry.at, entry.len);
+        let expected = if entry.status == Status::Rejected {
+            &entry.old
+        } else {
+            &entry.new
+        };
+        Some(HunkFate {
+            path,
+            line: entry.at + 1,
+            status: entry.status,
+            edited: now != *expected,
+            old: entry.old.concat(),
+            now: now.concat(),
+        })
+    }
+
     /// Sets a hunk's status: accept, reject, or back to pending (undo). The
     /// buffer follows; a reject that would overwrite a later edit is refused.
     /// Returns the id of the hunk's log entry.
@@ -585,92 +680,6 @@ impl Review {
             }
         }
         Ok(count)
-    }
-
-    /// Writes `path`'s buffer, without pending hunks, over the bytes Redline
-    /// last read or wrote there; refuses if another program changed them.
-    pub fn save(&mut self, project: &Project, path: &str) -> Result<(), ReviewError> {
-        let file = self
-            .files
-            .get(path)
-            .ok_or_else(|| ReviewError::UnknownFile(path.to_owned()))?;
-        let text = file.disk_view()?;
-        if file.disk_hash.is_none()
-            && text.is_empty()
-            && !file.entries.iter().any(|e| e.status == Status::Accepted)
-        {
-            return Ok(()); // a created file whose every hunk was rejected stays uncreated
-        }
-        if file.disk_hash.as_deref() == Some(text::content_hash(text.as_bytes()).as_str()) {
-            return Ok(()); // nothing to write: the file keeps its mtime
-        }
-        let hash = project.write_checked(path, text.as_bytes(), file.disk_hash.as_deref())?;
-        self.files.get_mut(path).expect("found above").disk_hash = Some(hash);
-        Ok(())
-    }
-
-    /// Accepts the listed pending hunks, rejects every other pending hunk, and
-    /// saves each file that had pending or listed hunks (seed §4 `apply`). A
-    /// file whose decisions or write conflict is reported and left unwritten.
-    pub fn apply(&mut self, project: &Project, accepted: &[String]) -> Vec<AppliedFile> {
-        self.apply_with(accepted, |review, path| review.save(project, path))
-    }
-
-    /// [`Review::apply`] with the save of each file done by `save`.
-    pub fn apply_with<E: From<ReviewError> + std::fmt::Display>(
-        &mut self,
-        accepted: &[String],
-        mut save: impl FnMut(&mut Review, &str) -> Result<(), E>,
-    ) -> Vec<AppliedFile> {
-        let named = |f: &FileReview| {
-            f.entries
-                .iter()
-                .any(|e| e.hunk_id.as_ref().is_some_and(|h| accepted.contains(h)))
-        };
-        let paths: Vec<String> = self
-            .files
-            .values()
-            .filter(|f| f.has_pending() || named(f))
-            .map(|f| f.path.clone())
-            .collect();
-        let mut report = Vec::new();
-        for path in paths {
-            let pending: Vec<String> = self.files[&path]
-                .entries
-                .iter()
-                .filter(|e| e.origin == Origin::Agent && e.status == Status::Pending)
-                .filter_map(|e| e.hunk_id.clone())
-                .collect();
-            let (mut applied, mut rejected) = (0, 0);
-            let mut outcome: Result<(), E> = Ok(());
-            for hunk in &pending {
-                let accept = accepted.contains(hunk);
-                let status = if accept {
-                    Status::Accepted
-                } else {
-                    Status::Rejected
-                };
-                if let Err(e) = self.decide(hunk, status).map(drop) {
-                    outcome = Err(e.into());
-                    break;
-                }
-                if accept { applied += 1 } else { rejected += 1 }
-            }
-            let outcome = outcome.and_then(|()| save(self, &path));
-            report.push(AppliedFile {
-                file_path: path,
-                applied_hunks: applied,
-                rejected_hunks: rejected,
-                status: if outcome.is_ok() {
-                    "applied"
-                } else {
-                    "conflict"
-                }
-                .to_owned(),
-                message: outcome.err().map(|e| e.to_string()),
-            });
-        }
-        report
     }
 }
 

@@ -1,8 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::config::Limits;
-use crate::hunks::{HunkLimits, bundle};
+use crate::hunks::{DiffBundle, HunkLimits, bundle, bundle_from};
 
 /// A proposal made in memory: hunks need only the two texts.
 fn proposal(path: &str, base: &str, proposed: &str) -> FileProposal {
@@ -142,84 +141,6 @@ fn a_reject_keeps_later_user_edits_elsewhere_and_refuses_to_overwrite_overlappin
 }
 
 #[test]
-fn save_and_apply_write_only_accepted_text_over_the_expected_bytes() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("f.md"), BASE).unwrap();
-    std::fs::write(dir.path().join("g.md"), "g\n").unwrap();
-    let project = Project::open(dir.path(), Limits::default()).unwrap();
-    let files = [
-        proposal("f.md", BASE, PROPOSED),
-        proposal("g.md", "g\n", "G\n"),
-    ];
-    let bundle = bundle(&files, &HunkLimits::default());
-    let mut review = Review::new();
-    review.stage("job_1", &files, &bundle).unwrap();
-
-    // Another editor changes g.md behind Redline's back.
-    std::fs::write(dir.path().join("g.md"), "g changed elsewhere\n").unwrap();
-    let report = review.apply(&project, &["h_1".to_owned(), "h_3".to_owned()]);
-    assert_eq!(report.len(), 2);
-    assert_eq!(
-        (
-            report[0].status.as_str(),
-            report[0].applied_hunks,
-            report[0].rejected_hunks
-        ),
-        ("applied", 1, 1)
-    );
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("f.md")).unwrap(),
-        BASE.replace("one", "ONE")
-    );
-    assert_eq!(report[1].status, "conflict");
-    assert!(
-        report[1]
-            .message
-            .as_deref()
-            .unwrap()
-            .contains("changed on disk")
-    );
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("g.md")).unwrap(),
-        "g changed elsewhere\n"
-    );
-
-    // A later save writes over what Redline itself wrote.
-    review
-        .user_edit("f.md", &format!("{}extra\n", buffer(&review)))
-        .unwrap();
-    review.save(&project, "f.md").unwrap();
-    assert!(
-        std::fs::read_to_string(dir.path().join("f.md"))
-            .unwrap()
-            .ends_with("six\nextra\n")
-    );
-}
-
-#[test]
-fn a_created_file_appears_only_when_accepted() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = Project::open(dir.path(), Limits::default()).unwrap();
-    let created = FileProposal {
-        created: true,
-        base_file_hash: None,
-        ..proposal("new.md", "", "fresh\n")
-    };
-    let files = [created];
-    let bundle = bundle(&files, &HunkLimits::default());
-    let mut review = Review::new();
-    review.stage("job_1", &files, &bundle).unwrap();
-    review.apply(&project, &[]);
-    assert!(!dir.path().join("new.md").exists());
-    review.decide("h_1", Status::Accepted).unwrap();
-    review.save(&project, "new.md").unwrap();
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("new.md")).unwrap(),
-        "fresh\n"
-    );
-}
-
-#[test]
 fn a_stale_proposal_is_refused() {
     let (mut review, _) = staged(BASE, PROPOSED, &HunkLimits::default());
     let files = [proposal("f.md", BASE, "other\n")];
@@ -269,6 +190,59 @@ fn arb_pair() -> impl Strategy<Value = (String, String)> {
         }
         (b, p)
     })
+}
+
+/// Per line of a text: 0–2 keep, 3 delete, 4 replace, 5 insert before.
+type LineOps = Vec<(u8, Vec<String>)>;
+
+fn arb_ops() -> impl Strategy<Value = LineOps> {
+    let line = prop_oneof!["[ab]\n", "[a-e]{1,3}\n", Just("\n".to_owned()), "[cd]\r\n"];
+    proptest::collection::vec((0u8..6, proptest::collection::vec(line, 1..3)), 1..30)
+}
+
+/// A proposal made from any `text` by `ops` (taken cyclically per line).
+fn derive(text: &str, ops: &LineOps) -> String {
+    let mut out = String::new();
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let (op, new) = &ops[i % ops.len()];
+        match op {
+            3 => {}
+            4 => out.push_str(&new.concat()),
+            5 => {
+                out.push_str(&new.concat());
+                out.push_str(line);
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
+fn ids(bundle: &DiffBundle) -> Vec<String> {
+    bundle.hunk_ids().map(str::to_owned).collect()
+}
+
+/// Makes `decisions` in an order fixed by `seed`, retrying the refused ones
+/// while any succeeds. Returns the buffer and the decisions that held.
+fn settle(
+    mut review: Review,
+    decisions: &[(String, Status)],
+    seed: u64,
+) -> (String, Vec<(String, Status)>) {
+    let mut left: Vec<usize> = (0..decisions.len()).collect();
+    shuffle(&mut left, seed);
+    loop {
+        let before = left.len();
+        left.retain(|&i| review.decide(&decisions[i].0, decisions[i].1).is_err());
+        if left.is_empty() || left.len() == before {
+            break;
+        }
+    }
+    let held = (0..decisions.len())
+        .filter(|i| !left.contains(i))
+        .map(|i| decisions[i].clone())
+        .collect();
+    (buffer(&review), held)
 }
 
 fn small_hunks() -> impl Strategy<Value = HunkLimits> {
@@ -339,6 +313,74 @@ proptest! {
             review.file("f.md").unwrap().disk_view().unwrap(),
             oracle(&base, &proposed, &hunks, |i| target(i) == Status::Accepted)
         );
+    }
+
+    /// Two jobs stacked in one file, the second proposed on the first's
+    /// pending text (and a line the user typed in between): accept all is
+    /// the last proposal, reject all (latest job first) the base byte for
+    /// byte with the user's line kept, undoing the rejects gives the last
+    /// proposal back, and any decisions give the same bytes whatever order
+    /// they are made in.
+    #[test]
+    fn stacked_jobs_keep_the_invariants(
+        (base, first) in arb_pair(), ops in arb_ops(), limits in small_hunks(),
+        user in any::<bool>(), targets in proptest::collection::vec(0u8..3, 64),
+        seeds in any::<(u64, u64, u64)>(),
+    ) {
+        let mut review = Review::new();
+        let files = [proposal("f.md", &base, &first)];
+        let one = bundle_from(&files, &limits, 1);
+        review.stage("job_1", &files, &one).unwrap();
+        let mut base_kept = base.clone();
+        if user {
+            let now = buffer(&review);
+            review.user_edit("f.md", &format!("@user@\n{now}")).unwrap();
+            base_kept = format!("@user@\n{base}");
+        }
+        let now = buffer(&review);
+        let second = derive(&now, &ops);
+        let files = [proposal("f.md", &now, &second)];
+        let two = bundle_from(&files, &limits, 1 + ids(&one).len() as u64);
+        review.stage("job_2", &files, &two).unwrap();
+        prop_assert_eq!(buffer(&review), second.clone());
+        let (one, two) = (ids(&one), ids(&two));
+        let all: Vec<String> = one.iter().chain(&two).cloned().collect();
+
+        let mut accepted = review.clone();
+        let mut order: Vec<usize> = (0..all.len()).collect();
+        shuffle(&mut order, seeds.0);
+        for &i in &order {
+            accepted.decide(&all[i], Status::Accepted).unwrap();
+        }
+        prop_assert_eq!(buffer(&accepted), second.clone());
+        prop_assert_eq!(accepted.file("f.md").unwrap().disk_view().unwrap(), second.clone());
+
+        let mut rejected = review.clone();
+        for job in [&two, &one] {
+            let mut order: Vec<usize> = (0..job.len()).collect();
+            shuffle(&mut order, seeds.1);
+            for &i in &order {
+                rejected.decide(&job[i], Status::Rejected).unwrap();
+            }
+        }
+        prop_assert_eq!(buffer(&rejected), base_kept.clone());
+        prop_assert_eq!(rejected.file("f.md").unwrap().disk_view().unwrap(), base_kept);
+        for id in one.iter().chain(&two) {
+            rejected.decide(id, Status::Pending).unwrap();
+        }
+        prop_assert_eq!(buffer(&rejected), second);
+
+        let decisions: Vec<(String, Status)> = all
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.clone(), status_of(targets[i % targets.len()])))
+            .collect();
+        let (a, held_a) = settle(review.clone(), &decisions, seeds.1);
+        let (b, held_b) = settle(review, &decisions, seeds.2);
+        // Decisions that every order can make give the same bytes.
+        if held_a.len() == decisions.len() && held_b.len() == decisions.len() {
+            prop_assert_eq!(a, b);
+        }
     }
 
     /// Rejecting agent hunks never changes a user edit that does not overlap them.

@@ -1,34 +1,69 @@
 //! Sessions, jobs and event logs. Sessions and jobs are stored as JSON
-//! documents with the columns lifecycle GC needs beside them; events are rows
-//! keyed by (job, cursor), so reading from a cursor is one index range.
+//! documents (whatever the caller serialises) with the columns lifecycle GC
+//! needs beside them; events are rows keyed by (job, cursor), so reading
+//! from a cursor is one index range.
 
 use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use super::{Store, StoreError};
 use crate::config::Limits;
-use crate::jobs::{Event, Job, Session};
 
-fn to_json<T: serde::Serialize>(value: &T) -> String {
+fn to_json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("job documents serialize")
 }
 
-fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+fn from_json<T: DeserializeOwned>(text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("a stored document: {e}")))
 }
 
+/// The columns of a job row besides its document.
+#[derive(Clone, Copy, Debug)]
+pub struct JobColumns<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Its session's id (deleting the session deletes the job).
+    pub session_id: &'a str,
+    /// Its status, by name: GC purges `completed`, `failed` and `cancelled`.
+    pub status: &'a str,
+    /// When it was created (RFC 3339): GC keeps the newest.
+    pub created_at: &'a str,
+    /// When it ended: GC purges those older than the TTL.
+    pub finished_at: Option<&'a str>,
+}
+
+/// One stored event of a job's log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventRow {
+    /// Its place in the log.
+    pub cursor: u64,
+    /// Its type name.
+    pub kind: String,
+    /// When (RFC 3339).
+    pub ts: String,
+    /// Its payload, as JSON text.
+    pub data: String,
+}
+
 impl Store {
-    /// Inserts or replaces a session.
-    pub fn put_session(&self, session: &Session) -> Result<(), StoreError> {
+    /// Inserts or replaces the session `id`, updated at `updated_at`.
+    pub fn put_session_doc(
+        &self,
+        id: &str,
+        updated_at: &str,
+        doc: &impl Serialize,
+    ) -> Result<(), StoreError> {
         self.conn.execute(
             "INSERT INTO sessions (id, updated_at, doc) VALUES (?1, ?2, ?3)
              ON CONFLICT(id) DO UPDATE SET updated_at = ?2, doc = ?3",
-            params![session.session_id, session.updated_at, to_json(session)],
+            params![id, updated_at, to_json(doc)],
         )?;
         Ok(())
     }
 
     /// The session `id`, if it exists.
-    pub fn session(&self, id: &str) -> Result<Option<Session>, StoreError> {
+    pub fn session_doc<T: DeserializeOwned>(&self, id: &str) -> Result<Option<T>, StoreError> {
         let doc: Option<String> = self
             .conn
             .query_row("SELECT doc FROM sessions WHERE id = ?1", [id], |r| r.get(0))
@@ -37,7 +72,7 @@ impl Store {
     }
 
     /// Every session, most recently updated first.
-    pub fn sessions(&self) -> Result<Vec<Session>, StoreError> {
+    pub fn session_docs<T: DeserializeOwned>(&self) -> Result<Vec<T>, StoreError> {
         let mut stmt = self
             .conn
             .prepare("SELECT doc FROM sessions ORDER BY updated_at DESC, id DESC")?;
@@ -54,24 +89,24 @@ impl Store {
     }
 
     /// Inserts or replaces a job.
-    pub fn put_job(&self, job: &Job) -> Result<(), StoreError> {
+    pub fn put_job_doc(&self, row: JobColumns<'_>, doc: &impl Serialize) -> Result<(), StoreError> {
         self.conn.execute(
             "INSERT INTO jobs (id, session_id, status, created_at, finished_at, doc) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
              ON CONFLICT(id) DO UPDATE SET status = ?3, finished_at = ?5, doc = ?6",
             params![
-                job.job_id,
-                job.session_id,
-                job.status.as_str(),
-                job.created_at,
-                job.finished_at,
-                to_json(job)
+                row.id,
+                row.session_id,
+                row.status,
+                row.created_at,
+                row.finished_at,
+                to_json(doc)
             ],
         )?;
         Ok(())
     }
 
     /// The job `id`, if it exists.
-    pub fn job(&self, id: &str) -> Result<Option<Job>, StoreError> {
+    pub fn job_doc<T: DeserializeOwned>(&self, id: &str) -> Result<Option<T>, StoreError> {
         let doc: Option<String> = self
             .conn
             .query_row("SELECT doc FROM jobs WHERE id = ?1", [id], |r| r.get(0))
@@ -80,7 +115,10 @@ impl Store {
     }
 
     /// Jobs with one of `statuses`, oldest first.
-    pub fn jobs_with_status(&self, statuses: &[&str]) -> Result<Vec<Job>, StoreError> {
+    pub fn job_docs_with_status<T: DeserializeOwned>(
+        &self,
+        statuses: &[&str],
+    ) -> Result<Vec<T>, StoreError> {
         let mut stmt = self
             .conn
             .prepare("SELECT doc, status FROM jobs ORDER BY created_at, id")?;
@@ -93,6 +131,15 @@ impl Store {
             }
         }
         Ok(jobs)
+    }
+
+    /// The jobs of session `id`, oldest first.
+    pub fn job_docs_in_session<T: DeserializeOwned>(&self, id: &str) -> Result<Vec<T>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT doc FROM jobs WHERE session_id = ?1 ORDER BY created_at, id")?;
+        let docs = stmt.query_map([id], |r| r.get::<_, String>(0))?;
+        docs.map(|d| from_json(&d?)).collect()
     }
 
     /// Saves the loop state of a job waiting for the user (JSON).
@@ -116,7 +163,7 @@ impl Store {
     }
 
     /// Appends an event at `cursor` (the job's next one).
-    pub fn put_event(&self, job_id: &str, event: &Event) -> Result<(), StoreError> {
+    pub fn put_event(&self, job_id: &str, event: &EventRow) -> Result<(), StoreError> {
         self.conn.execute(
             "INSERT INTO events (job_id, cursor, type, ts, data) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![
@@ -124,7 +171,7 @@ impl Store {
                 event.cursor as i64,
                 event.kind,
                 event.ts,
-                event.data.to_string()
+                event.data
             ],
         )?;
         Ok(())
@@ -141,19 +188,13 @@ impl Store {
     }
 
     /// Appends many events of one job in one transaction (imports, benchmarks).
-    pub fn put_events(&mut self, job_id: &str, events: &[Event]) -> Result<(), StoreError> {
+    pub fn put_events(&mut self, job_id: &str, events: &[EventRow]) -> Result<(), StoreError> {
         self.transaction(|tx| {
             let mut stmt = tx.prepare_cached(
                 "INSERT INTO events (job_id, cursor, type, ts, data) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
             for e in events {
-                stmt.execute(params![
-                    job_id,
-                    e.cursor as i64,
-                    e.kind,
-                    e.ts,
-                    e.data.to_string()
-                ])?;
+                stmt.execute(params![job_id, e.cursor as i64, e.kind, e.ts, e.data])?;
             }
             Ok(())
         })
@@ -165,7 +206,7 @@ impl Store {
         job_id: &str,
         cursor: u64,
         limit: usize,
-    ) -> Result<Vec<Event>, StoreError> {
+    ) -> Result<Vec<EventRow>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT cursor, type, ts, data FROM events WHERE job_id = ?1 AND cursor >= ?2 ORDER BY cursor LIMIT ?3",
         )?;
@@ -179,11 +220,11 @@ impl Store {
         })?;
         rows.map(|row| {
             let (cursor, kind, ts, data) = row?;
-            Ok(Event {
+            Ok(EventRow {
                 cursor: cursor as u64,
                 kind,
                 ts,
-                data: from_json(&data)?,
+                data,
             })
         })
         .collect()

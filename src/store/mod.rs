@@ -10,6 +10,7 @@
 mod checkpoint_state;
 pub(crate) use checkpoint_state::NewCheckpointFile;
 mod job_state;
+pub use job_state::{EventRow, JobColumns};
 mod review_state;
 
 use std::path::{Path, PathBuf};
@@ -115,6 +116,8 @@ pub const MIGRATIONS: &[&str] = &[
         data TEXT NOT NULL,
         PRIMARY KEY (job_id, cursor)
     ) WITHOUT ROWID;",
+    // 3: the earlier entries a change widened (stacked proposals).
+    "ALTER TABLE entries ADD COLUMN covers TEXT NOT NULL DEFAULT '[]';",
 ];
 
 /// An open store.

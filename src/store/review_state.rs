@@ -107,8 +107,23 @@ impl Store {
                 entries,
                 order,
             );
-            for (i, status) in current.into_iter().enumerate() {
-                file.set_status(i, status).map_err(|e| {
+            // Replayed as they could have happened: changes taken out latest
+            // first (one made on top of another comes out before it), then
+            // changes put back earliest first, then the other status changes.
+            let snapshot: Vec<Status> = file.entries().iter().map(|e| e.status).collect();
+            let rejected = |s: Status| s == Status::Rejected;
+            let mut replay: Vec<usize> = (0..current.len())
+                .rev()
+                .filter(|&i| rejected(current[i]) && !rejected(snapshot[i]))
+                .collect();
+            replay.extend(
+                (0..current.len()).filter(|&i| !rejected(current[i]) && rejected(snapshot[i])),
+            );
+            replay.extend(
+                (0..current.len()).filter(|&i| rejected(current[i]) == rejected(snapshot[i])),
+            );
+            for i in replay {
+                file.set_status(i, current[i]).map_err(|e| {
                     StoreError::Corrupt(format!("{path}: replaying a decision: {e}"))
                 })?;
             }
@@ -120,7 +135,7 @@ impl Store {
     /// A file's entries as of its snapshot, and each one's current status.
     fn load_entries(&self, path: &str) -> Result<(Vec<Entry>, Vec<Status>), StoreError> {
         let mut stmt = self.conn.prepare(
-            "SELECT id, origin, job_id, hunk_id, status, snap_status, old_hash, new_hash, file_hash_before, snap_at, snap_len
+            "SELECT id, origin, job_id, hunk_id, status, snap_status, old_hash, new_hash, file_hash_before, snap_at, snap_len, covers
              FROM entries WHERE path = ?1 ORDER BY seq",
         )?;
         type Row = (
@@ -135,6 +150,7 @@ impl Store {
             String,
             i64,
             i64,
+            String,
         );
         let rows: Vec<Row> = stmt
             .query_map([path], |r| r.try_into())?
@@ -156,6 +172,7 @@ impl Store {
             file_hash_before,
             at,
             len,
+            covers,
         ) in rows
         {
             let origin = match origin.as_str() {
@@ -175,6 +192,8 @@ impl Store {
                 file_hash_before,
                 at: at as usize,
                 len: len as usize,
+                covers: serde_json::from_str(&covers)
+                    .map_err(|e| StoreError::Corrupt(format!("{path}: covers: {e}")))?,
             });
         }
         Ok((entries, current))
@@ -206,8 +225,8 @@ fn save_file(tx: &Transaction<'_>, file: &FileReview) -> Result<(), StoreError> 
     tx.execute("DELETE FROM entries WHERE path = ?1", [&file.path])?;
     let mut insert = tx.prepare_cached(
         "INSERT INTO entries (id, path, seq, origin, job_id, hunk_id, status, snap_status, old_hash, new_hash,
-                              file_hash_before, snap_at, snap_len)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12)",
+                              file_hash_before, snap_at, snap_len, covers)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?;
     for (seq, e) in entries.iter().enumerate() {
         let old_hash = put_blob(tx, e.old.concat().as_bytes())?;
@@ -224,7 +243,8 @@ fn save_file(tx: &Transaction<'_>, file: &FileReview) -> Result<(), StoreError> 
             new_hash,
             e.file_hash_before,
             e.at as i64,
-            e.len as i64
+            e.len as i64,
+            serde_json::to_string(&e.covers).expect("covers serialize")
         ])?;
     }
     Ok(())

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Page, Tool, ToolError, compile_glob};
-use crate::project::Project;
+use crate::project::View;
 
 /// Arguments of `list_files`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -49,7 +49,8 @@ impl Tool for ListFiles {
     type Args = ListArgs;
     type Output = ListOutput;
 
-    fn run(project: &Project, args: ListArgs) -> Result<ListOutput, ToolError> {
+    fn run(view: &View<'_>, args: ListArgs) -> Result<ListOutput, ToolError> {
+        let project = view.project();
         let limits = project.limits();
         let page = Page::new(
             args.offset,
@@ -59,14 +60,19 @@ impl Tool for ListFiles {
         );
         let scope = project.resolve_dir(args.prefix.as_deref().unwrap_or(""))?;
         let glob = compile_glob(args.glob.as_deref())?;
+        let wanted = |rel: &str| glob.as_ref().is_none_or(|g| g.is_match(rel));
         let mut files = project.walk_files(&scope, || {
-            let glob = &glob;
             move |rel: &str, _: &std::path::Path| {
-                glob.as_ref()
-                    .is_none_or(|g| g.is_match(rel))
-                    .then(|| rel.to_owned())
+                (wanted(rel) && !view.covers(rel)).then(|| rel.to_owned())
             }
         });
+        // Files with a working buffer are listed as it has them: a created
+        // one appears before it is saved, one whose creation was rejected does not.
+        files.extend(
+            view.overlaid_under(scope.rel())
+                .filter(|(rel, _)| wanted(rel))
+                .map(|(rel, _)| rel.to_owned()),
+        );
         files.sort_unstable();
         let total = files.len();
         let files = files

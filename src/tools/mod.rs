@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 
-use crate::project::{PathError, Project};
+use crate::project::{PathError, View};
 
 /// One tool: its name, what the model is told about it, and what it does.
 pub trait Tool {
@@ -30,8 +30,8 @@ pub trait Tool {
     type Args: DeserializeOwned + JsonSchema;
     /// Its result.
     type Output: Serialize;
-    /// Runs it on `project`.
-    fn run(project: &Project, args: Self::Args) -> Result<Self::Output, ToolError>;
+    /// Runs it on the project as `view` shows it.
+    fn run(view: &View<'_>, args: Self::Args) -> Result<Self::Output, ToolError>;
 }
 
 /// A failed tool call, as the model sees it.
@@ -95,7 +95,7 @@ pub struct ToolSpec {
     pub input_schema: Value,
 }
 
-type Runner = fn(&Project, Value) -> Result<Value, ToolError>;
+type Runner = fn(&View<'_>, Value) -> Result<Value, ToolError>;
 
 struct Entry {
     spec: ToolSpec,
@@ -130,12 +130,12 @@ fn entry<T: Tool>() -> Entry {
     }
 }
 
-fn run_typed<T: Tool>(project: &Project, args: Value) -> Result<Value, ToolError> {
+fn run_typed<T: Tool>(view: &View<'_>, args: Value) -> Result<Value, ToolError> {
     let args: T::Args = serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments {
         tool: T::NAME,
         problems: vec![e.to_string()],
     })?;
-    let output = T::run(project, args)?;
+    let output = T::run(view, args)?;
     Ok(serde_json::to_value(output).expect("tool outputs serialize"))
 }
 
@@ -144,10 +144,12 @@ pub fn specs() -> Vec<ToolSpec> {
     TOOLS.iter().map(|e| e.spec.clone()).collect()
 }
 
-/// Runs the tool `name` with JSON `args`, exactly as the agent would: the
+/// Runs the tool `name` with JSON `args` on the project as `view` shows it
+/// (a `&Project` reads the disk alone), exactly as the agent would: the
 /// arguments are validated against the tool's schema first, `null` members
 /// counting as absent.
-pub fn run(project: &Project, name: &str, args: Value) -> Result<Value, ToolError> {
+pub fn run<'a>(view: impl Into<View<'a>>, name: &str, args: Value) -> Result<Value, ToolError> {
+    let view = view.into();
     // A strict-mode model sends `null` for every argument it leaves out.
     let args = strict::strip_nulls(args);
     let Some(entry) = TOOLS.iter().find(|e| e.spec.name == name) else {
@@ -179,7 +181,7 @@ pub fn run(project: &Project, name: &str, args: Value) -> Result<Value, ToolErro
             problems,
         });
     }
-    (entry.run)(project, args)
+    (entry.run)(&view, args)
 }
 
 /// Paging shared by the tools that return lists: `offset` skips, `limit`

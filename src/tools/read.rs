@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Tool, ToolError};
-use crate::project::{Project, text};
+use crate::project::{View, text};
 
 /// Arguments of `read_file`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -29,7 +29,8 @@ pub struct ReadArgs {
 pub struct ReadOutput {
     /// The file, relative to the project root.
     pub file_path: String,
-    /// `sha256:` of the whole file's bytes.
+    /// `sha256:` of the whole text it was read from (the working buffer when
+    /// the file has one, else the disk's bytes).
     pub file_hash: String,
     /// First line returned.
     pub start_line: usize,
@@ -60,9 +61,9 @@ impl Tool for ReadFile {
     type Args = ReadArgs;
     type Output = ReadOutput;
 
-    fn run(project: &Project, args: ReadArgs) -> Result<ReadOutput, ToolError> {
-        let limits = project.limits();
-        let file = project.read_text(&args.file_path)?;
+    fn run(view: &View<'_>, args: ReadArgs) -> Result<ReadOutput, ToolError> {
+        let limits = view.project().limits();
+        let file = view.read_text(&args.file_path)?;
         let lines: Vec<&str> = text::lines(&file.text).collect();
         let total = lines.len();
         let start = args.start_line.unwrap_or(1);

@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Page, Tool, ToolError, compile_glob};
-use crate::project::{Project, text};
+use crate::project::{Project, View, text};
 
 /// Arguments of `search_project`.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -95,8 +95,14 @@ pub struct FileMatches {
     pub lines: Vec<u64>,
 }
 
-/// Every matching line in the project, sorted by path.
-pub fn find_matches(project: &Project, query: &Query<'_>) -> Result<Vec<FileMatches>, ToolError> {
+/// Every matching line in the project as `view` shows it (a `&Project`: the
+/// disk), sorted by path.
+pub fn find_matches<'a>(
+    view: impl Into<View<'a>>,
+    query: &Query<'_>,
+) -> Result<Vec<FileMatches>, ToolError> {
+    let view = view.into();
+    let project = view.project();
     let matcher = build_matcher(project, query)?;
     let glob = compile_glob(query.glob)?;
     let mut searcher = SearcherBuilder::new();
@@ -111,7 +117,7 @@ pub fn find_matches(project: &Project, query: &Query<'_>) -> Result<Vec<FileMatc
         let matcher = matcher.clone();
         let glob = &glob;
         move |rel, abs| {
-            if glob.as_ref().is_some_and(|g| !g.is_match(rel)) {
+            if glob.as_ref().is_some_and(|g| !g.is_match(rel)) || view.covers(rel) {
                 return None;
             }
             let mut lines = Vec::new();
@@ -127,6 +133,28 @@ pub fn find_matches(project: &Project, query: &Query<'_>) -> Result<Vec<FileMatc
             })
         }
     });
+    // Files with a working buffer are searched as it has them.
+    let mut searcher = searcher.build();
+    for (rel, text) in view.overlaid_under("") {
+        if glob.as_ref().is_some_and(|g| !g.is_match(rel)) {
+            continue;
+        }
+        let mut lines = Vec::new();
+        let sink = sinks::Bytes(|line, _| {
+            lines.push(line);
+            Ok(true)
+        });
+        if searcher
+            .search_slice(&matcher, text.as_bytes(), sink)
+            .is_ok()
+            && !lines.is_empty()
+        {
+            files.push(FileMatches {
+                path: rel.to_owned(),
+                lines,
+            });
+        }
+    }
     files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }
@@ -173,8 +201,8 @@ impl Tool for SearchProject {
     type Args = SearchArgs;
     type Output = SearchOutput;
 
-    fn run(project: &Project, args: SearchArgs) -> Result<SearchOutput, ToolError> {
-        let limits = project.limits();
+    fn run(view: &View<'_>, args: SearchArgs) -> Result<SearchOutput, ToolError> {
+        let limits = view.project().limits();
         let page = Page::new(
             args.offset,
             args.limit,
@@ -189,7 +217,7 @@ impl Tool for SearchProject {
             case_sensitive: args.case_sensitive,
             glob: args.glob.as_deref(),
         };
-        let files = find_matches(project, &query)?;
+        let files = find_matches(*view, &query)?;
         let total: usize = files.iter().map(|f| f.lines.len()).sum();
 
         let mut results = Vec::new();
@@ -207,7 +235,7 @@ impl Tool for SearchProject {
             let lines = &file.lines[skip..end];
             take -= lines.len();
             skip = 0;
-            results.extend(snippets(project, &file.path, lines, context));
+            results.extend(snippets(view, &file.path, lines, context));
         }
 
         let next_offset = page.next_offset(total);
@@ -246,12 +274,12 @@ impl Tool for SearchProject {
 /// Builds snippets for `matches` (ascending lines of `path`): each match gets
 /// `context` lines around it, and matches whose windows touch share a snippet
 /// while it stays within the snippet line limit.
-fn snippets(project: &Project, path: &str, matches: &[u64], context: u64) -> Vec<Snippet> {
-    let limits = project.limits();
+fn snippets(view: &View<'_>, path: &str, matches: &[u64], context: u64) -> Vec<Snippet> {
+    let limits = view.project().limits();
     let max_lines = limits.max_search_snippet_lines.max(1) as u64;
     // The path came from the walk; the file may have changed since, so a
     // missing line just shortens the snippet.
-    let bytes = std::fs::read(project.root().join(path)).unwrap_or_default();
+    let bytes = view.bytes(path);
     let lines: Vec<&[u8]> = text::byte_lines(&bytes).collect();
     let last = lines.len() as u64;
 

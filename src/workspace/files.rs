@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{CheckpointKind, FileSnapshot};
 use crate::project::{PathError, text};
+use crate::review::preview::{HunkPreview, preview};
 use crate::review::{FileReview, Origin, ReviewError, Status};
 use crate::store::NewCheckpointFile;
 
@@ -85,6 +86,21 @@ fn spans_of(file: &FileReview) -> Vec<HunkSpan> {
             })
         })
         .collect()
+}
+
+/// A pending agent hunk, for the review list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct PendingHunk {
+    /// The engine's id.
+    pub hunk_id: String,
+    /// The job that proposed it.
+    pub job_id: Option<String>,
+    /// Its file.
+    pub path: String,
+    /// Its first line in the buffer (1-based).
+    pub line: usize,
+    /// Its change, cut to what a list shows.
+    pub preview: HunkPreview,
 }
 
 /// One file of the tree.
@@ -213,6 +229,28 @@ impl Workspace {
             state: FileState::default(),
             hunks: Vec::new(),
         })
+    }
+
+    /// Every pending agent hunk, by path, in document order within a file.
+    pub fn pending_hunks(&self) -> Vec<PendingHunk> {
+        let mut out = Vec::new();
+        for file in self.review.files() {
+            for &i in file.order() {
+                let e = &file.entries()[i];
+                let Some(hunk_id) = e.hunk_id.clone().filter(|_| e.status == Status::Pending)
+                else {
+                    continue;
+                };
+                out.push(PendingHunk {
+                    hunk_id,
+                    job_id: e.job_id.clone(),
+                    path: file.path.clone(),
+                    line: e.at + 1,
+                    preview: preview(&e.old.concat(), &e.new.concat()),
+                });
+            }
+        }
+        out
     }
 
     /// The project's files under `prefix` (the whole project for `""`),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use redline::config::{AgentMode, Config, ProviderKind, ProviderSettings};
 use redline::jobs::{Event, Job, JobStatus, RunRequest, Runtime, ToolConfig};
 use redline::providers::Protocol;
-use redline::providers::scripted::{ScriptedModel, Turn};
+use redline::testkit::scripted::{ScriptedModel, Turn};
 use serde_json::{Value, json};
 
 /// Both wire formats, for tests that run each scenario in each.
@@ -60,7 +60,29 @@ pub fn config(data: &Path) -> Config {
     config
 }
 
+/// Copies the demo vault (`fixtures/vaults/demo`) into `dir`.
+pub fn copy_demo(dir: &Path) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vaults/demo");
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", from.display()))
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
 pub async fn harness(
+    protocol: Protocol,
+    turns: Vec<Turn>,
+    tweak: impl FnOnce(&mut Config),
+) -> Harness {
+    harness_on(write_vault, protocol, turns, tweak).await
+}
+
+/// [`harness`] on the vault `fill` writes.
+pub async fn harness_on(
+    fill: impl FnOnce(&Path),
     protocol: Protocol,
     turns: Vec<Turn>,
     tweak: impl FnOnce(&mut Config),
@@ -69,7 +91,7 @@ pub async fn harness(
     unsafe { std::env::set_var("REDLINE_NO_KEYCHAIN", "1") };
     let model = ScriptedModel::start(turns).await.unwrap();
     let vault = tempfile::tempdir().unwrap();
-    write_vault(vault.path());
+    fill(vault.path());
     let data = tempfile::tempdir().unwrap();
     let mut config = config(data.path());
     config.remote = settings(&model, protocol);
@@ -150,23 +172,24 @@ impl Harness {
     }
 }
 
-pub fn kinds(events: &[Event]) -> Vec<&str> {
-    events.iter().map(|e| e.kind.as_str()).collect()
+pub fn kinds(events: &[Event]) -> Vec<&'static str> {
+    events.iter().map(|e| e.kind()).collect()
 }
 
-pub fn of_kind<'a>(events: &'a [Event], kind: &str) -> Vec<&'a Value> {
+/// The payload of each event of `kind`, as JSON.
+pub fn of_kind(events: &[Event], kind: &str) -> Vec<Value> {
     events
         .iter()
-        .filter(|e| e.kind == kind)
-        .map(|e| &e.data)
+        .filter(|e| e.kind() == kind)
+        .map(|e| e.data())
         .collect()
 }
 
 /// The string `key` of each event of `kind`.
-pub fn strings<'a>(events: &'a [Event], kind: &str, key: &str) -> Vec<&'a str> {
+pub fn strings(events: &[Event], kind: &str, key: &str) -> Vec<String> {
     of_kind(events, kind)
         .into_iter()
-        .map(|e| e[key].as_str().unwrap())
+        .map(|e| e[key].as_str().unwrap().to_owned())
         .collect()
 }
 
@@ -180,6 +203,11 @@ pub fn propose_alpha() -> Turn {
             "summary": "Marked Alpha final.",
         }),
     )
+}
+
+/// A propose_edits call with no edits: "nothing needs to change", `summary` saying why.
+pub fn nothing(summary: &str) -> Turn {
+    Turn::call("propose_edits", json!({ "edits": [], "summary": summary }))
 }
 
 /// The tool results a request body carries, as (call id, content, is_error),

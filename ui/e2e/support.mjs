@@ -48,6 +48,11 @@ export function call(name, args) {
   return { kind: "reply", calls: [{ name, arguments: JSON.stringify(args) }] };
 }
 
+/** An edit replacing line `line` of `file`, whose text is `from`, with `to`. */
+export function replaceLine(file, line, from, to) {
+  return { file_path: file, operation: "replace", start_line: line, end_line: line, new_text: to, old_text: from, rationale: null };
+}
+
 /** The scripted model (`turns`) and `redline serve` on `dir` (with `extraEnv`); `stop()` ends both. */
 export async function serve(dir, turns, extraEnv = {}) {
   const data = mkdtempSync(join(tmpdir(), "redline-e2e-data-"));
@@ -102,4 +107,23 @@ export async function browser() {
 export async function shot(page, name) {
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, `${name}.png`) });
+}
+
+/** GET `path` from the API `server` serves (with its token); its JSON body. */
+export async function api(server, path) {
+  const url = new URL(server.url);
+  const response = await fetch(`${url.origin}${path}`, { headers: { Authorization: `Bearer ${url.searchParams.get("token")}` } });
+  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}`);
+  return response.json();
+}
+
+/** Polls `check` until it holds; fails with `what` (and a screenshot of `page`) after `ms`. */
+export async function waitFor(page, check, what, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await shot(page, "failure");
+  throw new Error(`timed out: ${what}`);
 }

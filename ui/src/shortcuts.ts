@@ -1,4 +1,10 @@
-// Every keyboard shortcut, once: the key handler and the help overlay both read this table.
+// Every keyboard shortcut, once: the editor's keymap, the page's key handler
+// and the help overlay all read this table. Shortcuts that act on the editor
+// are CodeMirror key bindings inside it (so they take their place among the
+// editor's own keys) and page-wide keys elsewhere.
+
+import { Prec } from "@codemirror/state";
+import { keymap } from "@codemirror/view";
 
 import { acceptAllInFile, decide, save, saveAll, step, undoDecision } from "./state/files";
 import { overlay } from "./state/store";
@@ -11,6 +17,8 @@ export interface Shortcut {
   label: string;
   /** Whether a key event is this shortcut. */
   matches(e: KeyboardEvent): boolean;
+  /** Its CodeMirror key, when it acts on the editor. */
+  cm?: string;
   run(): void;
 }
 
@@ -18,15 +26,15 @@ const mod = (e: KeyboardEvent) => e.ctrlKey || e.metaKey;
 const alt = (code: string) => (e: KeyboardEvent) => e.altKey && !mod(e) && !e.shiftKey && e.code === code;
 
 export const shortcuts: Shortcut[] = [
-  { keys: "Ctrl+S", label: "Save the open file", matches: (e) => mod(e) && !e.altKey && e.code === "KeyS", run: () => void save() },
+  { keys: "Ctrl+S", label: "Save the open file", matches: (e) => mod(e) && !e.altKey && e.code === "KeyS", cm: "Mod-s", run: () => void save() },
   { keys: "Ctrl+Alt+S", label: "Save every file with unsaved work", matches: (e) => mod(e) && e.altKey && e.code === "KeyS", run: () => void saveAll() },
-  { keys: "Alt+Y", label: "Accept the current hunk and show the next", matches: alt("KeyY"), run: () => void decide("accepted") },
-  { keys: "Alt+N", label: "Reject the current hunk and show the next", matches: alt("KeyN"), run: () => void decide("rejected") },
-  { keys: "Alt+U", label: "Undo the last accept or reject", matches: alt("KeyU"), run: () => void undoDecision() },
-  { keys: "Alt+J", label: "Next hunk (on to the next file at the end)", matches: alt("KeyJ"), run: () => void step(1) },
-  { keys: "Alt+K", label: "Previous hunk", matches: alt("KeyK"), run: () => void step(-1) },
-  { keys: "Alt+A", label: "Accept all hunks in the open file", matches: alt("KeyA"), run: () => void acceptAllInFile() },
-  { keys: "Alt+L", label: "Add the selection to the agent's context", matches: alt("KeyL"), run: () => addSelection() },
+  { keys: "Alt+Y", label: "Accept the current hunk and show the next", matches: alt("KeyY"), cm: "Alt-y", run: () => void decide("accepted") },
+  { keys: "Alt+N", label: "Reject the current hunk and show the next", matches: alt("KeyN"), cm: "Alt-n", run: () => void decide("rejected") },
+  { keys: "Alt+U", label: "Undo the last accept or reject", matches: alt("KeyU"), cm: "Alt-u", run: () => void undoDecision() },
+  { keys: "Alt+J", label: "Next hunk (on to the next file at the end)", matches: alt("KeyJ"), cm: "Alt-j", run: () => void step(1) },
+  { keys: "Alt+K", label: "Previous hunk", matches: alt("KeyK"), cm: "Alt-k", run: () => void step(-1) },
+  { keys: "Alt+A", label: "Accept all hunks in the open file", matches: alt("KeyA"), cm: "Alt-a", run: () => void acceptAllInFile() },
+  { keys: "Alt+L", label: "Add the selection to the agent's context", matches: alt("KeyL"), cm: "Alt-l", run: () => addSelection() },
   { keys: "Ctrl+Enter", label: "Run the instruction (in the instruction box)", matches: () => false, run: () => undefined },
   { keys: "Alt+P", label: "Checkpoints", matches: alt("KeyP"), run: () => (overlay.value = overlay.value === "checkpoints" ? "none" : "checkpoints") },
   { keys: "Alt+,", label: "Settings", matches: alt("Comma"), run: () => (overlay.value = overlay.value === "settings" ? "none" : "settings") },
@@ -34,13 +42,24 @@ export const shortcuts: Shortcut[] = [
   { keys: "Esc", label: "Close the open panel", matches: (e) => e.key === "Escape" && overlay.value !== "none", run: () => (overlay.value = "none") },
 ];
 
-/** Listens for the shortcuts anywhere in the page (the editor included). */
+/** The shortcuts that act on the editor, as its keymap (ahead of its own keys). */
+export function editorKeymap() {
+  const bindings = shortcuts
+    .filter((s) => s.cm)
+    .map((s) => ({ key: s.cm, preventDefault: true, run: () => (s.run(), true) }));
+  return Prec.highest(keymap.of(bindings));
+}
+
+/** Listens for the shortcuts anywhere in the page; inside the editor, its
+ * keymap answers those that act on it. */
 export function listen() {
   window.addEventListener(
     "keydown",
     (e) => {
       const hit = shortcuts.find((s) => s.matches(e));
       if (!hit) return;
+      const inEditor = e.target instanceof Element && e.target.closest(".cm-editor") !== null;
+      if (hit.cm && inEditor) return;
       e.preventDefault();
       e.stopPropagation();
       hit.run();

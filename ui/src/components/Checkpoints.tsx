@@ -2,9 +2,9 @@
 // compare of a file (before the run, as proposed, as it is now); rollback of
 // the whole run or of chosen hunks, and undoing a rollback.
 
-import { MergeView } from "@codemirror/merge";
-import { EditorState } from "@codemirror/state";
-import { EditorView } from "@codemirror/view";
+import { presentableDiff } from "@codemirror/merge";
+import { EditorState, type Range } from "@codemirror/state";
+import { Decoration, EditorView } from "@codemirror/view";
 import { signal } from "@preact/signals";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
@@ -54,7 +54,7 @@ export function Checkpoints() {
             <button
               data-testid="undo-rollback"
               onClick={async () => {
-                const report = await attempt("Undoing the rollback", () => api.rollbackAll(undo.undo_checkpoint_id));
+                const report = await attempt("Undoing the rollback", () => api.rollback(undo.undo_checkpoint_id, { mode: "hard_all" }));
                 if (report) {
                   await rolledBack(report);
                   lastRollback.value = null;
@@ -112,7 +112,7 @@ function Detail({ cp }: { cp: Checkpoint }) {
           data-testid="rollback-selected"
           disabled={chosen.size === 0}
           onClick={async () => {
-            const report = await attempt("Rolling back", () => api.rollbackHunks(cp.checkpoint_id, [...chosen]));
+            const report = await attempt("Rolling back", () => api.rollback(cp.checkpoint_id, { mode: "scoped_selected", hunk_ids: [...chosen] }));
             if (report) await rolledBack(report);
           }}
         >
@@ -123,7 +123,7 @@ function Detail({ cp }: { cp: Checkpoint }) {
           data-testid="rollback-all"
           onClick={async () => {
             if (!confirm(`Roll back every file of “${cp.instruction || cp.checkpoint_id}” to before the run? Your edits elsewhere are kept, and this can be undone.`)) return;
-            const report = await attempt("Rolling back", () => api.rollbackAll(cp.checkpoint_id));
+            const report = await attempt("Rolling back", () => api.rollback(cp.checkpoint_id, { mode: "hard_all" }));
             if (report) await rolledBack(report);
           }}
         >
@@ -152,40 +152,74 @@ function Detail({ cp }: { cp: Checkpoint }) {
 
 const readOnly = [EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping];
 
+const changedLine = Decoration.line({ class: "cm-changed-line" });
+const addedWord = Decoration.mark({ class: "cm-changed-word" });
+const removedWord = Decoration.mark({ class: "cm-removed-word" });
+
+/** Marks, in a pane's text, the ranges `spans` (from, to) and the lines they touch. */
+function marks(spans: [number, number][], mark: Decoration) {
+  return EditorView.decorations.of((view) => {
+    const doc = view.state.doc;
+    const ranges: Range<Decoration>[] = [];
+    const lines = new Set<number>();
+    for (const [from, to] of spans) {
+      if (to > from) ranges.push(mark.range(from, to));
+      for (let n = doc.lineAt(from).number; n <= doc.lineAt(Math.max(from, to - (to > from ? 1 : 0))).number; n++) lines.add(n);
+    }
+    for (const n of lines) ranges.push(changedLine.range(doc.line(n).from));
+    return Decoration.set(ranges, true);
+  });
+}
+
+/** The three texts of a file at a checkpoint, side by side: before the run,
+ * as the run proposed it, and now. The later two mark what differs from
+ * the first, word by word; the first marks what either of them took out. */
 function Compare({ id, file }: { id: string; file: string }) {
-  const host = useRef<HTMLDivElement>(null);
+  const panes = useRef<(HTMLDivElement | null)[]>([]);
   const [three, setThree] = useState<ThreeWay | null>(null);
-  const [against, setAgainst] = useState<"current" | "proposed">("current");
   useEffect(() => {
     setThree(null);
-    void attempt("Loading the compare", () => api.diff3(id, file)).then((t) => t && setThree(t));
+    void attempt("Loading the compare", () => api.diff3(id, { file_path: file })).then((t) => t && setThree(t));
   }, [id, file, revision.value]);
   useEffect(() => {
-    if (!three || !host.current) return;
-    const other = against === "current" ? three.current_file : three.agent_proposed;
-    const view = new MergeView({
-      a: { doc: three.checkpoint_base ?? "", extensions: readOnly },
-      b: { doc: other ?? "", extensions: readOnly },
-      parent: host.current,
-      collapseUnchanged: { margin: 3, minSize: 6 },
-    });
-    return () => view.destroy();
-  }, [three, against]);
+    if (!three) return;
+    const base = three.checkpoint_base ?? "";
+    const texts = [base, three.agent_proposed ?? "", three.current_file ?? ""];
+    const changes = texts.slice(1).map((t) => presentableDiff(base, t));
+    const extensions = [
+      marks(
+        changes.flat().map((c) => [c.fromA, c.toA]),
+        removedWord,
+      ),
+      ...changes.map((cs) =>
+        marks(
+          cs.map((c) => [c.fromB, c.toB]),
+          addedWord,
+        ),
+      ),
+    ];
+    const views = texts.map(
+      (doc, i) => new EditorView({ doc, extensions: [readOnly, extensions[i]], parent: panes.current[i]! }),
+    );
+    return () => views.forEach((v) => v.destroy());
+  }, [three]);
+  const labels = ["Before the run", "As proposed", "Now"];
+  const missing = three ? [three.checkpoint_base, three.agent_proposed, three.current_file].map((t) => t === null) : [false, false, false];
   return (
     <div class="compare" data-testid="compare">
-      <div class="row">
-        <span class="muted">Before the run</span>
-        <span class="spacer" />
-        <span class="muted">compared with</span>
-        <div class="seg" role="radiogroup" aria-label="Compare with">
-          {(["current", "proposed"] as const).map((k) => (
-            <button key={k} role="radio" aria-checked={against === k} class={against === k ? "on" : ""} data-testid={`compare-${k}`} onClick={() => setAgainst(k)}>
-              {k === "current" ? "Now" : "As proposed"}
-            </button>
-          ))}
-        </div>
+      <div class="compare-panes">
+        {labels.map((label, i) => (
+          <div key={label} class="compare-pane" data-testid={`compare-${["before", "proposed", "now"][i]}`}>
+            <div class="muted compare-label">
+              {label}
+              {missing[i] && " (no file)"}
+            </div>
+            <div class="merge-host" ref={(el) => {
+                panes.current[i] = el;
+              }} />
+          </div>
+        ))}
       </div>
-      <div class="merge-host" ref={host} />
     </div>
   );
 }

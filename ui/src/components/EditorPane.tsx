@@ -3,6 +3,7 @@
 
 import { useEffect, useRef } from "preact/hooks";
 import { EditorController } from "../editor/controller";
+import { editorKeymap } from "../shortcuts";
 import { acceptAllInFile, bindEditor, decide, markUnsynced, resolve, save, sendEdit, step } from "../state/files";
 import { currentHunk, dirtyPaths, openFile } from "../state/store";
 
@@ -16,7 +17,7 @@ export function EditorPane() {
       current: (id) => {
         if (currentHunk.value !== id) currentHunk.value = id;
       },
-    });
+    }, editorKeymap());
     bindEditor(controller);
     return () => {
       bindEditor(null);

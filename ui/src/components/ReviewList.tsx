@@ -1,32 +1,47 @@
-// Every pending hunk across the project, grouped by file: click one to see it.
-// Built for a thousand hunks: each file's group re-renders only when its own
-// hunks change, and the current hunk is marked without re-rendering the list.
+// Every pending hunk across the project, grouped by the job that proposed it
+// (its instruction as the heading), then by file, each hunk with a preview of
+// its change: click one to see it. Built for a thousand hunks: each file's
+// group re-renders only when its own hunks change, and the current hunk is
+// marked without re-rendering the list.
 
 import { effect } from "@preact/signals";
 import { memo } from "preact/compat";
 import { useEffect, useMemo, useRef } from "preact/hooks";
-import type { Hunk } from "../api/types";
+import type { PendingHunk } from "../api/types";
 import { openPath } from "../state/files";
-import { currentHunk, job, reviewItems } from "../state/store";
+import { currentHunk, hunkInfo, reviewItems, reviewJobs } from "../state/store";
+
+interface Group {
+  key: string;
+  instruction: string;
+  files: { path: string; hunks: string }[];
+}
 
 export function ReviewList() {
   const items = reviewItems.value;
+  const info = hunkInfo.value;
   const body = useRef<HTMLDivElement>(null);
-  // The job's bundle tells each hunk's size; hunks of other jobs show without it.
-  const sizes = useMemo(() => {
-    const map = new Map<string, Hunk>();
-    for (const f of job.value?.diff_bundle?.files ?? []) for (const h of f.hunks) map.set(h.hunk_id, h);
-    return map;
-  }, [job.value?.diff_bundle]);
-  const files = useMemo(() => {
-    const byFile = new Map<string, string[]>();
+  const groups = useMemo(() => {
+    const byJob = new Map<string, Map<string, string[]>>();
     for (const item of items) {
-      const ids = byFile.get(item.path);
+      const job = info.get(item.hunk)?.job_id ?? "";
+      let files = byJob.get(job);
+      if (!files) byJob.set(job, (files = new Map()));
+      const ids = files.get(item.path);
       if (ids) ids.push(item.hunk);
-      else byFile.set(item.path, [item.hunk]);
+      else files.set(item.path, [item.hunk]);
     }
-    return [...byFile].map(([path, ids]) => ({ path, hunks: ids.join(" ") }));
-  }, [items]);
+    const order = reviewJobs.value.map((j) => j.job_id ?? "");
+    const heading = new Map(reviewJobs.value.map((j) => [j.job_id ?? "", j.instruction]));
+    const keys = [...byJob.keys()].sort((a, b) => rank(order, a) - rank(order, b));
+    return keys.map(
+      (key): Group => ({
+        key,
+        instruction: heading.get(key) ?? "Other changes",
+        files: [...byJob.get(key)!].map(([path, ids]) => ({ path, hunks: ids.join(" ") })),
+      }),
+    );
+  }, [items, info, reviewJobs.value]);
   useEffect(
     () =>
       effect(() => {
@@ -47,22 +62,35 @@ export function ReviewList() {
       </h2>
       {items.length === 0 && <p class="empty">No pending changes.</p>}
       <div class="review-body" ref={body}>
-        {files.map((f) => (
-          <ReviewFile key={f.path} path={f.path} hunks={f.hunks} sizes={sizes} />
+        {groups.map((g) => (
+          <div key={g.key} class="review-job" data-testid="review-job" data-job-id={g.key}>
+            <div class="review-instruction" title={g.instruction} data-testid="review-instruction">
+              {g.instruction}
+            </div>
+            {g.files.map((f) => (
+              <ReviewFile key={f.path} path={f.path} hunks={f.hunks} info={info} />
+            ))}
+          </div>
         ))}
       </div>
     </section>
   );
 }
 
-const ReviewFile = memo(function ReviewFile({ path, hunks, sizes }: { path: string; hunks: string; sizes: Map<string, Hunk> }) {
+/** A job's place in the engine's order; jobs it does not know yet come last. */
+function rank(order: string[], job: string) {
+  const i = order.indexOf(job);
+  return i < 0 ? order.length : i;
+}
+
+const ReviewFile = memo(function ReviewFile({ path, hunks, info }: { path: string; hunks: string; info: ReadonlyMap<string, PendingHunk> }) {
   return (
     <div class="review-file">
       <div class="review-path" title={path}>
         {path}
       </div>
       {hunks.split(" ").map((id) => {
-        const h = sizes.get(id);
+        const h = info.get(id);
         return (
           <button
             key={id}
@@ -70,13 +98,19 @@ const ReviewFile = memo(function ReviewFile({ path, hunks, sizes }: { path: stri
             data-testid="review-item"
             data-hunk-id={id}
             data-path={path}
+            title={id}
             onClick={() => void openPath(path, id)}
           >
-            <span>{id}</span>
-            {h && (
-              <span class="stat">
-                line {h.new_start + 1} <span class="plus">+{h.new_lines}</span> <span class="minus">−{h.old_lines}</span>
+            {h ? (
+              <span class="preview" data-testid="hunk-preview">
+                <span class="line">{h.line}</span>
+                <span class="ctx">{h.preview.before}</span>
+                {h.preview.removed && <del>{h.preview.removed}</del>}
+                {h.preview.added && <ins>{h.preview.added}</ins>}
+                <span class="ctx">{h.preview.after}</span>
               </span>
+            ) : (
+              <span>{id}</span>
             )}
           </button>
         );

@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { Job } from "../api/types";
 import * as agent from "../state/agent";
 import { addOpenFile, addSelection } from "../state/context";
-import { contextRows, job, reviewItems, session, sessions } from "../state/store";
+import { contextRows, job, jobEvents, reviewItems, session, sessions } from "../state/store";
 import { Timeline } from "./Timeline";
 
 const RUNNING = new Set(["queued", "running", "waiting_for_user"]);
@@ -128,6 +128,7 @@ function JobBar() {
   // The tree knows what is pending now; the job's bundle only what it proposed.
   const pendingNow = new Set(reviewItems.value.map((i) => i.hunk));
   const pendingInJob = j.diff_bundle?.files.reduce((n, f) => n + f.hunks.filter((h) => pendingNow.has(h.hunk_id)).length, 0) ?? 0;
+  const finished = jobEvents.value.find((e) => e.type === "review.finished")?.data;
   return (
     <div class="jobbar">
       <div class="row">
@@ -141,10 +142,19 @@ function JobBar() {
           {b.tools} tools · {b.tokens.toLocaleString()} tokens · ${j.usage.cost_usd.toFixed(4)}
         </span>
       </div>
-      {j.error && <div class="error-text">{j.error.message}</div>}
+      {j.error && (
+        <div class="error-text" data-testid="job-error">
+          {j.error.message}
+        </div>
+      )}
+      {finished && (
+        <div class="muted" data-testid="review-finished">
+          Review finished: {finished.accepted} accepted, {finished.rejected} rejected, all saved.
+        </div>
+      )}
       {j.status === "awaiting_review" && (
         <div class="row">
-          <span class="muted">{pendingInJob > 0 ? `${pendingInJob} hunk(s) to review` : "All hunks decided"}</span>
+          <span class="muted">{pendingInJob > 0 ? `${pendingInJob} hunk(s) to review` : "All hunks decided: save the files to finish"}</span>
           <span class="spacer" />
           <button data-testid="accept-job" onClick={() => void agent.finishReview("all")} title="Accept every pending hunk and write the files">
             Accept all

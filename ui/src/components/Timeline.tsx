@@ -2,7 +2,7 @@
 // the assistant's streamed text, questions and status changes.
 
 import { useMemo } from "preact/hooks";
-import type { Event } from "../api/types";
+import type { Event, JsonValue } from "../api/types";
 import { jobEvents } from "../state/store";
 
 interface Row {
@@ -13,69 +13,85 @@ interface Row {
   ok?: boolean;
 }
 
-type Data = Record<string, unknown>;
-
-function summarize(args: unknown): string {
-  if (!args || typeof args !== "object") return "";
-  return Object.entries(args as Data)
+function summarize(args: JsonValue): string {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return "";
+  return Object.entries(args)
     .filter(([k]) => k !== "edits")
     .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
     .join(", ")
     .slice(0, 240);
 }
 
+/** How many edits a `propose_edits` call's arguments hold. */
+function editCount(args: JsonValue): number {
+  const edits = args && typeof args === "object" && !Array.isArray(args) ? args.edits : undefined;
+  return Array.isArray(edits) ? edits.length : 0;
+}
+
 /** Folds the event log into rows: a call and its result share one row; text deltas join. */
 export function rows(events: Event[]): Row[] {
   const out: Row[] = [];
   const calls = new Map<string, Row>();
+  const finish = (id: string, ok: boolean, outcome: string) => {
+    const row = calls.get(id);
+    if (!row) return;
+    row.ok = ok;
+    row.title = `${row.title} → ${outcome}`;
+  };
   for (const e of events) {
-    const d = (e.data ?? {}) as Data;
     switch (e.type) {
       case "tool.call.requested": {
-        const row: Row = { key: `c${e.cursor}`, kind: "tool", title: String(d.tool), detail: summarize(d.arguments) };
-        if (d.tool === "propose_edits") {
-          const edits = (d.arguments as Data | undefined)?.edits;
-          row.detail = `${Array.isArray(edits) ? edits.length : 0} edit(s)`;
-        }
-        calls.set(String(d.tool_call_id), row);
+        const d = e.data;
+        const detail = d.tool === "propose_edits" ? `${editCount(d.arguments)} edit(s)` : summarize(d.arguments);
+        const row: Row = { key: `c${e.cursor}`, kind: "tool", title: d.tool, detail };
+        calls.set(d.tool_call_id, row);
         out.push(row);
         break;
       }
-      case "tool.call.completed":
-      case "tool.call.failed": {
-        const row = calls.get(String(d.tool_call_id));
-        if (!row) break;
-        row.ok = d.ok !== false && e.type !== "tool.call.failed";
-        const err = d.error as Data | undefined;
-        row.title = `${row.title} → ${row.ok ? `${d.result_count ?? "done"} result${d.result_count === 1 ? "" : "s"}` : String(err?.code ?? "failed")}`;
+      case "tool.call.completed": {
+        const d = e.data;
+        const count = d.result_count;
+        finish(d.tool_call_id, d.ok, d.ok ? `${count ?? "done"} result${count === 1 ? "" : "s"}` : (d.error?.code ?? "failed"));
         break;
       }
+      case "tool.call.failed":
+        finish(e.data.tool_call_id, false, e.data.code);
+        break;
       case "assistant.delta": {
         const last = out[out.length - 1];
-        if (last?.kind === "text") last.title += String(d.text ?? "");
-        else out.push({ key: `t${e.cursor}`, kind: "text", title: String(d.text ?? "") });
+        if (last?.kind === "text") last.title += e.data.text;
+        else out.push({ key: `t${e.cursor}`, kind: "text", title: e.data.text });
         break;
       }
       case "clarification.requested":
-        out.push({ key: `q${e.cursor}`, kind: "question", title: `Asked: ${d.question}` });
+        out.push({ key: `q${e.cursor}`, kind: "question", title: `Asked: ${e.data.question}` });
         break;
       case "clarification.received":
-        out.push({ key: `a${e.cursor}`, kind: "question", title: d.skipped ? "Skipped" : `Answered: ${d.answer ?? ""}` });
+        out.push({ key: `a${e.cursor}`, kind: "question", title: e.data.skipped ? "Skipped" : `Answered: ${e.data.answer ?? ""}` });
         break;
       case "edits.proposed":
-        out.push({ key: `e${e.cursor}`, kind: "note", title: `Proposed ${d.edits} edit(s) in ${Array.isArray(d.files) ? d.files.length : 0} file(s)` });
+        out.push({ key: `e${e.cursor}`, kind: "note", title: `Proposed ${e.data.edits} edit(s) in ${e.data.files.length} file(s)` });
         break;
-      case "edits.refused":
-        out.push({ key: `r${e.cursor}`, kind: "note", title: `Edits refused: ${d.message ?? (Array.isArray(d.errors) ? `${d.errors.length} problem(s)` : "")}`, ok: false });
+      case "edits.refused": {
+        const d = e.data;
+        const why = d.message ?? `${d.errors?.length ?? 0} problem(s)`;
+        out.push({ key: `r${e.cursor}`, kind: "note", title: `Edits refused: ${why}`, ok: false });
         break;
+      }
       case "budget.warning":
         out.push({ key: `b${e.cursor}`, kind: "note", title: "Nearing the budget: the agent was asked to wrap up" });
         break;
       case "provider.retry":
-        out.push({ key: `p${e.cursor}`, kind: "note", title: `Provider retry ${d.attempt ?? ""}` });
+        out.push({ key: `p${e.cursor}`, kind: "note", title: `Provider retry ${e.data.attempt}` });
+        break;
+      case "agent.reminded":
+        out.push({ key: `m${e.cursor}`, kind: "note", title: "The agent stopped without proposing: reminded to end with propose_edits" });
+        break;
+      case "review.finished":
+        out.push({ key: `f${e.cursor}`, kind: "note", title: `Review finished: ${e.data.accepted} accepted, ${e.data.rejected} rejected` });
         break;
       case "job.status":
-        out.push({ key: `s${e.cursor}`, kind: "status", title: String(d.status) });
+        out.push({ key: `s${e.cursor}`, kind: "status", title: e.data.status });
         break;
     }
   }

@@ -2,13 +2,16 @@
 // in step with the engine both ways: the user's typing is sent as buffer
 // edits (debounced, with the hash of the text it changes), and the engine's
 // answers (a decided hunk, a reload, a rollback) are merged into the view as
-// the smallest change, so the cursor and scroll stay where they are.
+// the smallest change, so the cursor and scroll stay where they are. The
+// engine's changes never enter the undo history: Ctrl+Z undoes the user's
+// typing only, never a decision or a reload. Each file keeps its own editor
+// state (undo history, selection, scroll) while another one is open.
 
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { markdown } from "@codemirror/lang-markdown";
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
-import { Annotation, EditorSelection, EditorState } from "@codemirror/state";
+import { Annotation, EditorSelection, EditorState, type Extension, Transaction } from "@codemirror/state";
 import {
   EditorView,
   drawSelection,
@@ -22,6 +25,18 @@ import { type Hunk, type HunkActions, type HunkField, focusHunk, hunkExtension, 
 
 /** Marks changes that came from the engine, not from the user's typing. */
 const fromEngine = Annotation.define<boolean>();
+
+/** The annotations of an engine change: marked as such, and kept out of the undo history. */
+const engine = [fromEngine.of(true), Transaction.addToHistory.of(false)];
+
+/** How many files keep their editor state while closed. */
+const KEPT_STATES = 30;
+
+/** A closed file's editor, as it was left. */
+interface Kept {
+  state: EditorState;
+  scroll: number;
+}
 
 /** What the controller needs from the application. */
 export interface EditorHost extends HunkActions {
@@ -45,8 +60,15 @@ export class EditorController {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private sending: Promise<void> | null = null;
   private dirty = false;
+  /** Closed files' editor states, least recently closed first. */
+  private readonly kept = new Map<string, Kept>();
 
-  constructor(parent: HTMLElement, private readonly host: EditorHost) {
+  /** `keys`: the application's shortcuts that act on the editor, as a keymap. */
+  constructor(
+    parent: HTMLElement,
+    private readonly host: EditorHost,
+    private readonly keys: Extension = [],
+  ) {
     this.field = hunkField(host);
     this.view = new EditorView({ parent, state: this.stateFor("") });
   }
@@ -68,6 +90,7 @@ export class EditorController {
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         markdown(),
         EditorView.lineWrapping,
+        this.keys,
         keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, indentWithTab]),
         hunkExtension(this.field),
         EditorView.updateListener.of((u) => {
@@ -84,16 +107,38 @@ export class EditorController {
     return this.path;
   }
 
-  /** Shows `file`, from scratch (a different file, or the same one reopened). */
+  /** Shows `file`: with the editor state it was left in (history,
+   * selection, scroll) when it was open before, else from scratch. */
   open(file: FileContent, hunk?: string | null) {
     clearTimeout(this.timer);
+    if (this.path) this.keep(this.path);
     this.dirty = false;
     this.path = file.path;
     this.hash = file.hash;
+    const kept = this.kept.get(file.path);
+    this.kept.delete(file.path);
+    if (kept) {
+      this.view.setState(kept.state);
+      // The engine's text now (another job's hunks, a reload) comes in as
+      // an engine change: the history stays the user's.
+      const changes = smallestChange(this.view.state.doc.toString(), file.text);
+      this.view.dispatch({ changes: changes ?? undefined, effects: setHunks.of({ spans: file.hunks }), annotations: engine });
+      if (hunk) this.goTo(hunk);
+      else this.view.requestMeasure({ read: () => null, write: () => (this.view.scrollDOM.scrollTop = kept.scroll) });
+      this.trackCurrent();
+      return;
+    }
     this.view.setState(this.stateFor(file.text));
-    this.view.dispatch({ effects: setHunks.of({ spans: file.hunks, current: null }), annotations: fromEngine.of(true) });
+    this.view.dispatch({ effects: setHunks.of({ spans: file.hunks, current: null }), annotations: engine });
     const target = hunk ?? this.hunks().find((h) => h.status === "pending")?.id;
     if (target) this.goTo(target);
+  }
+
+  /** Keeps the open file's editor state for when it is opened again. */
+  private keep(path: string) {
+    this.kept.delete(path);
+    this.kept.set(path, { state: this.view.state, scroll: this.view.scrollDOM.scrollTop });
+    if (this.kept.size > KEPT_STATES) this.kept.delete(this.kept.keys().next().value!);
   }
 
   /** Takes in the engine's view of the open file after an action. Typing made
@@ -111,7 +156,7 @@ export class EditorController {
     this.view.dispatch({
       changes: changes ?? undefined,
       effects: setHunks.of({ spans: file.hunks }),
-      annotations: fromEngine.of(true),
+      annotations: engine,
     });
     this.trackCurrent();
   }
@@ -135,7 +180,7 @@ export class EditorController {
       status === "rejected"
         ? { from: hunk.from, to: hunk.lines === 0 ? hunk.from : Math.min(hunk.to + 1, this.view.state.doc.length), insert: hunk.oldText }
         : undefined;
-    this.view.dispatch({ changes, effects: markHunk.of({ id, status }), annotations: fromEngine.of(true) });
+    this.view.dispatch({ changes, effects: markHunk.of({ id, status }), annotations: engine });
   }
 
   /** Moves the cursor to a hunk and scrolls it into the middle of the view. */
@@ -196,7 +241,7 @@ export class EditorController {
         if (this.path !== path) return;
         this.hash = file.hash;
         if (!this.dirty && this.view.state.doc.toString() === text) {
-          this.view.dispatch({ effects: setHunks.of({ spans: file.hunks }), annotations: fromEngine.of(true) });
+          this.view.dispatch({ effects: setHunks.of({ spans: file.hunks }), annotations: engine });
           this.host.unsynced(path, false);
         }
       } catch (e) {

@@ -1,9 +1,11 @@
 // The engine's hunks drawn inline in CodeMirror, the way Zed and Cursor show
 // an agent's edits: the new lines tinted in place, the lines they replaced
-// struck through above them, and accept / reject buttons on each. The
-// positions come from the engine (`FileContent.hunks`) and are mapped
-// through every local change until the next reply replaces them.
+// struck through above them, the words that changed marked in both, and
+// accept / reject buttons on each. The positions come from the engine
+// (`FileContent.hunks`) and are mapped through every local change until the
+// next reply replaces them.
 
+import { type Change, presentableDiff } from "@codemirror/merge";
 import { type EditorState, type Extension, type Range, StateEffect, StateField } from "@codemirror/state";
 import { Decoration, type DecorationSet, EditorView, WidgetType } from "@codemirror/view";
 import type { HunkSpan, Status } from "../api/types";
@@ -53,17 +55,39 @@ export function place(state: EditorState, spans: HunkSpan[]): Hunk[] {
   });
 }
 
+/** Word-level changes between texts, kept for the hunks drawn lately. */
+const changesCache = new Map<string, readonly Change[]>();
+
+/** The changes within a hunk (old text → new text), at word granularity. */
+function wordChanges(oldText: string, newText: string): readonly Change[] {
+  const key = `${oldText}\u0000${newText}`;
+  let changes = changesCache.get(key);
+  if (!changes) {
+    changes = presentableDiff(oldText, newText);
+    if (changesCache.size > 2000) changesCache.clear();
+    changesCache.set(key, changes);
+  }
+  return changes;
+}
+
 class Removed extends WidgetType {
   constructor(
     readonly hunk: Hunk,
     readonly current: boolean,
     readonly actions: HunkActions,
+    /** The word-level changes against the new text; empty to strike the whole text. */
+    readonly changes: readonly Change[],
   ) {
     super();
   }
 
   eq(other: Removed) {
-    return other.hunk.id === this.hunk.id && other.hunk.oldText === this.hunk.oldText && other.current === this.current;
+    return (
+      other.hunk.id === this.hunk.id &&
+      other.hunk.oldText === this.hunk.oldText &&
+      other.current === this.current &&
+      other.changes === this.changes
+    );
   }
 
   toDOM() {
@@ -80,7 +104,18 @@ class Removed extends WidgetType {
     if (this.hunk.oldText) {
       const old = document.createElement("div");
       old.className = "cm-hunk-removed";
-      old.textContent = this.hunk.oldText.replace(/\r?\n$/, "");
+      const text = this.hunk.oldText.replace(/\r?\n$/, "");
+      let at = 0;
+      for (const c of this.changes) {
+        old.append(text.slice(at, c.fromA));
+        const word = document.createElement("del");
+        word.className = "cm-hunk-word-removed";
+        word.dataset.testid = "word-removed";
+        word.textContent = text.slice(c.fromA, c.toA);
+        old.append(word);
+        at = c.toA;
+      }
+      old.append(text.slice(at));
       box.append(old);
     }
     return box;
@@ -106,17 +141,34 @@ class Removed extends WidgetType {
 
 const added = Decoration.line({ class: "cm-hunk-added" });
 const addedCurrent = Decoration.line({ class: "cm-hunk-added cm-hunk-added-current" });
+const addedWord = Decoration.mark({ class: "cm-hunk-word-added", attributes: { "data-testid": "word-added" } });
+
+/** Marks words only where some text stays: a change of whole lines is tint enough. */
+function worthMarking(changes: readonly Change[], oldText: string, newText: string) {
+  const changed = changes.reduce((n, c) => n + (c.toA - c.fromA) + (c.toB - c.fromB), 0);
+  return changes.length > 0 && changed < 0.8 * (oldText.length + newText.length);
+}
 
 function decorate(state: EditorState, hunks: Hunk[], current: string | null, actions: HunkActions): DecorationSet {
   const ranges: Range<Decoration>[] = [];
   for (const h of hunks) {
     if (h.status !== "pending") continue;
     const isCurrent = h.id === current;
-    ranges.push(Decoration.widget({ widget: new Removed(h, isCurrent, actions), block: true, side: -1 }).range(h.from));
+    const oldText = h.oldText.replace(/\r?\n$/, "");
+    const newText = h.lines > 0 ? state.doc.sliceString(h.from, h.to) : "";
+    let changes: readonly Change[] = [];
+    if (oldText && newText) {
+      const all = wordChanges(oldText, newText);
+      if (worthMarking(all, oldText, newText)) changes = all;
+    }
+    ranges.push(Decoration.widget({ widget: new Removed(h, isCurrent, actions, changes), block: true, side: -1 }).range(h.from));
     if (h.lines > 0) {
       const first = state.doc.lineAt(h.from).number;
       const last = state.doc.lineAt(h.to).number;
       for (let n = first; n <= last; n++) ranges.push((isCurrent ? addedCurrent : added).range(state.doc.line(n).from));
+      for (const c of changes) {
+        if (c.toB > c.fromB) ranges.push(addedWord.range(h.from + c.fromB, h.from + c.toB));
+      }
     }
   }
   return Decoration.set(ranges, true);
@@ -199,4 +251,6 @@ const hunkTheme = EditorView.baseTheme({
     textDecoration: "line-through",
     padding: "0 6px 0 6px",
   },
+  ".cm-hunk-word-removed": { background: "var(--del-word-bg)", textDecoration: "line-through", borderRadius: "2px" },
+  ".cm-hunk-word-added": { background: "var(--add-word-bg)", borderRadius: "2px" },
 });

@@ -29,7 +29,7 @@ export async function selectSession(id: string) {
 
 /** A new session, shown at once. */
 export async function newSession() {
-  const created = await attempt("Creating a session", () => api.createSession());
+  const created = await attempt("Creating a session", () => api.createSession({}));
   if (!created) return;
   sessions.value = (await api.sessions()) ?? sessions.value;
   await selectSession(created.session_id);
@@ -44,7 +44,7 @@ async function refreshSessions() {
 export async function renameSession(name: string) {
   const s = session.value;
   if (!s) return;
-  const renamed = await attempt("Renaming", () => api.renameSession(s.session_id, name));
+  const renamed = await attempt("Renaming", () => api.renameSession(s.session_id, { name }));
   if (renamed) {
     session.value = renamed;
     await refreshSessions();
@@ -98,7 +98,7 @@ export async function run(instruction: string): Promise<boolean> {
   if (!session.value) await newSession();
   const s = session.value;
   if (!s) return false;
-  const started = await attempt("Starting the run", () => api.run(s.session_id, instruction, contextRows.value));
+  const started = await attempt("Starting the run", () => api.run({ session_id: s.session_id, instruction, context_rows: contextRows.value }));
   if (!started) return false;
   // Unpinned rows were for this run only.
   contextRows.value = contextRows.value.filter((r) => r.pinned);
@@ -120,7 +120,7 @@ export async function follow(id: string) {
   for (;;) {
     let page;
     try {
-      page = await api.events(id, cursor, 25_000);
+      page = await api.events(id, { cursor, wait_ms: 25_000 });
     } catch {
       await new Promise((r) => setTimeout(r, 1000));
       if (ticket !== following) return;
@@ -153,7 +153,7 @@ export async function answer(text: string | null) {
   const j = job.value;
   const q = j?.pending_question;
   if (!j || !q) return;
-  const updated = await attempt("Answering", () => api.clarify(j.job_id, q.question_id, text));
+  const updated = await attempt("Answering", () => api.clarify(j.job_id, text === null ? { question_id: q.question_id, skip: true } : { question_id: q.question_id, answer: text }));
   if (updated) job.value = updated;
 }
 
@@ -184,7 +184,7 @@ export async function finishReview(mode: "all" | "none" | "decided") {
   if (!fresh) return;
   const hunks = fresh.diff_bundle?.files.flatMap((f) => f.hunks) ?? [];
   const ids = mode === "none" ? [] : hunks.filter((h) => mode === "all" ? h.accepted !== false : h.accepted === true).map((h) => h.hunk_id);
-  const applied = await attempt("Applying", () => api.apply(s.session_id, j.job_id, ids));
+  const applied = await attempt("Applying", () => api.apply({ session_id: s.session_id, job_id: j.job_id, accepted_hunk_ids: ids }));
   if (!applied) return;
   const conflicts = applied.applied_files.filter((f) => f.status !== "applied" && f.status !== "unchanged");
   if (conflicts.length > 0) tell("error", `Not written: ${conflicts.map((f) => `${f.file_path} (${f.message ?? f.status})`).join(", ")}`);

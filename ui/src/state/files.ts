@@ -6,7 +6,7 @@ import { api } from "../api/client";
 import type { FileContent, Status } from "../api/types";
 import type { EditorController } from "../editor/controller";
 import { metrics } from "./metrics";
-import { attempt, currentHunk, openFile, tell, tree, unsynced } from "./store";
+import { attempt, currentHunk, hunkInfo, openFile, reviewJobs, tell, tree, unsynced } from "./store";
 
 let editor: EditorController | null = null;
 /** Decisions made, newest last, for undo. */
@@ -22,10 +22,14 @@ export function getEditor() {
   return editor;
 }
 
-/** Fetches the tree again. */
+/** Fetches the tree again, and the review's jobs and previews with it. */
 export async function refreshTree() {
   const started = performance.now();
-  const entries = await attempt("Listing files", () => api.tree());
+  const [entries, review] = await Promise.all([attempt("Listing files", () => api.tree({})), attempt("Listing the review", () => api.review())]);
+  if (review) {
+    reviewJobs.value = review.jobs.map(({ job_id, instruction }) => ({ job_id, instruction }));
+    hunkInfo.value = new Map(review.jobs.flatMap((g) => g.hunks.map((h) => [h.hunk_id, h] as const)));
+  }
   if (entries) {
     tree.value = entries;
     metrics.treeFetched(started);
@@ -39,7 +43,7 @@ export async function openPath(path: string, hunk?: string | null) {
     return;
   }
   await editor?.flush().catch(() => undefined);
-  const file = await attempt(`Opening ${path}`, () => api.file(path));
+  const file = await attempt(`Opening ${path}`, () => api.file({ path }));
   if (!file) return;
   openFile.value = file;
   editor?.open(file, hunk);
@@ -64,7 +68,7 @@ export function took(file: FileContent) {
 /** The editor's link to the engine for the user's typing. */
 export async function sendEdit(path: string, text: string, baseHash: string): Promise<FileContent> {
   try {
-    const file = await api.edit(path, text, baseHash);
+    const file = await api.edit({ path, text, base_hash: baseHash });
     took(file);
     return file;
   } catch (e) {
@@ -95,7 +99,7 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     if (!next) void goToNextFile(path);
   }
   await editor.flush().catch(() => undefined);
-  const decided = await attempt(`Deciding ${id}`, () => api.decide(id, status));
+  const decided = await attempt(`Deciding ${id}`, () => api.decide(id, { status }));
   // The next hunk is on screen already: let that frame paint before the
   // engine's answer (the same text, confirmed) is merged in.
   await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
@@ -107,7 +111,7 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     took(decided.file);
     if (status === "pending" && editor.openPath === decided.file.path) editor.goTo(id);
   } else if (path) {
-    const file = await attempt(`Reloading ${path}`, () => api.file(path));
+    const file = await attempt(`Reloading ${path}`, () => api.file({ path }));
     if (file) took(file);
   }
 }
@@ -116,7 +120,7 @@ export async function decide(status: Status, id: string | null = currentHunk.val
 export async function undoDecision() {
   const id = decisions.at(-1);
   if (!id) return tell("info", "No decision to undo");
-  const owner = await attempt("Finding the hunk", () => api.decide(id, "pending"));
+  const owner = await attempt("Finding the hunk", () => api.decide(id, { status: "pending" }));
   if (!owner) return;
   decisions.pop();
   if (editor?.openPath !== owner.file.path) {
@@ -157,7 +161,7 @@ export async function acceptAllInFile() {
   const path = editor?.openPath;
   if (!path) return;
   await editor?.flush().catch(() => undefined);
-  const file = await attempt(`Accepting all in ${path}`, () => api.acceptAll(path));
+  const file = await attempt(`Accepting all in ${path}`, () => api.acceptAll({ path }));
   if (file) took(file);
 }
 
@@ -171,7 +175,7 @@ export async function save(path = editor?.openPath) {
       return;
     }
   }
-  const file = await attempt(`Saving ${path}`, () => api.save(path));
+  const file = await attempt(`Saving ${path}`, () => api.save({ path }));
   if (file) {
     took(file);
     tell("info", `Saved ${path}`);
@@ -186,7 +190,7 @@ export async function saveAll() {
   if (open && unsynced.value.has(open) && !paths.includes(open)) paths.push(open);
   let saved = 0;
   for (const path of paths) {
-    const file = await attempt(`Saving ${path}`, () => api.save(path));
+    const file = await attempt(`Saving ${path}`, () => api.save({ path }));
     if (!file) continue;
     took(file);
     saved += 1;
@@ -198,7 +202,7 @@ export async function saveAll() {
 export async function resolve(keep: "mine" | "theirs") {
   const path = editor?.openPath;
   if (!path) return;
-  const done = await attempt(`Resolving ${path}`, () => api.resolve(path, keep));
+  const done = await attempt(`Resolving ${path}`, () => api.resolve({ path, keep }));
   if (done) {
     took(done.file);
     tell("info", `Kept ${keep === "mine" ? "your version" : "the version on disk"}; the other is in checkpoint ${done.checkpoint_id}`);
@@ -209,7 +213,7 @@ export async function resolve(keep: "mine" | "theirs") {
 export async function reloadOpen() {
   const path = editor?.openPath;
   if (!path) return;
-  const file = await attempt(`Reloading ${path}`, () => api.file(path));
+  const file = await attempt(`Reloading ${path}`, () => api.file({ path }));
   if (file) took(file);
 }
 
@@ -225,18 +229,29 @@ export async function followProject(onRollback: () => void) {
   let cursor = 0;
   for (;;) {
     try {
-      const page = await api.feed(cursor, 25_000);
+      const page = await api.feed({ cursor, wait_ms: 25_000 });
       if (page.first_cursor > cursor) treeSoon();
       cursor = page.next_cursor;
       let reload = false;
       for (const e of page.events) {
-        const data = e.data as { path?: string } | null;
-        if (e.type.startsWith("file.") || e.type === "review.updated" || e.type === "tree.changed") treeSoon();
-        if (e.type === "rollback.completed") {
-          reload = true;
-          onRollback();
+        treeSoon();
+        switch (e.type) {
+          case "rollback.completed":
+            reload = true;
+            onRollback();
+            break;
+          case "file.saved":
+          case "file.changed":
+          case "file.reloaded":
+          case "file.conflict":
+          case "file.resolved":
+            if (e.data.path === editor?.openPath) reload = true;
+            break;
+          case "file.edited":
+          case "review.updated":
+          case "tree.changed":
+            break;
         }
-        if (e.type.startsWith("file.") && data?.path === editor?.openPath && e.type !== "file.edited") reload = true;
       }
       if (reload) await reloadOpen();
     } catch {

@@ -2,7 +2,7 @@
 // only where they are read; actions (the other modules of `state/`) write them.
 
 import { computed, signal } from "@preact/signals";
-import type { ContextRow, Event, FileContent, Job, ProjectInfo, Session, TreeEntry } from "../api/types";
+import type { ContextRow, Event, FileContent, Job, PendingHunk, ProjectInfo, ReviewGroup, Session, TreeEntry } from "../api/types";
 
 /** The open folder; null before one is open. */
 export const project = signal<ProjectInfo | null>(null);
@@ -11,6 +11,10 @@ export const needsFolder = signal(false);
 
 /** Every file, with its review state. */
 export const tree = signal<TreeEntry[]>([]);
+/** The review's jobs, oldest first, as the engine last listed them (their hunks' details in `hunkInfo`). */
+export const reviewJobs = signal<Pick<ReviewGroup, "job_id" | "instruction">[]>([]);
+/** Each pending hunk's job, line and preview, by hunk id. */
+export const hunkInfo = signal<ReadonlyMap<string, PendingHunk>>(new Map());
 /** The file in the editor, as the engine last described it. */
 export const openFile = signal<FileContent | null>(null);
 /** Files with typing the engine has not received yet. */

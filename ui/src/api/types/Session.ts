@@ -45,4 +45,10 @@ last_job_id: string | null,
 /**
  * The job whose edits wait for review, if any.
  */
-pending_review: string | null, };
+pending_review: string | null,
+/**
+ * What the agent was last told of each earlier hunk (`accepted`,
+ * `rejected`, `edited`, `rolled_back`): the next job is told only what
+ * changed since.
+ */
+reported_hunks: { [key in string]: string }, };

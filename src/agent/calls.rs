@@ -1,0 +1,444 @@
+//! The tool calls of one model step: each is checked ([`check`]), then runs
+//! as what it is — a project tool ([`run_tool`]), a question ([`ask`]), or the
+//! final proposal ([`propose`]) — and its result goes back to the model.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+use super::events::{
+    AgentEvent, ClarificationRequested, EditProblem, EditsProposed, EditsRefused,
+    ToolCallCompleted, ToolCallFailed, ToolCallRequested, ToolFailure,
+};
+use super::host::{Host, Refusal};
+use super::state::{JobParams, LoopState, Outcome, PendingQuestion, Proposal, Question};
+use super::toolset::{self, CLARIFY_USER, ClarifyArgs, PROPOSE_EDITS, ProposeEditsArgs};
+use crate::edits::{self, ProposedEdit};
+use crate::project::View;
+use crate::providers::conversation::{Message, ToolResult};
+use crate::providers::{Step, StopReason, ToolCall};
+use crate::tools;
+
+/// What one call came to.
+enum CallResult {
+    /// A result (or an error) for the model.
+    Done(Result<Value, String>),
+    /// A question for the user; the job waits for the answer.
+    Question(Question),
+    /// The proposal is staged: the job ends with it.
+    Proposed(Proposal),
+    /// The model proposed nothing, with this summary.
+    NothingToChange(Option<String>),
+}
+
+/// Runs every call of `step` in order. Returns how the job ends, if one of
+/// them ended it (a proposal, or an explicit "nothing to change").
+pub(super) async fn run_calls(
+    step: &Step,
+    params: &JobParams,
+    state: &mut LoopState,
+    host: &dyn Host,
+) -> Option<Outcome> {
+    let truncated = step.stop == Some(StopReason::MaxTokens);
+    let mut proposed = None;
+    let mut nothing = None;
+    for call in &step.tool_calls {
+        if proposed.is_some() || nothing.is_some() {
+            // The job ends with the proposal; later calls are answered so
+            // the conversation stays well formed if it is ever resumed.
+            answer(
+                state,
+                call,
+                Err("not run: edits were already proposed in this step".into()),
+            );
+            continue;
+        }
+        match handle(call, truncated, params, state, host).await {
+            CallResult::Done(result) => answer(state, call, result),
+            CallResult::Question(question) => {
+                state.pending = Some(PendingQuestion {
+                    question,
+                    tool_call_id: call.tool_call_id.clone(),
+                });
+            }
+            CallResult::Proposed(proposal) => {
+                answer(state, call, Ok(json!({ "status": "staged for review" })));
+                proposed = Some(proposal);
+            }
+            CallResult::NothingToChange(summary) => {
+                answer(state, call, Ok(json!({ "status": "nothing to change" })));
+                nothing = Some(summary.unwrap_or_else(|| "Nothing needs to change.".into()));
+            }
+        }
+    }
+    match (proposed, nothing) {
+        (Some(proposal), _) if state.forced => Some(Outcome::BudgetExceeded(Some(proposal))),
+        (Some(proposal), _) => Some(Outcome::Proposed(proposal)),
+        (None, Some(_)) if state.forced => Some(Outcome::BudgetExceeded(None)),
+        (None, Some(summary)) => Some(Outcome::Answered(summary)),
+        (None, None) => None,
+    }
+}
+
+/// Adds a call's result to the conversation.
+fn answer(state: &mut LoopState, call: &ToolCall, result: Result<Value, String>) {
+    let (content, is_error) = match result {
+        Ok(v) => (v.to_string(), false),
+        Err(message) => (json!({ "error": message }).to_string(), true),
+    };
+    state.messages.push(Message::Tool(ToolResult {
+        tool_call_id: call.tool_call_id.clone(),
+        name: call.name.clone(),
+        content,
+        is_error,
+    }));
+}
+
+/// Names models commonly garble: `functions.read_file`, `Read-File`.
+fn normalise_name(name: &str) -> String {
+    let name = name.trim();
+    let name = name.strip_prefix("functions.").unwrap_or(name);
+    name.to_ascii_lowercase().replace('-', "_")
+}
+
+/// A malformed call: counted as a schema failure and reported.
+fn malformed(
+    call: &ToolCall,
+    state: &mut LoopState,
+    host: &dyn Host,
+    code: &str,
+    message: String,
+) -> CallResult {
+    state.schema_failures += 1;
+    host.emit(AgentEvent::ToolCallFailed(ToolCallFailed {
+        tool_call_id: call.tool_call_id.clone(),
+        tool: call.name.clone(),
+        code: code.into(),
+        message: message.clone(),
+    }));
+    CallResult::Done(Err(message))
+}
+
+async fn handle(
+    call: &ToolCall,
+    truncated: bool,
+    params: &JobParams,
+    state: &mut LoopState,
+    host: &dyn Host,
+) -> CallResult {
+    let (name, args) = match check(call, truncated, params, state) {
+        Ok(checked) => checked,
+        Err((code, message)) => return malformed(call, state, host, code, message),
+    };
+    host.emit(AgentEvent::ToolCallRequested(ToolCallRequested {
+        tool_call_id: call.tool_call_id.clone(),
+        tool: name.clone(),
+        arguments: args.clone(),
+    }));
+    match name.as_str() {
+        PROPOSE_EDITS => propose(call, args, state, host),
+        CLARIFY_USER => ask(call, args, state, host),
+        _ => run_tool(call, &name, args, params, state, host).await,
+    }
+}
+
+/// Whether a call may run: complete, naming a tool this agent has (only
+/// `propose_edits` once the end was forced), with a JSON object of
+/// arguments. Returns its normalised name and arguments, or the failure.
+fn check(
+    call: &ToolCall,
+    truncated: bool,
+    params: &JobParams,
+    state: &LoopState,
+) -> Result<(String, Value), (&'static str, String)> {
+    if !call.complete && (truncated || call.name.is_empty()) {
+        return Err((
+            "truncated_call",
+            "this call was cut off by the output limit and was not run; make it again, shorter"
+                .into(),
+        ));
+    }
+    let name = normalise_name(&call.name);
+    let offered = toolset::specs(&params.agent);
+    if !offered.iter().any(|t| t.name == name) || (state.forced && name != PROPOSE_EDITS) {
+        let known: Vec<&str> = offered.iter().map(|t| t.name.as_str()).collect();
+        return Err((
+            "unknown_tool",
+            format!(
+                "there is no tool named `{}` here; the tools are: {}",
+                call.name,
+                known.join(", ")
+            ),
+        ));
+    }
+    match serde_json::from_str(&call.arguments) {
+        Ok(v @ Value::Object(_)) => Ok((name, v)),
+        Ok(_) => Err((
+            "invalid_arguments",
+            "the arguments must be a JSON object".into(),
+        )),
+        Err(e) => Err((
+            "invalid_json",
+            format!("the arguments are not valid JSON: {e}"),
+        )),
+    }
+}
+
+/// `clarify_user`: one question at a time.
+fn ask(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host) -> CallResult {
+    state.usage.tool_calls += 1;
+    let args = match toolset::decode::<ClarifyArgs>(CLARIFY_USER, args) {
+        Ok(args) => args,
+        Err(problems) => {
+            return malformed(
+                call,
+                state,
+                host,
+                "invalid_arguments",
+                format!("invalid arguments for clarify_user: {problems}"),
+            );
+        }
+    };
+    if state.pending.is_some() {
+        return malformed(
+            call,
+            state,
+            host,
+            "one_question",
+            "ask one question at a time".into(),
+        );
+    }
+    state.questions += 1;
+    let question = Question {
+        question_id: format!("q_{}", state.questions),
+        question: args.question,
+        suggested_answers: args.suggested_answers.unwrap_or_default(),
+    };
+    host.emit(AgentEvent::ClarificationRequested(ClarificationRequested {
+        tool_call_id: call.tool_call_id.clone(),
+        question_id: question.question_id.clone(),
+        question: question.question.clone(),
+        suggested_answers: question.suggested_answers.clone(),
+    }));
+    CallResult::Question(question)
+}
+
+/// A project tool (search, read, list), run off the async threads. The text
+/// `read_file` returned is kept: the model's edits of that file are pinned to it.
+async fn run_tool(
+    call: &ToolCall,
+    name: &str,
+    args: Value,
+    params: &JobParams,
+    state: &mut LoopState,
+    host: &dyn Host,
+) -> CallResult {
+    if state.usage.tool_calls >= params.max_tool_calls {
+        return malformed(
+            call,
+            state,
+            host,
+            "budget_exhausted",
+            "the tool-call budget is used up; call propose_edits now".into(),
+        );
+    }
+    let key = format!("{name}{args}");
+    let repeated = {
+        let repeats = state.repeats.entry(key.clone()).or_default();
+        *repeats += 1;
+        *repeats
+    };
+    // The same call failed twice the same way: a third run would too.
+    if let Some(error) = state.failed_calls.get(&key).filter(|_| repeated > 2) {
+        let message = format!(
+            "not run: you made this exact call {repeated} times and it failed each time ({error}); \
+             change the arguments, use another tool, or call propose_edits"
+        );
+        state.blocked_repeats += 1;
+        host.emit(AgentEvent::ToolCallFailed(ToolCallFailed {
+            tool_call_id: call.tool_call_id.clone(),
+            tool: name.to_owned(),
+            code: "repeated_call".into(),
+            message: message.clone(),
+        }));
+        return CallResult::Done(Err(message));
+    }
+    state.usage.tool_calls += 1;
+    let project = host.project().clone();
+    let overlay = host.working_state();
+    let tool = name.to_owned();
+    let ran = tokio::task::spawn_blocking(move || {
+        let view = View::with(&project, &overlay);
+        let result = tools::run(view, &tool, args.clone());
+        // The text the model saw is what its edits are pinned to.
+        let version = match (&result, args.get("file_path").and_then(Value::as_str)) {
+            (Ok(_), Some(path)) if tool == "read_file" => view
+                .read_text(path)
+                .ok()
+                .map(|f| (f.path.rel().to_owned(), f.text)),
+            _ => None,
+        };
+        (result, version)
+    })
+    .await;
+    let (result, version) = match ran {
+        Ok(ran) => ran,
+        Err(e) => {
+            return malformed(
+                call,
+                state,
+                host,
+                "tool_panicked",
+                format!("the tool failed: {e}"),
+            );
+        }
+    };
+    if let Some((path, text)) = version {
+        state.read_versions.insert(path, text);
+    }
+    let completed = |ok, result_count, error| {
+        AgentEvent::ToolCallCompleted(ToolCallCompleted {
+            tool_call_id: call.tool_call_id.clone(),
+            tool: name.to_owned(),
+            ok,
+            result_count,
+            error,
+        })
+    };
+    match result {
+        Ok(mut value) => {
+            state.failed_calls.remove(&key);
+            host.emit(completed(true, result_count(&value), None));
+            if repeated >= 3 {
+                value["note"] = json!(format!(
+                    "you have made this exact call {repeated} times; the result will not change"
+                ));
+            }
+            CallResult::Done(Ok(value))
+        }
+        Err(e) => {
+            // A refused path or a bad pattern is the model's to fix, but not
+            // a malformed call: it does not count as a retry.
+            host.emit(completed(
+                false,
+                None,
+                Some(ToolFailure {
+                    code: e.code().into(),
+                    message: e.to_string(),
+                }),
+            ));
+            if e.code() == "invalid_arguments" {
+                state.schema_failures += 1;
+            }
+            let error = format!("{}: {e}", e.code());
+            state.failed_calls.insert(key, error.clone());
+            CallResult::Done(Err(error))
+        }
+    }
+}
+
+/// `propose_edits`: the edits are pinned to the text the model read, then
+/// staged by the host; a refusal goes back to the model to fix.
+fn propose(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host) -> CallResult {
+    let args: ProposeEditsArgs = match toolset::decode(PROPOSE_EDITS, args) {
+        Ok(args) => args,
+        Err(problems) => {
+            state.schema_failures += 1;
+            host.emit(AgentEvent::ToolCallFailed(ToolCallFailed {
+                tool_call_id: call.tool_call_id.clone(),
+                tool: PROPOSE_EDITS.into(),
+                code: "invalid_arguments".into(),
+                message: problems.clone(),
+            }));
+            return CallResult::Done(Err(format!(
+                "invalid arguments for propose_edits: {problems}"
+            )));
+        }
+    };
+    if args.edits.is_empty() {
+        return CallResult::NothingToChange(args.summary);
+    }
+    let mut edits: Vec<ProposedEdit> = args
+        .edits
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| e.into_edit(i + 1))
+        .collect();
+    for edit in &mut edits {
+        if let Some(read) = state.read_versions.get(&edit.file_path) {
+            edits::pin(edit, read);
+        }
+    }
+    let files: BTreeSet<&str> = edits.iter().map(|e| e.file_path.as_str()).collect();
+    host.emit(AgentEvent::EditsProposed(EditsProposed {
+        tool_call_id: call.tool_call_id.clone(),
+        edits: edits.len(),
+        files: files.into_iter().map(str::to_owned).collect(),
+    }));
+    match host.propose(&edits) {
+        Ok(staged) => {
+            state.refusal = None;
+            CallResult::Proposed(Proposal {
+                edits,
+                checkpoint_id: staged.checkpoint_id,
+                bundle: staged.bundle,
+                summary: args.summary,
+            })
+        }
+        Err(refusal) => {
+            state.schema_failures += 1;
+            let (errors, message, told) = match refusal {
+                Refusal::Edits(errors) => {
+                    let problems: Vec<EditProblem> = errors
+                        .iter()
+                        .map(|e| EditProblem {
+                            edit: e.edit_id.clone(),
+                            file_path: e.file_path.clone(),
+                            code: e.kind.code().into(),
+                            message: e.to_string(),
+                        })
+                        .collect();
+                    let told = format!(
+                        "no edit was staged; fix these and call propose_edits again with all edits: {}",
+                        serde_json::to_value(&problems).unwrap_or_default()
+                    );
+                    (problems, None, told)
+                }
+                Refusal::Other(message) => {
+                    let told = format!("the edits could not be staged: {message}");
+                    (Vec::new(), Some(message), told)
+                }
+            };
+            state.refusal = Some(match &message {
+                Some(message) => message.clone(),
+                None => errors
+                    .iter()
+                    .map(|e| e.message.clone())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            });
+            host.emit(AgentEvent::EditsRefused(EditsRefused {
+                tool_call_id: call.tool_call_id.clone(),
+                errors,
+                message,
+            }));
+            CallResult::Done(Err(told))
+        }
+    }
+}
+
+/// How many things a tool result holds, for the timeline.
+fn result_count(value: &Value) -> Option<u64> {
+    if let Some(total) = value.get("total").and_then(Value::as_u64) {
+        return Some(total);
+    }
+    for key in ["results", "files", "lines"] {
+        if let Some(list) = value.get(key).and_then(Value::as_array) {
+            return Some(list.len() as u64);
+        }
+    }
+    value
+        .get("content")
+        .and_then(Value::as_str)
+        .map(|c| c.lines().count() as u64)
+}

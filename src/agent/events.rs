@@ -1,0 +1,280 @@
+//! What the loop reports while it runs (seed §9): each event a variant with
+//! named fields, serialised as `{"type": "<name>", "data": {...}}`. The job
+//! runtime adds its own events around these (`jobs::JobEvent`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::providers::ProviderErrorKind;
+
+/// An event of the agent loop.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(tag = "type", content = "data")]
+pub enum AgentEvent {
+    /// One model step ended.
+    #[serde(rename = "model.step")]
+    ModelStep(ModelStep),
+    /// A piece of the assistant's text, as it streams.
+    #[serde(rename = "assistant.delta")]
+    AssistantDelta(AssistantDelta),
+    /// The provider's request failed and is retried.
+    #[serde(rename = "provider.retry")]
+    ProviderRetry(ProviderRetry),
+    /// A well-formed call is about to run.
+    #[serde(rename = "tool.call.requested")]
+    ToolCallRequested(ToolCallRequested),
+    /// A tool ran (`ok: false` when it refused).
+    #[serde(rename = "tool.call.completed")]
+    ToolCallCompleted(ToolCallCompleted),
+    /// A call was malformed and not run.
+    #[serde(rename = "tool.call.failed")]
+    ToolCallFailed(ToolCallFailed),
+    /// The agent asks the user a question; the job waits for the answer.
+    #[serde(rename = "clarification.requested")]
+    ClarificationRequested(ClarificationRequested),
+    /// The user answered or skipped the question.
+    #[serde(rename = "clarification.received")]
+    ClarificationReceived(ClarificationReceived),
+    /// The agent proposed edits; staging them comes next.
+    #[serde(rename = "edits.proposed")]
+    EditsProposed(EditsProposed),
+    /// The proposal could not be staged; the model is told why.
+    #[serde(rename = "edits.refused")]
+    EditsRefused(EditsRefused),
+    /// 80% of a budget is used: the model was told to wrap up.
+    #[serde(rename = "budget.warning")]
+    BudgetWarning(Budget),
+    /// A budget is used up: the model must propose now.
+    #[serde(rename = "budget.exhausted")]
+    BudgetExhausted(Budget),
+    /// The server could not parse what the model generated; it counts as
+    /// an invalid call, and the model is asked again.
+    #[serde(rename = "model.unreadable")]
+    Unreadable(Unreadable),
+    /// The model stopped without proposing: it was told to end with
+    /// `propose_edits` (an empty list if nothing needs to change).
+    #[serde(rename = "agent.reminded")]
+    Reminded(Reminded),
+}
+
+impl AgentEvent {
+    /// The event's type name, e.g. `tool.call.completed`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AgentEvent::ModelStep(_) => "model.step",
+            AgentEvent::AssistantDelta(_) => "assistant.delta",
+            AgentEvent::ProviderRetry(_) => "provider.retry",
+            AgentEvent::ToolCallRequested(_) => "tool.call.requested",
+            AgentEvent::ToolCallCompleted(_) => "tool.call.completed",
+            AgentEvent::ToolCallFailed(_) => "tool.call.failed",
+            AgentEvent::ClarificationRequested(_) => "clarification.requested",
+            AgentEvent::ClarificationReceived(_) => "clarification.received",
+            AgentEvent::EditsProposed(_) => "edits.proposed",
+            AgentEvent::EditsRefused(_) => "edits.refused",
+            AgentEvent::BudgetWarning(_) => "budget.warning",
+            AgentEvent::BudgetExhausted(_) => "budget.exhausted",
+            AgentEvent::Unreadable(_) => "model.unreadable",
+            AgentEvent::Reminded(_) => "agent.reminded",
+        }
+    }
+}
+
+/// How much of a job's budget is used.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Budget {
+    /// Tool calls made.
+    pub tool_calls: usize,
+    /// Tool calls allowed.
+    pub max_tool_calls: usize,
+    /// Tokens used, input and output.
+    pub tokens: u64,
+    /// Tokens allowed.
+    pub max_tokens: u64,
+    /// Estimated cost so far, in US dollars.
+    pub cost_usd: f64,
+}
+
+/// `model.step`: one request to the model and its answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ModelStep {
+    /// The provider (`openai`, `anthropic`, `local`, …).
+    pub provider: String,
+    /// The model that answered.
+    pub model: String,
+    /// From sending the request to the end of the stream.
+    pub latency_ms: u64,
+    /// The seed's §11 stop reason: `proposed_edits`, `needs_clarification`,
+    /// `needs_tools`, `done` or `error`.
+    pub stop_reason: String,
+    /// Prompt tokens (estimated when the server reports none).
+    pub input_tokens: u64,
+    /// Generated tokens (likewise).
+    pub output_tokens: u64,
+    /// Tool calls in the answer.
+    pub tool_calls: usize,
+    /// The budget after this step.
+    pub budget: Budget,
+}
+
+/// `assistant.delta`: streamed text, coalesced to lines or short runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct AssistantDelta {
+    /// The text to append.
+    pub text: String,
+}
+
+/// What went wrong with a provider request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ProviderFault {
+    /// The error class.
+    pub code: ProviderErrorKind,
+    /// The HTTP status, if there was one.
+    pub status: Option<u16>,
+    /// What the server or the transport said.
+    pub message: String,
+}
+
+/// `provider.retry`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ProviderRetry {
+    /// The provider.
+    pub provider: String,
+    /// The attempt about to be made (2 for the first retry).
+    pub attempt: u32,
+    /// The wait before it.
+    pub delay_ms: u64,
+    /// Why.
+    pub error: ProviderFault,
+}
+
+/// `tool.call.requested`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ToolCallRequested {
+    /// The call's id.
+    pub tool_call_id: String,
+    /// The tool, its name normalised.
+    pub tool: String,
+    /// The arguments, as validated JSON.
+    pub arguments: Value,
+}
+
+/// A tool's refusal, as the model is told it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ToolFailure {
+    /// A stable code (`escapes_root`, `not_found`, `invalid_pattern`, …).
+    pub code: String,
+    /// What happened and what to do instead.
+    pub message: String,
+}
+
+/// `tool.call.completed`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ToolCallCompleted {
+    /// The call's id.
+    pub tool_call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// Whether it ran; `false` when it refused (see `error`).
+    pub ok: bool,
+    /// How many things the result holds (results, files, lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub result_count: Option<u64>,
+    /// Why it refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<ToolFailure>,
+}
+
+/// `tool.call.failed`: a call that was not run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ToolCallFailed {
+    /// The call's id.
+    pub tool_call_id: String,
+    /// The tool as the model named it.
+    pub tool: String,
+    /// `truncated_call`, `unknown_tool`, `invalid_json`, `invalid_arguments`,
+    /// `one_question`, `budget_exhausted`, `repeated_call`, …
+    pub code: String,
+    /// What the model is told.
+    pub message: String,
+}
+
+/// `clarification.requested`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ClarificationRequested {
+    /// The call that asked.
+    pub tool_call_id: String,
+    /// The question's id.
+    pub question_id: String,
+    /// The question.
+    pub question: String,
+    /// Answers offered; free text is always allowed.
+    pub suggested_answers: Vec<String>,
+}
+
+/// `clarification.received`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ClarificationReceived {
+    /// The question answered.
+    pub question_id: String,
+    /// Whether the user skipped it (the model is told `no_user_answer`).
+    pub skipped: bool,
+    /// The answer, as given.
+    pub answer: Option<String>,
+}
+
+/// `edits.proposed`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct EditsProposed {
+    /// The `propose_edits` call.
+    pub tool_call_id: String,
+    /// How many edits.
+    pub edits: usize,
+    /// The files they name, sorted.
+    pub files: Vec<String>,
+}
+
+/// One refused edit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct EditProblem {
+    /// The edit's id.
+    pub edit: String,
+    /// Its file.
+    pub file_path: String,
+    /// A stable code (`stale_target`, `overlap`, `anchor_not_found`, …).
+    pub code: String,
+    /// What is wrong and what to do instead.
+    pub message: String,
+}
+
+/// `edits.refused`: either per-edit problems or one message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct EditsRefused {
+    /// The `propose_edits` call.
+    pub tool_call_id: String,
+    /// Each refused edit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<_>", optional)]
+    pub errors: Vec<EditProblem>,
+    /// Why, when the refusal is not about single edits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub message: Option<String>,
+}
+
+/// `agent.reminded`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Reminded {
+    /// Why its last proposal was refused, if one was.
+    pub refusal: Option<String>,
+}
+
+/// `model.unreadable`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Unreadable {
+    /// What the server said.
+    pub message: String,
+    /// Invalid calls and unreadable steps so far in the job.
+    pub failures: usize,
+}

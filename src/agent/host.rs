@@ -1,0 +1,57 @@
+//! What the loop needs from whatever runs it (the job runtime, a test): the
+//! project its tools read, a place for its events and its saved state, and
+//! the staging of its proposal. Every type the host speaks is the agent's own.
+
+use super::events::AgentEvent;
+use super::state::{LoopState, Question};
+use crate::edits::{EditError, ProposedEdit};
+use crate::hunks::DiffBundle;
+use crate::project::{Overlay, Project};
+
+/// The loop's view of its job.
+pub trait Host: Send + Sync {
+    /// The project the tools run on.
+    fn project(&self) -> &Project;
+    /// The working state the tools read, laid over the disk: what the user
+    /// sees (pending hunks of earlier jobs, unsaved edits).
+    fn working_state(&self) -> Overlay;
+    /// Appends an event to the job's log.
+    fn emit(&self, event: AgentEvent);
+    /// The job now waits for the user's answer to `question`.
+    fn waiting(&self, question: &Question);
+    /// The job runs again after an answer.
+    fn resumed(&self);
+    /// Saves the loop's state, to resume from after a restart.
+    fn save(&self, state: &LoopState);
+    /// Checks and stages edits for review: a checkpoint, then the hunks.
+    fn propose(&self, edits: &[ProposedEdit]) -> Result<Staged, Refusal>;
+}
+
+/// A staged proposal.
+#[derive(Clone, Debug)]
+pub struct Staged {
+    /// The checkpoint taken before staging.
+    pub checkpoint_id: String,
+    /// The hunks, with their ids.
+    pub bundle: DiffBundle,
+}
+
+/// Why a proposal was not staged.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// Some edits were refused; none was staged.
+    #[error("{} edits were refused", .0.len())]
+    Edits(Vec<EditError>),
+    /// The proposal could not be staged at all.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// The user's reply to a question.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// The question answered.
+    pub question_id: String,
+    /// The answer; `None` skips the question.
+    pub answer: Option<String>,
+}

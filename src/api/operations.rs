@@ -1,0 +1,306 @@
+//! Every operation of the API, defined once: its name, HTTP method and path,
+//! the types of its path id, query, body and response, and what it calls on
+//! the [`Api`]. The HTTP routes are built from this list ([`router`]), and so
+//! is the UI's client, `ui/src/api/client.ts` ([`table`], rendered by
+//! `tests/ts_types.rs`), so the two cannot disagree on a route, its method or
+//! its types.
+
+use std::future::Future;
+
+use axum::Router;
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
+use axum::http::request::Parts;
+use axum::routing::{MethodFilter, on};
+use axum::{Json, http::StatusCode};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use ts_rs::TS;
+
+use super::{
+    Api, ApiError, Apply, Clarify, CreateSession, Decide, Diff3Query, EditBuffer, EventsQuery,
+    FileQuery, FileRequest, RenameSession, Resolve, Rollback, TreeQuery,
+};
+use crate::jobs::RunRequest;
+use crate::settings::SettingsUpdate;
+
+/// Largest request body: a whole text file (the text-file limit) and room.
+pub const BODY_LIMIT: usize = 17 << 20;
+
+/// One operation as the client sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operation {
+    /// Its name, snake_case (the client's is camelCase).
+    pub name: &'static str,
+    /// `GET`, `POST`, `PUT`, `PATCH` or `DELETE`.
+    pub method: &'static str,
+    /// Its path; `{id}` is the path id.
+    pub path: &'static str,
+    /// The TypeScript type of its query, if it takes one.
+    pub query: Option<String>,
+    /// The TypeScript type of its body, if it takes one.
+    pub body: Option<String>,
+    /// The TypeScript type of its response.
+    pub response: String,
+    /// What it does.
+    pub doc: &'static str,
+}
+
+/// What an operation takes from the request's path: nothing (`()`) or the
+/// `{id}` in it ([`Id`]).
+pub trait PathArg: Sized + Send + 'static {
+    /// Reads it.
+    fn extract(parts: &mut Parts) -> impl Future<Output = Result<Self, ApiError>> + Send;
+}
+
+/// The `{id}` of a path.
+pub struct Id(pub String);
+
+impl PathArg for () {
+    async fn extract(_: &mut Parts) -> Result<(), ApiError> {
+        Ok(())
+    }
+}
+
+impl PathArg for Id {
+    async fn extract(parts: &mut Parts) -> Result<Id, ApiError> {
+        Path::<String>::from_request_parts(parts, &())
+            .await
+            .map(|Path(id)| Id(id))
+            .map_err(|e| ApiError::new("invalid_request", e.body_text()))
+    }
+}
+
+/// What an operation takes from the query string: nothing (`()`) or a
+/// typed query ([`Q`]).
+pub trait QueryArg: Sized + Send + 'static {
+    /// Its TypeScript type, if it takes one.
+    fn ts() -> Option<String>;
+    /// Reads it; a malformed query is an `invalid_request`.
+    fn extract(parts: &mut Parts) -> impl Future<Output = Result<Self, ApiError>> + Send;
+}
+
+/// A typed query string.
+pub struct Q<T>(pub T);
+
+impl QueryArg for () {
+    fn ts() -> Option<String> {
+        None
+    }
+
+    async fn extract(_: &mut Parts) -> Result<(), ApiError> {
+        Ok(())
+    }
+}
+
+impl<T: DeserializeOwned + TS + Send + 'static> QueryArg for Q<T> {
+    fn ts() -> Option<String> {
+        Some(T::name(&ts_rs::Config::default()))
+    }
+
+    async fn extract(parts: &mut Parts) -> Result<Q<T>, ApiError> {
+        Query::<T>::from_request_parts(parts, &())
+            .await
+            .map(|Query(v)| Q(v))
+            .map_err(|e| ApiError::new("invalid_request", e.body_text()))
+    }
+}
+
+/// What an operation takes from the body: nothing (`()`, the body is not
+/// read) or JSON ([`B`]).
+pub trait BodyArg: Sized + Send + 'static {
+    /// Its TypeScript type, if it takes one.
+    fn ts() -> Option<String>;
+    /// Reads it; malformed JSON is an `invalid_request`, one over
+    /// [`BODY_LIMIT`] a `payload_too_large`.
+    fn extract(request: Request) -> impl Future<Output = Result<Self, ApiError>> + Send;
+}
+
+/// A JSON body.
+pub struct B<T>(pub T);
+
+impl BodyArg for () {
+    fn ts() -> Option<String> {
+        None
+    }
+
+    async fn extract(_: Request) -> Result<(), ApiError> {
+        Ok(())
+    }
+}
+
+impl<T: DeserializeOwned + TS + Send + 'static> BodyArg for B<T> {
+    fn ts() -> Option<String> {
+        Some(T::name(&ts_rs::Config::default()))
+    }
+
+    async fn extract(request: Request) -> Result<B<T>, ApiError> {
+        match Json::<T>::from_request(request, &()).await {
+            Ok(Json(v)) => Ok(B(v)),
+            Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => Err(ApiError::new(
+                "payload_too_large",
+                format!("the body is over {BODY_LIMIT} bytes"),
+            )),
+            Err(e) => Err(ApiError::new("invalid_request", e.body_text())),
+        }
+    }
+}
+
+/// Adds one operation's route: its arguments are read in order (path, query,
+/// body), `call` runs on them, and its answer is sent as JSON.
+fn route<P, QA, BA, R, F, Fut>(
+    router: Router<Api>,
+    path: &str,
+    method: MethodFilter,
+    call: F,
+) -> Router<Api>
+where
+    P: PathArg,
+    QA: QueryArg,
+    BA: BodyArg,
+    R: Serialize + TS + Send + 'static,
+    F: Fn(Api, P, QA, BA) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, ApiError>> + Send + 'static,
+{
+    let handler = move |State(api): State<Api>, request: Request| {
+        let call = call.clone();
+        async move {
+            let (mut parts, body) = request.into_parts();
+            let p = P::extract(&mut parts).await?;
+            let q = QA::extract(&mut parts).await?;
+            let b = BA::extract(Request::from_parts(parts, body)).await?;
+            call(api, p, q, b).await.map(Json)
+        }
+    };
+    router.route(path, on(method, handler))
+}
+
+macro_rules! operations {
+    ($(
+        $(#[doc = $doc:literal])+
+        $name:ident: $method:ident $path:literal ($p:ty, $q:ty, $b:ty) -> $r:ty = $call:expr;
+    )*) => {
+        /// Every operation, in the order the client lists them.
+        pub fn table() -> Vec<Operation> {
+            vec![$(Operation {
+                name: stringify!($name),
+                method: stringify!($method),
+                path: $path,
+                query: <$q as QueryArg>::ts(),
+                body: <$b as BodyArg>::ts(),
+                response: <$r as TS>::name(&ts_rs::Config::default()),
+                doc: concat!($($doc, "\n"),+),
+            }),*]
+        }
+
+        /// The routes of every operation over `api`, unguarded.
+        pub(super) fn router(api: Api) -> Router {
+            let router = Router::new();
+            $(let router = route::<$p, $q, $b, $r, _, _>(router, $path, MethodFilter::$method, $call);)*
+            router
+                .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
+                .with_state(api)
+        }
+    };
+}
+
+operations! {
+    /// The open folder.
+    project: GET "/api/project" ((), (), ()) -> super::ProjectInfo =
+        |api: Api, (), (), ()| async move { Ok(api.project()) };
+
+    /// The project's files under a prefix, with their review state.
+    tree: GET "/api/files" ((), Q<TreeQuery>, ()) -> Vec<crate::workspace::TreeEntry> =
+        |api: Api, (), Q(q): Q<TreeQuery>, ()| async move { api.tree(&q.prefix) };
+    /// Every pending hunk, grouped by the job that proposed it, with a preview of each.
+    review: GET "/api/review" ((), (), ()) -> crate::jobs::ReviewQueue =
+        |api: Api, (), (), ()| async move { api.review() };
+    /// One file as the editor shows it (its working buffer, or the disk).
+    file: GET "/api/files/content" ((), Q<FileQuery>, ()) -> crate::workspace::FileContent =
+        |api: Api, (), Q(q): Q<FileQuery>, ()| async move { api.file(&q.path) };
+    /// The user's edit of a working buffer.
+    edit: PUT "/api/files/buffer" ((), (), B<EditBuffer>) -> crate::workspace::FileContent =
+        |api: Api, (), (), B(b)| async move { api.edit(b) };
+    /// Saves a file (its buffer without pending hunks), hash-checked.
+    save: POST "/api/files/save" ((), (), B<FileRequest>) -> crate::workspace::FileContent =
+        |api: Api, (), (), B(b)| async move { api.save(b) };
+    /// Accepts every pending hunk of a file.
+    accept_all: POST "/api/files/accept_all" ((), (), B<FileRequest>) -> crate::workspace::FileContent =
+        |api: Api, (), (), B(b)| async move { api.accept_all(b) };
+    /// Resolves a conflict with another program's change.
+    resolve: POST "/api/files/resolve" ((), (), B<Resolve>) -> crate::workspace::Resolved =
+        |api: Api, (), (), B(b)| async move { api.resolve(b) };
+    /// The project feed from a cursor, waiting up to `wait_ms` for an event.
+    feed: GET "/api/events" ((), Q<EventsQuery>, ()) -> crate::jobs::FeedPage =
+        |api: Api, (), Q(q): Q<EventsQuery>, ()| async move {
+            Ok(api.project_events(q.cursor, q.wait_ms).await)
+        };
+
+    /// Every session, most recently updated first.
+    sessions: GET "/api/agent/sessions" ((), (), ()) -> Vec<crate::jobs::Session> =
+        |api: Api, (), (), ()| async move { api.sessions() };
+    /// Creates a session.
+    create_session: POST "/api/agent/sessions" ((), (), B<CreateSession>) -> super::SessionCreated =
+        |api: Api, (), (), B(b)| async move { api.create_session(b) };
+    /// One session.
+    session: GET "/api/agent/sessions/{id}" (Id, (), ()) -> crate::jobs::Session =
+        |api: Api, Id(id), (), ()| async move { api.session(&id) };
+    /// Renames a session.
+    rename_session: PATCH "/api/agent/sessions/{id}" (Id, (), B<RenameSession>) -> crate::jobs::Session =
+        |api: Api, Id(id), (), B(b)| async move { api.rename_session(&id, b) };
+    /// Deletes a session and its jobs (running ones are cancelled).
+    delete_session: DELETE "/api/agent/sessions/{id}" (Id, (), ()) -> super::SessionDeleted =
+        |api: Api, Id(id), (), ()| async move { api.delete_session(&id) };
+    /// Clears a session's chat and context, keeping its identity.
+    clear_session: POST "/api/agent/sessions/{id}/clear" (Id, (), ()) -> crate::jobs::Session =
+        |api: Api, Id(id), (), ()| async move { api.clear_session(&id) };
+
+    /// Starts a job.
+    run: POST "/api/agent/run" ((), (), B<RunRequest>) -> super::JobStarted =
+        |api: Api, (), (), B(b)| async move { api.run(b) };
+    /// One job, with its diff bundle once it awaits review.
+    job: GET "/api/agent/jobs/{id}" (Id, (), ()) -> crate::jobs::Job =
+        |api: Api, Id(id), (), ()| async move { api.job(&id) };
+    /// A job's events from a cursor, waiting up to `wait_ms` for one.
+    events: GET "/api/agent/jobs/{id}/events" (Id, Q<EventsQuery>, ()) -> crate::jobs::EventPage =
+        |api: Api, Id(id), Q(q): Q<EventsQuery>, ()| async move {
+            api.events(&id, q.cursor, q.wait_ms).await
+        };
+    /// Answers or skips the question a job waits on.
+    clarify: POST "/api/agent/jobs/{id}/clarify" (Id, (), B<Clarify>) -> crate::jobs::Job =
+        |api: Api, Id(id), (), B(b)| async move { api.clarify(&id, b) };
+    /// Cancels a job.
+    cancel: POST "/api/agent/jobs/{id}/cancel" (Id, (), ()) -> crate::jobs::Job =
+        |api: Api, Id(id), (), ()| async move { api.cancel(&id) };
+    /// Runs a finished job's instruction again on the current content.
+    rerun: POST "/api/agent/jobs/{id}/rerun" (Id, (), ()) -> super::JobStarted =
+        |api: Api, Id(id), (), ()| async move { api.rerun(&id) };
+    /// Accepts, rejects or undoes the decision on one hunk.
+    decide: POST "/api/agent/hunks/{id}/decide" (Id, (), B<Decide>) -> super::Decided =
+        |api: Api, Id(id), (), B(b)| async move { api.decide(&id, b) };
+    /// Applies a job's review: the listed hunks accepted, the job's others rejected.
+    apply: POST "/api/agent/apply" ((), (), B<Apply>) -> super::Applied =
+        |api: Api, (), (), B(b)| async move { api.apply(b) };
+
+    /// Every checkpoint, newest first.
+    checkpoints: GET "/api/agent/checkpoints" ((), (), ()) -> Vec<crate::checkpoints::Checkpoint> =
+        |api: Api, (), (), ()| async move { api.checkpoints() };
+    /// One checkpoint.
+    checkpoint: GET "/api/agent/checkpoints/{id}" (Id, (), ()) -> crate::checkpoints::Checkpoint =
+        |api: Api, Id(id), (), ()| async move { api.checkpoint(&id) };
+    /// The three-way view of one file of a checkpoint.
+    diff3: GET "/api/agent/checkpoints/{id}/diff3" (Id, Q<Diff3Query>, ()) -> crate::workspace::ThreeWay =
+        |api: Api, Id(id), Q(q): Q<Diff3Query>, ()| async move { api.diff3(&id, &q.file_path) };
+    /// Rolls back to a checkpoint.
+    rollback: POST "/api/agent/checkpoints/{id}/rollback" (Id, (), B<Rollback>) -> crate::checkpoints::RollbackReport =
+        |api: Api, Id(id), (), B(b)| async move { api.rollback(&id, b) };
+
+    /// The settings, keys shown as hints.
+    settings: GET "/api/settings" ((), (), ()) -> crate::settings::Settings =
+        |api: Api, (), (), ()| async move { Ok(api.settings()) };
+    /// Changes settings; a key goes to the keychain.
+    update_settings: PUT "/api/settings" ((), (), B<SettingsUpdate>) -> crate::settings::SettingsSaved =
+        |api: Api, (), (), B(b)| async move { api.update_settings(b) };
+    /// A local model server on this machine, if one answers, with its models.
+    local_models: GET "/api/settings/local_models" ((), (), ()) -> crate::settings::LocalModels =
+        |api: Api, (), (), ()| async move { Ok(api.local_models().await) };
+}

@@ -1,0 +1,467 @@
+//! The `redline` command line: a thin edge over the library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use redline::config::Config;
+use redline::project::Project;
+use redline::{testkit::vaultgen, tools};
+
+mod eval;
+mod run_job;
+
+/// Redline: project-wide agent edits, reviewed hunk by hunk.
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Open a folder and print what Redline sees in it.
+    Open {
+        /// The project folder.
+        folder: PathBuf,
+    },
+    /// Run one tool exactly as the agent would and print its JSON result.
+    ///
+    /// Errors are printed as JSON too, `{"error": {"code", "message"}}`, with exit status 1.
+    Tool {
+        /// search_project, read_file or list_files.
+        name: String,
+        /// The project folder.
+        folder: PathBuf,
+        /// The arguments, a JSON object.
+        #[arg(default_value = "{}")]
+        arguments: String,
+    },
+    /// Check a list of edits against a folder and print the diff bundle; writes nothing.
+    ///
+    /// EDITS is a JSON file (or `-` for standard input) holding a list of edits, or
+    /// `{"edits": [...]}`. Refused edits are printed as JSON, with exit status 1.
+    Propose {
+        /// The project folder.
+        folder: PathBuf,
+        /// The edits.
+        edits: PathBuf,
+    },
+    /// Run one agent job on a folder and print its events as JSON lines.
+    ///
+    /// Questions the agent asks are answered from standard input, one line
+    /// each (an empty line skips the question). The job ends by printing its
+    /// diff bundle. Exit status: 0 when edits await review or nothing needed
+    /// to change, 1 when the job failed or was cancelled, 3 when a budget
+    /// ended it.
+    Run {
+        /// The project folder.
+        folder: PathBuf,
+        /// What to do.
+        instruction: String,
+        /// The provider's wire format (default: the configured remote one).
+        #[arg(long, value_enum)]
+        provider: Option<ProviderArg>,
+        /// The model (default: the configured one).
+        #[arg(long)]
+        model: Option<String>,
+        /// The provider's base URL, e.g. http://127.0.0.1:11434/v1 for Ollama.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Tool calls allowed (default: limits.max_tool_calls_per_job).
+        #[arg(long)]
+        max_tool_calls: Option<usize>,
+    },
+    /// Serve the API for a folder on loopback, with a random per-launch token.
+    ///
+    /// Prints the URL (token included) and serves until killed.
+    Serve {
+        /// The project folder.
+        folder: PathBuf,
+        /// Loopback port (0 picks a free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// The built UI to serve (default: this checkout's `ui/dist`, if built).
+        #[arg(long)]
+        ui: Option<PathBuf>,
+    },
+    /// Serve a scripted model over HTTP, in the OpenAI and Anthropic wire
+    /// formats, for tests and demos without a real model.
+    ///
+    /// SCRIPT is a JSON list of turns (see `redline::testkit::scripted::Turn`). Prints
+    /// the base URL, then serves until killed.
+    ScriptedModel {
+        /// The script.
+        script: PathBuf,
+        /// Loopback port (0 picks a free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+    },
+    /// Run the eval suite (seed §16) and print the metrics; `eval report`
+    /// draws a page comparing results.
+    ///
+    /// Each task runs through the real runtime in a copy of its folder; the
+    /// oracle reviews the hunks, they are applied, and the task's checks run
+    /// on disk. A progress line per task, the summary per run, and with
+    /// `--json` the results as JSON.
+    Eval(EvalArgs),
+    /// Print every tool's name, description and JSON schema.
+    Tools,
+    /// Print the configuration in force, as TOML.
+    Config,
+    /// Write a deterministic vault of generated notes, for tests and benchmarks.
+    GenVault {
+        /// Where to write it.
+        dir: PathBuf,
+        /// Notes to write.
+        #[arg(long, default_value_t = 500)]
+        notes: usize,
+        /// Seed of the generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+/// `redline eval`'s arguments.
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+struct EvalArgs {
+    #[command(subcommand)]
+    command: Option<EvalCommand>,
+    /// The tasks folder (default: this checkout's fixtures/evals).
+    tasks: Option<PathBuf>,
+    /// The provider's wire format (replaces `[remote].provider`, or
+    /// `[local].provider` with `--mode local`).
+    #[arg(long, value_enum)]
+    provider: Option<ProviderArg>,
+    /// The model (replaces the provider's configured one).
+    #[arg(long)]
+    model: Option<String>,
+    /// The provider's base URL (likewise).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// remote, local or hybrid_auto (default: the configured `agent_mode`).
+    #[arg(long, value_enum)]
+    mode: Option<ModeArg>,
+    /// Run the same tasks in all three modes.
+    #[arg(long, conflicts_with = "mode")]
+    matrix: bool,
+    /// Only tasks whose id matches this glob.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Runs of each task.
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
+    /// Write the results to this file as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Serve each task's golden trace through the scripted model as the
+    /// (remote, or with `--mode local` the local) provider.
+    #[arg(long)]
+    golden: bool,
+    /// Keep each task's model turns in DIR/<task>/golden.json.
+    #[arg(long, value_name = "DIR")]
+    record: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum EvalCommand {
+    /// Write one self-contained HTML page comparing results files.
+    Report {
+        /// Results written by `redline eval --json`.
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// The page to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+/// The `--mode` values.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ModeArg {
+    /// The remote provider.
+    Remote,
+    /// The local provider only.
+    Local,
+    /// The local provider first, the remote one when a trigger fires.
+    #[value(name = "hybrid_auto")]
+    HybridAuto,
+}
+
+impl From<ModeArg> for redline::config::AgentMode {
+    fn from(mode: ModeArg) -> Self {
+        match mode {
+            ModeArg::Remote => redline::config::AgentMode::Remote,
+            ModeArg::Local => redline::config::AgentMode::Local,
+            ModeArg::HybridAuto => redline::config::AgentMode::HybridAuto,
+        }
+    }
+}
+
+/// The `--provider` values.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ProviderArg {
+    /// OpenAI Chat Completions or a compatible server.
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+impl From<ProviderArg> for redline::config::ProviderKind {
+    fn from(p: ProviderArg) -> Self {
+        match p {
+            ProviderArg::Openai => redline::config::ProviderKind::Openai,
+            ProviderArg::Anthropic => redline::config::ProviderKind::Anthropic,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    redline::logging::init();
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("redline: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The UI folder to serve: the one given, else this checkout's build if any.
+fn ui_dir(given: Option<PathBuf>) -> Option<PathBuf> {
+    let dir =
+        given.unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/ui/dist")));
+    if dir.join("index.html").is_file() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "redline: no built UI at {} (run `npm run build` in ui/): serving the API only",
+            dir.display()
+        );
+        None
+    }
+}
+
+fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}
+
+/// Reads edits given as a list or as `{"edits": [...]}`.
+fn parse_edits(text: &str) -> anyhow::Result<Vec<redline::edits::ProposedEdit>> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Input {
+        List(Vec<redline::edits::ProposedEdit>),
+        Wrapped {
+            edits: Vec<redline::edits::ProposedEdit>,
+        },
+    }
+    let input: Input =
+        serde_json::from_str(text).context("the edits are not a JSON list of edits")?;
+    Ok(match input {
+        Input::List(edits) | Input::Wrapped { edits } => edits,
+    })
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config = Config::load()?;
+    match cli.command {
+        Command::Open { folder } => {
+            let project = Project::open(&folder, config.limits.clone())?;
+            let listing = tools::run(&project, "list_files", serde_json::json!({ "limit": 10 }))?;
+            println!("Project  {}", project.root().display());
+            println!("Data     {}", config.data_dir().display());
+            if let Some(file) = redline::config::config_file() {
+                println!("Config   {}", file.display());
+            }
+            println!("Files    {} visible to the agent", listing["total"]);
+            for file in listing["files"].as_array().into_iter().flatten() {
+                println!("         {}", file.as_str().unwrap_or_default());
+            }
+            println!();
+            println!("Try the agent's tools on it:");
+            let root = folder.display();
+            println!("  redline tool search_project {root} '{{\"query\": \"project\"}}'");
+            println!("  redline tool list_files {root} '{{\"prefix\": \"\"}}'");
+            println!("  redline tool read_file {root} '{{\"file_path\": \"<a path above>\"}}'");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Tool {
+            name,
+            folder,
+            arguments,
+        } => {
+            let project = Project::open(&folder, config.limits)?;
+            let result = serde_json::from_str(&arguments)
+                .map_err(|e| tools::ToolError::InvalidArguments {
+                    tool: "tool",
+                    problems: vec![format!("the arguments are not JSON: {e}")],
+                })
+                .and_then(|args| tools::run(&project, &name, args));
+            match result {
+                Ok(value) => {
+                    println!("{}", serde_json::to_string_pretty(&value)?);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(err) => {
+                    println!("{}", serde_json::to_string_pretty(&err.to_json())?);
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        Command::Propose { folder, edits } => {
+            let project = Project::open(&folder, config.limits)?;
+            let text = if edits == std::path::Path::new("-") {
+                std::io::read_to_string(std::io::stdin())?
+            } else {
+                std::fs::read_to_string(&edits)
+                    .with_context(|| format!("reading {}", edits.display()))?
+            };
+            let edits = parse_edits(&text)?;
+            match redline::edits::prepare(&project, &edits) {
+                Ok(files) => {
+                    let bundle =
+                        redline::hunks::bundle(&files, &redline::hunks::HunkLimits::default());
+                    println!("{}", serde_json::to_string_pretty(&bundle)?);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(errors) => {
+                    let edits: Vec<serde_json::Value> = errors
+                        .iter()
+                        .map(|e| {
+                            serde_json::json!({
+                                "edit_id": e.edit_id, "file_path": e.file_path,
+                                "code": e.kind.code(), "message": e.kind.to_string(),
+                            })
+                        })
+                        .collect();
+                    let out = serde_json::json!({ "error": {
+                        "code": "invalid_edits",
+                        "message": format!("{} of the edits were refused; nothing was proposed", errors.len()),
+                        "edits": edits,
+                    }});
+                    println!("{}", serde_json::to_string_pretty(&out)?);
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        Command::Run {
+            folder,
+            instruction,
+            provider,
+            model,
+            base_url,
+            max_tool_calls,
+        } => {
+            let mut config = config;
+            config.agent_mode = redline::config::AgentMode::Remote;
+            if let Some(p) = provider {
+                config.remote.provider = p.into();
+            }
+            if let Some(m) = model {
+                config.remote.model = m;
+            }
+            if base_url.is_some() {
+                config.remote.base_url = base_url;
+            }
+            tokio_runtime()?.block_on(run_job::run(&folder, config, instruction, max_tool_calls))
+        }
+        Command::Serve { folder, port, ui } => tokio_runtime()?.block_on(async {
+            let runtime = redline::jobs::Runtime::open(&folder, config)?;
+            let _watching = redline::watch::start(runtime.clone())?;
+            let api =
+                redline::api::Api::new(runtime).with_config_file(redline::config::config_file());
+            let served = redline::api::http::serve(api, port, ui_dir(ui)).await?;
+            println!("{}", served.url());
+            std::future::pending::<()>().await;
+            Ok(ExitCode::SUCCESS)
+        }),
+        Command::ScriptedModel { script, port } => {
+            let text = std::fs::read_to_string(&script)
+                .with_context(|| format!("reading {}", script.display()))?;
+            let turns: Vec<redline::testkit::scripted::Turn> =
+                serde_json::from_str(&text).context("the script is not a JSON list of turns")?;
+            tokio_runtime()?.block_on(async {
+                let model = redline::testkit::scripted::ScriptedModel::bind(turns, port).await?;
+                println!(
+                    "{}",
+                    model.base_url(redline::providers::Protocol::AnthropicMessages)
+                );
+                std::future::pending::<()>().await;
+                Ok(ExitCode::SUCCESS)
+            })
+        }
+        Command::Eval(args) => run_eval(args, config),
+        Command::Tools => {
+            println!("{}", serde_json::to_string_pretty(&tools::specs())?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Config => {
+            let mut shown = config.clone();
+            shown.data_dir = Some(config.data_dir());
+            print!("{}", toml::to_string(&shown)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::GenVault { dir, notes, seed } => {
+            let summary = vaultgen::generate(&dir, &vaultgen::VaultSpec { notes, seed })
+                .with_context(|| format!("writing a vault to {}", dir.display()))?;
+            println!(
+                "{} notes ({} CRLF, {} non-ASCII), {} binaries, {} hidden or ignored files, {} bytes in {}",
+                summary.notes,
+                summary.crlf,
+                summary.non_ascii,
+                summary.binaries,
+                summary.excluded,
+                summary.bytes,
+                dir.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn run_eval(args: EvalArgs, mut config: Config) -> anyhow::Result<ExitCode> {
+    if let Some(EvalCommand::Report { results, out }) = args.command {
+        return eval::report(&results, &out);
+    }
+    use redline::config::AgentMode;
+    let mode: AgentMode = args.mode.map_or(config.agent_mode, Into::into);
+    let modes = if args.matrix {
+        vec![AgentMode::Remote, AgentMode::Local, AgentMode::HybridAuto]
+    } else {
+        vec![mode]
+    };
+    // The flags name the provider under test: the local one in local mode,
+    // else the remote one.
+    let target = if mode == AgentMode::Local && !args.matrix {
+        &mut config.local
+    } else {
+        &mut config.remote
+    };
+    if let Some(p) = args.provider {
+        target.provider = p.into();
+    }
+    if let Some(m) = args.model {
+        target.model = m;
+    }
+    if args.base_url.is_some() {
+        target.base_url = args.base_url;
+    }
+    let suite = eval::Suite {
+        tasks: args.tasks.unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/evals"))
+        }),
+        filter: args.filter,
+        repeat: args.repeat.max(1),
+        modes,
+        golden: args.golden,
+        record: args.record,
+        json: args.json,
+    };
+    tokio_runtime()?.block_on(eval::run(suite, config))
+}

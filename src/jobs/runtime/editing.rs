@@ -1,0 +1,139 @@
+//! The editor's operations on the working buffers, through the runtime so
+//! that each is announced in the project feed ([`crate::jobs::Feed`]): open a file,
+//! edit its buffer, save it, decide hunks, take in another program's change,
+//! resolve a conflict, roll back.
+
+use super::Runtime;
+use crate::checkpoints::{RollbackMode, RollbackReport};
+use crate::jobs::error::RuntimeError;
+use crate::jobs::events::{
+    FeedEvent, FileEdited, FileResolved, FileSaved, ReviewUpdated, RollbackCompleted,
+};
+use crate::workspace::{
+    FileChange, FileContent, Keep, Resolved, TreeEntry, Workspace, WorkspaceError,
+};
+
+impl Runtime {
+    /// The paths of the files under review.
+    pub fn files_under_review(&self) -> Vec<String> {
+        self.ws().review().files().map(|f| f.path.clone()).collect()
+    }
+
+    /// `path` as the editor shows it (its working buffer, or the disk).
+    pub fn file_content(&self, path: &str) -> Result<FileContent, RuntimeError> {
+        Ok(self.ws().file_content(path)?)
+    }
+
+    /// The project's files under `prefix`, with their review state.
+    pub fn tree(&self, prefix: &str) -> Result<Vec<TreeEntry>, RuntimeError> {
+        Ok(self.ws().tree(prefix)?)
+    }
+
+    /// Replaces the buffer of `path` with `text` (the user's edit), if it
+    /// still hashes to `base_hash` when one is given. Announces `file.edited`.
+    pub fn edit(
+        &self,
+        path: &str,
+        text: &str,
+        base_hash: Option<&str>,
+    ) -> Result<FileContent, RuntimeError> {
+        let (ids, file) = {
+            let mut ws = self.ws();
+            let ids = ws.edit(path, text, base_hash)?;
+            (ids, ws.file_content(path)?)
+        };
+        self.inner.feed.push(FeedEvent::Edited(FileEdited {
+            path: file.path.clone(),
+            entry_ids: ids,
+            hash: file.hash.clone(),
+            state: file.state.clone(),
+        }));
+        Ok(file)
+    }
+
+    /// Saves `path`: its buffer without pending hunks, over the bytes Redline
+    /// last read or wrote there (a `conflict` otherwise). Announces `file.saved`.
+    pub fn save(&self, path: &str) -> Result<FileContent, RuntimeError> {
+        let (file, jobs) = {
+            let mut ws = self.ws();
+            let rel = relative(&ws, path)?;
+            ws.save(&rel)?;
+            (ws.file_content(&rel)?, ws.jobs_in(&rel))
+        };
+        self.inner.feed.push(FeedEvent::Saved(FileSaved {
+            path: file.path.clone(),
+            disk_hash: file.disk_hash.clone(),
+            state: file.state.clone(),
+        }));
+        self.settle(jobs);
+        Ok(file)
+    }
+
+    /// Accepts every pending hunk of `path`. Announces `review.updated`.
+    pub fn accept_all_in_file(&self, path: &str) -> Result<FileContent, RuntimeError> {
+        let (count, file, jobs) = {
+            let mut ws = self.ws();
+            let rel = relative(&ws, path)?;
+            let count = ws.accept_all_in_file(&rel)?;
+            (count, ws.file_content(&rel)?, ws.jobs_in(&rel))
+        };
+        self.inner
+            .feed
+            .push(FeedEvent::ReviewUpdated(ReviewUpdated {
+                path: file.path.clone(),
+                state: file.state.clone(),
+                hunk_id: None,
+                status: None,
+                job_id: None,
+                accepted: Some(count),
+            }));
+        self.settle(jobs);
+        Ok(file)
+    }
+
+    /// Takes in a change another program made to `path` (the watcher calls
+    /// this; so may anyone who knows of one). Announces `file.changed`,
+    /// `file.reloaded` or `file.conflict`.
+    pub fn external_change(&self, path: &str) -> Result<Option<FileChange>, RuntimeError> {
+        let change = self.ws().external_change(path)?;
+        if let Some(change) = &change {
+            self.inner.feed.push(FeedEvent::of_change(change.clone()));
+        }
+        Ok(change)
+    }
+
+    /// Resolves a conflict over `path`. Announces `file.resolved`.
+    pub fn resolve(&self, path: &str, keep: Keep) -> Result<Resolved, RuntimeError> {
+        let resolved = self.ws().resolve(path, keep)?;
+        self.inner.feed.push(FeedEvent::Resolved(FileResolved {
+            path: resolved.path.clone(),
+            kept: keep,
+            checkpoint_id: resolved.checkpoint_id.clone(),
+        }));
+        Ok(resolved)
+    }
+
+    /// Rolls back to checkpoint `id` (seed §27). Announces `rollback.completed`.
+    pub fn rollback(
+        &self,
+        id: &str,
+        mode: RollbackMode,
+        hunk_ids: &[String],
+    ) -> Result<RollbackReport, RuntimeError> {
+        let report = self.ws().rollback(id, mode, hunk_ids)?;
+        self.inner
+            .feed
+            .push(FeedEvent::RollbackCompleted(RollbackCompleted {
+                checkpoint_id: id.to_owned(),
+                mode,
+                report: report.clone(),
+            }));
+        Ok(report)
+    }
+}
+
+/// `path` as the project names it (relative, `/`-separated), if the guard accepts it.
+fn relative(ws: &Workspace, path: &str) -> Result<String, RuntimeError> {
+    let resolved = ws.project().resolve(path).map_err(WorkspaceError::from)?;
+    Ok(resolved.rel().to_owned())
+}

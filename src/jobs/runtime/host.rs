@@ -1,0 +1,75 @@
+//! The loop's view of its job ([`agent::Host`](crate::agent::Host)): events
+//! go to the job's log, status changes to its record, proposals to the
+//! workspace as this job's.
+
+use std::sync::Mutex;
+
+use super::{Runtime, Saved};
+use crate::agent::{AgentEvent, Host, LoopState, Question, Refusal, Staged};
+use crate::edits::ProposedEdit;
+use crate::hunks::HunkLimits;
+use crate::jobs::model::JobStatus;
+use crate::project::{Overlay, Project};
+use crate::workspace::{RunInfo, WorkspaceError};
+
+/// One job, as its loop sees it.
+pub(super) struct JobHost {
+    pub(super) runtime: Runtime,
+    pub(super) run: RunInfo,
+    /// Which provider of the chain the loop is on (saved with its state).
+    pub(super) attempt: Mutex<usize>,
+}
+
+impl Host for JobHost {
+    fn project(&self) -> &Project {
+        self.runtime.project()
+    }
+
+    fn working_state(&self) -> Overlay {
+        self.runtime.ws().overlay()
+    }
+
+    fn emit(&self, event: AgentEvent) {
+        self.runtime.emit(&self.run.job_id, event);
+    }
+
+    fn waiting(&self, question: &Question) {
+        self.runtime
+            .set_status(&self.run.job_id, JobStatus::WaitingForUser, Some(question));
+    }
+
+    fn resumed(&self) {
+        self.runtime
+            .set_status(&self.run.job_id, JobStatus::Running, None);
+    }
+
+    fn save(&self, state: &LoopState) {
+        let saved = Saved {
+            attempt: *self.attempt.lock().unwrap(),
+            state: state.clone(),
+        };
+        let text = serde_json::to_string(&saved).expect("loop state serializes");
+        if let Err(e) = self
+            .runtime
+            .db()
+            .put_loop_state(&self.run.job_id, Some(&text))
+        {
+            tracing::error!(job = %self.run.job_id, error = %e, "could not save the loop state");
+        }
+    }
+
+    fn propose(&self, edits: &[ProposedEdit]) -> Result<Staged, Refusal> {
+        match self
+            .runtime
+            .ws()
+            .propose(&self.run, edits, &HunkLimits::default())
+        {
+            Ok((checkpoint, bundle)) => Ok(Staged {
+                checkpoint_id: checkpoint.checkpoint_id,
+                bundle,
+            }),
+            Err(WorkspaceError::Edits(errors)) => Err(Refusal::Edits(errors)),
+            Err(other) => Err(Refusal::Other(other.to_string())),
+        }
+    }
+}

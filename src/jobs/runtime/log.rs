@@ -1,0 +1,131 @@
+//! A job's record and its event log: appending events (each one wakes the
+//! long-polling readers), reading them from a cursor with a long poll, and
+//! the status changes every reader follows.
+
+use std::time::Duration;
+
+use super::Runtime;
+use crate::agent::Question;
+use crate::jobs::error::{RuntimeError, not_found};
+use crate::jobs::events::{JobEvent, RuntimeEvent, StatusChanged};
+use crate::jobs::model::{Event, EventPage, Job, JobStatus, now};
+use crate::jobs::records::Records;
+
+impl Runtime {
+    /// Changes the stored job `job_id`; returns it as saved, or `None` when
+    /// there is no such job (deleted with its session meanwhile).
+    pub(super) fn set_job(&self, job_id: &str, change: impl FnOnce(&mut Job)) -> Option<Job> {
+        let db = self.db();
+        let mut job = db.job(job_id).ok().flatten()?;
+        change(&mut job);
+        if let Err(e) = db.put_job(&job) {
+            tracing::error!(job = job_id, error = %e, "could not save the job");
+        }
+        Some(job)
+    }
+
+    /// Records a status change (and the question waited on) and announces it.
+    pub(super) fn set_status(&self, job_id: &str, status: JobStatus, question: Option<&Question>) {
+        self.set_job(job_id, |j| {
+            j.status = status;
+            j.pending_question = question.cloned();
+            if status == JobStatus::Running && j.started_at.is_none() {
+                j.started_at = Some(now());
+            }
+            if status.is_terminal() && j.finished_at.is_none() {
+                j.finished_at = Some(now());
+            }
+        });
+        self.emit(
+            job_id,
+            RuntimeEvent::Status(StatusChanged {
+                status,
+                question_id: question.map(|q| q.question_id.clone()),
+            }),
+        );
+    }
+
+    /// Appends an event to a job's log and wakes every waiting reader. Past
+    /// `max_events_per_job`, only `job.*` events are kept, so a job's end is
+    /// always recorded.
+    pub(super) fn emit(&self, job_id: &str, event: impl Into<JobEvent>) {
+        let event = event.into();
+        let db = self.db();
+        let cursor = match db.next_event_cursor(job_id) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::error!(job = job_id, error = %e, "could not read the event log");
+                return;
+            }
+        };
+        let kind = event.kind();
+        if cursor >= self.config().limits.max_events_per_job as u64 && !event.always_kept() {
+            tracing::debug!(
+                job = job_id,
+                kind,
+                "event dropped: the job's event log is full"
+            );
+            return;
+        }
+        let event = Event {
+            cursor,
+            ts: now(),
+            event,
+        };
+        if let Err(e) = db.put_job_event(job_id, &event) {
+            tracing::error!(job = job_id, error = %e, "could not append an event");
+            return;
+        }
+        drop(db);
+        tracing::info!(job = job_id, cursor, kind, data = %clip(&event.data().to_string()), "event");
+        self.inner.changed.send_modify(|n| *n += 1);
+    }
+
+    /// The job `id`, with its cursor.
+    pub fn job(&self, id: &str) -> Result<Job, RuntimeError> {
+        let db = self.db();
+        let mut job = db.job(id)?.ok_or_else(|| not_found("job", id))?;
+        job.cursor = db.next_event_cursor(id)?;
+        Ok(job)
+    }
+
+    /// The events of a job from `cursor` on. With `wait_ms`, waits up to that
+    /// long for one to exist, answering the moment it does (long poll).
+    pub async fn events(
+        &self,
+        job_id: &str,
+        cursor: u64,
+        wait_ms: u64,
+    ) -> Result<EventPage, RuntimeError> {
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(wait_ms.min(60_000));
+        let mut changed = self.inner.changed.subscribe();
+        loop {
+            // Subscribed before reading: an event appended after the read
+            // still wakes us.
+            changed.borrow_and_update();
+            let (job, events) = {
+                let db = self.db();
+                let job = db.job(job_id)?.ok_or_else(|| not_found("job", job_id))?;
+                (job, db.job_events(job_id, cursor, 500)?)
+            };
+            if !events.is_empty() || tokio::time::Instant::now() >= deadline {
+                let next_cursor = events.last().map_or(cursor, |e| e.cursor + 1);
+                return Ok(EventPage {
+                    job_id: job_id.to_owned(),
+                    status: job.status,
+                    next_cursor,
+                    events,
+                });
+            }
+            let _ = tokio::time::timeout_at(deadline, changed.changed()).await;
+        }
+    }
+}
+
+/// An event's payload, cut for a log line.
+fn clip(text: &str) -> &str {
+    match text.char_indices().nth(300) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    }
+}

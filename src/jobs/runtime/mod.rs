@@ -1,0 +1,241 @@
+//! The job runtime: one open project's sessions and background jobs.
+//!
+//! Every event is written to SQLite before anyone can read it, and wakes the
+//! long-polling readers at once. A job's agent runs as a tokio task; the
+//! runtime keeps for each running job a cancellation token and the channel its
+//! clarification answers arrive on. A job that waits for the user when
+//! Redline stops is picked up again on the next start, from its saved loop
+//! state; one that was running is marked failed (`interrupted`).
+//!
+//! Its parts: the lifecycle here (open, recover, GC, configuration);
+//! [`sessions`]; [`execute`] (start, spawn, run the loop through the provider
+//! chain, finish); [`log`] (the event log and its long poll, job records);
+//! [`control`] (answers and cancel); [`review`] (decisions and apply);
+//! [`editing`] (the editor's operations, announced in the feed); [`host`]
+//! (the loop's view of its job).
+
+mod control;
+mod editing;
+mod execute;
+mod host;
+mod log;
+mod review;
+mod sessions;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::Feed;
+use super::chain::Providers;
+use super::error::{RuntimeError, not_found};
+use super::model::{JobError, JobStatus, now};
+use super::records::Records;
+use crate::agent::{self, AgentDefinition, Answer, LoopState};
+use crate::config::Config;
+use crate::project::Project;
+use crate::store::Store;
+use crate::workspace::Workspace;
+
+/// One open project's sessions and jobs.
+#[derive(Clone)]
+pub struct Runtime {
+    inner: Arc<Inner>,
+}
+
+/// What the runtime holds for a job whose task is alive.
+struct Live {
+    cancel: CancellationToken,
+    answers: mpsc::UnboundedSender<Answer>,
+    task: Option<tokio::task::AbortHandle>,
+}
+
+struct Inner {
+    config: RwLock<Arc<Config>>,
+    project: Project,
+    workspace: Arc<Mutex<Workspace>>,
+    feed: Feed,
+    db: Mutex<Store>,
+    live: Mutex<HashMap<String, Live>>,
+    changed: watch::Sender<u64>,
+    providers: RwLock<Arc<Providers>>,
+}
+
+/// What the loop saves while waiting, besides its state: which provider of
+/// the chain it was on.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    attempt: usize,
+    state: LoopState,
+}
+
+impl Runtime {
+    /// Opens the project at `root` with the providers of `config`. Must be
+    /// called inside a tokio runtime (jobs waiting for the user resume).
+    pub fn open(root: &Path, config: Config) -> Result<Runtime, RuntimeError> {
+        let providers = Providers::from_config(&config)?;
+        Runtime::open_with(root, config, providers)
+    }
+
+    /// Opens the project at `root` with the given providers.
+    pub fn open_with(
+        root: &Path,
+        config: Config,
+        providers: Providers,
+    ) -> Result<Runtime, RuntimeError> {
+        let project = Project::open(root, config.limits.clone())?;
+        let data_dir = config.data_dir();
+        let root = project.root().to_path_buf();
+        let workspace = Workspace::open(project.clone(), Store::open(&data_dir, &root)?)?;
+        let db = Store::open(&data_dir, &root)?;
+        let runtime = Runtime {
+            inner: Arc::new(Inner {
+                config: RwLock::new(Arc::new(config)),
+                project,
+                workspace: Arc::new(Mutex::new(workspace)),
+                feed: Feed::default(),
+                db: Mutex::new(db),
+                live: Mutex::new(HashMap::new()),
+                changed: watch::channel(0).0,
+                providers: RwLock::new(Arc::new(providers)),
+            }),
+        };
+        runtime.recover()?;
+        runtime.gc()?;
+        Ok(runtime)
+    }
+
+    fn db(&self) -> MutexGuard<'_, Store> {
+        self.inner.db.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn ws(&self) -> MutexGuard<'_, Workspace> {
+        self.inner
+            .workspace
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stops every job's task where it stands, recording nothing, as a crash
+    /// or a quit would: on the next open, jobs waiting for the user resume and
+    /// running ones are marked `interrupted`.
+    pub fn shutdown(&self) {
+        for (_, live) in self.inner.live.lock().unwrap().drain() {
+            if let Some(task) = live.task {
+                task.abort();
+            }
+        }
+    }
+
+    /// The project.
+    pub fn project(&self) -> &Project {
+        &self.inner.project
+    }
+
+    /// The review workspace (for decisions, saves, apply and checkpoints).
+    pub fn workspace(&self) -> Arc<Mutex<Workspace>> {
+        self.inner.workspace.clone()
+    }
+
+    /// The project feed: what happened to the files and their review.
+    pub fn feed(&self) -> &Feed {
+        &self.inner.feed
+    }
+
+    /// The configuration in force (jobs keep the one they started with).
+    pub fn config(&self) -> Arc<Config> {
+        self.inner
+            .config
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn providers(&self) -> Arc<Providers> {
+        self.inner
+            .providers
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Puts `config` in force for the jobs that start from now on, with the
+    /// providers it calls for (keys looked up again). The project's own
+    /// limits (file sizes, search and read caps) take effect on the next open.
+    pub fn reconfigure(&self, config: Config) -> Result<(), RuntimeError> {
+        let providers = Providers::from_config(&config)?;
+        *self
+            .inner
+            .providers
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Arc::new(providers);
+        *self.inner.config.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(config);
+        Ok(())
+    }
+
+    /// Every agent definition.
+    pub fn agents(&self) -> Vec<AgentDefinition> {
+        agent::definition::all(&self.config().agents)
+    }
+
+    fn agent(&self, id: &str) -> Result<AgentDefinition, RuntimeError> {
+        self.agents()
+            .into_iter()
+            .find(|a| a.agent_id == id)
+            .ok_or_else(|| not_found("agent", id))
+    }
+
+    /// After a stop: running jobs are marked `interrupted`; jobs waiting for
+    /// the user resume from their saved state.
+    fn recover(&self) -> Result<(), RuntimeError> {
+        let interrupted = |message: &str| JobError {
+            code: "interrupted".into(),
+            message: message.into(),
+        };
+        let db = self.db();
+        for mut job in db.jobs_with_status(&[JobStatus::Queued, JobStatus::Running])? {
+            job.status = JobStatus::Failed;
+            job.finished_at = Some(now());
+            job.error = Some(interrupted(
+                "Redline stopped while this job ran; run it again",
+            ));
+            db.put_job(&job)?;
+        }
+        let mut resumable = Vec::new();
+        for job in db.jobs_with_status(&[JobStatus::WaitingForUser])? {
+            let saved = db
+                .loop_state(&job.job_id)?
+                .and_then(|s| serde_json::from_str::<Saved>(&s).ok());
+            resumable.push((job, saved));
+        }
+        drop(db);
+        for (mut job, saved) in resumable {
+            match saved {
+                Some(saved) => self.spawn(job, saved.state, saved.attempt),
+                None => {
+                    job.status = JobStatus::Failed;
+                    job.error = Some(interrupted("the job's saved state could not be read"));
+                    self.db().put_job(&job)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs lifecycle GC (seed §25). Runs on open and after each new job.
+    pub fn gc(&self) -> Result<(usize, usize), RuntimeError> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        let removed = self.db().gc(&self.config().limits, now)?;
+        if removed != (0, 0) {
+            tracing::info!(jobs = removed.0, sessions = removed.1, "lifecycle gc");
+        }
+        Ok(removed)
+    }
+}

@@ -1,0 +1,244 @@
+//! A job's review: decisions on its hunks one by one, and apply (decide the
+//! rest at once and write the files).
+
+use std::collections::BTreeMap;
+
+use super::Runtime;
+use crate::agent::{Fate, ReviewNote};
+use crate::jobs::error::RuntimeError;
+use crate::jobs::events::{
+    ApplyCompleted, ApplyStarted, FeedEvent, ReviewFinished, ReviewUpdated, RuntimeEvent,
+};
+use crate::jobs::model::{JobError, JobStatus, ReviewGroup, ReviewQueue, Session};
+use crate::jobs::records::Records;
+use crate::review::Status;
+use crate::workspace::{AppliedFile, FileContent, WorkspaceError};
+
+impl Runtime {
+    /// Accepts, rejects or sets back to pending one hunk of a job's review,
+    /// and records `review.updated` in the log of the job it belongs to and
+    /// in the project feed. Returns its file as it is now.
+    pub fn decide(&self, hunk_id: &str, status: Status) -> Result<FileContent, RuntimeError> {
+        let (job_id, file) = {
+            let mut ws = self.ws();
+            ws.decide(hunk_id, status)?;
+            let (path, i) = ws
+                .review()
+                .find_hunk(hunk_id)
+                .map_err(WorkspaceError::from)?;
+            let job_id = ws
+                .review()
+                .file(&path)
+                .and_then(|f| f.entries()[i].job_id.clone());
+            (job_id, ws.file_content(&path)?)
+        };
+        let update = ReviewUpdated {
+            path: file.path.clone(),
+            state: file.state.clone(),
+            hunk_id: Some(hunk_id.to_owned()),
+            status: Some(status),
+            job_id: job_id.clone(),
+            accepted: None,
+        };
+        if let Some(job_id) = &job_id {
+            self.emit(job_id, RuntimeEvent::ReviewUpdated(update.clone()));
+        }
+        self.inner.feed.push(FeedEvent::ReviewUpdated(update));
+        self.settle(job_id);
+        Ok(file)
+    }
+
+    /// Every pending hunk of the project, grouped by job (oldest first).
+    pub fn review_queue(&self) -> Result<ReviewQueue, RuntimeError> {
+        let hunks = self.ws().pending_hunks();
+        let mut groups: Vec<ReviewGroup> = Vec::new();
+        for hunk in hunks {
+            match groups.iter_mut().find(|g| g.job_id == hunk.job_id) {
+                Some(group) => group.hunks.push(hunk),
+                None => groups.push(ReviewGroup {
+                    job_id: hunk.job_id.clone(),
+                    session_id: None,
+                    instruction: String::new(),
+                    hunks: vec![hunk],
+                }),
+            }
+        }
+        let db = self.db();
+        let mut order = Vec::new();
+        for group in &mut groups {
+            let job = match &group.job_id {
+                Some(id) => db.job(id)?,
+                None => None,
+            };
+            match job {
+                Some(job) => {
+                    group.session_id = Some(job.session_id);
+                    group.instruction = job.instruction;
+                    order.push(job.created_at);
+                }
+                None => {
+                    group.instruction = "Other changes".into();
+                    // After every job.
+                    order.push("~".into());
+                }
+            }
+        }
+        let mut keyed: Vec<(String, ReviewGroup)> = order.into_iter().zip(groups).collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(ReviewQueue {
+            jobs: keyed.into_iter().map(|(_, g)| g).collect(),
+        })
+    }
+
+    /// What became of the hunks the session's earlier jobs proposed, since
+    /// the agent was last told (`session.reported_hunks`), in the order they
+    /// were proposed; and the report to record once it is told. Pending hunks
+    /// are not news.
+    pub(super) fn review_notes(
+        &self,
+        session: &Session,
+    ) -> Result<(Vec<ReviewNote>, BTreeMap<String, String>), RuntimeError> {
+        let jobs = self.db().jobs_in_session(&session.session_id)?;
+        let mut reported = session.reported_hunks.clone();
+        let mut notes = Vec::new();
+        let ws = self.ws();
+        for bundle in jobs.iter().filter_map(|j| j.diff_bundle.as_ref()) {
+            for diff in &bundle.files {
+                for hunk in &diff.hunks {
+                    let fate = ws.review().hunk_fate(&hunk.hunk_id);
+                    let (key, path, line, fate) = match fate {
+                        None => (
+                            "rolled_back",
+                            diff.file_path.clone(),
+                            hunk.new_start + 1,
+                            Fate::RolledBack,
+                        ),
+                        Some(f) if f.edited => {
+                            ("edited", f.path, f.line, Fate::Edited { now: f.now })
+                        }
+                        Some(f) => match f.status {
+                            Status::Pending => continue,
+                            Status::Accepted => ("accepted", f.path, f.line, Fate::Accepted),
+                            Status::Rejected => {
+                                ("rejected", f.path, f.line, Fate::Rejected { old: f.old })
+                            }
+                        },
+                    };
+                    if reported.get(&hunk.hunk_id).map(String::as_str) == Some(key) {
+                        continue;
+                    }
+                    reported.insert(hunk.hunk_id.clone(), key.to_owned());
+                    notes.push(ReviewNote {
+                        path,
+                        line,
+                        hunk_id: hunk.hunk_id.clone(),
+                        fate,
+                    });
+                }
+            }
+        }
+        Ok((notes, reported))
+    }
+
+    /// Keeps each of `jobs` in step with its review: one awaiting review
+    /// whose every hunk is decided and whose files are saved is completed
+    /// (Apply stays for deciding the rest at once; this is the path of a
+    /// review done hunk by hunk); a completed one with a hunk set back to
+    /// pending awaits review again.
+    pub(super) fn settle(&self, jobs: impl IntoIterator<Item = String>) {
+        for job_id in jobs {
+            let Ok(job) = self.job(&job_id) else { continue };
+            let Some(bundle) = &job.diff_bundle else {
+                continue;
+            };
+            let progress = self.ws().review_progress(bundle);
+            let open = matches!(
+                job.status,
+                JobStatus::AwaitingReview | JobStatus::BudgetExceeded
+            );
+            if open && progress.finished() {
+                self.emit(
+                    &job_id,
+                    RuntimeEvent::ReviewFinished(ReviewFinished {
+                        accepted: progress.accepted,
+                        rejected: progress.rejected,
+                    }),
+                );
+                self.set_status(&job_id, JobStatus::Completed, None);
+                let _ = self.update_session(&job.session_id, |s| {
+                    if s.pending_review.as_deref() == Some(job_id.as_str()) {
+                        s.pending_review = None;
+                    }
+                });
+            } else if job.status == JobStatus::Completed && progress.pending > 0 {
+                self.set_status(&job_id, JobStatus::AwaitingReview, None);
+                let _ = self.update_session(&job.session_id, |s| {
+                    s.pending_review = Some(job_id.clone());
+                });
+            }
+        }
+    }
+
+    /// Applies a job's review: the listed hunks are accepted, the job's
+    /// others rejected, and the files written after their hash check. A file
+    /// that changed on disk is a `conflict`: nothing is written for it, and
+    /// the job can be re-run on the current content ([`Runtime::rerun`]).
+    pub fn apply(
+        &self,
+        job_id: &str,
+        accepted_hunk_ids: &[String],
+    ) -> Result<Vec<AppliedFile>, RuntimeError> {
+        let job = self.job(job_id)?;
+        let bundle = job
+            .diff_bundle
+            .filter(|_| {
+                matches!(
+                    job.status,
+                    JobStatus::AwaitingReview | JobStatus::BudgetExceeded
+                )
+            })
+            .ok_or_else(|| RuntimeError::Conflict(format!("job `{job_id}` has no review open")))?;
+        if let Some(stray) = accepted_hunk_ids.iter().find(|h| !bundle.contains(h)) {
+            return Err(RuntimeError::Invalid(format!(
+                "hunk `{stray}` is not part of job `{job_id}`"
+            )));
+        }
+        self.emit(
+            job_id,
+            RuntimeEvent::ApplyStarted(ApplyStarted {
+                accepted_hunk_ids: accepted_hunk_ids.to_vec(),
+            }),
+        );
+        // Only this job's hunks are decided: another job's pending hunks in
+        // the same files stay staged, and saving writes the buffer without them.
+        let report = self.ws().apply(&bundle, accepted_hunk_ids);
+        let conflicts = report.iter().filter(|f| f.status == "conflict").count();
+        self.emit(
+            job_id,
+            RuntimeEvent::ApplyCompleted(ApplyCompleted {
+                applied_files: report.clone(),
+                conflicts,
+                rerun_available: conflicts > 0,
+            }),
+        );
+        if conflicts == 0 {
+            self.set_status(job_id, JobStatus::Completed, None);
+        } else {
+            self.set_job(job_id, |j| {
+                j.error = Some(JobError {
+                    code: "conflict".into(),
+                    message: format!(
+                        "{conflicts} files changed on disk since the agent read them; nothing was written to them. Re-run the job on the current content."
+                    ),
+                })
+            });
+            self.set_status(job_id, JobStatus::Failed, None);
+        }
+        let _ = self.update_session(&job.session_id, |s| {
+            if s.pending_review.as_deref() == Some(job_id) {
+                s.pending_review = None;
+            }
+        });
+        Ok(report)
+    }
+}

@@ -1,0 +1,94 @@
+//! Sessions (seed 004): create, read, rename, clear, delete.
+
+use super::Runtime;
+use crate::jobs::error::{RuntimeError, not_found};
+use crate::jobs::model::{JobStatus, Session, now};
+use crate::jobs::records::Records;
+
+impl Runtime {
+    /// Creates a session with `agent_id` (default `default`).
+    pub fn create_session(&self, agent_id: Option<&str>) -> Result<Session, RuntimeError> {
+        let agent = self.agent(agent_id.unwrap_or("default"))?;
+        let n = self.db().reserve("session", 1)?;
+        let at = now();
+        let session = Session {
+            session_id: format!("sess_{n}"),
+            agent_id: agent.agent_id,
+            name: None,
+            status: "active".into(),
+            created_at: at.clone(),
+            updated_at: at,
+            chat: Vec::new(),
+            context_rows: Vec::new(),
+            last_job_id: None,
+            pending_review: None,
+            reported_hunks: Default::default(),
+        };
+        self.db().put_session(&session)?;
+        self.gc()?;
+        Ok(session)
+    }
+
+    /// The session `id`.
+    pub fn session(&self, id: &str) -> Result<Session, RuntimeError> {
+        self.db()
+            .session(id)?
+            .ok_or_else(|| not_found("session", id))
+    }
+
+    /// Every session, most recently updated first.
+    pub fn sessions(&self) -> Result<Vec<Session>, RuntimeError> {
+        Ok(self.db().sessions()?)
+    }
+
+    pub(super) fn update_session(
+        &self,
+        id: &str,
+        change: impl FnOnce(&mut Session),
+    ) -> Result<Session, RuntimeError> {
+        let db = self.db();
+        let mut session = db.session(id)?.ok_or_else(|| not_found("session", id))?;
+        change(&mut session);
+        session.updated_at = now();
+        db.put_session(&session)?;
+        Ok(session)
+    }
+
+    /// Renames a session.
+    pub fn rename_session(&self, id: &str, name: &str) -> Result<Session, RuntimeError> {
+        let name = name.trim().to_owned();
+        self.update_session(id, |s| s.name = (!name.is_empty()).then_some(name))
+    }
+
+    /// Clears a session's chat and context, keeping its identity (seed 004).
+    pub fn clear_session(&self, id: &str) -> Result<Session, RuntimeError> {
+        self.update_session(id, |s| {
+            s.chat.clear();
+            s.context_rows.clear();
+        })
+    }
+
+    /// Deletes a session and its jobs; running jobs are cancelled first.
+    pub fn delete_session(&self, id: &str) -> Result<(), RuntimeError> {
+        let jobs: Vec<String> = self
+            .db()
+            .jobs_with_status(&[
+                JobStatus::Queued,
+                JobStatus::Running,
+                JobStatus::WaitingForUser,
+            ])?
+            .into_iter()
+            .filter(|j| j.session_id == id)
+            .map(|j| j.job_id)
+            .collect();
+        for job in jobs {
+            if let Some(live) = self.inner.live.lock().unwrap().remove(&job) {
+                live.cancel.cancel();
+            }
+        }
+        if !self.db().delete_session(id)? {
+            return Err(not_found("session", id));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,173 @@
+//! The project as a reader sees it: the disk, with a working state laid over
+//! it. Redline's agent and the user work on the same thing — the working
+//! buffer of every file that has one (pending hunks and unsaved edits
+//! included), the disk for every other file — so the tools read through a
+//! [`View`]; the one-shot CLI reads the disk alone ([`View::disk`]).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::{PathError, Project, ProjectPath, TextFile, text};
+
+/// Files whose text is not the disk's: a path maps to its working text, or
+/// to `None` for a file that exists only as a buffer nobody has filled (a
+/// created file whose creation was rejected), which readers treat as absent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overlay {
+    files: BTreeMap<String, Option<Arc<str>>>,
+}
+
+impl Overlay {
+    /// An empty overlay: the disk as it is.
+    pub fn new() -> Overlay {
+        Overlay::default()
+    }
+
+    /// Lays `text` over the root-relative `path` (`None`: the file is absent).
+    pub fn insert(&mut self, path: impl Into<String>, text: Option<Arc<str>>) {
+        self.files.insert(path.into(), text);
+    }
+
+    /// What the overlay says of `path`: `None` when it says nothing (the
+    /// disk holds), `Some(None)` when the file is absent, else its text.
+    pub fn get(&self, path: &str) -> Option<Option<&str>> {
+        self.files.get(path).map(|t| t.as_deref())
+    }
+
+    /// Every path it covers, sorted, with its text (`None`: absent).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Option<&str>)> {
+        self.files.iter().map(|(p, t)| (p.as_str(), t.as_deref()))
+    }
+
+    /// Whether it covers no file.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+impl<'a> From<&'a Project> for View<'a> {
+    fn from(project: &'a Project) -> View<'a> {
+        View::disk(project)
+    }
+}
+
+/// A project read through an overlay.
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a> {
+    project: &'a Project,
+    overlay: Option<&'a Overlay>,
+}
+
+impl<'a> View<'a> {
+    /// The disk as it is.
+    pub fn disk(project: &'a Project) -> View<'a> {
+        View {
+            project,
+            overlay: None,
+        }
+    }
+
+    /// The disk with `overlay` laid over it.
+    pub fn with(project: &'a Project, overlay: &'a Overlay) -> View<'a> {
+        View {
+            project,
+            overlay: Some(overlay).filter(|o| !o.is_empty()),
+        }
+    }
+
+    /// The project.
+    pub fn project(&self) -> &'a Project {
+        self.project
+    }
+
+    /// The overlay, if any file has one.
+    pub fn overlay(&self) -> Option<&'a Overlay> {
+        self.overlay
+    }
+
+    /// [`Project::read_text`] through the overlay: the guard first, then the
+    /// overlay's text (its `hash` is of that text), else the disk.
+    pub fn read_text(&self, raw: &str) -> Result<TextFile, PathError> {
+        self.read_resolved(self.project.resolve(raw)?)
+    }
+
+    /// [`View::read_text`] for a path that already passed the guard.
+    pub fn read_resolved(&self, path: ProjectPath) -> Result<TextFile, PathError> {
+        match self.overlay.and_then(|o| o.get(path.rel())) {
+            None => self.project.read_resolved(path),
+            Some(None) => Err(PathError::NotFound(path.rel().to_owned())),
+            Some(Some(text)) => Ok(TextFile {
+                hash: text::content_hash(text.as_bytes()),
+                text: text.to_owned(),
+                path,
+            }),
+        }
+    }
+
+    /// The text of `rel` (a path from a walk or the overlay) as bytes:
+    /// the overlay's, else the disk's; empty when it cannot be read.
+    pub fn bytes(&self, rel: &str) -> Vec<u8> {
+        match self.overlay.and_then(|o| o.get(rel)) {
+            Some(text) => text.unwrap_or_default().as_bytes().to_vec(),
+            None => std::fs::read(self.project.root().join(rel)).unwrap_or_default(),
+        }
+    }
+
+    /// Whether the overlay decides what `rel` holds (its text, or its absence).
+    pub fn covers(&self, rel: &str) -> bool {
+        self.overlay.is_some_and(|o| o.get(rel).is_some())
+    }
+
+    /// The overlay's files that exist under the folder `scope` (`""`: all),
+    /// with their text.
+    pub fn overlaid_under<'s>(
+        &'s self,
+        scope: &'s str,
+    ) -> impl Iterator<Item = (&'a str, &'a str)> + 's {
+        let folder = format!("{scope}/");
+        self.overlay
+            .into_iter()
+            .flat_map(Overlay::iter)
+            .filter_map(|(path, text)| Some((path, text?)))
+            .filter(move |(path, _)| scope.is_empty() || path.starts_with(&folder))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Limits;
+
+    #[test]
+    fn the_overlay_wins_and_the_guard_still_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "disk\n").unwrap();
+        std::fs::write(dir.path().join("b.md"), "b\n").unwrap();
+        let project = Project::open(dir.path(), Limits::default()).unwrap();
+        let mut overlay = Overlay::new();
+        overlay.insert("a.md", Some(Arc::from("buffer\n")));
+        overlay.insert("new.md", Some(Arc::from("created\n")));
+        overlay.insert("gone.md", None);
+        let view = View::with(&project, &overlay);
+
+        let a = view.read_text("a.md").unwrap();
+        assert_eq!(a.text, "buffer\n");
+        assert_eq!(a.hash, text::content_hash(b"buffer\n"));
+        assert_eq!(view.read_text("./new.md").unwrap().text, "created\n");
+        assert_eq!(view.read_text("b.md").unwrap().text, "b\n");
+        assert!(matches!(
+            view.read_text("gone.md"),
+            Err(PathError::NotFound(_))
+        ));
+        assert_eq!(
+            view.read_text("../a.md").unwrap_err().rule(),
+            "escapes_root"
+        );
+        assert_eq!(
+            View::disk(&project).read_text("a.md").unwrap().text,
+            "disk\n"
+        );
+        let under: Vec<_> = view.overlaid_under("").map(|(p, _)| p).collect();
+        assert_eq!(under, ["a.md", "new.md"]);
+    }
+}

@@ -1,0 +1,570 @@
+//! A scripted model served over real HTTP, for deterministic tests, the
+//! benchmarks and the UI's end-to-end runs.
+//!
+//! It is the only stand-in for a model Redline allows: the model's choices are
+//! a script, but everything around them is real — an HTTP server on loopback
+//! answering `POST /v1/chat/completions` and `POST /v1/messages` in the
+//! OpenAI and Anthropic streaming wire formats, fragmenting tool arguments as
+//! the real services do. It checks each request the way the real services do
+//! (every tool call answered, roles in order) and refuses a bad one with a 400,
+//! so a conversation the real APIs would reject fails here too. Every request
+//! is recorded for tests to inspect.
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::{
+    Router,
+    body::{Body, Bytes},
+    extract::State,
+    http::{HeaderMap, StatusCode, header},
+    response::Response,
+    routing::post,
+};
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::providers::Protocol;
+
+/// One answer of the script, in the order requests arrive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Turn {
+    /// A streamed reply.
+    Reply {
+        /// Text, streamed piece by piece.
+        #[serde(default)]
+        text: Vec<String>,
+        /// Tool calls, their arguments sent in small fragments.
+        #[serde(default)]
+        calls: Vec<ScriptedCall>,
+        /// Why it stops. Default: `tool_use` with calls, else `end_turn`.
+        #[serde(default)]
+        stop: Option<ScriptedStop>,
+        /// Input and output tokens to report. Default: a quarter of the
+        /// request's and the reply's bytes.
+        #[serde(default)]
+        usage: Option<(u64, u64)>,
+        /// Pause before each streamed chunk, in milliseconds. Default 0.
+        #[serde(default)]
+        chunk_delay_ms: u64,
+    },
+    /// An HTTP error response.
+    Error {
+        /// Its status.
+        status: u16,
+        /// Extra headers (`retry-after`, `x-should-retry`, …).
+        #[serde(default)]
+        headers: Vec<(String, String)>,
+        /// Its body.
+        body: String,
+    },
+    /// A 200 stream that breaks off with an error event.
+    StreamError {
+        /// The error's message.
+        message: String,
+    },
+    /// A 200 response with exactly these bytes (a recorded stream, say).
+    Raw {
+        /// Its content type.
+        content_type: String,
+        /// Its body.
+        body: String,
+    },
+}
+
+/// A tool call in a scripted reply.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScriptedCall {
+    /// The call's id. Default `call_<turn>_<n>`.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The tool's name (any name: scripts test wrong ones too).
+    pub name: String,
+    /// The argument text, sent verbatim (scripts test malformed JSON too).
+    pub arguments: String,
+}
+
+/// A scripted stop reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptedStop {
+    /// The turn is over.
+    EndTurn,
+    /// Tools are wanted.
+    ToolUse,
+    /// The length limit cut it: the last call is left unfinished.
+    MaxTokens,
+}
+
+impl Turn {
+    /// A reply that makes one tool call.
+    pub fn call(name: &str, arguments: Value) -> Turn {
+        Turn::calls(&[(name, arguments)])
+    }
+
+    /// A reply that makes several tool calls in one step.
+    pub fn calls(calls: &[(&str, Value)]) -> Turn {
+        Turn::Reply {
+            text: Vec::new(),
+            calls: calls
+                .iter()
+                .map(|(name, args)| ScriptedCall {
+                    id: None,
+                    name: (*name).to_owned(),
+                    arguments: args.to_string(),
+                })
+                .collect(),
+            stop: None,
+            usage: None,
+            chunk_delay_ms: 0,
+        }
+    }
+
+    /// A reply of plain text, streamed in `pieces`.
+    pub fn text(pieces: &[&str]) -> Turn {
+        Turn::Reply {
+            text: pieces.iter().map(|p| (*p).to_owned()).collect(),
+            calls: Vec::new(),
+            stop: None,
+            usage: None,
+            chunk_delay_ms: 0,
+        }
+    }
+}
+
+/// A request the server received.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    /// Which route it came to.
+    pub protocol: Protocol,
+    /// Its headers, lower-cased names.
+    pub headers: Vec<(String, String)>,
+    /// Its JSON body.
+    pub body: Value,
+}
+
+#[derive(Default)]
+struct Script {
+    turns: std::collections::VecDeque<Turn>,
+    served: usize,
+    requests: Vec<Recorded>,
+}
+
+/// A running scripted model. Dropping it stops the server.
+pub struct ScriptedModel {
+    server: crate::loopback::Loopback,
+    script: Arc<Mutex<Script>>,
+}
+
+impl ScriptedModel {
+    /// Serves `turns` on a free loopback port. Needs a tokio runtime.
+    pub async fn start(turns: Vec<Turn>) -> std::io::Result<ScriptedModel> {
+        ScriptedModel::bind(turns, 0).await
+    }
+
+    /// Serves `turns` on loopback `port` (0 picks a free one).
+    pub async fn bind(turns: Vec<Turn>, port: u16) -> std::io::Result<ScriptedModel> {
+        let script = Arc::new(Mutex::new(Script {
+            turns: turns.into(),
+            ..Script::default()
+        }));
+        let state = script.clone();
+        let server = crate::loopback::spawn(port, |_| {
+            Router::new()
+                .route("/v1/chat/completions", post(openai))
+                .route("/v1/messages", post(anthropic))
+                .with_state(state)
+        })
+        .await?;
+        Ok(ScriptedModel { server, script })
+    }
+
+    /// The base URL an adapter of `protocol` is given.
+    pub fn base_url(&self, protocol: Protocol) -> String {
+        match protocol {
+            Protocol::OpenAiChat => format!("http://{}/v1", self.server.addr),
+            Protocol::AnthropicMessages => format!("http://{}", self.server.addr),
+        }
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.script.lock().unwrap().requests.clone()
+    }
+}
+
+async fn openai(
+    State(script): State<Arc<Mutex<Script>>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    serve(Protocol::OpenAiChat, &script, &headers, &body)
+}
+
+async fn anthropic(
+    State(script): State<Arc<Mutex<Script>>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    serve(Protocol::AnthropicMessages, &script, &headers, &body)
+}
+
+fn serve(protocol: Protocol, script: &Mutex<Script>, headers: &HeaderMap, body: &[u8]) -> Response {
+    let Ok(request) = serde_json::from_slice::<Value>(body) else {
+        return error_response(protocol, 400, "the body is not JSON");
+    };
+    let (turn, n) = {
+        let mut script = script.lock().unwrap();
+        script.requests.push(Recorded {
+            protocol,
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
+                .collect(),
+            body: request.clone(),
+        });
+        script.served += 1;
+        (script.turns.pop_front(), script.served)
+    };
+    if let Err(problem) = check_request(protocol, &request) {
+        return error_response(protocol, 400, &problem);
+    }
+    let Some(turn) = turn else {
+        return error_response(protocol, 500, "the script has no more turns");
+    };
+    let model = request["model"].as_str().unwrap_or("scripted").to_owned();
+    match turn {
+        Turn::Error {
+            status,
+            headers,
+            body,
+        } => {
+            let mut response = Response::builder()
+                .status(status)
+                .header(header::CONTENT_TYPE, "application/json");
+            for (k, v) in headers {
+                response = response.header(k, v);
+            }
+            response.body(Body::from(body)).expect("valid response")
+        }
+        Turn::Raw { content_type, body } => Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, content_type)
+            .body(Body::from(body))
+            .expect("valid response"),
+        Turn::StreamError { message } => {
+            let frame = match protocol {
+                Protocol::OpenAiChat => sse(
+                    None,
+                    &json!({ "error": { "message": message, "type": "server_error" } }),
+                ),
+                Protocol::AnthropicMessages => sse(
+                    Some("error"),
+                    &json!({ "type": "error", "error": { "type": "overloaded_error", "message": message } }),
+                ),
+            };
+            stream_response(vec![frame], 0)
+        }
+        Turn::Reply {
+            text,
+            calls,
+            stop,
+            usage,
+            chunk_delay_ms,
+        } => {
+            let stop = stop.unwrap_or(if calls.is_empty() {
+                ScriptedStop::EndTurn
+            } else {
+                ScriptedStop::ToolUse
+            });
+            let reply_bytes: usize = text.iter().map(String::len).sum::<usize>()
+                + calls
+                    .iter()
+                    .map(|c| c.arguments.len() + c.name.len())
+                    .sum::<usize>();
+            let usage = usage.unwrap_or(((body.len() / 4) as u64, (reply_bytes / 4 + 1) as u64));
+            let calls: Vec<ScriptedCall> = calls
+                .into_iter()
+                .enumerate()
+                .map(|(i, mut c)| {
+                    c.id.get_or_insert_with(|| format!("call_{n}_{}", i + 1));
+                    c
+                })
+                .collect();
+            let frames = match protocol {
+                Protocol::OpenAiChat => openai_frames(n, &model, &text, &calls, stop, usage),
+                Protocol::AnthropicMessages => {
+                    anthropic_frames(n, &model, &text, &calls, stop, usage)
+                }
+            };
+            stream_response(frames, chunk_delay_ms)
+        }
+    }
+}
+
+fn sse(event: Option<&str>, data: &Value) -> String {
+    match event {
+        Some(e) => format!("event: {e}\ndata: {data}\n\n"),
+        None => format!("data: {data}\n\n"),
+    }
+}
+
+/// Argument text in the small pieces real services stream it in.
+fn fragments(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    chars.chunks(7).map(|c| c.iter().collect()).collect()
+}
+
+fn openai_frames(
+    n: usize,
+    model: &str,
+    text: &[String],
+    calls: &[ScriptedCall],
+    stop: ScriptedStop,
+    (input, output): (u64, u64),
+) -> Vec<String> {
+    let chunk = |delta: Value, finish: Value| {
+        sse(
+            None,
+            &json!({
+                "id": format!("chatcmpl-scripted-{n}"), "object": "chat.completion.chunk",
+                "created": 0, "model": model,
+                "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }],
+            }),
+        )
+    };
+    let mut frames = vec![chunk(
+        json!({ "role": "assistant", "content": "" }),
+        Value::Null,
+    )];
+    for piece in text {
+        frames.push(chunk(json!({ "content": piece }), Value::Null));
+    }
+    for (i, call) in calls.iter().enumerate() {
+        frames.push(chunk(
+            json!({ "tool_calls": [{ "index": i, "id": call.id, "type": "function",
+                     "function": { "name": call.name, "arguments": "" } }] }),
+            Value::Null,
+        ));
+        for piece in fragments(&call.arguments) {
+            frames.push(chunk(
+                json!({ "tool_calls": [{ "index": i, "function": { "arguments": piece } }] }),
+                Value::Null,
+            ));
+        }
+    }
+    let finish = match stop {
+        ScriptedStop::EndTurn => "stop",
+        ScriptedStop::ToolUse => "tool_calls",
+        ScriptedStop::MaxTokens => "length",
+    };
+    frames.push(chunk(json!({}), json!(finish)));
+    frames.push(sse(
+        None,
+        &json!({
+            "id": format!("chatcmpl-scripted-{n}"), "object": "chat.completion.chunk",
+            "created": 0, "model": model, "choices": [],
+            "usage": { "prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output },
+        }),
+    ));
+    frames.push("data: [DONE]\n\n".to_owned());
+    frames
+}
+
+fn anthropic_frames(
+    n: usize,
+    model: &str,
+    text: &[String],
+    calls: &[ScriptedCall],
+    stop: ScriptedStop,
+    (input, output): (u64, u64),
+) -> Vec<String> {
+    let mut frames = vec![sse(
+        Some("message_start"),
+        &json!({ "type": "message_start", "message": {
+            "id": format!("msg_scripted_{n}"), "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": { "input_tokens": input, "output_tokens": 1 } } }),
+    )];
+    let mut index = 0;
+    if !text.is_empty() {
+        frames.push(sse(
+            Some("content_block_start"),
+            &json!({ "type": "content_block_start", "index": index, "content_block": { "type": "text", "text": "" } }),
+        ));
+        for piece in text {
+            frames.push(sse(
+                Some("content_block_delta"),
+                &json!({ "type": "content_block_delta", "index": index, "delta": { "type": "text_delta", "text": piece } }),
+            ));
+        }
+        frames.push(sse(
+            Some("content_block_stop"),
+            &json!({ "type": "content_block_stop", "index": index }),
+        ));
+        index += 1;
+    }
+    for (i, call) in calls.iter().enumerate() {
+        frames.push(sse(
+            Some("content_block_start"),
+            &json!({ "type": "content_block_start", "index": index,
+                     "content_block": { "type": "tool_use", "id": call.id, "name": call.name, "input": {} } }),
+        ));
+        for piece in fragments(&call.arguments) {
+            frames.push(sse(
+                Some("content_block_delta"),
+                &json!({ "type": "content_block_delta", "index": index,
+                         "delta": { "type": "input_json_delta", "partial_json": piece } }),
+            ));
+        }
+        // A call cut off by the length limit gets no block stop.
+        if !(stop == ScriptedStop::MaxTokens && i + 1 == calls.len()) {
+            frames.push(sse(
+                Some("content_block_stop"),
+                &json!({ "type": "content_block_stop", "index": index }),
+            ));
+        }
+        index += 1;
+    }
+    let reason = match stop {
+        ScriptedStop::EndTurn => "end_turn",
+        ScriptedStop::ToolUse => "tool_use",
+        ScriptedStop::MaxTokens => "max_tokens",
+    };
+    frames.push(sse(
+        Some("message_delta"),
+        &json!({ "type": "message_delta", "delta": { "stop_reason": reason, "stop_sequence": null },
+                 "usage": { "output_tokens": output } }),
+    ));
+    frames.push(sse(
+        Some("message_stop"),
+        &json!({ "type": "message_stop" }),
+    ));
+    frames
+}
+
+fn stream_response(frames: Vec<String>, delay_ms: u64) -> Response {
+    let stream = futures_util::stream::iter(frames).then(move |frame| async move {
+        if delay_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        }
+        Ok::<_, Infallible>(Bytes::from(frame))
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(Body::from_stream(stream))
+        .expect("valid response")
+}
+
+fn error_response(protocol: Protocol, status: u16, message: &str) -> Response {
+    let body = match protocol {
+        Protocol::OpenAiChat => {
+            json!({ "error": { "message": message, "type": "invalid_request_error" } })
+        }
+        Protocol::AnthropicMessages => {
+            json!({ "type": "error", "error": { "type": "invalid_request_error", "message": message } })
+        }
+    };
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body.to_string()))
+        .expect("valid response")
+}
+
+/// The checks the real services make that a client can get wrong.
+fn check_request(protocol: Protocol, request: &Value) -> Result<(), String> {
+    let messages = request["messages"]
+        .as_array()
+        .ok_or("`messages` must be an array")?;
+    if request["model"].as_str().is_none_or(str::is_empty) {
+        return Err("`model` is required".into());
+    }
+    match protocol {
+        Protocol::OpenAiChat => {
+            let mut open: Vec<String> = Vec::new();
+            for m in messages {
+                match m["role"].as_str() {
+                    Some("tool") => {
+                        let id = m["tool_call_id"]
+                            .as_str()
+                            .ok_or("a tool message needs `tool_call_id`")?;
+                        let at = open.iter().position(|o| o == id).ok_or_else(|| {
+                            format!("tool message `{id}` answers no pending tool call")
+                        })?;
+                        open.remove(at);
+                    }
+                    Some(role @ ("system" | "user" | "assistant")) => {
+                        if !open.is_empty() {
+                            return Err(format!(
+                                "tool calls {open:?} were not answered before a {role} message"
+                            ));
+                        }
+                        if let Some(calls) = m["tool_calls"].as_array() {
+                            for c in calls {
+                                c["function"]["arguments"]
+                                    .as_str()
+                                    .ok_or("tool call arguments must be a string")?;
+                                open.push(
+                                    c["id"]
+                                        .as_str()
+                                        .ok_or("a tool call needs an id")?
+                                        .to_owned(),
+                                );
+                            }
+                        }
+                    }
+                    other => return Err(format!("unknown role {other:?}")),
+                }
+            }
+            if !open.is_empty() {
+                return Err(format!("tool calls {open:?} were not answered"));
+            }
+        }
+        Protocol::AnthropicMessages => {
+            if request["max_tokens"].as_u64().is_none() {
+                return Err("`max_tokens` is required".into());
+            }
+            let mut expected_role = "user";
+            let mut open: Vec<String> = Vec::new();
+            for m in messages {
+                let role = m["role"].as_str().unwrap_or_default();
+                if role != expected_role {
+                    return Err(format!("expected a {expected_role} message, got {role:?}"));
+                }
+                let blocks = m["content"].as_array().cloned().unwrap_or_default();
+                if role == "user" {
+                    let answered: Vec<&str> = blocks
+                        .iter()
+                        .filter(|b| b["type"] == "tool_result")
+                        .filter_map(|b| b["tool_use_id"].as_str())
+                        .collect();
+                    if let Some(missing) = open.iter().find(|id| !answered.contains(&id.as_str())) {
+                        return Err(format!(
+                            "tool_use `{missing}` has no tool_result in the next message"
+                        ));
+                    }
+                    open.clear();
+                    expected_role = "assistant";
+                } else {
+                    for b in blocks.iter().filter(|b| b["type"] == "tool_use") {
+                        if !b["input"].is_object() {
+                            return Err("tool_use input must be an object".into());
+                        }
+                        open.push(b["id"].as_str().unwrap_or_default().to_owned());
+                    }
+                    expected_role = "user";
+                }
+            }
+            if !open.is_empty() {
+                return Err(format!("tool_use blocks {open:?} were not answered"));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,308 @@
+//! The workspace: one project, its review, and its store, kept in step.
+//!
+//! Every operation that changes review state goes through here, so what is
+//! in memory is also in the store: a staged proposal (with the checkpoint
+//! taken before it), decisions, the user's edits, saves, apply, and
+//! rollbacks. Opening a workspace loads the review back, so after a restart
+//! every pending hunk is still pending and every checkpoint can be rolled back.
+
+mod disk;
+mod files;
+mod rollback;
+
+pub use disk::{AppliedFile, ReviewProgress};
+pub use files::{
+    FileChange, FileContent, FileState, HunkSpan, Keep, PendingHunk, Resolved, TreeEntry,
+};
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::checkpoints::{Checkpoint, CheckpointKind, FileSnapshot};
+use crate::edits::{EditError, ProposedEdit, prepare};
+use crate::hunks::{DiffBundle, HunkLimits, bundle_from};
+use crate::project::{Overlay, PathError, Project, View, WriteError, text};
+use crate::review::{Review, ReviewError, Status};
+use crate::store::{NewCheckpointFile, Store, StoreError};
+
+/// Why a workspace operation failed; the state is as it was before it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorkspaceError {
+    /// The proposal's edits were refused.
+    #[error("{} edits were refused: {}", .0.len(), .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Edits(Vec<EditError>),
+    /// A review operation was refused.
+    #[error(transparent)]
+    Review(#[from] ReviewError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A path was refused.
+    #[error(transparent)]
+    Path(#[from] PathError),
+    /// A write or delete on disk was refused (another program's change) or failed.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// No checkpoint has this id.
+    #[error("there is no checkpoint `{0}`")]
+    UnknownCheckpoint(String),
+    /// A scoped rollback named a hunk of another run.
+    #[error("hunk `{hunk_id}` is not part of checkpoint `{checkpoint_id}`")]
+    NotInCheckpoint {
+        /// The hunk.
+        hunk_id: String,
+        /// The checkpoint.
+        checkpoint_id: String,
+    },
+}
+
+/// Who asked for a run, for its checkpoint.
+#[derive(Clone, Debug, Default)]
+pub struct RunInfo {
+    /// The session.
+    pub session_id: Option<String>,
+    /// The job.
+    pub job_id: String,
+    /// The instruction.
+    pub instruction: String,
+}
+
+/// The three texts of a file at a checkpoint (seed §27).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ThreeWay {
+    /// The file.
+    pub file_path: String,
+    /// What the editor shows now (the working buffer, or the disk).
+    pub current_file: Option<String>,
+    /// The file before the run.
+    pub checkpoint_base: Option<String>,
+    /// The file as the run proposed it.
+    pub agent_proposed: Option<String>,
+}
+
+/// A project with its review and store.
+#[derive(Debug)]
+pub struct Workspace {
+    project: Project,
+    review: Review,
+    store: Store,
+}
+
+impl Workspace {
+    /// Opens the workspace, loading the review state from `store`. A save
+    /// that a crash cut off between the disk write and the store is settled
+    /// by what the disk holds.
+    pub fn open(project: Project, mut store: Store) -> Result<Workspace, StoreError> {
+        let mut review = store.load_review()?;
+        for (path, intended) in store.intended_writes()? {
+            if let Some(file) = review.file_mut(&path) {
+                if project.disk_hash(&path).ok().flatten().as_deref() == Some(intended.as_str()) {
+                    file.disk_hash = Some(intended);
+                }
+                store.save_file(file)?;
+            }
+            store.intend_write(&path, None)?;
+        }
+        for file in review.files() {
+            // Best effort: a folder that cannot be listed has nothing to clear.
+            let _ = project.remove_stale_writes(&file.path);
+        }
+        Ok(Workspace {
+            project,
+            review,
+            store,
+        })
+    }
+
+    /// The project.
+    pub fn project(&self) -> &Project {
+        &self.project
+    }
+
+    /// The review state.
+    pub fn review(&self) -> &Review {
+        &self.review
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The project's working state over the disk: every file's working
+    /// buffer (pending hunks of every job and the user's unsaved edits
+    /// included). A created file whose buffer is empty and that is not on
+    /// disk (its creation rejected) is absent.
+    pub fn overlay(&self) -> Overlay {
+        let mut overlay = Overlay::new();
+        for file in self.review.files() {
+            let text = file.buffer();
+            let absent = file.created && file.disk_hash.is_none() && text.is_empty();
+            overlay.insert(file.path.clone(), (!absent).then(|| Arc::from(text)));
+        }
+        overlay
+    }
+
+    /// Checks `edits` against the working state (so a proposal may stack on
+    /// pending hunks and unsaved edits), takes a checkpoint of every file
+    /// they touch, and stages the hunks for review, on top of whatever is
+    /// pending. Returns the checkpoint and the diff bundle.
+    pub fn propose(
+        &mut self,
+        run: &RunInfo,
+        edits: &[ProposedEdit],
+        limits: &HunkLimits,
+    ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
+        let overlay = self.overlay();
+        let view = View::with(&self.project, &overlay);
+        let proposals = prepare(view, edits).map_err(WorkspaceError::Edits)?;
+        let mut bundle = bundle_from(&proposals, limits, 1);
+        let count = bundle.files.iter().map(|f| f.hunks.len() as u64).sum();
+        let first = self.store.reserve("hunk", count)?;
+        for (i, hunk) in bundle
+            .files
+            .iter_mut()
+            .flat_map(|f| &mut f.hunks)
+            .enumerate()
+        {
+            hunk.hunk_id = format!("h_{}", first + i as u64);
+        }
+        bundle.job_id = Some(run.job_id.clone());
+        let snapshots = proposals
+            .iter()
+            .map(|p| FileSnapshot::take(&self.project, &self.review, &p.file_path))
+            .collect::<Result<Vec<_>, _>>()?;
+
+        let mut staged = self.review.clone();
+        staged.stage(&run.job_id, &proposals, &bundle)?;
+        let files = proposals
+            .iter()
+            .zip(snapshots)
+            .zip(&bundle.files)
+            .map(|((proposal, snapshot), diff)| {
+                let file = staged.file(&proposal.file_path).expect("staged");
+                let reverse_patches = diff
+                    .hunks
+                    .iter()
+                    .filter_map(|h| {
+                        file.entries()
+                            .iter()
+                            .find(|e| e.hunk_id.as_deref() == Some(&h.hunk_id))
+                    })
+                    .map(|e| e.reverse_patch(&proposal.file_path))
+                    .collect();
+                NewCheckpointFile {
+                    path: proposal.file_path.clone(),
+                    snapshot,
+                    proposed: Some(proposal.proposed.clone()),
+                    hunk_ids: diff.hunks.iter().map(|h| h.hunk_id.clone()).collect(),
+                    reverse_patches,
+                }
+            })
+            .collect();
+        let checkpoint = self.store.add_checkpoint(
+            CheckpointKind::Run,
+            run.session_id.as_deref(),
+            Some(&run.job_id),
+            &run.instruction,
+            files,
+        )?;
+        self.store.save_files(
+            proposals
+                .iter()
+                .map(|p| staged.file(&p.file_path).expect("staged")),
+        )?;
+        self.review = staged;
+        Ok((checkpoint, bundle))
+    }
+
+    /// Accepts, rejects, or sets back to pending one hunk.
+    pub fn decide(&mut self, hunk_id: &str, status: Status) -> Result<(), WorkspaceError> {
+        let entry_id = self.review.decide(hunk_id, status)?;
+        self.store.save_status(&entry_id, status)?;
+        Ok(())
+    }
+
+    /// The jobs with hunks in `path`, in the order they were staged.
+    pub fn jobs_in(&self, path: &str) -> Vec<String> {
+        let mut jobs: Vec<String> = Vec::new();
+        let entries = self.review.file(path).map(|f| f.entries()).unwrap_or(&[]);
+        for job in entries.iter().filter_map(|e| e.job_id.as_ref()) {
+            if !jobs.contains(job) {
+                jobs.push(job.clone());
+            }
+        }
+        jobs
+    }
+
+    /// Accepts every pending hunk of a file.
+    pub fn accept_all_in_file(&mut self, path: &str) -> Result<usize, WorkspaceError> {
+        let count = self.review.accept_all_in_file(path)?;
+        self.persist(path)?;
+        Ok(count)
+    }
+
+    /// Records the user's edit of a file under review.
+    pub fn user_edit(&mut self, path: &str, new_text: &str) -> Result<Vec<String>, WorkspaceError> {
+        let ids = self.review.user_edit(path, new_text)?;
+        self.persist(path)?;
+        Ok(ids)
+    }
+
+    fn persist(&mut self, path: &str) -> Result<(), StoreError> {
+        match self.review.file(path) {
+            Some(file) => self.store.save_file(file),
+            None => self.store.remove_file(path),
+        }
+    }
+
+    /// Every checkpoint, newest first.
+    pub fn checkpoints(&self) -> Result<Vec<Checkpoint>, WorkspaceError> {
+        Ok(self.store.checkpoints()?)
+    }
+
+    /// The checkpoint `id`.
+    pub fn checkpoint(&self, id: &str) -> Result<Checkpoint, WorkspaceError> {
+        self.store
+            .checkpoint(id)?
+            .ok_or_else(|| WorkspaceError::UnknownCheckpoint(id.to_owned()))
+    }
+
+    /// The current, checkpoint and proposed texts of `path` at checkpoint `id`.
+    pub fn diff3(&self, id: &str, path: &str) -> Result<ThreeWay, WorkspaceError> {
+        let snapshots = self.store.checkpoint_snapshots(id)?;
+        if snapshots.is_empty() {
+            self.checkpoint(id)?;
+        }
+        let rel = self.project.resolve(path)?.rel().to_owned();
+        let (_, snapshot, proposed) = snapshots
+            .into_iter()
+            .find(|(p, _, _)| *p == rel)
+            .ok_or_else(|| ReviewError::UnknownFile(rel.clone()))?;
+        let current = match self.review.file(&rel) {
+            Some(file) => Some(file.buffer()),
+            None => match self.project.read_text(&rel) {
+                Ok(file) => Some(file.text),
+                Err(PathError::NotFound(_)) => None,
+                Err(e) => return Err(e.into()),
+            },
+        };
+        Ok(ThreeWay {
+            file_path: rel,
+            current_file: current,
+            checkpoint_base: snapshot.text,
+            agent_proposed: proposed,
+        })
+    }
+
+    /// The `sha256:` of the working buffer of `path`, or of the disk when it
+    /// is not under review; `None` when there is no file.
+    pub fn current_hash(&self, path: &str) -> Result<Option<String>, WorkspaceError> {
+        match self.review.file(path) {
+            Some(file) => Ok(Some(text::content_hash(file.buffer().as_bytes()))),
+            None => Ok(self.project.disk_hash(path)?),
+        }
+    }
+}
