@@ -405,7 +405,7 @@ struct Door {
 impl Door {
     fn new(served: &(String, String)) -> Door {
         Door {
-            client: Client::new(),
+            client: redline::providers::http::client_builder().build().unwrap(),
             base: served.0.clone(),
             token: served.1.clone(),
         }

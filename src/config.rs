@@ -170,6 +170,10 @@ pub struct ProviderSettings {
     /// (llama.cpp with a function-calling template). Default false.
     #[serde(default)]
     pub require_tools: bool,
+    /// The most tokens one step may generate, below `limits.max_output_tokens`
+    /// (a tiny CPU model that rambles). `None`: the limit alone.
+    #[serde(default)]
+    pub max_output_tokens: Option<u32>,
 }
 
 impl ProviderSettings {
@@ -219,7 +223,7 @@ pub struct Price {
 /// An agent definition (seed 004): a named system prompt, the tools it may
 /// use, and optionally its own model. The configuration file's `[[agents]]`;
 /// the agent module adds the built-in `default` and the tool check.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct AgentDefinition {
     /// Its id, e.g. `default`.
     pub agent_id: String,
@@ -283,6 +287,7 @@ impl Default for Config {
                 base_url: None,
                 temperature: None,
                 require_tools: false,
+                max_output_tokens: None,
             },
             local: ProviderSettings {
                 provider: ProviderKind::Openai,
@@ -290,6 +295,7 @@ impl Default for Config {
                 base_url: Some("http://127.0.0.1:11434/v1".into()),
                 temperature: Some(0.0),
                 require_tools: false,
+                max_output_tokens: None,
             },
             hybrid: HybridSettings::default(),
             http: HttpSettings::default(),

@@ -39,6 +39,7 @@ pub mod project;
 pub mod providers;
 pub mod review;
 pub mod settings;
+pub mod setup;
 pub mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;

@@ -234,51 +234,6 @@ pub fn save(file: &Path, next: &Config, update: &SettingsUpdate) -> Result<(), S
         .map_err(|e| fail(e.to_string()))
 }
 
-/// Where a local Ollama listens by default.
-pub const OLLAMA_URL: &str = "http://127.0.0.1:11434";
-
-/// What the settings screen offers as a local model server.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct LocalModels {
-    /// Whether an Ollama answered.
-    pub found: bool,
-    /// Its OpenAI-compatible base URL (`…/v1`), for the local provider.
-    pub base_url: String,
-    /// The models it has pulled, by name.
-    pub models: Vec<String>,
-}
-
-/// Asks the Ollama at `url` (normally [`OLLAMA_URL`]) which models it has,
-/// waiting at most half a second; `found: false` when nothing answers like one.
-pub async fn detect_ollama(url: &str) -> LocalModels {
-    #[derive(Deserialize)]
-    struct Tags {
-        models: Vec<Tag>,
-    }
-    #[derive(Deserialize)]
-    struct Tag {
-        name: String,
-    }
-    let url = url.trim_end_matches('/');
-    let tags = async {
-        let client = crate::providers::http::client_builder()
-            .timeout(std::time::Duration::from_millis(500))
-            .build()
-            .ok()?;
-        let response = client.get(format!("{url}/api/tags")).send().await.ok()?;
-        let body = response.error_for_status().ok()?.bytes().await.ok()?;
-        serde_json::from_slice::<Tags>(&body).ok()
-    };
-    let tags = tags.await;
-    LocalModels {
-        found: tags.is_some(),
-        base_url: format!("{url}/v1"),
-        models: tags
-            .map(|t| t.models.into_iter().map(|m| m.name).collect())
-            .unwrap_or_default(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,38 +286,5 @@ mod tests {
             key: "sk-secret-value-9876".into(),
         };
         assert_eq!(format!("{key:?}"), "KeyUpdate(Openai, ApiKey(…9876))");
-    }
-
-    #[tokio::test]
-    async fn an_ollama_is_found_by_its_tags_and_nothing_else_is() {
-        use axum::{Json, Router, routing::get};
-        let ollama = crate::loopback::spawn(0, |_| {
-            Router::new().route(
-                "/api/tags",
-                get(|| async {
-                    Json(serde_json::json!({ "models": [
-                        { "name": "llama3.2:latest", "model": "llama3.2:latest", "size": 2019393189 },
-                        { "name": "qwen2.5-coder:7b", "model": "qwen2.5-coder:7b", "size": 4683087332u64 }
-                    ] }))
-                }),
-            )
-        })
-        .await
-        .unwrap();
-        let url = format!("http://{}", ollama.addr);
-        let found = detect_ollama(&url).await;
-        assert!(found.found);
-        assert_eq!(found.models, ["llama3.2:latest", "qwen2.5-coder:7b"]);
-        assert_eq!(found.base_url, format!("{url}/v1"));
-
-        // A server that is not an Ollama, and a port with nobody on it.
-        let other = crate::loopback::spawn(0, |_| Router::new().route("/", get(|| async { "hi" })))
-            .await
-            .unwrap();
-        assert!(!detect_ollama(&format!("http://{}", other.addr)).await.found);
-        let gone = other.addr;
-        drop(other);
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        assert!(!detect_ollama(&format!("http://{gone}")).await.found);
     }
 }

@@ -903,19 +903,6 @@ async fn a_proposal_over_unsaved_user_edits_stacks_on_them() {
     assert_eq!(h.runtime.file_content("notes/alpha.md").unwrap().text, mine);
 }
 
-/// llama.cpp's own answer (recorded) when a small model's output is no tool
-/// call it can parse: HTTP 200, then an error event.
-fn unparseable() -> Turn {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/provider-streams/llama-server-functionary-template"
-    );
-    Turn::Raw {
-        content_type: "text/event-stream".into(),
-        body: std::fs::read_to_string(format!("{dir}/oai_chat_stream_auto.response.sse")).unwrap(),
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_the_server_cannot_parse_is_a_malformed_step_not_a_retry() {
     let h = harness(

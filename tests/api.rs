@@ -125,7 +125,7 @@ async fn the_built_ui_is_served_beside_the_api_with_its_security_policy() {
     let served = serve(Api::new(h.runtime.clone()), 0, Some(ui.path().into()))
         .await
         .unwrap();
-    let client = Client::new();
+    let client = redline::providers::http::client_builder().build().unwrap();
     let get = |path: &str| client.get(format!("http://{}{path}", served.addr)).send();
 
     // Pages need no token (they hold no data); every page carries the policy.

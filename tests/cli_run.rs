@@ -263,7 +263,7 @@ async fn serve_takes_a_key_through_settings_and_never_shows_it() {
         .1
         .into_owned();
     let base = format!("http://{}:{}", url.host_str().unwrap(), url.port().unwrap());
-    let client = reqwest::Client::new();
+    let client = redline::providers::http::client_builder().build().unwrap();
     let mut bodies = String::new();
     let mut call = async |method: reqwest::Method, path: &str, body: Option<Value>| -> Value {
         let mut req = client
@@ -366,4 +366,151 @@ async fn serve_takes_a_key_through_settings_and_never_shows_it() {
         !all_bytes(data.path()).windows(6).any(|w| w == b"SECRET"),
         "the key is in the data directory"
     );
+}
+
+/// `redline run` with `args` under the configuration file `config` (TOML),
+/// with no key anywhere.
+async fn run_with_config(
+    vault: &std::path::Path,
+    config: &str,
+    args: &[&str],
+) -> (Run, std::time::Duration) {
+    let data = tempfile::tempdir().unwrap();
+    let file = data.path().join("config.toml");
+    std::fs::write(&file, config).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_redline"));
+    cmd.args(["run", vault.to_str().unwrap(), "Mark Alpha final"])
+        .args(args)
+        .env("REDLINE_CONFIG", &file)
+        .env("REDLINE_DATA_DIR", data.path())
+        .env("REDLINE_NO_KEYCHAIN", "1")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .stdin(Stdio::null());
+    let started = std::time::Instant::now();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let run = Run {
+        status: out.status.code().unwrap_or(-1),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        lines: stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect(),
+        stdout,
+    };
+    (run, took)
+}
+
+/// The `provider` of each `provider.selected` line, and each fallback's reason.
+fn providers_used(run: &Run) -> (Vec<String>, Vec<String>) {
+    let of = |kind: &str, key: &str| {
+        run.lines
+            .iter()
+            .filter(|l| l["type"] == kind)
+            .map(|l| l["data"][key].as_str().unwrap().to_owned())
+            .collect()
+    };
+    (
+        of("provider.selected", "provider"),
+        of("provider.fallback", "reason"),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_uses_the_configured_mode_and_mode_overrides_it() {
+    let vault = tempfile::tempdir().unwrap();
+    write_vault(vault.path());
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/v1", l.local_addr().unwrap())
+    };
+
+    // agent_mode = "local" in the file: the local provider runs the job.
+    let local = ScriptedModel::start(vec![propose_alpha()]).await.unwrap();
+    let config = format!(
+        "agent_mode = \"local\"\n[local]\nprovider = \"openai\"\nmodel = \"scripted-model\"\nbase_url = \"{}\"\n",
+        local.base_url(Protocol::OpenAiChat)
+    );
+    let (out, _) = run_with_config(vault.path(), &config, &[]).await;
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(providers_used(&out).0, ["local"]);
+    assert_eq!(local.requests().len(), 1);
+
+    // agent_mode = "hybrid_auto" in the file, its local server silent: the
+    // remote one the flags name runs it.
+    let remote = ScriptedModel::start(vec![propose_alpha()]).await.unwrap();
+    let hybrid = format!(
+        "agent_mode = \"hybrid_auto\"\n[local]\nprovider = \"openai\"\nmodel = \"m\"\nbase_url = \"{closed}\"\n"
+    );
+    let remote_url = remote.base_url(Protocol::OpenAiChat);
+    let flags = [
+        "--provider",
+        "openai",
+        "--model",
+        "scripted-model",
+        "--base-url",
+        &remote_url,
+    ];
+    let (out, _) = run_with_config(vault.path(), &hybrid, &flags).await;
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        providers_used(&out),
+        (vec!["openai".into()], vec!["provider_error".into()])
+    );
+
+    // --mode hybrid_auto over a remote file, and --mode local with the flags
+    // naming the local provider.
+    let remote = ScriptedModel::start(vec![propose_alpha()]).await.unwrap();
+    let remote_url = remote.base_url(Protocol::OpenAiChat);
+    let flags = [
+        "--mode",
+        "hybrid_auto",
+        "--base-url",
+        &remote_url,
+        "--model",
+        "scripted-model",
+    ];
+    let silent_local =
+        format!("[local]\nprovider = \"openai\"\nmodel = \"m\"\nbase_url = \"{closed}\"\n");
+    let (out, _) = run_with_config(vault.path(), &silent_local, &flags).await;
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        providers_used(&out),
+        (vec!["openai".into()], vec!["provider_error".into()])
+    );
+    let local = ScriptedModel::start(vec![propose_alpha()]).await.unwrap();
+    let local_url = local.base_url(Protocol::OpenAiChat);
+    let flags = [
+        "--mode",
+        "local",
+        "--base-url",
+        &local_url,
+        "--model",
+        "scripted-model",
+    ];
+    let (out, _) = run_with_config(vault.path(), "", &flags).await;
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(providers_used(&out).0, ["local"]);
+    assert_eq!(local.requests()[0].body["model"], "scripted-model");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_with_no_provider_says_how_to_fix_it_and_exits_at_once() {
+    let vault = tempfile::tempdir().unwrap();
+    write_vault(vault.path());
+    let (out, took) = run_with_config(vault.path(), "", &["--mode", "remote"]).await;
+    assert_eq!(out.status, 1, "{}\n{}", out.stdout, out.stderr);
+    let last = out.lines.last().unwrap();
+    assert_eq!(last["error"]["code"], "no_provider", "{last}");
+    assert!(
+        out.stderr.contains("openai: no API key") && out.stderr.contains("OPENAI_API_KEY"),
+        "{}",
+        out.stderr
+    );
+    // The process as a whole, its start and the database included.
+    assert!(took < std::time::Duration::from_secs(1), "took {took:?}");
 }

@@ -123,6 +123,7 @@ async fn whole_jobs_run_against_a_real_model_in_both_wire_formats() {
             base_url: Some(base),
             temperature: Some(0.0),
             require_tools: true,
+            max_output_tokens: None,
         };
         config.limits.max_output_tokens = 256;
         config.http.request_timeout_ms = 120_000;
@@ -214,4 +215,103 @@ async fn whole_jobs_run_against_a_real_model_in_both_wire_formats() {
             job.usage
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_rename_runs_offline_on_the_bundled_model_with_its_defaults() {
+    let Some(server) = server() else { return };
+    // SAFETY: tests only ever set these variables, each to one value.
+    unsafe {
+        std::env::set_var("REDLINE_NO_KEYCHAIN", "1");
+        std::env::set_var(
+            redline::setup::BUNDLED_URL_VAR,
+            format!("http://127.0.0.1:{}", server.port),
+        );
+    }
+    let vault = tempfile::tempdir().unwrap();
+    copy_demo(vault.path());
+    let data = tempfile::tempdir().unwrap();
+    // The settings the setup card's "bundled model" choice saves, nothing else.
+    let base = config(data.path());
+    let choice = redline::setup::update_for(&redline::setup::SetupChoice::Bundled, &base).unwrap();
+    let mut config = redline::settings::updated(&base, &choice).unwrap();
+    config.http.request_timeout_ms = 120_000;
+    let runtime = Runtime::open(vault.path(), config).unwrap();
+    let session = runtime.create_session(None).unwrap();
+    let started = Instant::now();
+    let job = runtime
+        .run(redline::jobs::RunRequest {
+            session_id: session.session_id,
+            instruction: "Rename the project Atlas to Meridian everywhere.".into(),
+            context_rows: Vec::new(),
+            tool_config: redline::jobs::ToolConfig {
+                max_tool_calls: None,
+            },
+        })
+        .unwrap();
+    let mut events = Vec::new();
+    let mut cursor = 0;
+    let job = loop {
+        let page = runtime.events(&job.job_id, cursor, 5_000).await.unwrap();
+        cursor = page.next_cursor;
+        events.extend(page.events);
+        let now = runtime.job(&job.job_id).unwrap();
+        if now.status.is_terminal() && now.cursor <= cursor {
+            break now;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "{:?}",
+            kinds(&events)
+        );
+    };
+    eprintln!(
+        "demo rename on the bundled model: {} ({}) in {:.1} s, {} steps, {} tool calls, {} tokens, {} hunks",
+        job.status.as_str(),
+        job.error.as_ref().map_or("no error", |e| e.code.as_str()),
+        started.elapsed().as_secs_f64(),
+        job.usage.steps,
+        job.usage.tool_calls,
+        job.usage.input_tokens + job.usage.output_tokens,
+        job.diff_bundle.as_ref().map_or(0, |b| b
+            .files
+            .iter()
+            .map(|f| f.hunks.len())
+            .sum::<usize>()),
+    );
+    // A clean end: a state the user can act on, never a transport failure
+    // or a retried format error.
+    assert!(
+        matches!(
+            job.status,
+            JobStatus::AwaitingReview
+                | JobStatus::BudgetExceeded
+                | JobStatus::Completed
+                | JobStatus::Failed
+        ),
+        "{:?}",
+        job.status
+    );
+    if let Some(error) = &job.error {
+        assert!(
+            matches!(
+                error.code.as_str(),
+                "schema_retries_exhausted" | "repeated_calls" | "no_proposal" | "proposal_refused"
+            ),
+            "not a clean end: {error:?}"
+        );
+    }
+    assert!(
+        of_kind(&events, "provider.retry").is_empty(),
+        "{:?}",
+        kinds(&events)
+    );
+    let steps = of_kind(&events, "model.step");
+    assert!(!steps.is_empty());
+    assert!(
+        steps
+            .iter()
+            .all(|s| s["output_tokens"].as_u64().unwrap() <= 256),
+        "the small output limit held"
+    );
 }

@@ -12,12 +12,13 @@ use redline::api::local::{LocalReply, LocalRequest};
 use redline::api::operations::{self, Operation};
 use redline::api::{
     Applied, Apply, Clarify, CreateSession, Decide, Decided, Diff3Query, EditBuffer, ErrorResponse,
-    EventsQuery, FileQuery, FileRequest, JobStarted, ProjectInfo, RenameSession, Resolve, Rollback,
-    SessionCreated, SessionDeleted, TreeQuery,
+    EventsQuery, FileQuery, FileRequest, JobStarted, ModelList, ModelsQuery, ProjectInfo,
+    RenameSession, Resolve, Rollback, SessionCreated, SessionDeleted, TreeQuery,
 };
 use redline::checkpoints::{Checkpoint, RollbackReport};
 use redline::jobs::{EventPage, FeedPage, Job, ReviewQueue, RunRequest, Session};
-use redline::settings::{LocalModels, Settings, SettingsSaved, SettingsUpdate};
+use redline::settings::{Settings, SettingsSaved, SettingsUpdate};
+use redline::setup::{Setup, SetupChoice};
 use redline::workspace::{FileContent, Resolved, ThreeWay, TreeEntry};
 use ts_rs::TS;
 
@@ -76,7 +77,11 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         FeedPage,
         Settings,
         SettingsSaved,
-        LocalModels,
+        Setup,
+        SetupChoice,
+        ModelList,
+        ModelsQuery,
+        redline::config::AgentDefinition,
         ErrorResponse,
     );
     Ok(())

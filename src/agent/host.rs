@@ -3,7 +3,7 @@
 //! the staging of its proposal. Every type the host speaks is the agent's own.
 
 use super::events::AgentEvent;
-use super::state::{LoopState, Question};
+use super::state::{JobUsage, LoopState, Question};
 use crate::edits::{EditError, ProposedEdit};
 use crate::hunks::DiffBundle;
 use crate::project::{Overlay, Project};
@@ -25,6 +25,9 @@ pub trait Host: Send + Sync {
     fn save(&self, state: &LoopState);
     /// Checks and stages edits for review: a checkpoint, then the hunks.
     fn propose(&self, edits: &[ProposedEdit]) -> Result<Staged, Refusal>;
+    /// The job's usage so far on this provider, after every step and tool
+    /// call and before waiting for an answer (a live meter). Default: nothing.
+    fn usage(&self, _usage: &JobUsage) {}
 }
 
 /// A staged proposal.

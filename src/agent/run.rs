@@ -44,6 +44,7 @@ pub async fn drive(
 ) -> Outcome {
     let budgets = Budgets::of(params);
     loop {
+        host.usage(&state.usage);
         if cancel.is_cancelled() {
             return Outcome::Cancelled;
         }
@@ -264,6 +265,7 @@ fn record_step(
     state.usage.input_tokens += input;
     state.usage.output_tokens += output;
     state.usage.cost_usd += params.config.cost_usd(&request.model, input, output);
+    host.usage(&state.usage);
     host.emit(AgentEvent::ModelStep(ModelStep {
         provider: provider.name().to_owned(),
         model: step.model.clone(),

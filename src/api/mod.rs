@@ -14,8 +14,10 @@ use crate::checkpoints::{Checkpoint, RollbackMode, RollbackReport};
 use crate::jobs::{
     EventPage, FeedPage, Job, JobStatus, RunRequest, Runtime, RuntimeError, Session,
 };
+use crate::providers::detect;
 use crate::review::Status;
 use crate::settings::{self, Settings, SettingsError, SettingsSaved, SettingsUpdate};
+use crate::setup::{self, Setup, SetupChoice};
 use crate::workspace::AppliedFile;
 use crate::workspace::{FileContent, Keep, Resolved, ThreeWay, TreeEntry, WorkspaceError};
 
@@ -266,6 +268,22 @@ impl From<SettingsError> for ApiError {
     }
 }
 
+/// `GET /api/settings/models`: where to ask for a model list.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct ModelsQuery {
+    /// An OpenAI-compatible base URL (`…/v1`).
+    pub base_url: String,
+}
+
+/// The models a server lists.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct ModelList {
+    /// Their ids; empty when none could be listed.
+    pub models: Vec<String>,
+    /// Why none could be listed.
+    pub error: Option<String>,
+}
+
 /// The operations, over one project's runtime.
 #[derive(Clone)]
 pub struct Api {
@@ -312,12 +330,49 @@ impl Api {
         })
     }
 
-    /// A local Ollama on its default port (or `REDLINE_OLLAMA_URL`), if one
-    /// answers, with its models.
-    pub async fn local_models(&self) -> settings::LocalModels {
-        let url =
-            std::env::var("REDLINE_OLLAMA_URL").unwrap_or_else(|_| settings::OLLAMA_URL.into());
-        settings::detect_ollama(&url).await
+    /// Whether a job can run now, and the ways this machine offers to
+    /// make one run (local servers, keys in the environment, the bundled
+    /// model). Probes take at most [`detect::PROBE_TIMEOUT`].
+    pub async fn setup(&self) -> Setup {
+        let bundled = setup::bundled();
+        let candidates = detect::candidates();
+        let (problems, servers) = tokio::join!(
+            self.runtime.provider_problems(),
+            detect::local_servers(&candidates)
+        );
+        Setup {
+            ready: problems.is_empty(),
+            problems,
+            agent_mode: self.runtime.config().agent_mode,
+            local_servers: servers
+                .into_iter()
+                .filter(|s| bundled.as_ref().is_none_or(|b| b.base_url != s.base_url))
+                .collect(),
+            env_keys: setup::env_keys(),
+            bundled,
+        }
+    }
+
+    /// Uses one of the setup card's offers: saved as a settings change.
+    pub fn choose_setup(&self, choice: SetupChoice) -> Result<SettingsSaved, ApiError> {
+        let update = setup::update_for(&choice, &self.runtime.config())
+            .map_err(|e| ApiError::new("invalid_request", e.to_string()))?;
+        self.update_settings(update)
+    }
+
+    /// The models an OpenAI-compatible server lists; an error says why
+    /// none could be listed.
+    pub async fn models(&self, query: ModelsQuery) -> ModelList {
+        match detect::models(&query.base_url).await {
+            Ok(models) => ModelList {
+                models,
+                error: None,
+            },
+            Err(e) => ModelList {
+                models: Vec::new(),
+                error: Some(e.to_string()),
+            },
+        }
     }
 
     /// The open folder.

@@ -18,10 +18,11 @@ use ts_rs::TS;
 
 use super::{
     Api, ApiError, Apply, Clarify, CreateSession, Decide, Diff3Query, EditBuffer, EventsQuery,
-    FileQuery, FileRequest, RenameSession, Resolve, Rollback, TreeQuery,
+    FileQuery, FileRequest, ModelsQuery, RenameSession, Resolve, Rollback, TreeQuery,
 };
 use crate::jobs::RunRequest;
 use crate::settings::SettingsUpdate;
+use crate::setup::SetupChoice;
 
 /// Largest request body: a whole text file (the text-file limit) and room.
 pub const BODY_LIMIT: usize = 17 << 20;
@@ -300,7 +301,16 @@ operations! {
     /// Changes settings; a key goes to the keychain.
     update_settings: PUT "/api/settings" ((), (), B<SettingsUpdate>) -> crate::settings::SettingsSaved =
         |api: Api, (), (), B(b)| async move { api.update_settings(b) };
-    /// A local model server on this machine, if one answers, with its models.
-    local_models: GET "/api/settings/local_models" ((), (), ()) -> crate::settings::LocalModels =
-        |api: Api, (), (), ()| async move { Ok(api.local_models().await) };
+    /// The models an OpenAI-compatible server lists.
+    models: GET "/api/settings/models" ((), Q<ModelsQuery>, ()) -> super::ModelList =
+        |api: Api, (), Q(q): Q<ModelsQuery>, ()| async move { Ok(api.models(q).await) };
+    /// Whether a job can run now, and the ways to make one run.
+    setup: GET "/api/setup" ((), (), ()) -> crate::setup::Setup =
+        |api: Api, (), (), ()| async move { Ok(api.setup().await) };
+    /// Uses one of the setup's offers (saved as settings).
+    choose_setup: POST "/api/setup" ((), (), B<SetupChoice>) -> crate::settings::SettingsSaved =
+        |api: Api, (), (), B(b)| async move { api.choose_setup(b) };
+    /// The agent definitions a session can start with.
+    agents: GET "/api/agents" ((), (), ()) -> Vec<crate::config::AgentDefinition> =
+        |api: Api, (), (), ()| async move { Ok(api.runtime().agents()) };
 }

@@ -73,6 +73,7 @@ impl Runner {
                 base_url: Some(model.base_url(Protocol::OpenAiChat)),
                 temperature: None,
                 require_tools: false,
+                max_output_tokens: None,
             };
             match config.agent_mode {
                 AgentMode::Local => config.local = settings,

@@ -73,6 +73,7 @@ pub struct HttpProvider {
     settings: HttpSettings,
     temperature: Option<f32>,
     require_tools: bool,
+    max_output_tokens: Option<u32>,
 }
 
 impl HttpProvider {
@@ -109,6 +110,7 @@ impl HttpProvider {
             settings,
             temperature: None,
             require_tools: false,
+            max_output_tokens: None,
         })
     }
 
@@ -122,6 +124,13 @@ impl HttpProvider {
     /// `ProviderSettings::require_tools`).
     pub fn with_required_tools(mut self, require: bool) -> HttpProvider {
         self.require_tools = require;
+        self
+    }
+
+    /// Caps every request's `max_tokens` at `cap` (see
+    /// `ProviderSettings::max_output_tokens`).
+    pub fn with_max_output_tokens(mut self, cap: Option<u32>) -> HttpProvider {
+        self.max_output_tokens = cap;
         self
     }
 
@@ -262,6 +271,11 @@ impl Provider for HttpProvider {
             }
             if request.temperature.is_none() && self.temperature.is_some() {
                 request.to_mut().temperature = self.temperature;
+            }
+            if let Some(cap) = self.max_output_tokens
+                && request.max_tokens > cap
+            {
+                request.to_mut().max_tokens = cap;
             }
             let body = match self.protocol {
                 Protocol::OpenAiChat => super::openai::request_body(&request),

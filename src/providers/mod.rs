@@ -11,6 +11,7 @@
 
 pub mod anthropic;
 pub mod conversation;
+pub mod detect;
 pub mod http;
 pub mod keys;
 pub mod openai;

@@ -15,12 +15,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::{
-    Router,
+    Json, Router,
     body::{Body, Bytes},
     extract::State,
     http::{HeaderMap, StatusCode, header},
     response::Response,
-    routing::post,
+    routing::{get, post},
 };
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -176,6 +176,15 @@ impl ScriptedModel {
             Router::new()
                 .route("/v1/chat/completions", post(openai))
                 .route("/v1/messages", post(anthropic))
+                // As llama.cpp's server answers: found by the setup's probe.
+                .route(
+                    "/v1/models",
+                    get(|| async {
+                        Json(json!({ "object": "list", "data": [
+                            { "id": "scripted-model", "object": "model", "owned_by": "redline" }
+                        ] }))
+                    }),
+                )
                 .with_state(state)
         })
         .await?;

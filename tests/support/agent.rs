@@ -45,6 +45,7 @@ pub fn settings(model: &ScriptedModel, protocol: Protocol) -> ProviderSettings {
         base_url: Some(model.base_url(protocol)),
         temperature: None,
         require_tools: false,
+        max_output_tokens: None,
     }
 }
 
@@ -249,4 +250,17 @@ pub fn tool_names(body: &Value) -> Vec<String> {
                 .to_owned()
         })
         .collect()
+}
+
+/// llama.cpp's own answer (recorded) when a small model's output is no tool
+/// call it can parse: HTTP 200, then an error event.
+pub fn unparseable() -> Turn {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/provider-streams/llama-server-functionary-template"
+    );
+    Turn::Raw {
+        content_type: "text/event-stream".into(),
+        body: std::fs::read_to_string(format!("{dir}/oai_chat_stream_auto.response.sse")).unwrap(),
+    }
 }

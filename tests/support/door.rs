@@ -25,7 +25,7 @@ impl Door {
     pub async fn open(runtime: Runtime) -> Door {
         Door {
             served: serve(Api::new(runtime), 0, None).await.unwrap(),
-            client: Client::new(),
+            client: redline::providers::http::client_builder().build().unwrap(),
         }
     }
 

@@ -1,29 +1,34 @@
 // The rest of the window in a real browser: a conflict with another
 // program's save, sessions, context rows, settings (a write-only key, a
-// local Ollama offered) and the shortcuts overlay.
+// local Ollama found and offered) and the shortcuts overlay.
 
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { browser, call, disk, serve, shot, vault } from "./support.mjs";
+import { browser, call, disk, scriptedRemote, serve, shot, vault } from "./support.mjs";
 
 const NOTE = "# Plan\n\nStatus: draft\nOwner: Ann\n";
 
 let dir, server, chrome, page, ollama;
 before(async () => {
-  // A stand-in for Ollama's /api/tags on a free port (the real one is not installed here).
+  // A stand-in for Ollama's /v1/models on a free port (the real one is not installed here).
   ollama = createServer((req, res) => {
     res.setHeader("content-type", "application/json");
-    res.end(req.url === "/api/tags" ? JSON.stringify({ models: [{ name: "llama3.2:3b", model: "llama3.2:3b" }] }) : "{}");
+    if (req.url !== "/v1/models") res.statusCode = 404;
+    res.end(req.url === "/v1/models" ? JSON.stringify({ object: "list", data: [{ id: "llama3.2:3b", object: "model", created: 1731000000, owned_by: "library" }] }) : "{}");
   });
   await new Promise((ok) => ollama.listen(0, "127.0.0.1", ok));
   dir = vault({ "plan.md": NOTE, "other.md": "Other note\n" });
   const edit = { file_path: "plan.md", operation: "replace", start_line: 3, end_line: 3, new_text: "Status: final", old_text: null, rationale: null };
-  server = await serve(dir, [call("propose_edits", { edits: [edit], summary: "Final." })], {
-    REDLINE_OLLAMA_URL: `http://127.0.0.1:${ollama.address().port}`,
-  });
+  const copyEditor = `[[agents]]\nagent_id = "copyedit"\ndisplay_name = "Copy editor"\ndescription = "Fixes typos; never changes meaning."\n`;
+  server = await serve(
+    dir,
+    [call("propose_edits", { edits: [edit], summary: "Final." })],
+    { REDLINE_LOCAL_SERVERS: `ollama=http://127.0.0.1:${ollama.address().port}/v1` },
+    (url) => scriptedRemote(url) + copyEditor,
+  );
   ({ browser: chrome, page } = await browser());
   await page.goto(server.url);
   await page.getByTestId("tree-file").first().waitFor();
@@ -56,11 +61,19 @@ test("another program's save conflicts with a pending hunk; both versions are sh
   assert.equal(disk(dir, "plan.md"), NOTE.replace("draft", "final"));
 });
 
-test("sessions: new, rename, switch, delete", async () => {
+test("sessions: titled by their first request, new with an agent, rename, switch, delete", async () => {
   const options = () => page.getByTestId("session-select").locator("option").allInnerTexts();
   const before = await options();
+  assert.deepEqual(before, ["Finish the plan"], "the first request titles the session, in full");
+  const width = await page.getByTestId("session-select").evaluate((e) => e.getBoundingClientRect().width);
+  assert.ok(width > 250, `the picker has room for a title (${width}px)`);
   await page.getByTestId("new-session").click();
+  const menu = page.getByTestId("agent-menu");
+  await menu.getByText("Fixes typos; never changes meaning.").waitFor();
+  await shot(page, "panels-2-agents");
+  await menu.getByTestId("agent-option").filter({ hasText: "Copy editor" }).click();
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid="session-select"] option').length === n, before.length + 1);
+  await page.getByTestId("session-agent").filter({ hasText: "Agent: Copy editor" }).waitFor();
   await page.getByRole("button", { name: "Rename" }).click();
   await page.getByTestId("session-name").fill("Second thoughts");
   await page.getByRole("button", { name: "Rename" }).click();
@@ -94,11 +107,12 @@ test("context rows: the selection and a file, pinned or not, removed", async () 
 
 test("settings: the key is write-only and shown as a hint; a local Ollama is offered", async () => {
   await page.getByTestId("open-settings").click();
-  await page.getByTestId("ollama-model").filter({ hasText: "llama3.2:3b" }).waitFor();
+  await page.getByTestId("found-server").filter({ hasText: "Ollama is running at" }).waitFor();
+  await page.getByTestId("server-model").filter({ hasText: "llama3.2:3b" }).waitFor();
   // Anthropic's key: the OpenAI one comes from the environment here, which wins over a stored one.
   await page.getByTestId("remote-provider").selectOption("anthropic");
   await page.getByTestId("api-key").fill("sk-e2e-secret-9876");
-  await page.getByTestId("ollama-model").click();
+  await page.getByTestId("server-model").click();
   assert.equal(await page.getByTestId("agent-mode").inputValue(), "local");
   await page.getByTestId("settings-save").click();
   await page.getByTestId("notice").filter({ hasText: "Settings saved" }).waitFor();

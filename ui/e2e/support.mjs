@@ -53,24 +53,28 @@ export function replaceLine(file, line, from, to) {
   return { file_path: file, operation: "replace", start_line: line, end_line: line, new_text: to, old_text: from, rationale: null };
 }
 
-/** The scripted model (`turns`) and `redline serve` on `dir` (with `extraEnv`); `stop()` ends both. */
-export async function serve(dir, turns, extraEnv = {}) {
+/** The configuration `serve` writes by default: the scripted model as the remote provider. */
+export const scriptedRemote = (modelUrl) => `agent_mode = "remote"\n[remote]\nprovider = "openai"\nmodel = "scripted-model"\nbase_url = "${modelUrl}/v1"\n`;
+
+/** The scripted model (`turns`) and `redline serve` on `dir`, with
+ * `extraEnv` (or `extraEnv(modelUrl)`) and the configuration file
+ * `configText(modelUrl)`; `stop()` ends both. No local model server is
+ * looked for unless `extraEnv` names some (REDLINE_LOCAL_SERVERS). */
+export async function serve(dir, turns, extraEnv = {}, configText = scriptedRemote) {
   const data = mkdtempSync(join(tmpdir(), "redline-e2e-data-"));
   const script = join(data, "script.json");
   writeFileSync(script, JSON.stringify(turns));
   const model = await start(["scripted-model", script], {});
   const config = join(data, "config.toml");
-  writeFileSync(
-    config,
-    `agent_mode = "remote"\n[remote]\nprovider = "openai"\nmodel = "scripted-model"\nbase_url = "${model.line}/v1"\n`,
-  );
+  writeFileSync(config, configText(model.line));
   const env = {
     REDLINE_CONFIG: config,
     REDLINE_DATA_DIR: data,
     REDLINE_NO_KEYCHAIN: "1",
     OPENAI_API_KEY: "sk-e2e-test-key",
-    REDLINE_OLLAMA_URL: "http://127.0.0.1:9",
-    ...extraEnv,
+    REDLINE_LOCAL_SERVERS: "",
+    REDLINE_BUNDLED_MODEL_URL: "",
+    ...(typeof extraEnv === "function" ? extraEnv(model.line) : extraEnv),
   };
   const server = await start(["serve", dir, "--ui", join(root, "ui/dist")], env);
   return {
@@ -109,11 +113,13 @@ export async function shot(page, name) {
   await page.screenshot({ path: join(artifacts, `${name}.png`) });
 }
 
-/** GET `path` from the API `server` serves (with its token); its JSON body. */
-export async function api(server, path) {
+/** `method` `path` (with the JSON `body`) on the API `server` serves, with its token; the JSON answer. */
+export async function api(server, path, method = "GET", body = undefined) {
   const url = new URL(server.url);
-  const response = await fetch(`${url.origin}${path}`, { headers: { Authorization: `Bearer ${url.searchParams.get("token")}` } });
-  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}`);
+  const headers = { Authorization: `Bearer ${url.searchParams.get("token")}` };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(`${url.origin}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   return response.json();
 }
 

@@ -12,7 +12,8 @@ import { OpenFolder } from "./components/OpenFolder";
 import { ReviewList } from "./components/ReviewList";
 import { SettingsPanel } from "./components/Settings";
 import { Sidebar } from "./components/Sidebar";
-import { loadSessions } from "./state/agent";
+import { loadAgents, loadSessions } from "./state/agent";
+import { loadSetup } from "./state/setup";
 import { followProject, refreshTree, saveAll } from "./state/files";
 import { dirtyPaths, needsFolder, notice, overlay, project } from "./state/store";
 
@@ -30,7 +31,7 @@ export async function boot() {
     return;
   }
   document.title = `${project.value.name} — Redline`;
-  await Promise.all([refreshTree(), loadSessions()]);
+  await Promise.all([refreshTree(), loadSessions(), loadAgents(), loadSetup()]);
   void followProject(() => void reloadCheckpoints());
 }
 

@@ -61,15 +61,8 @@ enum Command {
         folder: PathBuf,
         /// What to do.
         instruction: String,
-        /// The provider's wire format (default: the configured remote one).
-        #[arg(long, value_enum)]
-        provider: Option<ProviderArg>,
-        /// The model (default: the configured one).
-        #[arg(long)]
-        model: Option<String>,
-        /// The provider's base URL, e.g. http://127.0.0.1:11434/v1 for Ollama.
-        #[arg(long)]
-        base_url: Option<String>,
+        #[command(flatten)]
+        flags: ProviderFlags,
         /// Tool calls allowed (default: limits.max_tool_calls_per_job).
         #[arg(long)]
         max_tool_calls: Option<usize>,
@@ -132,20 +125,10 @@ struct EvalArgs {
     command: Option<EvalCommand>,
     /// The tasks folder (default: this checkout's fixtures/evals).
     tasks: Option<PathBuf>,
-    /// The provider's wire format (replaces `[remote].provider`, or
-    /// `[local].provider` with `--mode local`).
-    #[arg(long, value_enum)]
-    provider: Option<ProviderArg>,
-    /// The model (replaces the provider's configured one).
-    #[arg(long)]
-    model: Option<String>,
-    /// The provider's base URL (likewise).
-    #[arg(long)]
-    base_url: Option<String>,
-    /// remote, local or hybrid_auto (default: the configured `agent_mode`).
-    #[arg(long, value_enum)]
-    mode: Option<ModeArg>,
-    /// Run the same tasks in all three modes.
+    #[command(flatten)]
+    flags: ProviderFlags,
+    /// Run the same tasks in all three modes (the provider flags then name
+    /// the remote provider).
     #[arg(long, conflicts_with = "mode")]
     matrix: bool,
     /// Only tasks whose id matches this glob.
@@ -177,6 +160,51 @@ enum EvalCommand {
         #[arg(long)]
         out: PathBuf,
     },
+}
+
+/// The provider flags of `run` and `eval`: each replaces one setting of
+/// the configuration for this command only.
+#[derive(clap::Args)]
+struct ProviderFlags {
+    /// remote, local or hybrid_auto (replaces `agent_mode`).
+    #[arg(long, value_enum)]
+    mode: Option<ModeArg>,
+    /// The provider's wire format (replaces `[local].provider` in local
+    /// mode, else `[remote].provider`).
+    #[arg(long, value_enum)]
+    provider: Option<ProviderArg>,
+    /// The model (replaces that provider's `model`).
+    #[arg(long)]
+    model: Option<String>,
+    /// The provider's base URL, e.g. http://127.0.0.1:11434/v1 for Ollama
+    /// (replaces that provider's `base_url`).
+    #[arg(long)]
+    base_url: Option<String>,
+}
+
+impl ProviderFlags {
+    /// `config` with the flags applied: the mode, then the provider the
+    /// flags name (the local one in local mode, else the remote one).
+    fn apply(self, config: &mut Config) {
+        use redline::config::AgentMode;
+        if let Some(mode) = self.mode {
+            config.agent_mode = mode.into();
+        }
+        let target = if config.agent_mode == AgentMode::Local {
+            &mut config.local
+        } else {
+            &mut config.remote
+        };
+        if let Some(p) = self.provider {
+            target.provider = p.into();
+        }
+        if let Some(m) = self.model {
+            target.model = m;
+        }
+        if self.base_url.is_some() {
+            target.base_url = self.base_url;
+        }
+    }
 }
 
 /// The `--mode` values.
@@ -353,22 +381,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run {
             folder,
             instruction,
-            provider,
-            model,
-            base_url,
+            flags,
             max_tool_calls,
         } => {
             let mut config = config;
-            config.agent_mode = redline::config::AgentMode::Remote;
-            if let Some(p) = provider {
-                config.remote.provider = p.into();
-            }
-            if let Some(m) = model {
-                config.remote.model = m;
-            }
-            if base_url.is_some() {
-                config.remote.base_url = base_url;
-            }
+            flags.apply(&mut config);
             tokio_runtime()?.block_on(run_job::run(&folder, config, instruction, max_tool_calls))
         }
         Command::Serve { folder, port, ui } => tokio_runtime()?.block_on(async {
@@ -430,28 +447,15 @@ fn run_eval(args: EvalArgs, mut config: Config) -> anyhow::Result<ExitCode> {
         return eval::report(&results, &out);
     }
     use redline::config::AgentMode;
-    let mode: AgentMode = args.mode.map_or(config.agent_mode, Into::into);
+    if args.matrix {
+        config.agent_mode = AgentMode::Remote;
+    }
+    args.flags.apply(&mut config);
     let modes = if args.matrix {
         vec![AgentMode::Remote, AgentMode::Local, AgentMode::HybridAuto]
     } else {
-        vec![mode]
+        vec![config.agent_mode]
     };
-    // The flags name the provider under test: the local one in local mode,
-    // else the remote one.
-    let target = if mode == AgentMode::Local && !args.matrix {
-        &mut config.local
-    } else {
-        &mut config.remote
-    };
-    if let Some(p) = args.provider {
-        target.provider = p.into();
-    }
-    if let Some(m) = args.model {
-        target.model = m;
-    }
-    if args.base_url.is_some() {
-        target.base_url = args.base_url;
-    }
     let suite = eval::Suite {
         tasks: args.tasks.unwrap_or_else(|| {
             PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/evals"))

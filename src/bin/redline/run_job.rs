@@ -71,6 +71,12 @@ pub async fn run(
                         "error": current.error, "summary": current.summary,
                         "diff_bundle": current.diff_bundle })
             )?;
+            if let Some(error) = &current.error {
+                eprintln!(
+                    "redline: the job failed ({}): {}",
+                    error.code, error.message
+                );
+            }
             return Ok(match current.status {
                 JobStatus::AwaitingReview | JobStatus::Completed => ExitCode::SUCCESS,
                 JobStatus::BudgetExceeded => ExitCode::from(3),

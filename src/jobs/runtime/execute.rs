@@ -14,6 +14,7 @@ use crate::agent::{
     Proposal,
 };
 use crate::config::Config;
+use crate::jobs::chain::{Checked, Link, no_provider_message};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
     CheckpointCreated, DiffGenerated, JobAnswered, JobBegan, JobCancelled, JobFailed,
@@ -92,6 +93,9 @@ impl Runtime {
         self.update_session(&session.session_id, |s| {
             s.last_job_id = Some(job_id.clone());
             s.reported_hunks = reported;
+            if s.name.is_none() {
+                s.name = Some(super::sessions::title(&request.instruction));
+            }
             s.context_rows
                 .extend(request.context_rows.iter().filter(|r| r.pinned).cloned());
             s.chat.push(ChatMessage {
@@ -155,6 +159,7 @@ impl Runtime {
                 instruction: job.instruction.clone(),
             },
             attempt: Mutex::new(attempt),
+            earlier: Mutex::default(),
         };
         let failed = |code: &str, message: String| Outcome::Failed {
             code: code.into(),
@@ -173,10 +178,17 @@ impl Runtime {
         };
         let (config, providers) = (self.config(), self.providers());
         let chain = &providers.chain;
-        if chain.is_empty() {
-            let outcome = failed("no_provider", "no model provider is configured".into());
-            return self.finish(&job.job_id, JobUsage::default(), outcome);
-        }
+        let mut checked = Checked::default();
+        attempt = match self
+            .first_usable(&job.job_id, chain, attempt, &mut checked)
+            .await
+        {
+            Ok(usable) => usable,
+            Err(problems) => {
+                let outcome = failed("no_provider", no_provider_message(&problems));
+                return self.finish(&job.job_id, JobUsage::default(), outcome);
+            }
+        };
         if job.status == JobStatus::Queued {
             self.set_status(&job.job_id, JobStatus::Running, None);
             self.emit(
@@ -189,44 +201,84 @@ impl Runtime {
         let initial = state.messages.clone();
         let mut usage = JobUsage::default();
         loop {
-            let (provider, step_timeout) = &chain[attempt.min(chain.len() - 1)];
+            let link = &chain[attempt];
+            let provider = link.provider.as_ref();
             *host.attempt.lock().unwrap() = attempt;
-            self.select_provider(&job.job_id, provider.as_ref(), &agent, &config, attempt);
+            *host.earlier.lock().unwrap() = usage.clone();
+            self.select_provider(&job.job_id, provider, &agent, &config, attempt);
             let params = JobParams {
                 agent: agent.clone(),
                 max_tool_calls: job.max_tool_calls,
                 config: (*config).clone(),
-                step_timeout: *step_timeout,
+                step_timeout: link.step_timeout,
             };
-            let outcome = agent::drive(
-                provider.as_ref(),
-                &params,
-                &mut state,
-                &host,
-                &mut answers,
-                &cancel,
-            )
-            .await;
+            let outcome =
+                agent::drive(provider, &params, &mut state, &host, &mut answers, &cancel).await;
             usage.add(&state.usage);
-            let next = chain.get(attempt + 1).map(|(p, _)| p);
-            match (falls_back(&outcome, &config), next) {
-                (Some(reason), Some(next)) => {
-                    self.fall_back(
-                        &job.job_id,
-                        provider.as_ref(),
-                        next.as_ref(),
-                        reason,
-                        &outcome,
-                    );
-                    state = LoopState {
-                        messages: initial.clone(),
-                        ..LoopState::default()
-                    };
-                    attempt += 1;
+            let Some(reason) = falls_back(&outcome, &config).filter(|_| attempt + 1 < chain.len())
+            else {
+                return self.finish(&job.job_id, usage, outcome);
+            };
+            let next = match self
+                .first_usable(&job.job_id, chain, attempt + 1, &mut checked)
+                .await
+            {
+                Ok(next) => next,
+                Err(problems) => {
+                    tracing::warn!(job = %job.job_id, ?problems, "no provider to fall back to");
+                    return self.finish(&job.job_id, usage, outcome);
                 }
-                _ => return self.finish(&job.job_id, usage, outcome),
+            };
+            self.fall_back(
+                &job.job_id,
+                provider,
+                chain[next].provider.as_ref(),
+                reason,
+                &outcome,
+            );
+            state = LoopState {
+                messages: initial.clone(),
+                ..LoopState::default()
+            };
+            attempt = next;
+        }
+    }
+
+    /// The first provider of `chain` from `from` that can be used now.
+    /// Passing over any is one `provider.fallback` (reason `provider_error`,
+    /// saying why); when none can be used, every problem found.
+    async fn first_usable(
+        &self,
+        job_id: &str,
+        chain: &[Link],
+        from: usize,
+        checked: &mut Checked,
+    ) -> Result<usize, Vec<String>> {
+        let mut problems = Vec::new();
+        for (i, link) in chain.iter().enumerate().skip(from) {
+            match checked.usable(link).await {
+                Ok(()) if i == from => return Ok(i),
+                Ok(()) => {
+                    self.emit(
+                        job_id,
+                        RuntimeEvent::ProviderFallback(ProviderFallback {
+                            from: chain[from].provider.name().to_owned(),
+                            to: link.provider.name().to_owned(),
+                            reason: Some(FallbackReason::ProviderError),
+                            detail: Some(problems.join("; ")),
+                        }),
+                    );
+                    return Ok(i);
+                }
+                Err(why) => {
+                    let problem = format!("{}: {why}", link.provider.name());
+                    if !problems.contains(&problem) {
+                        problems.push(problem);
+                    }
+                }
             }
         }
+        Err(problems)
     }
 
     fn select_provider(

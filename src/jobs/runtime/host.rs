@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 
 use super::{Runtime, Saved};
-use crate::agent::{AgentEvent, Host, LoopState, Question, Refusal, Staged};
+use crate::agent::{AgentEvent, Host, JobUsage, LoopState, Question, Refusal, Staged};
 use crate::edits::ProposedEdit;
 use crate::hunks::HunkLimits;
 use crate::jobs::model::JobStatus;
@@ -18,6 +18,8 @@ pub(super) struct JobHost {
     pub(super) run: RunInfo,
     /// Which provider of the chain the loop is on (saved with its state).
     pub(super) attempt: Mutex<usize>,
+    /// What the job's earlier providers used (a hybrid fallback).
+    pub(super) earlier: Mutex<JobUsage>,
 }
 
 impl Host for JobHost {
@@ -71,5 +73,11 @@ impl Host for JobHost {
             Err(WorkspaceError::Edits(errors)) => Err(Refusal::Edits(errors)),
             Err(other) => Err(Refusal::Other(other.to_string())),
         }
+    }
+
+    fn usage(&self, usage: &JobUsage) {
+        let mut total = self.earlier.lock().unwrap().clone();
+        total.add(usage);
+        self.runtime.set_job(&self.run.job_id, |j| j.usage = total);
     }
 }

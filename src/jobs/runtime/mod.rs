@@ -177,6 +177,13 @@ impl Runtime {
         Ok(())
     }
 
+    /// Why the configured providers cannot run a job now, one line per
+    /// provider that cannot be used; empty when they can (see
+    /// [`Providers::check`]).
+    pub async fn provider_problems(&self) -> Vec<String> {
+        self.providers().check().await
+    }
+
     /// Every agent definition.
     pub fn agents(&self) -> Vec<AgentDefinition> {
         agent::definition::all(&self.config().agents)

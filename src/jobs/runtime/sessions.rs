@@ -92,3 +92,63 @@ impl Runtime {
         Ok(())
     }
 }
+
+/// The most characters of a title taken from an instruction.
+const TITLE_CHARS: usize = 60;
+
+/// A session's title from its first instruction: the first line, spaces
+/// collapsed, cut at a word before [`TITLE_CHARS`] characters with `…`.
+pub(super) fn title(instruction: &str) -> String {
+    let line = instruction
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let whole = words.join(" ");
+    if whole.chars().count() <= TITLE_CHARS {
+        return whole;
+    }
+    let mut title = String::new();
+    for word in words {
+        let next = title.chars().count() + usize::from(!title.is_empty()) + word.chars().count();
+        if next > TITLE_CHARS - 1 {
+            break;
+        }
+        if !title.is_empty() {
+            title.push(' ');
+        }
+        title.push_str(word);
+    }
+    if title.is_empty() {
+        // One very long word.
+        title = line.chars().take(TITLE_CHARS - 1).collect();
+    }
+    title.push('…');
+    title
+}
+
+#[cfg(test)]
+mod tests {
+    use super::title;
+
+    #[test]
+    fn titles_are_the_first_line_cut_at_a_word() {
+        assert_eq!(
+            title("  Rename ATLAS\n\nto ORION everywhere"),
+            "Rename ATLAS"
+        );
+        assert_eq!(title("fix   the\tdates"), "fix the dates");
+        let long =
+            "Change every status line from draft to final in the notes about the launch plan";
+        let t = title(long);
+        assert!(t.ends_with('…') && t.chars().count() <= 60, "{t}");
+        assert_eq!(
+            t,
+            "Change every status line from draft to final in the notes…"
+        );
+        let word = "x".repeat(100);
+        assert_eq!(title(&word).chars().count(), 60);
+        assert_eq!(title("Ünïcödé ✓"), "Ünïcödé ✓");
+    }
+}

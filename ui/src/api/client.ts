@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { Applied, Apply, Checkpoint, Clarify, CreateSession, Decide, Decided, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, Job, JobStarted, LocalModels, ProjectInfo, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, ThreeWay, TreeEntry, TreeQuery } from "./types";
+import type { AgentDefinition, Applied, Apply, Checkpoint, Clarify, CreateSession, Decide, Decided, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, Job, JobStarted, ModelList, ModelsQuery, ProjectInfo, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
 
 const q = encodeURIComponent;
 
@@ -75,6 +75,12 @@ export const api = {
   settings: () => call<Settings>("GET", `/api/settings`),
   /** Changes settings; a key goes to the keychain. */
   updateSettings: (body: SettingsUpdate) => call<SettingsSaved>("PUT", `/api/settings`, body),
-  /** A local model server on this machine, if one answers, with its models. */
-  localModels: () => call<LocalModels>("GET", `/api/settings/local_models`),
+  /** The models an OpenAI-compatible server lists. */
+  models: (query: ModelsQuery) => call<ModelList>("GET", `/api/settings/models${search(query)}`),
+  /** Whether a job can run now, and the ways to make one run. */
+  setup: () => call<Setup>("GET", `/api/setup`),
+  /** Uses one of the setup's offers (saved as settings). */
+  chooseSetup: (body: SetupChoice) => call<SettingsSaved>("POST", `/api/setup`, body),
+  /** The agent definitions a session can start with. */
+  agents: () => call<Array<AgentDefinition>>("GET", `/api/agents`),
 };

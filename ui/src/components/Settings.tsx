@@ -1,15 +1,17 @@
 // Settings: the provider, model, base URL and key (write-only: the engine
 // keeps it in the OS keychain and shows only a hint), the agent mode, the
-// limits, and a local Ollama when one answers on its default port.
+// limits, and the local model servers found on this machine (Ollama, LM
+// Studio, llama.cpp, vLLM); the model fields offer the server's model list.
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api/client";
-import type { AgentMode, Limits, LocalModels, ProviderKind, ProviderSettings, ProviderView, Settings, SettingsUpdate } from "../api/types";
-import { attempt, overlay, tell } from "../state/store";
+import type { AgentMode, Limits, LocalServer, ProviderKind, ProviderSettings, ProviderView, Settings, SettingsUpdate } from "../api/types";
+import { loadSetup } from "../state/setup";
+import { attempt, overlay, setup, tell } from "../state/store";
 
 function plain(view: ProviderView): ProviderSettings {
-  const { provider, model, base_url, temperature, require_tools } = view;
-  return { provider, model, base_url, temperature, require_tools };
+  const { provider, model, base_url, temperature, require_tools, max_output_tokens } = view;
+  return { provider, model, base_url, temperature, require_tools, max_output_tokens };
 }
 
 export function SettingsPanel() {
@@ -19,7 +21,7 @@ export function SettingsPanel() {
   const [local, setLocal] = useState<ProviderSettings | null>(null);
   const [limits, setLimits] = useState<Partial<Limits>>({});
   const [key, setKey] = useState("");
-  const [ollama, setOllama] = useState<LocalModels | null>(null);
+  const servers: LocalServer[] = setup.value?.local_servers ?? [];
 
   const take = (s: Settings) => {
     setSettings(s);
@@ -30,7 +32,7 @@ export function SettingsPanel() {
   };
   useEffect(() => {
     void attempt("Loading settings", () => api.settings()).then((s) => s && take(s));
-    void api.localModels().then(setOllama, () => setOllama(null));
+    void loadSetup();
   }, []);
   if (!settings || !remote || !local) return null;
 
@@ -42,13 +44,13 @@ export function SettingsPanel() {
     if (!saved) return;
     take(saved.settings);
     setKey("");
+    void loadSetup();
     const where = saved.key_storage === "keychain" ? "; the key is in the OS keychain" : saved.key_storage === "memory" ? "; no keychain here, so the key lasts until Redline stops" : "";
     tell("info", `Settings saved${saved.settings.config_file ? ` to ${saved.settings.config_file}` : ""}${where}`);
   };
 
-  const useOllama = (model: string) => {
-    if (!ollama) return;
-    setLocal({ ...local, provider: "openai", base_url: ollama.base_url, model });
+  const useServer = (server: LocalServer, model: string) => {
+    setLocal({ ...local, provider: "openai", base_url: server.base_url, model });
     setMode("local");
   };
 
@@ -89,20 +91,21 @@ export function SettingsPanel() {
           </fieldset>
           <fieldset>
             <legend>Local model</legend>
-            {ollama?.found ? (
-              <div class="ollama" data-testid="ollama">
-                Ollama is running at {ollama.base_url.replace(/\/v1$/, "")}.
-                {ollama.models.length === 0 ? " It has no models pulled yet." : " Use one of its models:"}
-                <div class="row wrap">
-                  {ollama.models.map((m) => (
-                    <button key={m} data-testid="ollama-model" onClick={() => useOllama(m)}>
-                      {m}
-                    </button>
-                  ))}
+            {servers.length > 0 ? (
+              servers.map((server) => (
+                <div class="found-server" data-testid="found-server" key={server.base_url}>
+                  {server.label} is running at {server.base_url}.{server.models.length === 0 ? " It lists no models yet." : " Use one of its models:"}
+                  <div class="row wrap">
+                    {server.models.map((m) => (
+                      <button key={m} data-testid="server-model" onClick={() => useServer(server, m)}>
+                        {m}
+                      </button>
+                    ))}
+                  </div>
                 </div>
-              </div>
+              ))
             ) : (
-              <p class="muted">No Ollama found on its default port (127.0.0.1:11434).</p>
+              <p class="muted">No local model server answered on the usual ports (Ollama 11434, LM Studio 1234, llama.cpp 8080, vLLM 8000).</p>
             )}
             <Provider name="local" value={local} onChange={setLocal} effective={settings.local.effective_base_url} />
           </fieldset>
@@ -130,6 +133,16 @@ export function SettingsPanel() {
 }
 
 function Provider({ name, value, onChange, effective }: { name: string; value: ProviderSettings; onChange: (v: ProviderSettings) => void; effective: string }) {
+  // The server's model list, for OpenAI-compatible servers at a base URL of
+  // their own (a hosted service's list needs its key, and is long).
+  const [models, setModels] = useState<string[]>([]);
+  const url = value.provider === "openai" ? value.base_url : null;
+  useEffect(() => {
+    setModels([]);
+    if (!url) return;
+    const ask = setTimeout(() => void api.models({ base_url: url }).then((l) => setModels(l.models), () => setModels([])), 300);
+    return () => clearTimeout(ask);
+  }, [url]);
   return (
     <>
       <label class="field">
@@ -141,7 +154,12 @@ function Provider({ name, value, onChange, effective }: { name: string; value: P
       </label>
       <label class="field">
         <span>Model</span>
-        <input data-testid={`${name}-model`} value={value.model} onInput={(e) => onChange({ ...value, model: e.currentTarget.value })} />
+        <input data-testid={`${name}-model`} list={`${name}-models`} value={value.model} onInput={(e) => onChange({ ...value, model: e.currentTarget.value })} />
+        <datalist id={`${name}-models`} data-testid={`${name}-models`}>
+          {models.map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
       </label>
       <label class="field">
         <span>Base URL</span>

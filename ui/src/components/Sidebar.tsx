@@ -5,7 +5,8 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { Job } from "../api/types";
 import * as agent from "../state/agent";
 import { addOpenFile, addSelection } from "../state/context";
-import { contextRows, job, jobEvents, reviewItems, session, sessions } from "../state/store";
+import { agents, contextRows, job, jobEvents, reviewItems, session, sessions, setup } from "../state/store";
+import { SetupCard } from "./SetupCard";
 import { Timeline } from "./Timeline";
 
 const RUNNING = new Set(["queued", "running", "waiting_for_user"]);
@@ -15,7 +16,7 @@ export function Sidebar() {
     <div class="sidebar">
       <Sessions />
       <Conversation />
-      <JobBar />
+      {setup.value && !setup.value.ready ? <SetupCard /> : <JobBar />}
       <Clarification />
       <Composer />
     </div>
@@ -43,47 +44,92 @@ function Sessions() {
           </button>
         </form>
       ) : (
-        <div class="row">
+        <>
           <select
+            class="session-select"
             data-testid="session-select"
             aria-label="Session"
             value={s?.session_id ?? ""}
+            title={s ? (s.name ?? s.session_id) : undefined}
             onChange={(e) => void agent.selectSession(e.currentTarget.value)}
           >
-            {!s && <option value="">No session</option>}
+            {!s && <option value="">No session yet</option>}
             {sessions.value.map((x) => (
               <option key={x.session_id} value={x.session_id}>
-                {x.name ?? x.session_id}
+                {x.name ?? "Untitled session"}
               </option>
             ))}
           </select>
-          <button data-testid="new-session" onClick={() => void agent.newSession()} title="New session">
-            New
-          </button>
-          <button
-            disabled={!s}
-            onClick={() => {
-              setName(s?.name ?? "");
-              setRenaming(true);
-            }}
-            title="Rename the session"
-          >
-            Rename
-          </button>
-          <button disabled={!s} onClick={() => void agent.clearSession()} title="Clear the chat and context">
-            Clear
-          </button>
-          <button
-            disabled={!s}
-            data-testid="delete-session"
-            onClick={() => confirm("Delete this session and its chat?") && void agent.deleteSession()}
-            title="Delete the session"
-          >
-            Delete
-          </button>
-        </div>
+          <div class="row">
+            <NewSession />
+            <button
+              disabled={!s}
+              onClick={() => {
+                setName(s?.name ?? "");
+                setRenaming(true);
+              }}
+              title="Rename the session"
+            >
+              Rename
+            </button>
+            <button disabled={!s} onClick={() => void agent.clearSession()} title="Clear the chat and context">
+              Clear
+            </button>
+            <button
+              disabled={!s}
+              data-testid="delete-session"
+              onClick={() => confirm("Delete this session and its chat?") && void agent.deleteSession()}
+              title="Delete the session"
+            >
+              Delete
+            </button>
+          </div>
+          {s && s.agent_id !== "default" && (
+            <div class="muted" data-testid="session-agent">
+              Agent: {agents.value.find((a) => a.agent_id === s.agent_id)?.display_name ?? s.agent_id}
+            </div>
+          )}
+        </>
       )}
     </div>
+  );
+}
+
+/** "New" starts a session with the built-in agent; with agents configured,
+ * it first lists them, each with its description. */
+function NewSession() {
+  const [picking, setPicking] = useState(false);
+  const list = agents.value;
+  if (list.length <= 1)
+    return (
+      <button data-testid="new-session" onClick={() => void agent.newSession()} title="New session">
+        New
+      </button>
+    );
+  return (
+    <span class="new-session">
+      <button data-testid="new-session" aria-expanded={picking} onClick={() => setPicking(!picking)} title="New session with an agent">
+        New ▾
+      </button>
+      {picking && (
+        <div class="agent-menu" role="menu" data-testid="agent-menu">
+          {list.map((a) => (
+            <button
+              key={a.agent_id}
+              role="menuitem"
+              data-testid="agent-option"
+              onClick={() => {
+                setPicking(false);
+                void agent.newSession(a.agent_id);
+              }}
+            >
+              <b>{a.display_name}</b>
+              {a.description && <span class="muted">{a.description}</span>}
+            </button>
+          ))}
+        </div>
+      )}
+    </span>
   );
 }
 

@@ -4,9 +4,16 @@
 import { api } from "../api/client";
 import type { ContextRow, Job } from "../api/types";
 import { refreshTree, reloadOpen } from "./files";
-import { attempt, contextRows, job, jobEvents, session, sessions, tell } from "./store";
+import { loadSetup } from "./setup";
+import { agents, attempt, contextRows, job, jobEvents, session, sessions, setup, tell } from "./store";
 
 const ENDED = new Set(["completed", "failed", "cancelled", "budget_exceeded"]);
+
+/** Loads the agent definitions a session can start with. */
+export async function loadAgents() {
+  const list = await attempt("Loading agents", () => api.agents());
+  if (list) agents.value = list;
+}
 
 /** Loads the sessions and shows the newest (or none). */
 export async function loadSessions() {
@@ -27,9 +34,9 @@ export async function selectSession(id: string) {
   if (s.last_job_id) await follow(s.last_job_id);
 }
 
-/** A new session, shown at once. */
-export async function newSession() {
-  const created = await attempt("Creating a session", () => api.createSession({}));
+/** A new session with agent `agentId` (default: the built-in one), shown at once. */
+export async function newSession(agentId?: string) {
+  const created = await attempt("Creating a session", () => api.createSession({ agent_id: agentId ?? null }));
   if (!created) return;
   sessions.value = (await api.sessions()) ?? sessions.value;
   await selectSession(created.session_id);
@@ -93,8 +100,11 @@ export function removeContext(id: string) {
   contextRows.value = contextRows.value.filter((r) => r.id !== id);
 }
 
-/** Runs the agent on `instruction` in the shown session (a new one if none). */
+/** Runs the agent on `instruction` in the shown session (a new one if
+ * none). With no usable model it starts nothing: the setup card shows. */
 export async function run(instruction: string): Promise<boolean> {
+  if (!setup.value?.ready) await loadSetup();
+  if (setup.value && !setup.value.ready) return false;
   if (!session.value) await newSession();
   const s = session.value;
   if (!s) return false;
@@ -103,6 +113,11 @@ export async function run(instruction: string): Promise<boolean> {
   // Unpinned rows were for this run only.
   contextRows.value = contextRows.value.filter((r) => r.pinned);
   void follow(started.job_id);
+  // The first instruction titles the session.
+  if (!s.name) void refreshSessions().then(() => {
+    const titled = sessions.value.find((x) => x.session_id === s.session_id);
+    if (titled && session.value?.session_id === s.session_id) session.value = { ...session.value, name: titled.name };
+  });
   return true;
 }
 
@@ -144,7 +159,10 @@ export async function follow(id: string) {
         }
       }
     }
-    if (ENDED.has(status)) return;
+    if (ENDED.has(status)) {
+      if (job.value?.error?.code === "no_provider") await loadSetup();
+      return;
+    }
   }
 }
 

@@ -2,7 +2,7 @@
 // only where they are read; actions (the other modules of `state/`) write them.
 
 import { computed, signal } from "@preact/signals";
-import type { ContextRow, Event, FileContent, Job, PendingHunk, ProjectInfo, ReviewGroup, Session, TreeEntry } from "../api/types";
+import type { AgentDefinition, ContextRow, Event, FileContent, Job, PendingHunk, ProjectInfo, ReviewGroup, Session, Setup, TreeEntry } from "../api/types";
 
 /** The open folder; null before one is open. */
 export const project = signal<ProjectInfo | null>(null);
@@ -30,6 +30,10 @@ export const session = signal<Session | null>(null);
 export const job = signal<Job | null>(null);
 /** Its events so far. */
 export const jobEvents = signal<Event[]>([]);
+/** The agent definitions a new session can start with. */
+export const agents = signal<AgentDefinition[]>([]);
+/** Whether a job can run now, and the ways to make one run; null until asked. */
+export const setup = signal<Setup | null>(null);
 /** Context for the next run (pinned rows stay in the session after it). */
 export const contextRows = signal<ContextRow[]>([]);
 

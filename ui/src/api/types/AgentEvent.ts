@@ -11,8 +11,9 @@ import type { Reminded } from "./Reminded";
 import type { ToolCallCompleted } from "./ToolCallCompleted";
 import type { ToolCallFailed } from "./ToolCallFailed";
 import type { ToolCallRequested } from "./ToolCallRequested";
+import type { Unreadable } from "./Unreadable";
 
 /**
  * An event of the agent loop.
  */
-export type AgentEvent = { "type": "model.step", "data": ModelStep } | { "type": "assistant.delta", "data": AssistantDelta } | { "type": "provider.retry", "data": ProviderRetry } | { "type": "tool.call.requested", "data": ToolCallRequested } | { "type": "tool.call.completed", "data": ToolCallCompleted } | { "type": "tool.call.failed", "data": ToolCallFailed } | { "type": "clarification.requested", "data": ClarificationRequested } | { "type": "clarification.received", "data": ClarificationReceived } | { "type": "edits.proposed", "data": EditsProposed } | { "type": "edits.refused", "data": EditsRefused } | { "type": "budget.warning", "data": Budget } | { "type": "budget.exhausted", "data": Budget } | { "type": "agent.reminded", "data": Reminded };
+export type AgentEvent = { "type": "model.step", "data": ModelStep } | { "type": "assistant.delta", "data": AssistantDelta } | { "type": "provider.retry", "data": ProviderRetry } | { "type": "tool.call.requested", "data": ToolCallRequested } | { "type": "tool.call.completed", "data": ToolCallCompleted } | { "type": "tool.call.failed", "data": ToolCallFailed } | { "type": "clarification.requested", "data": ClarificationRequested } | { "type": "clarification.received", "data": ClarificationReceived } | { "type": "edits.proposed", "data": EditsProposed } | { "type": "edits.refused", "data": EditsRefused } | { "type": "budget.warning", "data": Budget } | { "type": "budget.exhausted", "data": Budget } | { "type": "model.unreadable", "data": Unreadable } | { "type": "agent.reminded", "data": Reminded };

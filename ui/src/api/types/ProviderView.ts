@@ -34,4 +34,9 @@ temperature: number | null,
  * model. For small local models whose server cannot parse free choice
  * (llama.cpp with a function-calling template). Default false.
  */
-require_tools: boolean, };
+require_tools: boolean,
+/**
+ * The most tokens one step may generate, below `limits.max_output_tokens`
+ * (a tiny CPU model that rambles). `None`: the limit alone.
+ */
+max_output_tokens: number | null, };
