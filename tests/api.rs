@@ -15,7 +15,7 @@ use redline::api::http::serve;
 use redline::jobs::Runtime;
 use redline::providers::Protocol;
 use redline::testkit::scripted::Turn;
-use reqwest::{Client, Method};
+use reqwest::Method;
 use serde_json::{Value, json};
 use support::*;
 
