@@ -43,55 +43,28 @@ async fn closed_url() -> String {
     url
 }
 
-async fn runtime_with(
-    tweak: impl FnOnce(&mut Config),
-) -> (Runtime, tempfile::TempDir, tempfile::TempDir) {
+/// A harness on a fresh machine: the default remote provider (OpenAI at
+/// its own URL, no key), then `tweak`; its scripted model serves `turns`.
+async fn fresh(turns: Vec<Turn>, tweak: impl FnOnce(&mut Config)) -> Harness {
     fresh_machine();
-    let vault = tempfile::tempdir().unwrap();
-    write_vault(vault.path());
-    let data = tempfile::tempdir().unwrap();
-    let mut config = config(data.path());
-    tweak(&mut config);
-    let runtime = Runtime::open(vault.path(), config).unwrap();
-    (runtime, vault, data)
-}
-
-async fn run_to_end(
-    runtime: &Runtime,
-    instruction: &str,
-) -> (redline::jobs::Job, Vec<redline::jobs::Event>) {
-    let session = runtime.create_session(None).unwrap();
-    let job = runtime
-        .run(redline::jobs::RunRequest {
-            session_id: session.session_id,
-            instruction: instruction.into(),
-            context_rows: Vec::new(),
-            tool_config: redline::jobs::ToolConfig {
-                max_tool_calls: None,
-            },
-        })
-        .unwrap();
-    let mut events = Vec::new();
-    let mut cursor = 0;
-    loop {
-        let page = runtime.events(&job.job_id, cursor, 200).await.unwrap();
-        cursor = page.next_cursor;
-        let quiet = page.events.is_empty();
-        events.extend(page.events);
-        if page.status.is_terminal() && quiet {
-            return (runtime.job(&job.job_id).unwrap(), events);
-        }
-    }
+    harness(Protocol::OpenAiChat, turns, |c| {
+        c.remote = Config::default().remote;
+        tweak(c);
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_key_fails_at_once_with_no_provider_and_sends_nothing() {
-    // The default remote provider is OpenAI at its own URL.
-    let (runtime, _vault, _data) = runtime_with(|c| c.agent_mode = AgentMode::Remote).await;
+    let h = fresh(vec![propose_alpha()], |c| c.agent_mode = AgentMode::Remote).await;
     let started = Instant::now();
-    let (job, events) = run_to_end(&runtime, "Mark Alpha final").await;
-    // `run_to_end` waits one quiet long poll (200 ms) after the end.
+    let job = h.start("Mark Alpha final", None);
+    while !h.runtime.job(&job.job_id).unwrap().status.is_terminal() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     let took = started.elapsed();
+    let events = h.events_until(&job.job_id, 0, JobStatus::is_terminal).await;
+    let job = h.runtime.job(&job.job_id).unwrap();
     assert_eq!(job.status, JobStatus::Failed, "{:?}", kinds(&events));
     let error = job.error.unwrap();
     assert_eq!(error.code, "no_provider");
@@ -121,18 +94,19 @@ async fn no_key_fails_at_once_with_no_provider_and_sends_nothing() {
         );
     }
     assert!(took < Duration::from_secs(1), "took {took:?}");
+    assert!(h.model.requests().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_local_server_that_does_not_answer_is_named() {
     let url = closed_url().await;
     let local = url.clone();
-    let (runtime, _vault, _data) = runtime_with(move |c| {
+    let h = fresh(vec![], move |c| {
         c.agent_mode = AgentMode::Local;
         c.local.base_url = Some(local);
     })
     .await;
-    let (job, events) = run_to_end(&runtime, "Mark Alpha final").await;
+    let (job, events) = h.run_to_end("Mark Alpha final", None).await;
     let error = job.error.unwrap();
     assert_eq!(error.code, "no_provider", "{:?}", kinds(&events));
     assert!(
@@ -148,20 +122,16 @@ async fn a_local_server_that_does_not_answer_is_named() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hybrid_passes_over_a_silent_local_server_and_not_to_a_remote_without_a_key() {
     // Local silent, remote scripted: the job runs on the remote.
-    let remote = ScriptedModel::start(vec![propose_alpha()]).await.unwrap();
     let url = closed_url().await;
-    let (local, settings) = (
-        url.clone(),
-        support::settings(&remote, Protocol::OpenAiChat),
-    );
-    let (runtime, _vault, _data) = runtime_with(move |c| {
+    let local = url.clone();
+    fresh_machine();
+    let h = harness(Protocol::OpenAiChat, vec![propose_alpha()], move |c| {
         c.agent_mode = AgentMode::HybridAuto;
         c.hybrid.max_local_attempts = 2;
         c.local.base_url = Some(local);
-        c.remote = settings;
     })
     .await;
-    let (job, events) = run_to_end(&runtime, "Mark Alpha final").await;
+    let (job, events) = h.run_to_end("Mark Alpha final", None).await;
     assert_eq!(
         job.status,
         JobStatus::AwaitingReview,
@@ -187,7 +157,7 @@ async fn hybrid_passes_over_a_silent_local_server_and_not_to_a_remote_without_a_
     let selected = of_kind(&events, "provider.selected");
     assert_eq!(selected.len(), 1);
     assert_eq!(selected[0]["provider"], "openai");
-    assert_eq!(remote.requests().len(), 1);
+    assert_eq!(h.model.requests().len(), 1);
 
     // Local scripted and failing, remote without a key: no fallback to it;
     // the job ends with the local model's own failure.
@@ -195,13 +165,13 @@ async fn hybrid_passes_over_a_silent_local_server_and_not_to_a_remote_without_a_
         .await
         .unwrap();
     let settings = support::settings(&local, Protocol::OpenAiChat);
-    let (runtime, _vault, _data) = runtime_with(move |c| {
+    let h = fresh(vec![], move |c| {
         c.agent_mode = AgentMode::HybridAuto;
         c.local = settings;
         c.limits.max_schema_retries = 1;
     })
     .await;
-    let (job, events) = run_to_end(&runtime, "Mark Alpha final").await;
+    let (job, events) = h.run_to_end("Mark Alpha final", None).await;
     assert_eq!(job.status, JobStatus::Failed, "{:?}", kinds(&events));
     assert_ne!(job.error.unwrap().code, "no_provider");
     assert!(of_kind(&events, "provider.fallback").is_empty());
@@ -239,9 +209,9 @@ async fn setup_finds_servers_and_the_bundled_model_and_a_choice_makes_jobs_run()
         );
         std::env::set_var("REDLINE_BUNDLED_MODEL_URL", &bundled_url);
     }
-    let (runtime, _vault, data) = runtime_with(|c| c.agent_mode = AgentMode::Remote).await;
-    let file = data.path().join("config.toml");
-    let door = door(runtime, &file).await;
+    let h = fresh(vec![], |c| c.agent_mode = AgentMode::Remote).await;
+    let file = h.data.path().join("config.toml");
+    let door = door(h.runtime.clone(), &file).await;
 
     let setup = door.get("/api/setup").await;
     assert_eq!(setup["ready"], false, "{setup}");
@@ -259,6 +229,7 @@ async fn setup_finds_servers_and_the_bundled_model_and_a_choice_makes_jobs_run()
         json!([{ "kind": "llama_cpp", "label": "llama.cpp", "base_url": found_url, "models": ["scripted-model"] }])
     );
     assert_eq!(setup["bundled"]["base_url"], bundled_url.as_str());
+    assert_eq!(setup["bundled"]["running"], true);
     assert!(
         setup["bundled"]["label"]
             .as_str()

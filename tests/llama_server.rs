@@ -217,23 +217,56 @@ async fn whole_jobs_run_against_a_real_model_in_both_wire_formats() {
     }
 }
 
+/// Stops the process `pid` when dropped.
+struct Kill(u32);
+
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg(self.0.to_string()).status();
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_rename_runs_offline_on_the_bundled_model_with_its_defaults() {
-    let Some(server) = server() else { return };
+    // The bundled model as the app finds it: in scripts/llama-server's cache,
+    // not running, started by the engine on its port.
+    if server().is_none() {
+        return;
+    }
+    let bin = std::path::PathBuf::from(std::env::var("REDLINE_LLAMA_SERVER_BIN").unwrap());
+    let cache_dir = bin.parent().and_then(|b| b.parent()).unwrap().to_owned();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     // SAFETY: tests only ever set these variables, each to one value.
     unsafe {
         std::env::set_var("REDLINE_NO_KEYCHAIN", "1");
-        std::env::set_var(
-            redline::setup::BUNDLED_URL_VAR,
-            format!("http://127.0.0.1:{}", server.port),
-        );
+        std::env::set_var("REDLINE_LLAMA_DIR", &cache_dir);
+        std::env::set_var("REDLINE_BUNDLED_PORT", port.to_string());
+        std::env::remove_var(redline::setup::BUNDLED_URL_VAR);
     }
+    let offered = redline::setup::bundled().await.expect("the cache is found");
+    assert!(!offered.running);
+    assert_eq!(offered.base_url, format!("http://127.0.0.1:{port}/v1"));
+    let cache = redline::setup::bundled::cache().unwrap();
+    let started = Instant::now();
+    let _server = Kill(redline::setup::bundled::start(&cache, port).await.unwrap());
+    eprintln!(
+        "the bundled model started in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let bundled = redline::setup::bundled().await.unwrap();
+    assert!(bundled.running);
     let vault = tempfile::tempdir().unwrap();
     copy_demo(vault.path());
     let data = tempfile::tempdir().unwrap();
     // The settings the setup card's "bundled model" choice saves, nothing else.
     let base = config(data.path());
-    let choice = redline::setup::update_for(&redline::setup::SetupChoice::Bundled, &base).unwrap();
+    let choice =
+        redline::setup::update_for(&redline::setup::SetupChoice::Bundled, &base, Some(&bundled))
+            .unwrap();
     let mut config = redline::settings::updated(&base, &choice).unwrap();
     config.http.request_timeout_ms = 120_000;
     let runtime = Runtime::open(vault.path(), config).unwrap();

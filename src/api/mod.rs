@@ -334,11 +334,11 @@ impl Api {
     /// make one run (local servers, keys in the environment, the bundled
     /// model). Probes take at most [`detect::PROBE_TIMEOUT`].
     pub async fn setup(&self) -> Setup {
-        let bundled = setup::bundled();
         let candidates = detect::candidates();
-        let (problems, servers) = tokio::join!(
+        let (problems, servers, bundled) = tokio::join!(
             self.runtime.provider_problems(),
-            detect::local_servers(&candidates)
+            detect::local_servers(&candidates),
+            setup::bundled()
         );
         Setup {
             ready: problems.is_empty(),
@@ -354,8 +354,19 @@ impl Api {
     }
 
     /// Uses one of the setup card's offers: saved as a settings change.
-    pub fn choose_setup(&self, choice: SetupChoice) -> Result<SettingsSaved, ApiError> {
-        let update = setup::update_for(&choice, &self.runtime.config())
+    /// The bundled model is started first when it is not running.
+    pub async fn choose_setup(&self, choice: SetupChoice) -> Result<SettingsSaved, ApiError> {
+        let bundled = match choice {
+            SetupChoice::Bundled => Some(setup::start_bundled().await.map_err(|e| {
+                let code = match e {
+                    setup::SetupError::Start(_) => "internal",
+                    _ => "invalid_request",
+                };
+                ApiError::new(code, e.to_string())
+            })?),
+            _ => None,
+        };
+        let update = setup::update_for(&choice, &self.runtime.config(), bundled.as_ref())
             .map_err(|e| ApiError::new("invalid_request", e.to_string()))?;
         self.update_settings(update)
     }

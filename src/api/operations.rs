@@ -309,7 +309,7 @@ operations! {
         |api: Api, (), (), ()| async move { Ok(api.setup().await) };
     /// Uses one of the setup's offers (saved as settings).
     choose_setup: POST "/api/setup" ((), (), B<SetupChoice>) -> crate::settings::SettingsSaved =
-        |api: Api, (), (), B(b)| async move { api.choose_setup(b) };
+        |api: Api, (), (), B(b)| async move { api.choose_setup(b).await };
     /// The agent definitions a session can start with.
     agents: GET "/api/agents" ((), (), ()) -> Vec<crate::config::AgentDefinition> =
         |api: Api, (), (), ()| async move { Ok(api.runtime().agents()) };

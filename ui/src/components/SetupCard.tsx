@@ -62,7 +62,9 @@ export function SetupCard() {
       {s.bundled && (
         <div class="setup-row" data-testid="setup-bundled">
           <span class="muted">{s.bundled.label}</span>
-          <button onClick={() => void choose({ kind: "bundled" }, "the bundled offline model")}>Use</button>
+          <button onClick={() => void choose({ kind: "bundled" }, "the bundled offline model")} title={s.bundled.running ? "Use it" : "Start it (a few seconds) and use it"}>
+            {s.bundled.running ? "Use" : "Start"}
+          </button>
         </div>
       )}
       {s.local_servers.length === 0 && !s.bundled && (

@@ -29,6 +29,6 @@ local_servers: Array<LocalServer>,
  */
 env_keys: Array<EnvKey>,
 /**
- * The bundled offline model, when its server runs.
+ * The bundled offline model, when it runs or is built.
  */
 bundled: Bundled | null, };

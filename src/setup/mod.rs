@@ -3,6 +3,8 @@
 //! the environment, the bundled offline model — each turned into the
 //! settings change that uses it.
 
+pub mod bundled;
+
 use serde::{Deserialize, Serialize};
 
 use crate::config::{AgentMode, Config, ProviderKind, ProviderSettings};
@@ -26,7 +28,7 @@ pub struct Setup {
     pub local_servers: Vec<LocalServer>,
     /// Providers whose key is set in the environment.
     pub env_keys: Vec<EnvKey>,
-    /// The bundled offline model, when its server runs.
+    /// The bundled offline model, when it runs or is built.
     pub bundled: Option<Bundled>,
 }
 
@@ -41,12 +43,14 @@ pub struct EnvKey {
     pub model: String,
 }
 
-/// The bundled model: llama.cpp's server with SmolLM2-135M, built and
-/// started by `scripts/llama-server`.
+/// The bundled model: llama.cpp's server with SmolLM2-135M, built by
+/// `scripts/llama-server`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Bundled {
     /// Its OpenAI-compatible base URL.
     pub base_url: String,
+    /// Whether it answers now; choosing it starts it when not.
+    pub running: bool,
     /// The model name sent.
     pub model: String,
     /// What people are told it is.
@@ -82,11 +86,14 @@ pub enum SetupChoice {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SetupError {
-    /// The bundled model's server is not running.
+    /// The bundled model is neither running nor built.
     #[error(
-        "the bundled model is not running (start it with `scripts/llama-server start`, or run `scripts/run`)"
+        "the bundled model is not built (run `scripts/run --offline`, or `scripts/llama-server build`)"
     )]
     NoBundled,
+    /// The bundled model's server did not start.
+    #[error("the bundled model did not start: {0}")]
+    Start(String),
     /// A field is empty.
     #[error("{0}")]
     Invalid(String),
@@ -116,16 +123,29 @@ pub fn env_keys() -> Vec<EnvKey> {
         .collect()
 }
 
-/// The bundled model, when `REDLINE_BUNDLED_MODEL_URL` says where it runs.
-pub fn bundled() -> Option<Bundled> {
-    let url = std::env::var(BUNDLED_URL_VAR).ok()?;
-    let url = url.trim().trim_end_matches('/');
-    (!url.is_empty()).then(|| Bundled {
-        base_url: if url.ends_with("/v1") {
-            url.to_owned()
-        } else {
-            format!("{url}/v1")
-        },
+/// The bundled model: where `REDLINE_BUNDLED_MODEL_URL` says it runs (set
+/// by `scripts/run`), else on its fixed port ([`bundled::port`]) when
+/// `scripts/llama-server` has built it; `None` when neither.
+pub async fn bundled() -> Option<Bundled> {
+    let given = std::env::var(BUNDLED_URL_VAR)
+        .ok()
+        .map(|u| u.trim().trim_end_matches('/').to_owned())
+        .filter(|u| !u.is_empty());
+    let url = match given {
+        Some(url) => url,
+        None => {
+            bundled::cache()?;
+            format!("http://127.0.0.1:{}", bundled::port())
+        }
+    };
+    let base_url = if url.ends_with("/v1") {
+        url
+    } else {
+        format!("{url}/v1")
+    };
+    Some(Bundled {
+        running: crate::providers::detect::answers(&base_url).await.is_ok(),
+        base_url,
         model: "smollm2-135m".into(),
         label: "SmolLM2-135M, the bundled offline demo model: tiny, on the CPU, \
                 no key and no network. It gets simple edits right only sometimes."
@@ -133,8 +153,28 @@ pub fn bundled() -> Option<Bundled> {
     })
 }
 
-/// The settings change `choice` stands for, on top of `config`.
-pub fn update_for(choice: &SetupChoice, config: &Config) -> Result<SettingsUpdate, SetupError> {
+/// The bundled model, started from its cache when it is not running yet.
+pub async fn start_bundled() -> Result<Bundled, SetupError> {
+    let found = bundled().await.ok_or(SetupError::NoBundled)?;
+    if found.running {
+        return Ok(found);
+    }
+    let cache = bundled::cache().ok_or(SetupError::NoBundled)?;
+    let pid = bundled::start(&cache, bundled::port()).await?;
+    tracing::info!(pid, url = %found.base_url, "started the bundled model");
+    Ok(Bundled {
+        running: true,
+        ..found
+    })
+}
+
+/// The settings change `choice` stands for, on top of `config`; `bundled`
+/// is where the bundled model runs (needed only to choose it).
+pub fn update_for(
+    choice: &SetupChoice,
+    config: &Config,
+    bundled: Option<&Bundled>,
+) -> Result<SettingsUpdate, SetupError> {
     let nonempty = |what: &str, value: &str| {
         if value.trim().is_empty() {
             Err(SetupError::Invalid(format!("the {what} is empty")))
@@ -185,7 +225,7 @@ pub fn update_for(choice: &SetupChoice, config: &Config) -> Result<SettingsUpdat
             }
         }
         SetupChoice::Bundled => {
-            let bundled = bundled().ok_or(SetupError::NoBundled)?;
+            let bundled = bundled.ok_or(SetupError::NoBundled)?;
             SettingsUpdate {
                 agent_mode: Some(AgentMode::Local),
                 local: Some(ProviderSettings {
@@ -213,6 +253,7 @@ mod tests {
                 model: "qwen2.5-7b-instruct".into(),
             },
             &config,
+            None,
         )
         .unwrap();
         assert_eq!(local.agent_mode, Some(AgentMode::Local));
@@ -230,6 +271,7 @@ mod tests {
                 key: Some("sk-ant-test-1234".into()),
             },
             &config,
+            None,
         )
         .unwrap();
         assert_eq!(anthropic.agent_mode, Some(AgentMode::Remote));
@@ -246,6 +288,7 @@ mod tests {
                 key: None,
             },
             &config,
+            None,
         )
         .unwrap();
         assert_eq!(openai.remote.unwrap(), config.remote);
@@ -255,7 +298,7 @@ mod tests {
             key: Some("  ".into()),
         };
         assert!(
-            update_for(&empty, &config)
+            update_for(&empty, &config, None)
                 .unwrap_err()
                 .to_string()
                 .contains("API key")
@@ -265,7 +308,7 @@ mod tests {
             model: String::new(),
         };
         assert!(
-            update_for(&no_model, &config)
+            update_for(&no_model, &config, None)
                 .unwrap_err()
                 .to_string()
                 .contains("model")
