@@ -26,6 +26,16 @@ pub enum CheckpointKind {
     Resolve,
 }
 
+/// A page of checkpoints, newest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CheckpointPage {
+    /// The checkpoints of this page.
+    pub checkpoints: Vec<Checkpoint>,
+    /// Where the next (older) page starts: pass it as `before`; absent on
+    /// the last page.
+    pub next_before: Option<String>,
+}
+
 /// A checkpoint as the API shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Checkpoint {

@@ -50,6 +50,9 @@ pub struct Limits {
     pub max_read_lines_default: usize,
     /// Largest file treated as text, in bytes; larger files are refused. Default 16 MiB.
     pub max_text_file_bytes: u64,
+    /// Bytes of text a running project's index holds in memory; files
+    /// beyond it are searched from disk. 0 keeps no text. Default 256 MiB.
+    pub max_index_text_bytes: u64,
     /// Paths `list_files` returns when the caller names no `limit`. Default 200.
     pub max_list_results_default: usize,
     /// Largest `limit` a listing may ask for. Default 1000.
@@ -87,6 +90,7 @@ impl Default for Limits {
             max_read_bytes_cap: 256 * 1024,
             max_read_lines_default: 800,
             max_text_file_bytes: 16 << 20,
+            max_index_text_bytes: 256 << 20,
             max_list_results_default: 200,
             max_list_results_cap: 1000,
             poll_interval_ms: 2000,

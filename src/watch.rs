@@ -9,6 +9,10 @@
 //! events (an overflowing kernel queue) make it check every file under review.
 //! Apply and save check the disk hash themselves, so a change the watcher
 //! has not seen yet is still caught.
+//!
+//! A watched project keeps its index ([`crate::project::Index`]): filled in
+//! the background when watching starts, told of every path that changed,
+//! and filled again after missed events.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -59,6 +63,13 @@ pub fn start(runtime: Runtime) -> Result<Watcher, WatchError> {
     watcher
         .watch(&root, RecursiveMode::Recursive)
         .map_err(fail)?;
+    if runtime.project().index().is_some() {
+        let runtime = runtime.clone();
+        std::thread::Builder::new()
+            .name("redline-index".into())
+            .spawn(move || fill_index(&runtime))
+            .expect("a thread can be spawned");
+    }
     let thread = std::thread::Builder::new()
         .name("redline-watch".into())
         .spawn(move || take_in(&runtime, &root, &rx))
@@ -95,6 +106,7 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
             let Some(rel) = relative(root, &path) else {
                 continue;
             };
+            runtime.project().reindex(&rel);
             if path.is_dir() {
                 runtime
                     .feed()
@@ -107,6 +119,7 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
             }
         }
         if rescan {
+            fill_index(runtime);
             for rel in runtime.files_under_review() {
                 if let Err(e) = runtime.external_change(&rel) {
                     tracing::debug!(path = %rel, error = %e, "change not taken in");
@@ -116,6 +129,22 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
                 path: String::new(),
             }));
         }
+    }
+}
+
+/// Fills the project's index (if it keeps one) and says how it went.
+fn fill_index(runtime: &Runtime) {
+    let project = runtime.project();
+    if let Some(index) = project.index() {
+        let took = index.fill(project);
+        let stats = index.stats();
+        tracing::info!(
+            files = stats.files,
+            text_files = stats.text_files,
+            text_mb = stats.text_bytes as f64 / 1e6,
+            ms = took.as_millis() as u64,
+            "project index filled"
+        );
     }
 }
 

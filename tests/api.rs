@@ -245,7 +245,8 @@ async fn a_whole_review_cycle_over_http_survives_a_restart() {
 
     let list = door.get("/api/agent/checkpoints").await;
     assert!(
-        list.as_array()
+        list["checkpoints"]
+            .as_array()
             .unwrap()
             .iter()
             .any(|c| c["checkpoint_id"] == checkpoint.as_str())

@@ -406,9 +406,35 @@ fn search_agrees_with_rg_on_generated_vaults() {
         summary.binaries > 0 && summary.crlf > 0 && summary.excluded > 0,
         "{summary:?}"
     );
-    let project = Project::open(dir.path(), Limits::default()).unwrap();
-    for query in rg::queries() {
-        let ours = rg::ours(&project, &query);
+    // Walking the folder, and through a filled index; and through an index
+    // whose budget holds only part of the text (the rest read from disk).
+    let walked = Project::open(dir.path(), Limits::default()).unwrap();
+    let indexed = walked.clone().with_index();
+    indexed.index().unwrap().fill(&indexed);
+    let tight = Project::open(
+        dir.path(),
+        Limits {
+            max_index_text_bytes: summary.bytes / 3,
+            ..Limits::default()
+        },
+    )
+    .unwrap()
+    .with_index();
+    tight.index().unwrap().fill(&tight);
+    let stats = tight.index().unwrap().stats();
+    assert!(
+        stats.ready && stats.text_bytes <= summary.bytes / 3,
+        "{stats:?}"
+    );
+    assert!(
+        stats.text_files > 0 && stats.text_files < stats.files,
+        "{stats:?}"
+    );
+    for (project, query) in [&walked, &indexed, &tight]
+        .into_iter()
+        .flat_map(|p| rg::queries().into_iter().map(move |q| (p, q)))
+    {
+        let ours = rg::ours(project, &query);
         let theirs = rg::lines(dir.path(), &query);
         rg::assert_same(&ours, &theirs, &query);
         // The tool's total is rg's count of matching lines.
@@ -416,7 +442,7 @@ fn search_agrees_with_rg_on_generated_vaults() {
             "query": query.pattern, "regex": query.regex,
             "case_sensitive": query.case_sensitive, "glob": query.glob,
         });
-        let tool = ok(&project, "search_project", args);
+        let tool = ok(project, "search_project", args);
         assert_eq!(
             tool["total"].as_u64().unwrap(),
             rg::count(dir.path(), &query),
@@ -430,4 +456,31 @@ fn search_agrees_with_rg_on_generated_vaults() {
             );
         }
     }
+}
+
+#[test]
+fn matches_in_a_file_that_is_not_utf8_say_so_instead_of_showing_mojibake() {
+    let dir = tempfile::tempdir().unwrap();
+    // Latin-1: `é` is the single byte 0xE9.
+    std::fs::write(dir.path().join("latin1.txt"), b"caf\xe9 budget\nline two\n").unwrap();
+    std::fs::write(dir.path().join("utf8.md"), "café budget\n").unwrap();
+    let project = Project::open(dir.path(), Limits::default()).unwrap();
+    let found = ok(&project, "search_project", json!({ "query": "budget" }));
+    let results = found["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{found}");
+    let latin = &results[0];
+    assert_eq!(latin["file_path"], "latin1.txt");
+    assert_eq!(latin["readable"], false);
+    assert_eq!(latin["match_lines"], json!([1]));
+    let shown = latin["snippet"].as_str().unwrap();
+    assert!(
+        shown.contains("not UTF-8") && !shown.contains('\u{fffd}'),
+        "{shown}"
+    );
+    let utf8 = &results[1];
+    assert!(
+        utf8.get("readable").is_none(),
+        "readable files say nothing: {utf8}"
+    );
+    assert_eq!(utf8["snippet"], "1:café budget");
 }

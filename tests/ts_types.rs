@@ -15,7 +15,7 @@ use redline::api::{
     EventsQuery, FileQuery, FileRequest, JobStarted, ModelList, ModelsQuery, ProjectInfo,
     RenameSession, Resolve, Rollback, SessionCreated, SessionDeleted, TreeQuery,
 };
-use redline::checkpoints::{Checkpoint, RollbackReport};
+use redline::checkpoints::{Checkpoint, CheckpointPage, RollbackReport};
 use redline::jobs::{EventPage, FeedPage, Job, ReviewQueue, RunRequest, Session};
 use redline::settings::{Settings, SettingsSaved, SettingsUpdate};
 use redline::setup::{Setup, SetupChoice};
@@ -68,6 +68,8 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         Decided,
         Applied,
         Checkpoint,
+        CheckpointPage,
+        redline::api::CheckpointsQuery,
         ThreeWay,
         RollbackReport,
         TreeEntry,

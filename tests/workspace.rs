@@ -201,7 +201,13 @@ fn the_whole_review_cycle_survives_a_restart() {
             assert_eq!(&ws.review().file(path).unwrap().buffer(), text, "{path}");
         }
     }
-    let kinds: Vec<CheckpointKind> = ws.checkpoints().unwrap().iter().map(|c| c.kind).collect();
+    let kinds: Vec<CheckpointKind> = ws
+        .checkpoints(None, 100)
+        .unwrap()
+        .checkpoints
+        .iter()
+        .map(|c| c.kind)
+        .collect();
     assert_eq!(
         kinds,
         [

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoints::{Checkpoint, RollbackMode, RollbackReport};
+use crate::checkpoints::{Checkpoint, CheckpointPage, RollbackMode, RollbackReport};
 use crate::jobs::{
     EventPage, FeedPage, Job, JobStatus, RunRequest, Runtime, RuntimeError, Session,
 };
@@ -240,6 +240,18 @@ pub struct TreeQuery {
 pub struct FileQuery {
     /// The file, relative to the project root.
     pub path: String,
+}
+
+/// The query of `GET /api/agent/checkpoints`: a page of them, newest first.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
+pub struct CheckpointsQuery {
+    /// Start after this checkpoint (the previous page's `next_before`).
+    #[serde(default)]
+    pub before: Option<String>,
+    /// Checkpoints per page. Default 50, at most 500.
+    #[serde(default)]
+    pub limit: Option<usize>,
 }
 
 /// The query of `GET /api/agent/checkpoints/<id>/diff3`.
@@ -564,8 +576,9 @@ impl Api {
     }
 
     /// Every checkpoint, newest first.
-    pub fn checkpoints(&self) -> Result<Vec<Checkpoint>, ApiError> {
-        self.workspace(|ws| ws.checkpoints())
+    pub fn checkpoints(&self, query: CheckpointsQuery) -> Result<CheckpointPage, ApiError> {
+        let limit = query.limit.unwrap_or(50).clamp(1, 500);
+        self.workspace(|ws| ws.checkpoints(query.before.as_deref(), limit))
     }
 
     /// One checkpoint.

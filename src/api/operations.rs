@@ -17,8 +17,8 @@ use serde::de::DeserializeOwned;
 use ts_rs::TS;
 
 use super::{
-    Api, ApiError, Apply, Clarify, CreateSession, Decide, Diff3Query, EditBuffer, EventsQuery,
-    FileQuery, FileRequest, ModelsQuery, RenameSession, Resolve, Rollback, TreeQuery,
+    Api, ApiError, Apply, CheckpointsQuery, Clarify, CreateSession, Decide, Diff3Query, EditBuffer,
+    EventsQuery, FileQuery, FileRequest, ModelsQuery, RenameSession, Resolve, Rollback, TreeQuery,
 };
 use crate::jobs::RunRequest;
 use crate::settings::SettingsUpdate;
@@ -282,9 +282,9 @@ operations! {
     apply: POST "/api/agent/apply" ((), (), B<Apply>) -> super::Applied =
         |api: Api, (), (), B(b)| async move { api.apply(b) };
 
-    /// Every checkpoint, newest first.
-    checkpoints: GET "/api/agent/checkpoints" ((), (), ()) -> Vec<crate::checkpoints::Checkpoint> =
-        |api: Api, (), (), ()| async move { api.checkpoints() };
+    /// A page of checkpoints, newest first.
+    checkpoints: GET "/api/agent/checkpoints" ((), Q<CheckpointsQuery>, ()) -> crate::checkpoints::CheckpointPage =
+        |api: Api, (), Q(q): Q<CheckpointsQuery>, ()| async move { api.checkpoints(q) };
     /// One checkpoint.
     checkpoint: GET "/api/agent/checkpoints/{id}" (Id, (), ()) -> crate::checkpoints::Checkpoint =
         |api: Api, Id(id), (), ()| async move { api.checkpoint(&id) };

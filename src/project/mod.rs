@@ -6,6 +6,7 @@
 //! `ignore` crate, so a file the walk yields is one the guard accepts.
 
 mod guard;
+pub mod index;
 pub mod text;
 mod view;
 mod write;
@@ -16,6 +17,7 @@ use std::sync::Mutex;
 use ignore::{WalkBuilder, WalkState};
 
 pub use guard::{MAX_PATH_BYTES, PathError, ProjectPath};
+pub use index::{Index, IndexStats};
 pub use view::{Overlay, View};
 pub use write::WriteError;
 
@@ -26,6 +28,8 @@ use crate::config::Limits;
 pub struct Project {
     root: PathBuf,
     limits: Limits,
+    /// The index, when this project keeps one (shared by its clones).
+    index: Option<std::sync::Arc<Index>>,
 }
 
 /// A text file read through the guard.
@@ -114,7 +118,32 @@ impl Project {
                 "not a directory",
             )));
         }
-        Ok(Project { root, limits })
+        Ok(Project {
+            root,
+            limits,
+            index: None,
+        })
+    }
+
+    /// This project with an index (empty until [`Index::fill`]), holding
+    /// at most `limits.max_index_text_bytes` of text. Clones share it.
+    pub fn with_index(mut self) -> Project {
+        self.index = Some(std::sync::Arc::new(Index::new(
+            self.limits.max_index_text_bytes,
+        )));
+        self
+    }
+
+    /// Its index, if it keeps one.
+    pub fn index(&self) -> Option<&Index> {
+        self.index.as_deref()
+    }
+
+    /// Tells the index (if any) that `rel` may have changed.
+    pub fn reindex(&self, rel: &str) {
+        if let Some(index) = &self.index {
+            index.refresh(self, rel);
+        }
     }
 
     /// The canonical root folder.

@@ -97,6 +97,17 @@ impl Project {
         bytes: &[u8],
         expected: Option<&str>,
     ) -> Result<String, WriteError> {
+        let written = self.write_on_disk(raw, bytes, expected);
+        self.reindex_raw(raw);
+        written
+    }
+
+    fn write_on_disk(
+        &self,
+        raw: &str,
+        bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<String, WriteError> {
         let path = self.resolve(raw)?;
         let conflict = |found, kept| self.conflict(raw, expected, found, kept);
         // Also checked up front: a conflict already on disk then costs no
@@ -158,6 +169,20 @@ impl Project {
     /// `name.conflict-<hash>.ext`, and the call returns
     /// [`WriteError::Conflict`]. A file already gone is a conflict too.
     pub fn remove_checked(&self, raw: &str, expected: &str) -> Result<(), WriteError> {
+        let removed = self.remove_on_disk(raw, expected);
+        self.reindex_raw(raw);
+        removed
+    }
+
+    /// The index learns what a write or removal left at `raw` (whatever
+    /// its outcome: a conflict may have put another program's bytes back).
+    fn reindex_raw(&self, raw: &str) {
+        if let Ok(path) = self.resolve(raw) {
+            self.reindex(path.rel());
+        }
+    }
+
+    fn remove_on_disk(&self, raw: &str, expected: &str) -> Result<(), WriteError> {
         let path = self.resolve(raw)?;
         let conflict = |found, kept| self.conflict(raw, Some(expected), found, kept);
         let found = self.disk_hash(raw)?;

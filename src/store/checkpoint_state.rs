@@ -97,25 +97,11 @@ impl Store {
         let Some((session_id, job_id, kind, created_at, instruction)) = row else {
             return Ok(None);
         };
-        let kind = match kind.as_str() {
-            "run" => CheckpointKind::Run,
-            "rollback" => CheckpointKind::Rollback,
-            "resolve" => CheckpointKind::Resolve,
-            other => {
-                return Err(StoreError::Corrupt(format!(
-                    "checkpoint {id}: kind `{other}`"
-                )));
-            }
-        };
+        let kind = kind_of(id, &kind)?;
         let affected_files = self
             .checkpoint_files(id)?
             .into_iter()
-            .map(|(path, stored, text_hash, _)| CheckpointFile {
-                file_path: path,
-                base_snapshot_hash: text_hash,
-                hunk_ids: stored.hunk_ids,
-                reverse_patches: stored.reverse_patches,
-            })
+            .map(|(path, stored, text_hash, _)| file_of(path, stored, text_hash))
             .collect();
         Ok(Some(Checkpoint {
             checkpoint_id: id.to_owned(),
@@ -128,17 +114,64 @@ impl Store {
         }))
     }
 
-    /// Every checkpoint, newest first.
-    pub fn checkpoints(&self) -> Result<Vec<Checkpoint>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id FROM checkpoints ORDER BY seq DESC")?;
-        let ids: Vec<String> = stmt
-            .query_map([], |r| r.get(0))?
+    /// Up to `limit` checkpoints, newest first, from the one after `before`
+    /// (`None`: the newest), and whether older ones remain. One query.
+    pub fn checkpoints_page(
+        &self,
+        before: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<Checkpoint>, bool), StoreError> {
+        type Row = (
+            String,
+            Option<String>,
+            Option<String>,
+            String,
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        );
+        let mut stmt = self.conn.prepare_cached(
+            "WITH page AS (
+                SELECT * FROM checkpoints
+                WHERE ?1 IS NULL OR seq < (SELECT seq FROM checkpoints WHERE id = ?1)
+                ORDER BY seq DESC LIMIT ?2)
+             SELECT page.id, page.session_id, page.job_id, page.kind, page.created_at,
+                    page.instruction, f.path, f.state, f.text_hash
+             FROM page LEFT JOIN checkpoint_files f ON f.checkpoint_id = page.id
+             ORDER BY page.seq DESC, f.path",
+        )?;
+        // One more than asked: whether older ones remain.
+        let rows: Vec<Row> = stmt
+            .query_map(params![before, limit as i64 + 1], |r| r.try_into())?
             .collect::<Result<_, _>>()?;
-        ids.iter()
-            .map(|id| self.checkpoint(id).map(|c| c.expect("listed just now")))
-            .collect()
+        let mut page: Vec<Checkpoint> = Vec::new();
+        for (id, session_id, job_id, kind, created_at, instruction, path, state, text_hash) in rows
+        {
+            if page.last().is_none_or(|c| c.checkpoint_id != id) {
+                page.push(Checkpoint {
+                    kind: kind_of(&id, &kind)?,
+                    checkpoint_id: id.clone(),
+                    session_id,
+                    job_id,
+                    created_at,
+                    instruction,
+                    affected_files: Vec::new(),
+                });
+            }
+            if let (Some(path), Some(state)) = (path, state) {
+                let stored = stored_of(&id, &path, &state)?;
+                let file = file_of(path, stored, text_hash);
+                page.last_mut()
+                    .expect("pushed above")
+                    .affected_files
+                    .push(file);
+            }
+        }
+        let more = page.len() > limit;
+        page.truncate(limit);
+        Ok((page, more))
     }
 
     /// Each file of checkpoint `id`: its snapshot (with its text) and the
@@ -188,10 +221,101 @@ impl Store {
             .collect::<Result<_, _>>()?;
         rows.into_iter()
             .map(|(path, state, text_hash, proposed_hash)| {
-                let stored: StoredFile = serde_json::from_str(&state)
-                    .map_err(|e| StoreError::Corrupt(format!("checkpoint {id}: {path}: {e}")))?;
+                let stored = stored_of(id, &path, &state)?;
                 Ok((path, stored, text_hash, proposed_hash))
             })
             .collect()
+    }
+}
+
+fn kind_of(id: &str, kind: &str) -> Result<CheckpointKind, StoreError> {
+    match kind {
+        "run" => Ok(CheckpointKind::Run),
+        "rollback" => Ok(CheckpointKind::Rollback),
+        "resolve" => Ok(CheckpointKind::Resolve),
+        other => Err(StoreError::Corrupt(format!(
+            "checkpoint {id}: kind `{other}`"
+        ))),
+    }
+}
+
+fn stored_of(id: &str, path: &str, state: &str) -> Result<StoredFile, StoreError> {
+    serde_json::from_str(state)
+        .map_err(|e| StoreError::Corrupt(format!("checkpoint {id}: {path}: {e}")))
+}
+
+fn file_of(path: String, stored: StoredFile, text_hash: Option<String>) -> CheckpointFile {
+    CheckpointFile {
+        file_path: path,
+        base_snapshot_hash: text_hash,
+        hunk_ids: stored.hunk_ids,
+        reverse_patches: stored.reverse_patches,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, text: &str) -> NewCheckpointFile {
+        NewCheckpointFile {
+            path: path.into(),
+            snapshot: FileSnapshot {
+                text: Some(text.into()),
+                under_review: false,
+                base: None,
+                disk_hash: None,
+                created: false,
+                entries: Vec::new(),
+                order: Vec::new(),
+            },
+            proposed: None,
+            hunk_ids: vec![format!("h_{path}")],
+            reverse_patches: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn checkpoints_page_newest_first_with_their_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path(), std::path::Path::new("/p")).unwrap();
+        for n in 0..5 {
+            let files = (0..n % 3)
+                .map(|i| file(&format!("f{n}_{i}.md"), "x\n"))
+                .collect();
+            store
+                .add_checkpoint(CheckpointKind::Run, None, None, &format!("run {n}"), files)
+                .unwrap();
+        }
+        let mut seen = Vec::new();
+        let mut before = None;
+        loop {
+            let (page, more) = store.checkpoints_page(before.as_deref(), 2).unwrap();
+            assert!(page.len() <= 2);
+            for c in &page {
+                // Each as the single-checkpoint read has it, files included.
+                assert_eq!(
+                    Some(c),
+                    store.checkpoint(&c.checkpoint_id).unwrap().as_ref()
+                );
+            }
+            seen.extend(page.iter().map(|c| c.instruction.clone()));
+            if !more {
+                break;
+            }
+            before = page.last().map(|c| c.checkpoint_id.clone());
+        }
+        assert_eq!(seen, ["run 4", "run 3", "run 2", "run 1", "run 0"]);
+        let (all, more) = store.checkpoints_page(None, 10).unwrap();
+        assert!(!more);
+        let files: Vec<usize> = all.iter().map(|c| c.affected_files.len()).collect();
+        assert_eq!(files, [1, 0, 2, 1, 0]);
+        assert!(
+            store
+                .checkpoints_page(Some("cp_1"), 10)
+                .unwrap()
+                .0
+                .is_empty()
+        );
     }
 }

@@ -69,9 +69,25 @@ pub struct Snippet {
     pub end_line: u64,
     /// The matching lines in the snippet.
     pub match_lines: Vec<u64>,
-    /// The lines, each as `<number>:<text>` for a match and `<number>-<text>` for context.
+    /// The lines, each as `<number>:<text>` for a match and `<number>-<text>` for context;
+    /// for a file that is not UTF-8, a note instead.
     pub snippet: String,
+    /// false when the file is not UTF-8 text: its lines are not shown, and
+    /// `read_file` cannot open it. Absent when true.
+    #[serde(default = "readable", skip_serializing_if = "is_readable")]
+    pub readable: bool,
 }
+
+fn readable() -> bool {
+    true
+}
+
+fn is_readable(readable: &bool) -> bool {
+    *readable
+}
+
+/// What a snippet of a file that is not UTF-8 says instead of its lines.
+const NOT_UTF8: &str = "(not UTF-8 text: its lines are not shown, and read_file cannot open it)";
 
 /// What to look for, decoded from [`SearchArgs`].
 #[derive(Clone, Debug)]
@@ -95,8 +111,18 @@ pub struct FileMatches {
     pub lines: Vec<u64>,
 }
 
+/// Where a file's bytes come from.
+enum Source<'a> {
+    /// Held by the project index.
+    Memory(&'a [u8]),
+    /// Read from disk.
+    Disk(&'a std::path::Path),
+}
+
 /// Every matching line in the project as `view` shows it (a `&Project`: the
-/// disk), sorted by path.
+/// disk), sorted by path. A project whose index is filled is searched from
+/// it (memory, and the disk for the files it holds no text of); otherwise
+/// the folder is walked.
 pub fn find_matches<'a>(
     view: impl Into<View<'a>>,
     query: &Query<'_>,
@@ -110,29 +136,73 @@ pub fn find_matches<'a>(
         .line_number(true)
         .binary_detection(BinaryDetection::quit(0))
         .memory_map(MmapChoice::never());
-    let root = project.resolve(".")?;
-    let mut files = project.walk_files(&root, || {
-        // A searcher holds buffers behind a RefCell: one per thread.
-        let mut searcher: Searcher = searcher.build();
-        let matcher = matcher.clone();
-        let glob = &glob;
-        move |rel, abs| {
-            if glob.as_ref().is_some_and(|g| !g.is_match(rel)) || view.covers(rel) {
-                return None;
-            }
-            let mut lines = Vec::new();
-            let sink = sinks::Bytes(|line, _| {
-                lines.push(line);
-                Ok(true)
-            });
-            // A file that vanished or cannot be read mid-walk is skipped, as rg does.
-            searcher.search_path(&matcher, abs, sink).ok()?;
-            (!lines.is_empty()).then(|| FileMatches {
-                path: rel.to_owned(),
-                lines,
+    let search_file = |searcher: &mut Searcher, rel: &str, source: Source<'_>| {
+        if glob.as_ref().is_some_and(|g| !g.is_match(rel)) || view.covers(rel) {
+            return None;
+        }
+        let mut lines = Vec::new();
+        let sink = sinks::Bytes(|line, _| {
+            lines.push(line);
+            Ok(true)
+        });
+        // A file that vanished or cannot be read mid-walk is skipped, as rg does.
+        match source {
+            Source::Memory(bytes) => searcher.search_slice(&matcher, bytes, sink),
+            Source::Disk(abs) => searcher.search_path(&matcher, abs, sink),
+        }
+        .ok()?;
+        (!lines.is_empty()).then(|| FileMatches {
+            path: rel.to_owned(),
+            lines,
+        })
+    };
+    let indexed = project.index().and_then(|index| {
+        index.with_files(|files| {
+            let entries: Vec<_> = files.iter().collect();
+            let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(12));
+            let chunk = entries.len().div_ceil(threads).max(1);
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = entries
+                    .chunks(chunk)
+                    .map(|part| {
+                        let (searcher, search_file) = (&searcher, &search_file);
+                        scope.spawn(move || {
+                            let mut searcher = searcher.build();
+                            part.iter()
+                                .filter_map(|(rel, entry)| {
+                                    let abs;
+                                    let source = match &entry.text {
+                                        Some(text) => Source::Memory(text),
+                                        None => {
+                                            abs = project.root().join(rel.as_str());
+                                            Source::Disk(&abs)
+                                        }
+                                    };
+                                    search_file(&mut searcher, rel, source)
+                                })
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                workers
+                    .into_iter()
+                    .flat_map(|w| w.join().expect("a search thread panicked"))
+                    .collect::<Vec<_>>()
+            })
+        })
+    });
+    let mut files = match indexed {
+        Some(files) => files,
+        None => {
+            let root = project.resolve(".")?;
+            project.walk_files(&root, || {
+                // A searcher holds buffers behind a RefCell: one per thread.
+                let mut searcher: Searcher = searcher.build();
+                let search_file = &search_file;
+                move |rel, abs| search_file(&mut searcher, rel, Source::Disk(abs))
             })
         }
-    });
+    };
     // Files with a working buffer are searched as it has them.
     let mut searcher = searcher.build();
     for (rel, text) in view.overlaid_under("") {
@@ -280,6 +350,7 @@ fn snippets(view: &View<'_>, path: &str, matches: &[u64], context: u64) -> Vec<S
     // The path came from the walk; the file may have changed since, so a
     // missing line just shortens the snippet.
     let bytes = view.bytes(path);
+    let readable = std::str::from_utf8(&bytes).is_ok();
     let lines: Vec<&[u8]> = text::byte_lines(&bytes).collect();
     let last = lines.len() as u64;
 
@@ -300,10 +371,16 @@ fn snippets(view: &View<'_>, path: &str, matches: &[u64], context: u64) -> Vec<S
                 end_line: end,
                 match_lines: vec![line],
                 snippet: String::new(),
+                readable: true,
             }),
         }
     }
     for s in &mut out {
+        if !readable {
+            s.readable = false;
+            s.snippet = NOT_UTF8.to_owned();
+            continue;
+        }
         let width = s.end_line.to_string().len();
         let mut rendered = Vec::new();
         for n in s.start_line..=s.end_line {

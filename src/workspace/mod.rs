@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoints::{Checkpoint, CheckpointKind, FileSnapshot};
+use crate::checkpoints::{Checkpoint, CheckpointKind, CheckpointPage, FileSnapshot};
 use crate::edits::{EditError, ProposedEdit, prepare};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from};
 use crate::project::{Overlay, PathError, Project, View, WriteError, text};
@@ -258,9 +258,21 @@ impl Workspace {
         }
     }
 
-    /// Every checkpoint, newest first.
-    pub fn checkpoints(&self) -> Result<Vec<Checkpoint>, WorkspaceError> {
-        Ok(self.store.checkpoints()?)
+    /// Up to `limit` checkpoints, newest first, older than the checkpoint
+    /// `before` (`None`: from the newest).
+    pub fn checkpoints(
+        &self,
+        before: Option<&str>,
+        limit: usize,
+    ) -> Result<CheckpointPage, WorkspaceError> {
+        let (checkpoints, more) = self.store.checkpoints_page(before, limit.max(1))?;
+        let next_before = more
+            .then(|| checkpoints.last().map(|c| c.checkpoint_id.clone()))
+            .flatten();
+        Ok(CheckpointPage {
+            checkpoints,
+            next_before,
+        })
     }
 
     /// The checkpoint `id`.

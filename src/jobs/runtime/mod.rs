@@ -87,7 +87,9 @@ impl Runtime {
         config: Config,
         providers: Providers,
     ) -> Result<Runtime, RuntimeError> {
-        let project = Project::open(root, config.limits.clone())?;
+        // The watcher fills the index (`watch::start`); until then, and in
+        // a one-shot run that never watches, searches walk the folder.
+        let project = Project::open(root, config.limits.clone())?.with_index();
         let data_dir = config.data_dir();
         let root = project.root().to_path_buf();
         let workspace = Workspace::open(project.clone(), Store::open(&data_dir, &root)?)?;

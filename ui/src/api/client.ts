@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { AgentDefinition, Applied, Apply, Checkpoint, Clarify, CreateSession, Decide, Decided, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, Job, JobStarted, ModelList, ModelsQuery, ProjectInfo, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
+import type { AgentDefinition, Applied, Apply, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, Decided, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, Job, JobStarted, ModelList, ModelsQuery, ProjectInfo, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
 
 const q = encodeURIComponent;
 
@@ -63,8 +63,8 @@ export const api = {
   decide: (id: string, body: Decide) => call<Decided>("POST", `/api/agent/hunks/${q(id)}/decide`, body),
   /** Applies a job's review: the listed hunks accepted, the job's others rejected. */
   apply: (body: Apply) => call<Applied>("POST", `/api/agent/apply`, body),
-  /** Every checkpoint, newest first. */
-  checkpoints: () => call<Array<Checkpoint>>("GET", `/api/agent/checkpoints`),
+  /** A page of checkpoints, newest first. */
+  checkpoints: (query: CheckpointsQuery) => call<CheckpointPage>("GET", `/api/agent/checkpoints${search(query)}`),
   /** One checkpoint. */
   checkpoint: (id: string) => call<Checkpoint>("GET", `/api/agent/checkpoints/${q(id)}`),
   /** The three-way view of one file of a checkpoint. */

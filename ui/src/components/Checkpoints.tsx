@@ -12,17 +12,32 @@ import type { Checkpoint, RollbackReport, ThreeWay } from "../api/types";
 import { refreshTree, reloadOpen } from "../state/files";
 import { attempt, overlay, tell } from "../state/store";
 
+const PAGE = 50;
 const list = signal<Checkpoint[]>([]);
+/** Where the next older page starts; null when every checkpoint is listed. */
+const older = signal<string | null>(null);
 const selected = signal<string | null>(null);
 const lastRollback = signal<RollbackReport | null>(null);
 /** Bumped by every rollback, so that an open compare loads again. */
 const revision = signal(0);
 
-/** Loads the checkpoints again (after a rollback elsewhere). */
+/** Loads the newest page of checkpoints again (after a rollback elsewhere). */
 export async function reloadCheckpoints() {
   if (overlay.value !== "checkpoints") return;
-  const all = await attempt("Loading checkpoints", () => api.checkpoints());
-  if (all) list.value = all;
+  const page = await attempt("Loading checkpoints", () => api.checkpoints({ before: null, limit: PAGE }));
+  if (!page) return;
+  list.value = page.checkpoints;
+  older.value = page.next_before;
+}
+
+/** Appends the next older page. */
+async function loadOlder() {
+  const before = older.value;
+  if (!before) return;
+  const page = await attempt("Loading older checkpoints", () => api.checkpoints({ before, limit: PAGE }));
+  if (!page) return;
+  list.value = [...list.value, ...page.checkpoints];
+  older.value = page.next_before;
 }
 
 function when(rfc3339: string) {
@@ -86,6 +101,13 @@ export function Checkpoints() {
                 </button>
               </li>
             ))}
+            {older.value && (
+              <li>
+                <button class="link" data-testid="older-checkpoints" onClick={() => void loadOlder()}>
+                  Older checkpoints…
+                </button>
+              </li>
+            )}
           </ul>
           {cp && <Detail key={cp.checkpoint_id} cp={cp} />}
         </div>

@@ -45,6 +45,11 @@ max_read_lines_default: number,
  */
 max_text_file_bytes: number,
 /**
+ * Bytes of text a running project's index holds in memory; files
+ * beyond it are searched from disk. 0 keeps no text. Default 256 MiB.
+ */
+max_index_text_bytes: number,
+/**
  * Paths `list_files` returns when the caller names no `limit`. Default 200.
  */
 max_list_results_default: number,

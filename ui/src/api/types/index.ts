@@ -17,6 +17,8 @@ export type { Checkpoint } from "./Checkpoint";
 export type { CheckpointCreated } from "./CheckpointCreated";
 export type { CheckpointFile } from "./CheckpointFile";
 export type { CheckpointKind } from "./CheckpointKind";
+export type { CheckpointPage } from "./CheckpointPage";
+export type { CheckpointsQuery } from "./CheckpointsQuery";
 export type { ClarificationReceived } from "./ClarificationReceived";
 export type { ClarificationRequested } from "./ClarificationRequested";
 export type { Clarify } from "./Clarify";

@@ -1,0 +1,263 @@
+//! The project index: every file the walk sees, with its size, and the
+//! bytes of its text when it is text and fits the memory budget. A running
+//! project (the app, `redline serve`) fills it in the background at open and
+//! keeps it current from the watcher and from its own writes, so a search
+//! scans memory instead of walking and reading the folder again; until it is
+//! filled, searches walk as before.
+//!
+//! What it holds is exactly what the walk yields (the same file rules), and
+//! a file is searched from memory only when that gives the same answer as
+//! searching the disk: text with no NUL byte. Binary files, files over the
+//! text size limit and files beyond the budget are kept by name and
+//! searched from disk.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::Project;
+
+/// One file of the index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its bytes when they are held: text with no NUL byte, within the
+    /// limits. `None`: read it from disk.
+    pub text: Option<Arc<[u8]>>,
+}
+
+impl Entry {
+    /// Bytes of text it holds.
+    fn held(&self) -> u64 {
+        self.text.as_ref().map_or(0, |t| t.len() as u64)
+    }
+}
+
+/// What the index holds, for figures and the UI.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct IndexStats {
+    /// Whether it has been filled (searches use it).
+    pub ready: bool,
+    /// Files it lists.
+    pub files: usize,
+    /// Files whose text it holds.
+    pub text_files: usize,
+    /// Bytes of text it holds.
+    pub text_bytes: u64,
+    /// Its budget for text, in bytes (`limits.max_index_text_bytes`).
+    pub budget_bytes: u64,
+}
+
+#[derive(Default)]
+struct State {
+    ready: bool,
+    filling: bool,
+    files: BTreeMap<String, Entry>,
+    /// Paths refreshed while a fill runs: newer than what the fill read.
+    touched: HashSet<String>,
+}
+
+/// The index of one project. Cheap to query while filled; a fill or a
+/// refresh takes the write lock only to store what it read.
+pub struct Index {
+    state: RwLock<State>,
+    /// Bytes of text held, against `budget`.
+    held: AtomicU64,
+    budget: u64,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+impl Index {
+    /// An empty index holding at most `budget` bytes of text.
+    pub fn new(budget: u64) -> Index {
+        Index {
+            state: RwLock::default(),
+            held: AtomicU64::new(0),
+            budget,
+        }
+    }
+
+    /// Whether it has been filled.
+    pub fn ready(&self) -> bool {
+        self.read().ready
+    }
+
+    /// What it holds now.
+    pub fn stats(&self) -> IndexStats {
+        let state = self.read();
+        IndexStats {
+            ready: state.ready,
+            files: state.files.len(),
+            text_files: state.files.values().filter(|e| e.text.is_some()).count(),
+            text_bytes: self.held.load(Ordering::Relaxed),
+            budget_bytes: self.budget,
+        }
+    }
+
+    /// Walks `project` and reads every file into the index (in parallel),
+    /// then marks it ready. Changes refreshed meanwhile win over what the
+    /// walk read. Calling it again refills it from scratch (after the
+    /// watcher missed events). Returns how long it took.
+    pub fn fill(&self, project: &Project) -> Duration {
+        let started = Instant::now();
+        {
+            let mut state = self.write();
+            state.filling = true;
+            state.touched.clear();
+        }
+        let root = match project.resolve(".") {
+            Ok(root) => root,
+            Err(e) => {
+                tracing::warn!(error = %e, "the index cannot walk the project");
+                return started.elapsed();
+            }
+        };
+        let reserved = AtomicU64::new(0);
+        let read = project.walk_files(&root, || {
+            let reserved = &reserved;
+            move |rel: &str, abs: &std::path::Path| {
+                let entry = self.read_entry(project, abs, reserved)?;
+                Some((rel.to_owned(), entry))
+            }
+        });
+        let mut state = self.write();
+        let State { files, touched, .. } = &mut *state;
+        let fresh: BTreeMap<String, Entry> = read
+            .into_iter()
+            .filter(|(rel, _)| !touched.contains(rel))
+            .chain(
+                touched
+                    .iter()
+                    .filter_map(|rel| Some((rel.clone(), files.get(rel)?.clone()))),
+            )
+            .collect();
+        *files = fresh;
+        touched.clear();
+        state.filling = false;
+        state.ready = true;
+        let held = state.files.values().map(Entry::held).sum();
+        self.held.store(held, Ordering::Relaxed);
+        started.elapsed()
+    }
+
+    /// Takes in what `rel` is now: read again when the walk would list it,
+    /// gone otherwise. A folder (or a path that was one) has every file
+    /// under it taken in again.
+    pub fn refresh(&self, project: &Project, rel: &str) {
+        let path = match project.resolve(rel) {
+            Ok(path) => Some(path),
+            Err(_) => None,
+        };
+        let meta = path
+            .as_ref()
+            .and_then(|p| std::fs::symlink_metadata(p.abs()).ok());
+        let entry = match (&path, &meta) {
+            (Some(path), Some(meta)) if meta.is_file() => {
+                let unreserved = AtomicU64::new(self.held.load(Ordering::Relaxed));
+                self.read_entry(project, path.abs(), &unreserved)
+            }
+            _ => None,
+        };
+        let folder = format!("{rel}/");
+        let mut under = Vec::new();
+        if let (Some(path), Some(meta)) = (&path, &meta)
+            && meta.is_dir()
+        {
+            let reserved = AtomicU64::new(self.held.load(Ordering::Relaxed));
+            under = project.walk_files(path, || {
+                let reserved = &reserved;
+                move |rel: &str, abs: &std::path::Path| {
+                    Some((rel.to_owned(), self.read_entry(project, abs, reserved)?))
+                }
+            });
+        }
+        let mut state = self.write();
+        let stale: Vec<String> = state
+            .files
+            .range(folder.clone()..)
+            .take_while(|(p, _)| p.starts_with(&folder))
+            .map(|(p, _)| p.clone())
+            .chain(std::iter::once(rel.to_owned()))
+            .collect();
+        for path in &stale {
+            if let Some(old) = state.files.remove(path) {
+                self.held.fetch_sub(old.held(), Ordering::Relaxed);
+            }
+        }
+        for (path, entry) in entry.map(|e| (rel.to_owned(), e)).into_iter().chain(under) {
+            if state.filling {
+                state.touched.insert(path.clone());
+            }
+            self.held.fetch_add(entry.held(), Ordering::Relaxed);
+            state.files.insert(path, entry);
+        }
+        if state.filling {
+            state.touched.extend(stale);
+        }
+    }
+
+    /// Runs `f` over the files, sorted by path, while the index is ready;
+    /// `None` when it is not (search the disk instead).
+    pub fn with_files<R>(&self, f: impl FnOnce(&BTreeMap<String, Entry>) -> R) -> Option<R> {
+        let state = self.read();
+        state.ready.then(|| f(&state.files))
+    }
+
+    /// Reads the file at `abs` into an entry, holding its text when it is
+    /// text within the limits and `reserved` (bytes already held) leaves room.
+    fn read_entry(
+        &self,
+        project: &Project,
+        abs: &std::path::Path,
+        reserved: &AtomicU64,
+    ) -> Option<Entry> {
+        let meta = std::fs::metadata(abs).ok()?;
+        let size = meta.len();
+        let fits = size <= project.limits().max_text_file_bytes
+            && reserved.fetch_add(size, Ordering::Relaxed) + size <= self.budget;
+        if !fits {
+            if size <= project.limits().max_text_file_bytes {
+                reserved.fetch_sub(size, Ordering::Relaxed);
+            }
+            return Some(Entry { size, text: None });
+        }
+        let bytes = match std::fs::read(abs) {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                reserved.fetch_sub(size, Ordering::Relaxed);
+                return None;
+            }
+        };
+        if bytes.contains(&0) || bytes.len() as u64 != size {
+            // Binary, or changing under us: the disk answers for it.
+            reserved.fetch_sub(size, Ordering::Relaxed);
+            return Some(Entry {
+                size: bytes.len() as u64,
+                text: None,
+            });
+        }
+        Some(Entry {
+            size,
+            text: Some(Arc::from(bytes)),
+        })
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
