@@ -155,10 +155,7 @@ impl Index {
     /// gone otherwise. A folder (or a path that was one) has every file
     /// under it taken in again.
     pub fn refresh(&self, project: &Project, rel: &str) {
-        let path = match project.resolve(rel) {
-            Ok(path) => Some(path),
-            Err(_) => None,
-        };
+        let path = project.resolve(rel).ok();
         let meta = path
             .as_ref()
             .and_then(|p| std::fs::symlink_metadata(p.abs()).ok());
