@@ -31,6 +31,7 @@ pub mod config;
 pub mod edits;
 #[cfg(feature = "testkit")]
 pub mod eval;
+pub mod find;
 pub mod hunks;
 pub mod jobs;
 pub mod logging;

@@ -280,6 +280,18 @@ impl From<SettingsError> for ApiError {
     }
 }
 
+/// `GET /api/files/find`: quick open's query.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
+pub struct QuickOpenQuery {
+    /// What was typed (fuzzy; a blank query lists paths in order).
+    #[serde(default)]
+    pub query: String,
+    /// Paths to return. Default 50, at most 500.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
 /// `GET /api/settings/models`: where to ask for a model list.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct ModelsQuery {

@@ -18,7 +18,8 @@ use ts_rs::TS;
 
 use super::{
     Api, ApiError, Apply, CheckpointsQuery, Clarify, CreateSession, Decide, Diff3Query, EditBuffer,
-    EventsQuery, FileQuery, FileRequest, ModelsQuery, RenameSession, Resolve, Rollback, TreeQuery,
+    EventsQuery, FileQuery, FileRequest, ModelsQuery, QuickOpenQuery, RenameSession, Resolve,
+    Rollback, TreeQuery,
 };
 use crate::jobs::RunRequest;
 use crate::settings::SettingsUpdate;
@@ -230,6 +231,16 @@ operations! {
     /// Resolves a conflict with another program's change.
     resolve: POST "/api/files/resolve" ((), (), B<Resolve>) -> crate::workspace::Resolved =
         |api: Api, (), (), B(b)| async move { api.resolve(b) };
+    /// The paths that best match a query (quick open).
+    quick_open: GET "/api/files/find" ((), Q<QuickOpenQuery>, ()) -> crate::find::paths::FoundPaths =
+        |api: Api, (), Q(q): Q<QuickOpenQuery>, ()| async move {
+            Ok(api.runtime().quick_open(&q.query, q.limit.unwrap_or(50).clamp(1, 500)))
+        };
+    /// A page of the lines matching a search, grouped by file.
+    search: GET "/api/search" ((), Q<crate::find::lines::SearchRequest>, ()) -> crate::find::lines::SearchResults =
+        |api: Api, (), Q(q): Q<crate::find::lines::SearchRequest>, ()| async move {
+            Ok(api.runtime().search(&q)?)
+        };
     /// The project feed from a cursor, waiting up to `wait_ms` for an event.
     feed: GET "/api/events" ((), Q<EventsQuery>, ()) -> crate::jobs::FeedPage =
         |api: Api, (), Q(q): Q<EventsQuery>, ()| async move {

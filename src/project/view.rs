@@ -118,6 +118,41 @@ impl<'a> View<'a> {
         self.overlay.is_some_and(|o| o.get(rel).is_some())
     }
 
+    /// Every file of the project as the view shows it, sorted: the index's
+    /// list when it is filled (else a walk), with the overlay's files added
+    /// and the files it makes absent taken out.
+    pub fn paths(&self) -> Vec<String> {
+        let listed = self
+            .project
+            .index()
+            .and_then(|index| index.with_files(|files| files.keys().cloned().collect()));
+        let mut paths: Vec<String> = match listed {
+            Some(paths) => paths,
+            None => {
+                let Ok(root) = self.project.resolve(".") else {
+                    return Vec::new();
+                };
+                let mut paths = self.project.walk_files(&root, || {
+                    |rel: &str, _: &std::path::Path| Some(rel.to_owned())
+                });
+                paths.sort_unstable();
+                paths
+            }
+        };
+        if let Some(overlay) = self.overlay {
+            for (path, text) in overlay.iter() {
+                match (paths.binary_search_by(|p| p.as_str().cmp(path)), text) {
+                    (Err(at), Some(_)) => paths.insert(at, path.to_owned()),
+                    (Ok(at), None) => {
+                        paths.remove(at);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        paths
+    }
+
     /// The overlay's files that exist under the folder `scope` (`""`: all),
     /// with their text.
     pub fn overlaid_under<'s>(

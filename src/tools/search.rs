@@ -229,7 +229,10 @@ pub fn find_matches<'a>(
     Ok(files)
 }
 
-fn build_matcher(project: &Project, query: &Query<'_>) -> Result<RegexMatcher, ToolError> {
+pub(crate) fn build_matcher(
+    project: &Project,
+    query: &Query<'_>,
+) -> Result<RegexMatcher, ToolError> {
     if query.pattern.is_empty() {
         return Err(ToolError::InvalidPattern("the query is empty".into()));
     }

@@ -11,6 +11,8 @@ import { Help } from "./components/Help";
 import { OpenFolder } from "./components/OpenFolder";
 import { ReviewList } from "./components/ReviewList";
 import { SettingsPanel } from "./components/Settings";
+import { QuickOpen } from "./components/QuickOpen";
+import { SearchPanel } from "./components/SearchPanel";
 import { Sidebar } from "./components/Sidebar";
 import { loadAgents, loadSessions } from "./state/agent";
 import { loadSetup } from "./state/setup";
@@ -92,6 +94,8 @@ export function App() {
       {overlay.value === "checkpoints" && <Checkpoints />}
       {overlay.value === "settings" && <SettingsPanel />}
       {overlay.value === "help" && <Help />}
+      {overlay.value === "quickopen" && <QuickOpen />}
+      {overlay.value === "search" && <SearchPanel />}
     </div>
   );
 }

@@ -36,6 +36,8 @@ export const shortcuts: Shortcut[] = [
   { keys: "Alt+A", label: "Accept all hunks in the open file", matches: alt("KeyA"), cm: "Alt-a", run: () => void acceptAllInFile() },
   { keys: "Alt+L", label: "Add the selection to the agent's context", matches: alt("KeyL"), cm: "Alt-l", run: () => addSelection() },
   { keys: "Ctrl+Enter", label: "Run the instruction (in the instruction box)", matches: () => false, run: () => undefined },
+  { keys: "Ctrl+P", label: "Quick open: find a file by name", matches: (e) => mod(e) && !e.altKey && !e.shiftKey && e.code === "KeyP", cm: "Mod-p", run: () => (overlay.value = overlay.value === "quickopen" ? "none" : "quickopen") },
+  { keys: "Ctrl+Shift+F", label: "Search the project", matches: (e) => mod(e) && !e.altKey && e.shiftKey && e.code === "KeyF", cm: "Mod-Shift-f", run: () => (overlay.value = overlay.value === "search" ? "none" : "search") },
   { keys: "Alt+P", label: "Checkpoints", matches: alt("KeyP"), run: () => (overlay.value = overlay.value === "checkpoints" ? "none" : "checkpoints") },
   { keys: "Alt+,", label: "Settings", matches: alt("Comma"), run: () => (overlay.value = overlay.value === "settings" ? "none" : "settings") },
   { keys: "F1", label: "This list", matches: (e) => e.key === "F1", run: () => (overlay.value = overlay.value === "help" ? "none" : "help") },

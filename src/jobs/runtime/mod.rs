@@ -17,6 +17,7 @@
 mod control;
 mod editing;
 mod execute;
+mod find;
 mod host;
 mod log;
 mod review;

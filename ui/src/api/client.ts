@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { AgentDefinition, Applied, Apply, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, Decided, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, Job, JobStarted, ModelList, ModelsQuery, ProjectInfo, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
+import type { AgentDefinition, Applied, Apply, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, Decided, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, FoundPaths, Job, JobStarted, ModelList, ModelsQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
 
 const q = encodeURIComponent;
 
@@ -33,6 +33,10 @@ export const api = {
   acceptAll: (body: FileRequest) => call<FileContent>("POST", `/api/files/accept_all`, body),
   /** Resolves a conflict with another program's change. */
   resolve: (body: Resolve) => call<Resolved>("POST", `/api/files/resolve`, body),
+  /** The paths that best match a query (quick open). */
+  quickOpen: (query: QuickOpenQuery) => call<FoundPaths>("GET", `/api/files/find${search(query)}`),
+  /** A page of the lines matching a search, grouped by file. */
+  search: (query: SearchRequest) => call<SearchResults>("GET", `/api/search${search(query)}`),
   /** The project feed from a cursor, waiting up to `wait_ms` for an event. */
   feed: (query: EventsQuery) => call<FeedPage>("GET", `/api/events${search(query)}`),
   /** Every session, most recently updated first. */

@@ -194,6 +194,13 @@ export class EditorController {
     return true;
   }
 
+  /** Moves the cursor to the start of `line` (1-based) and scrolls it into the middle of the view. */
+  goToLine(line: number) {
+    const doc = this.view.state.doc;
+    const at = doc.line(Math.min(Math.max(1, line), doc.lines)).from;
+    this.view.dispatch({ selection: EditorSelection.cursor(at), effects: EditorView.scrollIntoView(at, { y: "center" }) });
+  }
+
   /** The pending hunk after (or before) the cursor in this file, if any. */
   neighbour(direction: 1 | -1, fromId?: string | null): string | null {
     const pending = this.hunks().filter((h) => h.status === "pending");

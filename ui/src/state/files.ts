@@ -50,6 +50,15 @@ export async function openPath(path: string, hunk?: string | null) {
   editor?.view.focus();
 }
 
+/** Opens `path` with the cursor on `line` (a search result). */
+export async function openAt(path: string, line: number) {
+  await openPath(path);
+  if (editor?.openPath === path) {
+    editor.goToLine(line);
+    editor.view.focus();
+  }
+}
+
 /** Takes in the engine's answer about a file: the editor if it is open, its tree row. */
 export function took(file: FileContent) {
   if (openFile.value?.path === file.path) {

@@ -1,0 +1,72 @@
+// Quick open (Ctrl+P): type part of a path, pick a file. The engine ranks
+// every path with a fuzzy matcher; the latest answer wins.
+
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api } from "../api/client";
+import type { FoundPaths } from "../api/types";
+import { openPath } from "../state/files";
+import { overlay } from "../state/store";
+import { Marked, spansOf } from "./Marked";
+
+let asked = 0;
+
+export function QuickOpen() {
+  const [query, setQuery] = useState("");
+  const [found, setFound] = useState<FoundPaths | null>(null);
+  const [current, setCurrent] = useState(0);
+  const list = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    const ticket = ++asked;
+    void api.quickOpen({ query, limit: 50 }).then(
+      (answer) => {
+        if (ticket !== asked) return;
+        setFound(answer);
+        setCurrent(0);
+      },
+      () => undefined,
+    );
+  }, [query]);
+  useEffect(() => {
+    list.current?.children[current]?.scrollIntoView({ block: "nearest" });
+  }, [current]);
+  const paths = found?.paths ?? [];
+  const open = (path: string | undefined) => {
+    if (!path) return;
+    overlay.value = "none";
+    void openPath(path);
+  };
+  return (
+    <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
+      <div class="panel palette" role="dialog" aria-label="Quick open" data-testid="quick-open">
+        <input
+          autoFocus
+          data-testid="quick-open-input"
+          aria-label="File name"
+          placeholder="Type part of a file's path"
+          value={query}
+          onInput={(e) => setQuery(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+              e.preventDefault();
+              const step = e.key === "ArrowDown" ? 1 : -1;
+              setCurrent((c) => Math.min(Math.max(0, c + step), Math.max(0, paths.length - 1)));
+            } else if (e.key === "Enter") {
+              e.preventDefault();
+              open(paths[current]?.path);
+            }
+          }}
+        />
+        <ul class="palette-list" ref={list} role="listbox">
+          {paths.map((p, i) => (
+            <li key={p.path} role="option" aria-selected={i === current} class={i === current ? "active" : ""} data-testid="quick-open-item" data-path={p.path} onClick={() => open(p.path)}>
+              <Marked text={p.path} spans={spansOf(p.positions)} />
+            </li>
+          ))}
+        </ul>
+        <div class="muted palette-foot" data-testid="quick-open-count">
+          {found ? `${found.total.toLocaleString()} of ${found.searched.toLocaleString()} files match` : "…"}
+        </div>
+      </div>
+    </div>
+  );
+}
