@@ -256,16 +256,28 @@ fn split(
                 next.push(piece);
                 continue;
             }
-            let cuts = match kind {
+            let mut cuts = match kind {
                 0 => edit_cuts(piece, edits),
                 1 => line_cuts(piece, base, new, blank),
                 _ => line_cuts(piece, base, new, sentence),
             };
+            cuts.retain(|&at| keeps_last_line_last(at, base, new));
             next.extend(cut(piece, &cuts, base, new, limits));
         }
         pieces = next;
     }
     pieces
+}
+
+/// Whether cutting at `(o, n)` leaves every piece a patch of its own: a line
+/// without a terminator can only be a file's last line, so a piece that ends
+/// with the proposal's unterminated last line must also end the base, and a
+/// piece that ends with the base's unterminated last line must also end the
+/// proposal (otherwise the next piece would append after it).
+fn keeps_last_line_last((o, n): (usize, usize), base: &[&str], new: &[&str]) -> bool {
+    let open = |lines: &[&str]| lines.last().is_some_and(|l| !l.ends_with('\n'));
+    !(n == new.len() && open(new) && o < base.len()
+        || o == base.len() && open(base) && n < new.len())
 }
 
 /// Cut points (old, new) at the boundaries of edits strictly inside `b`.

@@ -251,6 +251,39 @@ fn sentence_ends_split_long_prose() {
     assert_eq!(apply_all("title\n", &file.proposed, &diff), file.proposed);
 }
 
+/// A piece of a split hunk never ends in a line without a terminator unless
+/// it also ends the file on the other side: each hunk's patch is a patch on
+/// its own, and both real tools take it.
+#[test]
+fn an_unterminated_last_line_stays_in_the_last_piece() {
+    let limits = HunkLimits {
+        max_lines: 4,
+        max_bytes: 20,
+        ..HunkLimits::default()
+    };
+    for (before, edit, pieces) in [
+        // The proposal loses its final newline while lines after it go.
+        ("\na\n\n\n ", replace("e_0", 3, 5, ""), 2),
+        // The base has none and lines are appended after its last line:
+        // every cut would leave that line in the middle, so it is one hunk.
+        ("a\n ", replace("e_0", 2, 2, "\n\nb\n\nc\n\nd\n"), 1),
+    ] {
+        let (_dir, files) = proposal(before, std::slice::from_ref(&edit));
+        let diff = bundle(&files, &limits).files.remove(0);
+        assert_eq!(
+            apply_all(before, &files[0].proposed, &diff),
+            files[0].proposed
+        );
+        assert_eq!(diff.hunks.len(), pieces, "{before:?}");
+        for hunk in &diff.hunks {
+            let alone = apply_one(before, &files[0].proposed, &diff, hunk);
+            let (git, gnu) = real_apply("f.md", Some(before), &hunk.patch);
+            assert_eq!(String::from_utf8(git).unwrap(), alone, "{}", hunk.patch);
+            assert_eq!(String::from_utf8(gnu).unwrap(), alone, "{}", hunk.patch);
+        }
+    }
+}
+
 /// Non-overlapping replacements of `before`, in file order, from raw picks.
 fn random_edits(before: &str, raw: Vec<(usize, usize, String)>) -> Vec<ProposedEdit> {
     let total = Lines::new(before).len();
