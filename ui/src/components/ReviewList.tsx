@@ -1,47 +1,42 @@
 // Every pending hunk across the project, grouped by the job that proposed it
 // (its instruction as the heading), then by file, each hunk with a preview of
-// its change: click one to see it. Built for a thousand hunks: each file's
-// group re-renders only when its own hunks change, and the current hunk is
-// marked without re-rendering the list.
+// its change: click one to see it. Built for thousands of hunks: the list is
+// one flat run of fixed-height rows and only those in view are in the page;
+// the current hunk is marked without re-rendering the list.
 
 import { effect } from "@preact/signals";
 import { memo } from "preact/compat";
-import { useEffect, useMemo, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { PendingHunk } from "../api/types";
 import { openPath } from "../state/files";
 import { currentHunk, hunkInfo, reviewItems, reviewJobs } from "../state/store";
 
-interface Group {
-  key: string;
-  instruction: string;
-  files: { path: string; hunks: string }[];
-}
+/** Up to this many rows, all are drawn (nothing to cut). */
+const DRAW_ALL_UP_TO = 300;
+/** A row's height in pixels (`.review-row` in styles.css). */
+const ROW = 22;
+/** Rows drawn beyond each edge of the view, so a short scroll shows no gap. */
+const SPARE = 10;
+
+type Row = { kind: "job"; key: string; instruction: string } | { kind: "file"; path: string } | { kind: "hunk"; id: string; path: string };
 
 export function ReviewList() {
   const items = reviewItems.value;
   const info = hunkInfo.value;
+  const rows = useMemo(() => flatten(items, info, reviewJobs.value), [items, info, reviewJobs.value]);
   const body = useRef<HTMLDivElement>(null);
-  const groups = useMemo(() => {
-    const byJob = new Map<string, Map<string, string[]>>();
-    for (const item of items) {
-      const job = info.get(item.hunk)?.job_id ?? "";
-      let files = byJob.get(job);
-      if (!files) byJob.set(job, (files = new Map()));
-      const ids = files.get(item.path);
-      if (ids) ids.push(item.hunk);
-      else files.set(item.path, [item.hunk]);
-    }
-    const order = reviewJobs.value.map((j) => j.job_id ?? "");
-    const heading = new Map(reviewJobs.value.map((j) => [j.job_id ?? "", j.instruction]));
-    const keys = [...byJob.keys()].sort((a, b) => rank(order, a) - rank(order, b));
-    return keys.map(
-      (key): Group => ({
-        key,
-        instruction: heading.get(key) ?? "Other changes",
-        files: [...byJob.get(key)!].map(([path, ids]) => ({ path, hunks: ids.join(" ") })),
-      }),
-    );
-  }, [items, info, reviewJobs.value]);
+  const [view, setView] = useState({ top: 0, height: 400 });
+  useLayoutEffect(() => {
+    const el = body.current;
+    if (!el) return;
+    const measure = () => setView({ top: el.scrollTop, height: el.clientHeight });
+    measure();
+    const resized = new ResizeObserver(measure);
+    resized.observe(el);
+    return () => resized.disconnect();
+  }, []);
+  // Where each hunk's row is, for bringing the current one into view.
+  const at = useMemo(() => new Map(rows.flatMap((r, i) => (r.kind === "hunk" ? [[r.id, i] as const] : []))), [rows]);
   useEffect(
     () =>
       effect(() => {
@@ -49,72 +44,98 @@ export function ReviewList() {
         const list = body.current;
         if (!list) return;
         list.querySelector(".review-item.active")?.classList.remove("active");
-        const item = id ? list.querySelector<HTMLElement>(`[data-hunk-id="${CSS.escape(id)}"]`) : null;
-        item?.classList.add("active");
-        item?.scrollIntoView({ block: "nearest" });
+        const i = id ? at.get(id) : undefined;
+        if (i === undefined) return;
+        const top = i * ROW;
+        if (top < list.scrollTop || top + ROW > list.scrollTop + list.clientHeight) {
+          list.scrollTop = Math.max(0, top - Math.floor(list.clientHeight / 3));
+          setView({ top: list.scrollTop, height: list.clientHeight });
+        }
+        list.querySelector(`[data-hunk-id="${CSS.escape(id!)}"]`)?.classList.add("active");
       }),
-    [],
+    [at],
   );
+  const cut = rows.length > DRAW_ALL_UP_TO;
+  const first = cut ? Math.max(0, Math.floor(view.top / ROW) - SPARE) : 0;
+  const last = cut ? Math.min(rows.length, Math.ceil((view.top + view.height) / ROW) + SPARE) : rows.length;
   return (
     <section class="review" aria-label="Review" data-testid="review-list">
       <h2>
         Review <span class="count" data-testid="review-count">{items.length}</span>
       </h2>
       {items.length === 0 && <p class="empty">No pending changes.</p>}
-      <div class="review-body" ref={body}>
-        {groups.map((g) => (
-          <div key={g.key} class="review-job" data-testid="review-job" data-job-id={g.key}>
-            <div class="review-instruction" title={g.instruction} data-testid="review-instruction">
-              {g.instruction}
-            </div>
-            {g.files.map((f) => (
-              <ReviewFile key={f.path} path={f.path} hunks={f.hunks} info={info} />
-            ))}
+      <div class="review-body" ref={body} onScroll={(e) => cut && setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}>
+        <div style={cut ? { height: `${rows.length * ROW}px`, position: "relative" } : undefined}>
+          <div style={cut ? { position: "absolute", top: `${first * ROW}px`, left: 0, right: 0 } : undefined}>
+            {rows.slice(first, last).map((r) =>
+              r.kind === "job" ? (
+                <div key={`j:${r.key}`} class="review-row review-instruction" title={r.instruction} data-testid="review-instruction" data-job-id={r.key}>
+                  {r.instruction}
+                </div>
+              ) : r.kind === "file" ? (
+                <div key={`f:${r.path}`} class="review-row review-path" title={r.path}>
+                  {r.path}
+                </div>
+              ) : (
+                <ReviewItem key={r.id} id={r.id} path={r.path} hunk={info.get(r.id)} />
+              ),
+            )}
           </div>
-        ))}
+        </div>
       </div>
     </section>
   );
 }
 
-/** A job's place in the engine's order; jobs it does not know yet come last. */
-function rank(order: string[], job: string) {
-  const i = order.indexOf(job);
-  return i < 0 ? order.length : i;
+/** The list's rows: each job's heading, then each of its files with its hunks. */
+function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<string, PendingHunk>, jobs: { job_id?: string | null; instruction: string }[]): Row[] {
+  const byJob = new Map<string, Map<string, string[]>>();
+  for (const item of items) {
+    const job = info.get(item.hunk)?.job_id ?? "";
+    let files = byJob.get(job);
+    if (!files) byJob.set(job, (files = new Map()));
+    const ids = files.get(item.path);
+    if (ids) ids.push(item.hunk);
+    else files.set(item.path, [item.hunk]);
+  }
+  const order = jobs.map((j) => j.job_id ?? "");
+  const heading = new Map(jobs.map((j) => [j.job_id ?? "", j.instruction]));
+  const rank = (job: string) => {
+    const i = order.indexOf(job);
+    return i < 0 ? order.length : i;
+  };
+  const rows: Row[] = [];
+  for (const key of [...byJob.keys()].sort((a, b) => rank(a) - rank(b))) {
+    rows.push({ kind: "job", key, instruction: heading.get(key) ?? "Other changes" });
+    for (const [path, ids] of byJob.get(key)!) {
+      rows.push({ kind: "file", path });
+      for (const id of ids) rows.push({ kind: "hunk", id, path });
+    }
+  }
+  return rows;
 }
 
-const ReviewFile = memo(function ReviewFile({ path, hunks, info }: { path: string; hunks: string; info: ReadonlyMap<string, PendingHunk> }) {
+const ReviewItem = memo(function ReviewItem({ id, path, hunk }: { id: string; path: string; hunk: PendingHunk | undefined }) {
   return (
-    <div class="review-file">
-      <div class="review-path" title={path}>
-        {path}
-      </div>
-      {hunks.split(" ").map((id) => {
-        const h = info.get(id);
-        return (
-          <button
-            key={id}
-            class={`review-item${id === currentHunk.peek() ? " active" : ""}`}
-            data-testid="review-item"
-            data-hunk-id={id}
-            data-path={path}
-            title={id}
-            onClick={() => void openPath(path, id)}
-          >
-            {h ? (
-              <span class="preview" data-testid="hunk-preview">
-                <span class="line">{h.line}</span>
-                <span class="ctx">{h.preview.before}</span>
-                {h.preview.removed && <del>{h.preview.removed}</del>}
-                {h.preview.added && <ins>{h.preview.added}</ins>}
-                <span class="ctx">{h.preview.after}</span>
-              </span>
-            ) : (
-              <span>{id}</span>
-            )}
-          </button>
-        );
-      })}
-    </div>
+    <button
+      class={`review-row review-item${id === currentHunk.peek() ? " active" : ""}`}
+      data-testid="review-item"
+      data-hunk-id={id}
+      data-path={path}
+      title={id}
+      onClick={() => void openPath(path, id)}
+    >
+      {hunk ? (
+        <span class="preview" data-testid="hunk-preview">
+          <span class="line">{hunk.line}</span>
+          <span class="ctx">{hunk.preview.before}</span>
+          {hunk.preview.removed && <del>{hunk.preview.removed}</del>}
+          {hunk.preview.added && <ins>{hunk.preview.added}</ins>}
+          <span class="ctx">{hunk.preview.after}</span>
+        </span>
+      ) : (
+        <span>{id}</span>
+      )}
+    </button>
   );
 });

@@ -36,6 +36,10 @@ export async function refreshTree() {
   }
 }
 
+/** The next file with pending hunks, fetched ahead so that moving onto it
+ * does not wait for the network; by path. */
+const ahead = new Map<string, Promise<FileContent | null>>();
+
 /** Opens `path` in the editor, on `hunk` if given (else its first pending hunk). */
 export async function openPath(path: string, hunk?: string | null) {
   if (editor?.openPath === path) {
@@ -43,11 +47,29 @@ export async function openPath(path: string, hunk?: string | null) {
     return;
   }
   await editor?.flush().catch(() => undefined);
-  const file = await attempt(`Opening ${path}`, () => api.file({ path }));
+  const early = await ahead.get(path);
+  ahead.delete(path);
+  const known = tree.value.find((e) => e.path === path)?.state;
+  // Taken only while it is what the tree says the file is now: another
+  // program's change or a job's proposal since then shows in its state.
+  const file = early && known && sameState(early.state, known) ? early : await attempt(`Opening ${path}`, () => api.file({ path }));
   if (!file) return;
   openFile.value = file;
   editor?.open(file, hunk);
   editor?.view.focus();
+  fetchAhead(path);
+}
+
+function sameState(a: FileContent["state"], b: FileContent["state"]) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Fetches the file after `path` that has pending hunks, unless it is held already. */
+function fetchAhead(path: string) {
+  const next = nextWithHunks(path, 1);
+  for (const held of ahead.keys()) if (held !== next?.path) ahead.delete(held);
+  if (!next || ahead.has(next.path)) return;
+  ahead.set(next.path, api.file({ path: next.path }).catch(() => null));
 }
 
 /** Opens `path` with the cursor on `line` (a search result). */
@@ -61,6 +83,7 @@ export async function openAt(path: string, line: number) {
 
 /** Takes in the engine's answer about a file: the editor if it is open, its tree row. */
 export function took(file: FileContent) {
+  if (ahead.has(file.path)) ahead.set(file.path, Promise.resolve(file));
   if (openFile.value?.path === file.path) {
     openFile.value = file;
     editor?.merge(file);
@@ -140,18 +163,26 @@ export async function undoDecision() {
   }
 }
 
-/** The first (or, going back, last) pending hunk of the next file in tree
- * order that has one, after (or before) `path`, wrapping around. */
-async function goToNextFile(path: string | null, direction: 1 | -1 = 1) {
+/** The next file in tree order with pending hunks after (or before) `path`,
+ * wrapping around. */
+function nextWithHunks(path: string | null, direction: 1 | -1) {
   const files = tree.value;
   const n = files.length;
   const found = files.findIndex((e) => e.path === path);
   const at = found >= 0 ? found : direction === 1 ? -1 : n;
   for (let k = 1; k <= n; k++) {
     const entry = files[(((at + direction * k) % n) + n) % n];
-    const hunks = entry.state.pending_hunks;
-    if (entry.path !== path && hunks.length > 0) return openPath(entry.path, direction === 1 ? hunks[0] : hunks[hunks.length - 1]);
+    if (entry.path !== path && entry.state.pending_hunks.length > 0) return entry;
   }
+  return null;
+}
+
+/** The first (or, going back, last) pending hunk of the next file that has one. */
+async function goToNextFile(path: string | null, direction: 1 | -1 = 1) {
+  const entry = nextWithHunks(path, direction);
+  if (!entry) return;
+  const hunks = entry.state.pending_hunks;
+  return openPath(entry.path, direction === 1 ? hunks[0] : hunks[hunks.length - 1]);
 }
 
 /** Next (1) or previous (-1) pending hunk, moving to another file at the ends. */
@@ -247,6 +278,7 @@ export async function followProject(onRollback: () => void) {
         switch (e.type) {
           case "rollback.completed":
             reload = true;
+            ahead.clear();
             onRollback();
             break;
           case "file.saved":
@@ -254,6 +286,7 @@ export async function followProject(onRollback: () => void) {
           case "file.reloaded":
           case "file.conflict":
           case "file.resolved":
+            ahead.delete(e.data.path);
             if (e.data.path === editor?.openPath) reload = true;
             break;
           case "file.edited":
