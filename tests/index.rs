@@ -93,3 +93,74 @@ async fn the_watcher_and_redline_s_own_writes_keep_the_index_current() {
     let stats = index.stats();
     assert_eq!((stats.files, stats.text_files), (3, 3), "{stats:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tree_and_its_folders_read_from_the_index_as_from_the_walk() {
+    let h = harness(Protocol::OpenAiChat, vec![], |_| {}).await;
+    let root = h.vault.path();
+    for (path, text) in [
+        ("notes/deep/a.md", "a\n"),
+        ("notes/deep/er/b.md", "b\n"),
+        ("zeta/c.md", "c\n"),
+        ("top.md", "top\n"),
+    ] {
+        std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    let paths = |entries: Vec<redline::workspace::TreeEntry>| -> Vec<String> {
+        entries.into_iter().map(|e| e.path).collect()
+    };
+    let folders = |prefix: &str| {
+        let listing = h.runtime.children(prefix).unwrap();
+        let folders: Vec<(String, usize)> = listing
+            .folders
+            .into_iter()
+            .map(|f| (f.path, f.files))
+            .collect();
+        (folders, paths(listing.files), listing.files_under)
+    };
+    // Walked (nothing fills the index before the watcher starts).
+    let walked = paths(h.runtime.tree("", false).unwrap());
+    let walked_children = ["", "notes", "notes/deep"].map(folders);
+    assert_eq!(
+        walked_children[0],
+        (
+            vec![("notes".to_owned(), 5), ("zeta".to_owned(), 1)],
+            vec!["top.md".to_owned()],
+            7
+        )
+    );
+    assert_eq!(
+        walked_children[2],
+        (
+            vec![("notes/deep/er".to_owned(), 1)],
+            vec!["notes/deep/a.md".to_owned()],
+            2
+        )
+    );
+
+    let _watching = redline::watch::start(h.runtime.clone()).unwrap();
+    let index = h.runtime.project().index().unwrap();
+    eventually("the index is filled", || index.ready()).await;
+    assert_eq!(paths(h.runtime.tree("", false).unwrap()), walked);
+    assert_eq!(
+        paths(h.runtime.tree("notes/deep", false).unwrap()),
+        ["notes/deep/a.md", "notes/deep/er/b.md"]
+    );
+    assert_eq!(["", "notes", "notes/deep"].map(folders), walked_children);
+
+    // Another program's new folder shows in its parent's listing.
+    std::fs::create_dir_all(root.join("new/inner")).unwrap();
+    std::fs::write(root.join("new/inner/d.md"), "d\n").unwrap();
+    eventually("a new folder listed", || {
+        folders("").0.contains(&("new".to_owned(), 1))
+    })
+    .await;
+    // Only the files with a working buffer, when that is all that is asked.
+    h.runtime.edit("zeta/c.md", "c, edited\n", None).unwrap();
+    assert_eq!(paths(h.runtime.tree("", true).unwrap()), ["zeta/c.md"]);
+    let zeta = h.runtime.children("zeta").unwrap();
+    assert!(zeta.files[0].state.dirty, "{zeta:?}");
+    // A folder outside the project is refused, as for every path.
+    assert!(h.runtime.children("../").is_err());
+}

@@ -73,6 +73,8 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         ThreeWay,
         RollbackReport,
         TreeEntry,
+        redline::workspace::Listing,
+        redline::workspace::FolderEntry,
         ReviewQueue,
         FileContent,
         Resolved,

@@ -226,13 +226,17 @@ pub struct EventsQuery {
     pub wait_ms: u64,
 }
 
-/// The query of `GET /api/files`.
+/// The query of `GET /api/files` and of `GET /api/files/children` (which reads only `prefix`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct TreeQuery {
     /// The folder to list (default: the whole project).
     #[serde(default)]
     #[ts(as = "Option<_>", optional)]
     pub prefix: String,
+    /// Only the files with a working buffer (default false).
+    #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
+    pub changed: bool,
 }
 
 /// The query naming one file.
@@ -521,9 +525,15 @@ impl Api {
         Ok(self.runtime.review_queue()?)
     }
 
-    /// The project's files under `prefix`, with their review state.
-    pub fn tree(&self, prefix: &str) -> Result<Vec<TreeEntry>, ApiError> {
-        Ok(self.runtime.tree(prefix)?)
+    /// The project's files under `prefix`, with their review state (only
+    /// those with a working buffer when `changed`).
+    pub fn tree(&self, q: &TreeQuery) -> Result<Vec<TreeEntry>, ApiError> {
+        Ok(self.runtime.tree(&q.prefix, q.changed)?)
+    }
+
+    /// The direct children of a folder.
+    pub fn children(&self, prefix: &str) -> Result<crate::workspace::Listing, ApiError> {
+        Ok(self.runtime.children(prefix)?)
     }
 
     /// One file as the editor shows it.

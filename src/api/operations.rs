@@ -212,7 +212,10 @@ operations! {
 
     /// The project's files under a prefix, with their review state.
     tree: GET "/api/files" ((), Q<TreeQuery>, ()) -> Vec<crate::workspace::TreeEntry> =
-        |api: Api, (), Q(q): Q<TreeQuery>, ()| async move { api.tree(&q.prefix) };
+        |api: Api, (), Q(q): Q<TreeQuery>, ()| async move { api.tree(&q) };
+    /// A folder's direct children: its folders with their file counts, its files with their state.
+    children: GET "/api/files/children" ((), Q<TreeQuery>, ()) -> crate::workspace::Listing =
+        |api: Api, (), Q(q): Q<TreeQuery>, ()| async move { api.children(&q.prefix) };
     /// Every pending hunk, grouped by the job that proposed it, with a preview of each.
     review: GET "/api/review" ((), (), ()) -> crate::jobs::ReviewQueue =
         |api: Api, (), (), ()| async move { api.review() };

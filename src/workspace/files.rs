@@ -114,6 +114,26 @@ pub struct TreeEntry {
     pub state: FileState,
 }
 
+/// A folder's direct children (`GET /api/files/children`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Listing {
+    /// Its folders, sorted.
+    pub folders: Vec<FolderEntry>,
+    /// Its files, sorted, with their review state.
+    pub files: Vec<TreeEntry>,
+    /// Files under it at any depth (for the root, the whole project).
+    pub files_under: usize,
+}
+
+/// A folder in a [`Listing`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct FolderEntry {
+    /// The folder, relative to the project root.
+    pub path: String,
+    /// Files it holds at any depth.
+    pub files: usize,
+}
+
 /// What a change on disk did to Redline's view of a file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "change", rename_all = "snake_case")]
@@ -255,29 +275,59 @@ impl Workspace {
 
     /// The project's files under `prefix` (the whole project for `""`),
     /// sorted, with the files that only have a buffer (created by a run and
-    /// not saved yet).
-    pub fn tree(&self, prefix: &str) -> Result<Vec<TreeEntry>, WorkspaceError> {
+    /// not saved yet). From the project index when it is filled, else a walk.
+    /// With `changed`, only the files with a working buffer, and no listing
+    /// at all: what a tree that loads its folders as they open needs to keep
+    /// its badges and the review current.
+    pub fn tree(&self, prefix: &str, changed: bool) -> Result<Vec<TreeEntry>, WorkspaceError> {
         let scope = self.project.resolve_dir(prefix)?;
-        let mut entries = self.project.walk_files(&scope, || {
-            |rel: &str, abs: &std::path::Path| {
-                Some(TreeEntry {
-                    path: rel.to_owned(),
-                    size: std::fs::metadata(abs).map_or(0, |m| m.len()),
-                    state: FileState::default(),
-                })
-            }
-        });
-        entries.sort_by(|a, b| a.path.cmp(&b.path));
         let folder = format!("{}/", scope.rel());
         let under = |p: &str| scope.rel().is_empty() || p.starts_with(&folder);
+        let entry = |path: &str, size: u64| TreeEntry {
+            path: path.to_owned(),
+            size,
+            state: FileState::default(),
+        };
+        let listed = if changed {
+            Some(Vec::new())
+        } else {
+            let start = if scope.rel().is_empty() {
+                ""
+            } else {
+                folder.as_str()
+            };
+            self.project.index().and_then(|index| {
+                index.with_files(|files| {
+                    files
+                        .range::<str, _>((
+                            std::ops::Bound::Included(start),
+                            std::ops::Bound::Unbounded,
+                        ))
+                        .take_while(|(p, _)| under(p))
+                        .map(|(p, e)| entry(p, e.size))
+                        .collect()
+                })
+            })
+        };
+        let mut entries = listed.unwrap_or_else(|| {
+            let mut walked = self.project.walk_files(&scope, || {
+                |rel: &str, abs: &std::path::Path| {
+                    Some(entry(rel, std::fs::metadata(abs).map_or(0, |m| m.len())))
+                }
+            });
+            walked.sort_by(|a, b| a.path.cmp(&b.path));
+            walked
+        });
         let mut buffer_only = Vec::new();
         for file in self.review.files().filter(|f| under(&f.path)) {
             let state = state_of(file, &self.project.disk_hash(&file.path)?);
             match entries.binary_search_by(|e| e.path.as_str().cmp(&file.path)) {
                 Ok(i) => entries[i].state = state,
+                // Not listed: only a buffer, or not asked for (`changed`).
                 Err(_) => buffer_only.push(TreeEntry {
                     path: file.path.clone(),
-                    size: 0,
+                    size: std::fs::metadata(self.project.root().join(&file.path))
+                        .map_or(0, |m| m.len()),
                     state,
                 }),
             }
@@ -287,6 +337,40 @@ impl Workspace {
             entries.sort_by(|a, b| a.path.cmp(&b.path));
         }
         Ok(entries)
+    }
+
+    /// The direct children of the folder `prefix` (the root for `""`): its
+    /// folders, each with how many files it holds at any depth, and its
+    /// files with their review state, both sorted; for a tree that loads a
+    /// folder when it opens.
+    pub fn children(&self, prefix: &str) -> Result<Listing, WorkspaceError> {
+        let scope = self.project.resolve_dir(prefix)?;
+        let folder = if scope.rel().is_empty() {
+            String::new()
+        } else {
+            format!("{}/", scope.rel())
+        };
+        let entries = self.tree(prefix, false)?;
+        let mut listing = Listing {
+            folders: Vec::new(),
+            files: Vec::new(),
+            files_under: entries.len(),
+        };
+        for entry in entries {
+            let rest = &entry.path[folder.len()..];
+            match rest.split_once('/') {
+                // Sorted paths keep a folder's files together.
+                Some((name, _)) => match listing.folders.last_mut() {
+                    Some(last) if last.path[folder.len()..] == *name => last.files += 1,
+                    _ => listing.folders.push(FolderEntry {
+                        path: format!("{folder}{name}"),
+                        files: 1,
+                    }),
+                },
+                None => listing.files.push(entry),
+            }
+        }
+        Ok(listing)
     }
 
     /// Replaces the working buffer of `path` with `new_text`, recording each

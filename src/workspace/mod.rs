@@ -12,7 +12,8 @@ mod rollback;
 
 pub use disk::{AppliedFile, ReviewProgress};
 pub use files::{
-    FileChange, FileContent, FileState, HunkSpan, Keep, PendingHunk, Resolved, TreeEntry,
+    FileChange, FileContent, FileState, FolderEntry, HunkSpan, Keep, Listing, PendingHunk,
+    Resolved, TreeEntry,
 };
 
 use std::sync::Arc;

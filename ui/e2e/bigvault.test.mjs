@@ -36,6 +36,12 @@ after(async () => {
 });
 
 test(`figures on ${NOTES.toLocaleString()} notes: first paint, quick open, project search`, async () => {
+  // The tree's requests: folders by prefix, never the whole list.
+  const listed = [];
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname.startsWith("/api/files") && !url.pathname.startsWith("/api/files/find")) listed.push(url.pathname + url.search);
+  });
   const started = Date.now();
   await page.goto(server.url);
   await page.locator('[role="tree"] .tree-row').first().waitFor();
@@ -60,8 +66,11 @@ test(`figures on ${NOTES.toLocaleString()} notes: first paint, quick open, proje
   await shot(page, "bigvault-1-quick-open");
   await input.press("Enter");
   await page.getByTestId("open-path").filter({ hasText: wanted[wanted.length - 1] }).waitFor();
-  // The tree opens the way to it, and shows its row.
+  // The tree opens the way to it, loading each folder on the way, and shows its row.
   await page.locator(`[data-testid="tree-file"][data-path="${wanted[wanted.length - 1]}"]`).waitFor();
+  const folder = wanted[wanted.length - 1].split("/").slice(0, -1).join("/");
+  assert.ok(listed.includes(`/api/files/children?prefix=${encodeURIComponent(folder)}`), listed.join("\n"));
+  assert.ok(!listed.some((l) => l === "/api/files" || l.startsWith("/api/files?prefix")), `the whole list was asked for: ${listed.join("\n")}`);
 
   // Project search: a word, then a regex; the time until the summary is drawn.
   await page.keyboard.press("Control+Shift+KeyF");

@@ -18,6 +18,7 @@ import { loadAgents, loadSessions } from "./state/agent";
 import { loadSetup } from "./state/setup";
 import { followProject, refreshTree, saveAll } from "./state/files";
 import { dirtyPaths, needsFolder, notice, overlay, project } from "./state/store";
+import { reloadListings } from "./state/tree";
 
 /** Loads the open project, or asks for a folder (desktop app only). */
 export async function boot() {
@@ -33,7 +34,7 @@ export async function boot() {
     return;
   }
   document.title = `${project.value.name} — Redline`;
-  await Promise.all([refreshTree(), loadSessions(), loadAgents(), loadSetup()]);
+  await Promise.all([refreshTree(), reloadListings(), loadSessions(), loadAgents(), loadSetup()]);
   void followProject(() => void reloadCheckpoints());
 }
 

@@ -10,7 +10,7 @@ use crate::jobs::events::{
     FeedEvent, FileEdited, FileResolved, FileSaved, ReviewUpdated, RollbackCompleted,
 };
 use crate::workspace::{
-    FileChange, FileContent, Keep, Resolved, TreeEntry, Workspace, WorkspaceError,
+    FileChange, FileContent, Keep, Listing, Resolved, TreeEntry, Workspace, WorkspaceError,
 };
 
 impl Runtime {
@@ -24,9 +24,15 @@ impl Runtime {
         Ok(self.ws().file_content(path)?)
     }
 
-    /// The project's files under `prefix`, with their review state.
-    pub fn tree(&self, prefix: &str) -> Result<Vec<TreeEntry>, RuntimeError> {
-        Ok(self.ws().tree(prefix)?)
+    /// The project's files under `prefix`, with their review state (only
+    /// those with a working buffer when `changed`).
+    pub fn tree(&self, prefix: &str, changed: bool) -> Result<Vec<TreeEntry>, RuntimeError> {
+        Ok(self.ws().tree(prefix, changed)?)
+    }
+
+    /// The direct children of the folder `prefix`.
+    pub fn children(&self, prefix: &str) -> Result<Listing, RuntimeError> {
+        Ok(self.ws().children(prefix)?)
     }
 
     /// Replaces the buffer of `path` with `text` (the user's edit), if it

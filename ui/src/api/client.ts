@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { AgentDefinition, Applied, Apply, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, Decided, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, FoundPaths, Job, JobStarted, ModelList, ModelsQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
+import type { AgentDefinition, Applied, Apply, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, Decided, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, FoundPaths, Job, JobStarted, Listing, ModelList, ModelsQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
 
 const q = encodeURIComponent;
 
@@ -21,6 +21,8 @@ export const api = {
   project: () => call<ProjectInfo>("GET", `/api/project`),
   /** The project's files under a prefix, with their review state. */
   tree: (query: TreeQuery) => call<Array<TreeEntry>>("GET", `/api/files${search(query)}`),
+  /** A folder's direct children: its folders with their file counts, its files with their state. */
+  children: (query: TreeQuery) => call<Listing>("GET", `/api/files/children${search(query)}`),
   /** Every pending hunk, grouped by the job that proposed it, with a preview of each. */
   review: () => call<ReviewQueue>("GET", `/api/review`),
   /** One file as the editor shows it (its working buffer, or the disk). */

@@ -11,6 +11,7 @@ import { api } from "../api/client";
 import type { Checkpoint, RollbackReport, ThreeWay } from "../api/types";
 import { refreshTree, reloadOpen } from "../state/files";
 import { attempt, overlay, tell } from "../state/store";
+import { reloadListings } from "../state/tree";
 
 const PAGE = 50;
 const list = signal<Checkpoint[]>([]);
@@ -51,7 +52,7 @@ async function rolledBack(report: RollbackReport) {
   const failed = report.files.filter((f) => f.status === "conflict");
   if (failed.length) tell("error", `Not rolled back: ${failed.map((f) => `${f.file_path} (${f.message ?? f.status})`).join(", ")}`);
   else tell("info", `Rolled back ${report.files.length} file(s) in their buffers: save to write them (undo: ${report.undo_checkpoint_id})`);
-  await Promise.all([refreshTree(), reloadOpen(), reloadCheckpoints()]);
+  await Promise.all([refreshTree(), reloadListings(), reloadOpen(), reloadCheckpoints()]);
 }
 
 export function Checkpoints() {

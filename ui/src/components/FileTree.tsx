@@ -1,77 +1,71 @@
 // The project's files as a folder tree, with a badge for pending hunks, a dot
-// for unsaved work and a mark for conflicts. A big project starts with its
-// folders collapsed (but the way to the open file and to pending hunks), and
-// only the rows in view are in the page: the tree is one flat list of the
-// visible rows, cut to the viewport.
+// for unsaved work and a mark for conflicts. A big project's folders load as
+// they open (`state/tree.ts`) and start collapsed but for the way to the open
+// file and to pending hunks; only the rows in view are in the page: the tree
+// is one flat list of the visible rows, cut to the viewport.
 
 import { signal } from "@preact/signals";
 import { memo } from "preact/compat";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { TreeEntry } from "../api/types";
+import type { FolderEntry, Listing, TreeEntry } from "../api/types";
 import { openPath } from "../state/files";
 import { dirtyPaths, openFile, tree } from "../state/store";
+import { ancestors, listings, loadFolder, whole } from "../state/tree";
 
-/** Up to this many files, every folder starts open. */
-const OPEN_ALL_UP_TO = 500;
 /** Up to this many visible rows, all are drawn (nothing to cut). */
 const DRAW_ALL_UP_TO = 300;
 /** A row's height in pixels (`.tree-row` in styles.css). */
 const ROW = 22;
 
-interface Folder {
-  name: string;
-  path: string;
-  folders: Folder[];
-  files: TreeEntry[];
-}
-
-type Row = { kind: "folder"; folder: Folder; depth: number } | { kind: "file"; entry: TreeEntry; depth: number };
-
-function build(entries: TreeEntry[]): Folder {
-  const root: Folder = { name: "", path: "", folders: [], files: [] };
-  const index = new Map<string, Folder>([["", root]]);
-  const folderOf = (path: string): Folder => {
-    const found = index.get(path);
-    if (found) return found;
-    const cut = path.lastIndexOf("/");
-    const parent = folderOf(cut < 0 ? "" : path.slice(0, cut));
-    const folder: Folder = { name: path.slice(cut + 1), path, folders: [], files: [] };
-    parent.folders.push(folder);
-    index.set(path, folder);
-    return folder;
-  };
-  for (const e of entries) {
-    const cut = e.path.lastIndexOf("/");
-    folderOf(cut < 0 ? "" : e.path.slice(0, cut)).files.push(e);
-  }
-  return root;
-}
+type Row = { kind: "folder"; folder: FolderEntry; depth: number } | { kind: "file"; entry: TreeEntry; depth: number };
 
 /** Folders the user opened or closed, by path (others follow the default). */
 const toggled = signal<ReadonlyMap<string, boolean>>(new Map());
 
-/** The folders above `path`. */
-function ancestors(path: string): string[] {
-  const parts = path.split("/").slice(0, -1);
-  return parts.map((_, i) => parts.slice(0, i + 1).join("/"));
-}
+const parentOf = (path: string) => (path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "");
 
-function flatten(root: Folder, isOpen: (f: Folder) => boolean): Row[] {
-  const rows: Row[] = [];
-  const walk = (folder: Folder, depth: number) => {
-    for (const f of folder.folders) {
-      rows.push({ kind: "folder", folder: f, depth });
-      if (isOpen(f)) walk(f, depth + 1);
+/** The visible rows: each open folder's listing, with the files that have a
+ * working buffer (their state is the newest, and a run may have made them)
+ * merged in; `missing` gets the open folders not loaded yet. */
+function flatten(listed: ReadonlyMap<string, Listing>, changed: TreeEntry[], isOpen: (path: string) => boolean, missing: string[]): Row[] {
+  const buffers = new Map<string, TreeEntry[]>();
+  const extraFolders = new Map<string, Set<string>>();
+  for (const e of changed) {
+    const parent = parentOf(e.path);
+    buffers.set(parent, [...(buffers.get(parent) ?? []), e]);
+    for (const above of ancestors(e.path)) {
+      const up = parentOf(above);
+      if (!extraFolders.has(up)) extraFolders.set(up, new Set());
+      extraFolders.get(up)!.add(above);
     }
-    for (const e of folder.files) rows.push({ kind: "file", entry: e, depth });
+  }
+  const rows: Row[] = [];
+  const walk = (path: string, depth: number) => {
+    const listing = listed.get(path);
+    if (!listing) missing.push(path);
+    const folders = [...(listing?.folders ?? [])];
+    for (const extra of extraFolders.get(path) ?? []) if (!folders.some((f) => f.path === extra)) folders.push({ path: extra, files: 0 });
+    for (const f of folders) {
+      rows.push({ kind: "folder", folder: f, depth });
+      if (isOpen(f.path)) walk(f.path, depth + 1);
+    }
+    const newer = new Map((buffers.get(path) ?? []).map((e) => [e.path, e]));
+    const files = (listing?.files ?? []).map((e) => {
+      const e2 = newer.get(e.path);
+      newer.delete(e.path);
+      return e2 ?? (e.state.under_review ? { ...e, state: { under_review: false, dirty: false, conflict: false, pending_hunks: [] } } : e);
+    });
+    files.push(...newer.values());
+    if (newer.size > 0) files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    for (const e of files) rows.push({ kind: "file", entry: e, depth });
   };
-  walk(root, 0);
+  walk("", 0);
   return rows;
 }
 
 export function FileTree() {
-  const entries = tree.value;
-  const root = useMemo(() => build(entries), [entries]);
+  const changed = tree.value;
+  const listed = listings.value;
   const open = openFile.value?.path ?? null;
   const dirty = dirtyPaths.value;
   // Open by default: everything in a small project; in a big one, the way
@@ -79,14 +73,16 @@ export function FileTree() {
   const wanted = useMemo(() => {
     const set = new Set<string>();
     if (open) for (const a of ancestors(open)) set.add(a);
-    for (const e of entries) if (e.state.pending_hunks.length > 0 || e.state.conflict) for (const a of ancestors(e.path)) set.add(a);
+    for (const e of changed) if (e.state.pending_hunks.length > 0 || e.state.conflict) for (const a of ancestors(e.path)) set.add(a);
     return set;
-  }, [entries, open]);
-  const all = entries.length <= OPEN_ALL_UP_TO;
-  const rows = useMemo(
-    () => flatten(root, (f) => toggled.value.get(f.path) ?? (all || wanted.has(f.path))),
-    [root, wanted, all, toggled.value],
-  );
+  }, [changed, open]);
+  const all = whole.value;
+  const isOpen = (path: string) => toggled.value.get(path) ?? (all || wanted.has(path));
+  const missing: string[] = [];
+  const rows = useMemo(() => flatten(listed, changed, isOpen, missing), [listed, changed, wanted, all, toggled.value]);
+  useEffect(() => {
+    for (const path of missing) void loadFolder(path);
+  });
   const body = useRef<HTMLDivElement>(null);
   const [view, setView] = useState({ top: 0, height: 600 });
   useLayoutEffect(() => {
@@ -116,7 +112,7 @@ export function FileTree() {
           <div style={cut ? { position: "absolute", top: `${first * ROW}px`, left: 0, right: 0 } : undefined}>
             {rows.slice(first, last).map((r) =>
               r.kind === "folder" ? (
-                <FolderRow key={`d:${r.folder.path}`} folder={r.folder} depth={r.depth} open={toggled.value.get(r.folder.path) ?? (all || wanted.has(r.folder.path))} />
+                <FolderRow key={`d:${r.folder.path}`} folder={r.folder} depth={r.depth} open={isOpen(r.folder.path)} />
               ) : (
                 <FileRow key={r.entry.path} entry={r.entry} depth={r.depth} active={open === r.entry.path} dirty={dirty.has(r.entry.path)} />
               ),
@@ -128,16 +124,24 @@ export function FileTree() {
   );
 }
 
-function FolderRow({ folder, depth, open }: { folder: Folder; depth: number; open: boolean }) {
+function FolderRow({ folder, depth, open }: { folder: FolderEntry; depth: number; open: boolean }) {
   const toggle = () => {
     const next = new Map(toggled.value);
     next.set(folder.path, !open);
     toggled.value = next;
   };
   return (
-    <button class="tree-row tree-folder" data-testid="tree-folder" data-path={folder.path} style={{ paddingLeft: `${8 + depth * 12}px` }} onClick={toggle} aria-expanded={open}>
+    <button
+      class="tree-row tree-folder"
+      data-testid="tree-folder"
+      data-path={folder.path}
+      style={{ paddingLeft: `${8 + depth * 12}px` }}
+      onClick={toggle}
+      aria-expanded={open}
+      title={folder.files > 0 ? `${folder.files} file(s)` : undefined}
+    >
       <span class="chevron">{open ? "▾" : "▸"}</span>
-      {folder.name}
+      {folder.path.slice(folder.path.lastIndexOf("/") + 1)}
     </button>
   );
 }

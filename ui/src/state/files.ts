@@ -7,6 +7,7 @@ import type { FileContent, Status } from "../api/types";
 import type { EditorController } from "../editor/controller";
 import { metrics } from "./metrics";
 import { attempt, currentHunk, hunkInfo, openFile, reviewJobs, tell, tree, unsynced } from "./store";
+import { reloadListings } from "./tree";
 
 let editor: EditorController | null = null;
 /** Decisions made, newest last, for undo. */
@@ -22,10 +23,11 @@ export function getEditor() {
   return editor;
 }
 
-/** Fetches the tree again, and the review's jobs and previews with it. */
+/** Fetches the files with a working buffer again (their review state), and
+ * the review's jobs and previews with them. */
 export async function refreshTree() {
   const started = performance.now();
-  const [entries, review] = await Promise.all([attempt("Listing files", () => api.tree({})), attempt("Listing the review", () => api.review())]);
+  const [entries, review] = await Promise.all([attempt("Listing files", () => api.tree({ changed: true })), attempt("Listing the review", () => api.review())]);
   if (review) {
     reviewJobs.value = review.jobs.map(({ job_id, instruction }) => ({ job_id, instruction }));
     hunkInfo.value = new Map(review.jobs.flatMap((g) => g.hunks.map((h) => [h.hunk_id, h] as const)));
@@ -52,7 +54,8 @@ export async function openPath(path: string, hunk?: string | null) {
   const known = tree.value.find((e) => e.path === path)?.state;
   // Taken only while it is what the tree says the file is now: another
   // program's change or a job's proposal since then shows in its state.
-  const file = early && known && sameState(early.state, known) ? early : await attempt(`Opening ${path}`, () => api.file({ path }));
+  const current = early && (known ? sameState(early.state, known) : !early.state.under_review);
+  const file = current ? early : await attempt(`Opening ${path}`, () => api.file({ path }));
   if (!file) return;
   openFile.value = file;
   editor?.open(file, hunk);
@@ -90,11 +93,14 @@ export function took(file: FileContent) {
   }
   const rows = tree.value;
   const i = rows.findIndex((r) => r.path === file.path);
-  if (i >= 0 && JSON.stringify(rows[i].state) !== JSON.stringify(file.state)) {
-    const next = rows.slice();
-    next[i] = { ...rows[i], state: file.state };
-    tree.value = next;
-  }
+  if (i >= 0 ? sameState(rows[i].state, file.state) : !file.state.under_review) return;
+  const next = rows.slice();
+  if (i < 0) {
+    const at = rows.findIndex((r) => r.path > file.path);
+    next.splice(at < 0 ? rows.length : at, 0, { path: file.path, size: new TextEncoder().encode(file.text).length, state: file.state });
+  } else if (file.state.under_review) next[i] = { ...rows[i], state: file.state };
+  else next.splice(i, 1);
+  tree.value = next;
 }
 
 /** The editor's link to the engine for the user's typing. */
@@ -263,6 +269,12 @@ function treeSoon() {
   treeTimer = setTimeout(() => void refreshTree(), 60);
 }
 
+let listingsTimer: ReturnType<typeof setTimeout> | undefined;
+function listingsSoon() {
+  clearTimeout(listingsTimer);
+  listingsTimer = setTimeout(() => void reloadListings(), 60);
+}
+
 /** Follows the project feed for as long as the page lives: another
  * program's changes, review changes, rollbacks. */
 export async function followProject(onRollback: () => void) {
@@ -270,7 +282,10 @@ export async function followProject(onRollback: () => void) {
   for (;;) {
     try {
       const page = await api.feed({ cursor, wait_ms: 25_000 });
-      if (page.first_cursor > cursor) treeSoon();
+      if (page.first_cursor > cursor) {
+        treeSoon();
+        listingsSoon();
+      }
       cursor = page.next_cursor;
       let reload = false;
       for (const e of page.events) {
@@ -279,6 +294,7 @@ export async function followProject(onRollback: () => void) {
           case "rollback.completed":
             reload = true;
             ahead.clear();
+            listingsSoon();
             onRollback();
             break;
           case "file.saved":
@@ -287,11 +303,15 @@ export async function followProject(onRollback: () => void) {
           case "file.conflict":
           case "file.resolved":
             ahead.delete(e.data.path);
+            // A file may have appeared or gone.
+            if (e.type === "file.saved" || e.type === "file.changed") listingsSoon();
             if (e.data.path === editor?.openPath) reload = true;
+            break;
+          case "tree.changed":
+            listingsSoon();
             break;
           case "file.edited":
           case "review.updated":
-          case "tree.changed":
             break;
         }
       }

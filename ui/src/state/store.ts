@@ -9,7 +9,8 @@ export const project = signal<ProjectInfo | null>(null);
 /** The desktop app has no folder open yet. */
 export const needsFolder = signal(false);
 
-/** Every file, with its review state. */
+/** The files with a working buffer, with their review state, sorted by path
+ * (the folders' listings are in `state/tree.ts`). */
 export const tree = signal<TreeEntry[]>([]);
 /** The review's jobs, oldest first, as the engine last listed them (their hunks' details in `hunkInfo`). */
 export const reviewJobs = signal<Pick<ReviewGroup, "job_id" | "instruction">[]>([]);
