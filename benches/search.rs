@@ -3,7 +3,8 @@
 //! then prints the median time of each and the ratio (Redline / rg; below 1
 //! means Redline is faster): walking the folder as a one-shot run does, and
 //! through a running project's filled index (goal: at most 0.3x of rg), with
-//! the index's fill time and resident memory per MB of notes.
+//! the index's fill time and resident memory per MB of notes; then the
+//! resident memory of the whole `redline serve` with its index filled.
 //!
 //! `cargo bench --bench search` runs vaults of 5,000 and 40,000 notes;
 //! `REDLINE_BENCH_NOTES=2000,10000` picks other sizes and
@@ -37,13 +38,50 @@ fn ms(d: Duration) -> f64 {
 
 /// This process's resident memory in MB (`VmRSS`).
 fn rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
+    status_mb("self", "VmRSS:")
+}
+
+/// A field of `/proc/<pid>/status` in MB.
+fn status_mb(pid: &str, field: &str) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+            let line = s.lines().find(|l| l.starts_with(field))?;
             line.split_whitespace().nth(1)?.parse::<f64>().ok()
         })
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// `redline serve` (this build) on `folder`, until it says its index is
+/// filled: how long that took, and its resident memory then and at its peak.
+fn serve_memory(folder: &std::path::Path) -> (Duration, f64, f64) {
+    use std::io::BufRead;
+    let data = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_redline"))
+        .args(["serve", folder.to_str().unwrap(), "--port", "0"])
+        .env("REDLINE_DATA_DIR", data.path())
+        .env("REDLINE_CONFIG", data.path().join("config.toml"))
+        .env("REDLINE_NO_KEYCHAIN", "1")
+        .env("REDLINE_LOG", "info")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let filled = stderr
+        .lines()
+        .map_while(Result::ok)
+        .any(|line| line.contains("project index filled"));
+    let took = start.elapsed();
+    // Settled: the fill's threads are done and their buffers returned.
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = child.id().to_string();
+    let (rss, peak) = (status_mb(&pid, "VmRSS:"), status_mb(&pid, "VmHWM:"));
+    child.kill().ok();
+    child.wait().ok();
+    assert!(filled, "redline serve ended before its index was filled");
+    (took, rss, peak)
 }
 
 fn main() {
@@ -189,6 +227,12 @@ fn main() {
             "geometric mean ratio redline / rg -n at {notes} notes: walking {:.2}x, with the index {:.2}x (goal 0.3x)",
             geomean(&ratios),
             geomean(&indexed_ratios)
+        );
+        let (took, rss, peak) = serve_memory(dir.path());
+        println!(
+            "redline serve on this vault: index filled {:.0} ms after start; resident {rss:.1} MB, peak {peak:.1} MB \
+             (goal under 120 MB at 40,000 notes)",
+            ms(took)
         );
     }
 }
