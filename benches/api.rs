@@ -762,7 +762,7 @@ async fn reader(bench: Arc<Bench>, door: Door) -> Stats {
                     None,
                 )
                 .await
-                .and_then(|v| check(v.is_array(), || format!("checkpoints: {v}"))),
+                .and_then(|v| check(v["checkpoints"].is_array(), || format!("checkpoints: {v}"))),
         };
         if let Err(e) = outcome {
             stats.fail(e);
