@@ -6,14 +6,13 @@
 
 import { signal } from "@preact/signals";
 import { memo } from "preact/compat";
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo } from "preact/hooks";
 import type { FolderEntry, Listing, TreeEntry } from "../api/types";
 import { openPath } from "../state/files";
 import { dirtyPaths, openFile, tree } from "../state/store";
 import { ancestors, listings, loadFolder, whole } from "../state/tree";
+import { useVisibleRows } from "./visibleRows";
 
-/** Up to this many visible rows, all are drawn (nothing to cut). */
-const DRAW_ALL_UP_TO = 300;
 /** A row's height in pixels (`.tree-row` in styles.css). */
 const ROW = 22;
 
@@ -83,34 +82,19 @@ export function FileTree() {
   useEffect(() => {
     for (const path of missing) void loadFolder(path);
   });
-  const body = useRef<HTMLDivElement>(null);
-  const [view, setView] = useState({ top: 0, height: 600 });
-  useLayoutEffect(() => {
-    const el = body.current;
-    if (!el) return;
-    const measure = () => setView({ top: el.scrollTop, height: el.clientHeight });
-    measure();
-    const resized = new ResizeObserver(measure);
-    resized.observe(el);
-    return () => resized.disconnect();
-  }, []);
+  const view = useVisibleRows(rows.length, ROW);
   // The open file's row comes into view.
   useEffect(() => {
-    const el = body.current;
     const at = rows.findIndex((r) => r.kind === "file" && r.entry.path === open);
-    if (!el || at < 0) return;
-    if (at * ROW < el.scrollTop || (at + 1) * ROW > el.scrollTop + el.clientHeight) el.scrollTop = Math.max(0, at * ROW - el.clientHeight / 2);
+    if (at >= 0) view.reveal(at, 0.5);
   }, [open, rows]);
-  const cut = rows.length > DRAW_ALL_UP_TO;
-  const first = cut ? Math.max(0, Math.floor(view.top / ROW) - 10) : 0;
-  const last = cut ? Math.min(rows.length, Math.ceil((view.top + view.height) / ROW) + 10) : rows.length;
   return (
     <section class="tree" aria-label="Files">
       <h2>Files</h2>
-      <div class="tree-body" role="tree" ref={body} onScroll={(e) => cut && setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}>
-        <div style={cut ? { height: `${rows.length * ROW}px`, position: "relative" } : undefined}>
-          <div style={cut ? { position: "absolute", top: `${first * ROW}px`, left: 0, right: 0 } : undefined}>
-            {rows.slice(first, last).map((r) =>
+      <div class="tree-body" role="tree" ref={view.body} onScroll={view.onScroll}>
+        <div style={view.spacer}>
+          <div style={view.shift}>
+            {rows.slice(view.first, view.last).map((r) =>
               r.kind === "folder" ? (
                 <FolderRow key={`d:${r.folder.path}`} folder={r.folder} depth={r.depth} open={isOpen(r.folder.path)} />
               ) : (

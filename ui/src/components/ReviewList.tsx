@@ -6,17 +6,14 @@
 
 import { effect } from "@preact/signals";
 import { memo } from "preact/compat";
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo } from "preact/hooks";
 import type { PendingHunk } from "../api/types";
 import { openPath } from "../state/files";
 import { currentHunk, hunkInfo, reviewItems, reviewJobs } from "../state/store";
+import { useVisibleRows } from "./visibleRows";
 
-/** Up to this many rows, all are drawn (nothing to cut). */
-const DRAW_ALL_UP_TO = 300;
 /** A row's height in pixels (`.review-row` in styles.css). */
 const ROW = 22;
-/** Rows drawn beyond each edge of the view, so a short scroll shows no gap. */
-const SPARE = 10;
 
 type Row = { kind: "job"; key: string; instruction: string } | { kind: "file"; path: string } | { kind: "hunk"; id: string; path: string };
 
@@ -24,50 +21,33 @@ export function ReviewList() {
   const items = reviewItems.value;
   const info = hunkInfo.value;
   const rows = useMemo(() => flatten(items, info, reviewJobs.value), [items, info, reviewJobs.value]);
-  const body = useRef<HTMLDivElement>(null);
-  const [view, setView] = useState({ top: 0, height: 400 });
-  useLayoutEffect(() => {
-    const el = body.current;
-    if (!el) return;
-    const measure = () => setView({ top: el.scrollTop, height: el.clientHeight });
-    measure();
-    const resized = new ResizeObserver(measure);
-    resized.observe(el);
-    return () => resized.disconnect();
-  }, []);
+  const view = useVisibleRows(rows.length, ROW);
   // Where each hunk's row is, for bringing the current one into view.
   const at = useMemo(() => new Map(rows.flatMap((r, i) => (r.kind === "hunk" ? [[r.id, i] as const] : []))), [rows]);
   useEffect(
     () =>
       effect(() => {
         const id = currentHunk.value;
-        const list = body.current;
+        const list = view.body.current;
         if (!list) return;
         list.querySelector(".review-item.active")?.classList.remove("active");
         const i = id ? at.get(id) : undefined;
         if (i === undefined) return;
-        const top = i * ROW;
-        if (top < list.scrollTop || top + ROW > list.scrollTop + list.clientHeight) {
-          list.scrollTop = Math.max(0, top - Math.floor(list.clientHeight / 3));
-          setView({ top: list.scrollTop, height: list.clientHeight });
-        }
+        view.reveal(i, 1 / 3);
         list.querySelector(`[data-hunk-id="${CSS.escape(id!)}"]`)?.classList.add("active");
       }),
     [at],
   );
-  const cut = rows.length > DRAW_ALL_UP_TO;
-  const first = cut ? Math.max(0, Math.floor(view.top / ROW) - SPARE) : 0;
-  const last = cut ? Math.min(rows.length, Math.ceil((view.top + view.height) / ROW) + SPARE) : rows.length;
   return (
     <section class="review" aria-label="Review" data-testid="review-list">
       <h2>
         Review <span class="count" data-testid="review-count">{items.length}</span>
       </h2>
       {items.length === 0 && <p class="empty">No pending changes.</p>}
-      <div class="review-body" ref={body} onScroll={(e) => cut && setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}>
-        <div style={cut ? { height: `${rows.length * ROW}px`, position: "relative" } : undefined}>
-          <div style={cut ? { position: "absolute", top: `${first * ROW}px`, left: 0, right: 0 } : undefined}>
-            {rows.slice(first, last).map((r) =>
+      <div class="review-body" ref={view.body} onScroll={view.onScroll}>
+        <div style={view.spacer}>
+          <div style={view.shift}>
+            {rows.slice(view.first, view.last).map((r) =>
               r.kind === "job" ? (
                 <div key={`j:${r.key}`} class="review-row review-instruction" title={r.instruction} data-testid="review-instruction" data-job-id={r.key}>
                   {r.instruction}
