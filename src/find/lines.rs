@@ -7,7 +7,7 @@ use grep_matcher::Matcher as _;
 use serde::{Deserialize, Serialize};
 
 use crate::project::{View, text};
-use crate::tools::search::{Query, build_matcher, find_matches};
+use crate::tools::search::{Query, build_matcher, find_matches, page_of};
 use crate::tools::{Page, ToolError};
 
 /// What to look for (`GET /api/search`).
@@ -89,18 +89,7 @@ pub fn search(view: &View<'_>, request: &SearchRequest) -> Result<SearchResults,
     let page = Page::new(request.offset, request.limit, 200, MAX_LIMIT);
     let max_line = project.limits().max_snippet_line_bytes;
     let mut out = Vec::new();
-    let (mut skip, mut take) = (page.offset, page.limit);
-    for file in &files {
-        if take == 0 {
-            break;
-        }
-        if skip >= file.lines.len() {
-            skip -= file.lines.len();
-            continue;
-        }
-        let end = (skip + take).min(file.lines.len());
-        let wanted = &file.lines[skip..end];
-        (skip, take) = (0, take - wanted.len());
+    for (file, wanted) in page_of(&files, page.offset, page.limit) {
         let bytes = view.bytes(&file.path);
         let readable = std::str::from_utf8(&bytes).is_ok();
         let lines: Vec<&[u8]> = text::byte_lines(&bytes).collect();

@@ -111,6 +111,31 @@ pub struct FileMatches {
     pub lines: Vec<u64>,
 }
 
+/// A page of matching lines across `files`: from the `offset`-th line on,
+/// at most `limit` of them, each file that has some with its slice of them.
+pub(crate) fn page_of(
+    files: &[FileMatches],
+    offset: usize,
+    limit: usize,
+) -> Vec<(&FileMatches, &[u64])> {
+    let (mut skip, mut take) = (offset, limit);
+    let mut out = Vec::new();
+    for file in files {
+        if take == 0 {
+            break;
+        }
+        if skip >= file.lines.len() {
+            skip -= file.lines.len();
+            continue;
+        }
+        let end = (skip + take).min(file.lines.len());
+        let lines = &file.lines[skip..end];
+        (skip, take) = (0, take - lines.len());
+        out.push((file, lines));
+    }
+    out
+}
+
 /// Where a file's bytes come from.
 enum Source<'a> {
     /// Held by the project index.
@@ -294,20 +319,7 @@ impl Tool for SearchProject {
         let total: usize = files.iter().map(|f| f.lines.len()).sum();
 
         let mut results = Vec::new();
-        let mut skip = page.offset;
-        let mut take = page.limit;
-        for file in &files {
-            if take == 0 {
-                break;
-            }
-            if skip >= file.lines.len() {
-                skip -= file.lines.len();
-                continue;
-            }
-            let end = (skip + take).min(file.lines.len());
-            let lines = &file.lines[skip..end];
-            take -= lines.len();
-            skip = 0;
+        for (file, lines) in page_of(&files, page.offset, page.limit) {
             results.extend(snippets(view, &file.path, lines, context));
         }
 
