@@ -48,6 +48,9 @@ export interface EditorHost extends HunkActions {
   current(id: string | null): void;
 }
 
+/** Pixels of context kept above and below a hunk brought into view. */
+const HUNK_MARGIN = 120;
+
 /** How long typing pauses before it is sent. */
 const SEND_AFTER_MS = 250;
 
@@ -183,14 +186,19 @@ export class EditorController {
     this.view.dispatch({ changes, effects: markHunk.of({ id, status }), annotations: engine });
   }
 
-  /** Moves the cursor to a hunk and scrolls it into the middle of the view. */
+  /** Moves the cursor to a hunk and brings it into view: one out of view
+   * into the middle; one in view stays where it is (nudged to keep
+   * `HUNK_MARGIN` of context), so moving between hunks on one screen
+   * scrolls nothing. */
   goTo(id: string) {
     const hunk = this.hunks().find((h) => h.id === id);
     if (!hunk) return false;
-    this.view.dispatch({
-      selection: EditorSelection.cursor(hunk.from),
-      effects: [focusHunk.of(id), EditorView.scrollIntoView(hunk.from, { y: "center" })],
-    });
+    // From the last measure: no layout is forced here.
+    const shown = this.view.visibleRanges.some((r) => r.from <= hunk.from && hunk.from <= r.to);
+    const scroll = shown
+      ? EditorView.scrollIntoView(EditorSelection.range(hunk.from, hunk.to), { y: "nearest", yMargin: HUNK_MARGIN })
+      : EditorView.scrollIntoView(hunk.from, { y: "center" });
+    this.view.dispatch({ selection: EditorSelection.cursor(hunk.from), effects: [focusHunk.of(id), scroll] });
     return true;
   }
 
