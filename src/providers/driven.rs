@@ -33,11 +33,14 @@ pub enum DriveError {
     Ended,
 }
 
+/// Where the answer to one call goes: its value, or the loop's error message.
+type Reply = oneshot::Sender<Result<Value, String>>;
+
 /// One call of the external agent, and where its answer goes.
 struct Call {
     name: String,
     arguments: Value,
-    reply: oneshot::Sender<Result<Value, String>>,
+    reply: Reply,
 }
 
 /// The job's side: each step is the external agent's next call.
@@ -45,7 +48,7 @@ pub struct Driven {
     name: String,
     calls: tokio::sync::Mutex<mpsc::Receiver<Call>>,
     /// The call handed to the loop last, waiting for its answer.
-    waiting: Mutex<Option<(String, oneshot::Sender<Result<Value, String>>)>>,
+    waiting: Mutex<Option<(String, Reply)>>,
     next_id: AtomicU64,
 }
 
