@@ -3,7 +3,7 @@
 // resolving conflicts, and following the project feed.
 
 import { api } from "../api/client";
-import type { FileContent, Status } from "../api/types";
+import type { FileContent, Status, TreeEntry } from "../api/types";
 import type { EditorController } from "../editor/controller";
 import { metrics } from "./metrics";
 import { attempt, currentHunk, hunkInfo, openFile, reviewJobs, tell, tree, unsynced } from "./store";
@@ -12,6 +12,12 @@ import { reloadListings } from "./tree";
 let editor: EditorController | null = null;
 /** Decisions made, newest last, for undo. */
 const decisions: string[] = [];
+/** The engine's answer to the last decision: an undo waits for it, so it
+ * never overtakes the decision it undoes. */
+let lastDecision: Promise<unknown> = Promise.resolve();
+/** Hunks decided here whose decision the engine has not answered yet (the
+ * tree may still list them pending). */
+const unconfirmed = new Set<string>();
 
 /** Connects the editor view the actions drive. */
 export function bindEditor(controller: EditorController | null) {
@@ -134,18 +140,26 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     editor.markDecided(id, status);
     if (next) editor.goTo(next);
     metrics.nextShown(started, next !== null);
+    // Moving on never comes back to it while the engine's answer is on its way.
+    unconfirmed.add(id);
     if (!next) void goToNextFile(path);
+    // Undoable at once, before the engine answers (taken back if it refuses).
+    decisions.push(id);
   }
-  await editor.flush().catch(() => undefined);
-  const decided = await attempt(`Deciding ${id}`, () => api.decide(id, { status }));
+  const answered = (async () => {
+    await editor.flush().catch(() => undefined);
+    return attempt(`Deciding ${id}`, () => api.decide(id, { status }));
+  })();
+  lastDecision = answered;
+  const decided = await answered.finally(() => unconfirmed.delete(id));
   // The next hunk is on screen already: let that frame paint before the
   // engine's answer (the same text, confirmed) is merged in.
   await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  if (status === "pending" ? decided : !decided) {
+    const i = decisions.lastIndexOf(id);
+    if (i >= 0) decisions.splice(i, 1);
+  }
   if (decided) {
-    if (status === "pending") {
-      const i = decisions.lastIndexOf(id);
-      if (i >= 0) decisions.splice(i, 1);
-    } else decisions.push(id);
     took(decided.file);
     if (status === "pending" && editor.openPath === decided.file.path) editor.goTo(id);
   } else if (path) {
@@ -156,17 +170,17 @@ export async function decide(status: Status, id: string | null = currentHunk.val
 
 /** Undoes the last decision: its hunk is pending again. */
 export async function undoDecision() {
+  await lastDecision;
   const id = decisions.at(-1);
   if (!id) return tell("info", "No decision to undo");
   const owner = await attempt("Finding the hunk", () => api.decide(id, { status: "pending" }));
   if (!owner) return;
   decisions.pop();
-  if (editor?.openPath !== owner.file.path) {
-    await openPath(owner.file.path, id);
-  } else {
-    took(owner.file);
-    editor.goTo(id);
-  }
+  // The engine's answer is the file as it is now: the tree, and whatever
+  // was fetched of it ahead, take it before it is opened.
+  took(owner.file);
+  if (editor?.openPath !== owner.file.path) await openPath(owner.file.path, id);
+  else editor.goTo(id);
 }
 
 /** The next file in tree order with pending hunks after (or before) `path`,
@@ -178,16 +192,21 @@ function nextWithHunks(path: string | null, direction: 1 | -1) {
   const at = found >= 0 ? found : direction === 1 ? -1 : n;
   for (let k = 1; k <= n; k++) {
     const entry = files[(((at + direction * k) % n) + n) % n];
-    if (entry.path !== path && entry.state.pending_hunks.length > 0) return entry;
+    if (entry.path !== path && pendingOf(entry).length > 0) return entry;
   }
   return null;
+}
+
+/** A file's pending hunks, less those decided here and not yet answered. */
+function pendingOf(entry: TreeEntry) {
+  return entry.state.pending_hunks.filter((h) => !unconfirmed.has(h));
 }
 
 /** The first (or, going back, last) pending hunk of the next file that has one. */
 async function goToNextFile(path: string | null, direction: 1 | -1 = 1) {
   const entry = nextWithHunks(path, direction);
   if (!entry) return;
-  const hunks = entry.state.pending_hunks;
+  const hunks = pendingOf(entry);
   return openPath(entry.path, direction === 1 ? hunks[0] : hunks[hunks.length - 1]);
 }
 
@@ -312,6 +331,8 @@ export async function followProject(onRollback: () => void) {
             break;
           case "file.edited":
           case "review.updated":
+            // What was fetched ahead of it may be older than this.
+            ahead.delete(e.data.path);
             break;
         }
       }
