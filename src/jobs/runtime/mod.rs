@@ -17,6 +17,8 @@
 mod control;
 mod editing;
 mod execute;
+mod external;
+pub use external::HunkState;
 mod find;
 mod host;
 mod log;
