@@ -365,10 +365,18 @@ impl FileReview {
         for c in &covers {
             let f = &mut self.entries[c.entry];
             let grown = f.len as isize - c.widened as isize;
-            f.len = (c.len as isize + grown).max(0) as usize;
+            let mut len = (c.len as isize + grown).max(0) as usize;
+            let inside = c.offset + c.len as isize;
             if c.offset > 0 {
                 f.at = at.saturating_add_signed(c.offset);
+            } else if inside > 0 && f.at + f.len < at {
+                // It began before this change and ran into it, and lines were
+                // put in since at the point where it was cut: its lines in the
+                // change come back past them. It takes them in rather than
+                // lose its end.
+                len = len.max(at.saturating_add_signed(inside) - f.at);
             }
+            f.len = len;
         }
         covers
     }
