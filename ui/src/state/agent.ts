@@ -2,7 +2,7 @@
 // clarification answer, and the job-wide review decisions.
 
 import { api } from "../api/client";
-import type { ContextRow, Job } from "../api/types";
+import type { ContextRow, Job, Session } from "../api/types";
 import { refreshTree, reloadOpen } from "./files";
 import { loadSetup } from "./setup";
 import { agents, attempt, contextRows, job, jobEvents, session, sessions, setup, tell } from "./store";
@@ -23,14 +23,25 @@ export async function loadSessions() {
   if (!session.value && list.length > 0) await selectSession(list[0].session_id);
 }
 
-/** Shows session `id`: its chat, its context, its latest job. */
+/** The latest selection: an earlier one answered late does not undo it. */
+let selecting = 0;
+
+/** Shows session `id`: its chat, its context, its latest job. It is the
+ * session at once (as the list knows it), so what is done next — rename,
+ * delete, run — acts on it, not on the one shown before. */
 export async function selectSession(id: string) {
+  const mine = ++selecting;
+  const show = (s: Session) => {
+    session.value = s;
+    contextRows.value = s.context_rows;
+    job.value = null;
+    jobEvents.value = [];
+  };
+  const known = sessions.value.find((s) => s.session_id === id);
+  if (known) show(known);
   const s = await attempt("Opening the session", () => api.session(id));
-  if (!s) return;
-  session.value = s;
-  contextRows.value = s.context_rows;
-  job.value = null;
-  jobEvents.value = [];
+  if (!s || mine !== selecting) return;
+  show(s);
   if (s.last_job_id) await follow(s.last_job_id);
 }
 
