@@ -36,6 +36,7 @@ pub mod hunks;
 pub mod jobs;
 pub mod logging;
 pub mod loopback;
+pub mod mcp;
 pub mod project;
 pub mod providers;
 pub mod review;

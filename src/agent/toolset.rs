@@ -85,6 +85,8 @@ pub struct ClarifyArgs {
 
 struct Entry {
     spec: ToolSpec,
+    /// The schema as generated, optional fields optional.
+    plain: Value,
     validator: jsonschema::Validator,
 }
 
@@ -100,6 +102,7 @@ fn entry<T: JsonSchema>(name: &str, description: &str) -> Entry {
             description: description.to_owned(),
             parameters: strict::strict(&schema),
         },
+        plain: schema,
     }
 }
 
@@ -141,6 +144,24 @@ pub fn specs(agent: &AgentDefinition) -> Vec<ToolSpec> {
         .iter()
         .filter(|t| agent.allows(&t.name))
         .cloned()
+        .collect()
+}
+
+/// Every tool with its schema as generated (optional fields optional, not
+/// the strict subset the model providers need): what an external agent is
+/// offered over MCP, whose clients take any JSON schema.
+pub fn plain_specs() -> Vec<ToolSpec> {
+    tools::specs()
+        .into_iter()
+        .map(|t| ToolSpec {
+            name: t.name.to_owned(),
+            description: t.description.to_owned(),
+            parameters: t.input_schema,
+        })
+        .chain(AGENT_TOOLS.iter().map(|e| ToolSpec {
+            parameters: e.plain.clone(),
+            ..e.spec.clone()
+        }))
         .collect()
 }
 

@@ -49,6 +49,17 @@ impl std::fmt::Debug for Providers {
 }
 
 impl Providers {
+    /// A chain of `provider` alone, used as it is.
+    pub fn single(provider: Arc<dyn Provider>) -> Providers {
+        Providers {
+            chain: vec![Link {
+                provider,
+                step_timeout: None,
+                needs: Needs::Nothing,
+            }],
+        }
+    }
+
     /// The chain `config.agent_mode` calls for: remote; local; or local
     /// (`hybrid.max_local_attempts` times, each step under the hybrid
     /// timeout) then remote. Keys come from the environment or keychain.

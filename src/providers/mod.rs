@@ -12,6 +12,7 @@
 pub mod anthropic;
 pub mod conversation;
 pub mod detect;
+pub mod driven;
 pub mod http;
 pub mod keys;
 pub mod openai;
@@ -315,6 +316,9 @@ pub enum ProviderErrorKind {
     /// broken tool call, as llama.cpp reports it): a malformed step for the
     /// loop to correct, never retried as it was.
     MalformedOutput,
+    /// The agent driving the job went away (an external agent's client
+    /// disconnected): never retried.
+    Gone,
 }
 
 impl ProviderErrorKind {
@@ -326,6 +330,7 @@ impl ProviderErrorKind {
                 | ProviderErrorKind::InvalidRequest
                 | ProviderErrorKind::ContextOverflow
                 | ProviderErrorKind::MalformedOutput
+                | ProviderErrorKind::Gone
         )
     }
 }

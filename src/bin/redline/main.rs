@@ -80,6 +80,15 @@ enum Command {
         #[arg(long)]
         ui: Option<PathBuf>,
     },
+    /// Serve a folder to another agent over MCP (standard input and output):
+    /// its edits are staged for review in Redline, hunk by hunk.
+    ///
+    /// Register it with an agent as a stdio server, e.g. for Claude Code:
+    /// `claude mcp add redline -- redline mcp /path/to/notes`.
+    Mcp {
+        /// The project folder.
+        folder: PathBuf,
+    },
     /// Serve a scripted model over HTTP, in the OpenAI and Anthropic wire
     /// formats, for tests and demos without a real model.
     ///
@@ -396,6 +405,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let served = redline::api::http::serve(api, port, ui_dir(ui)).await?;
             println!("{}", served.url());
             std::future::pending::<()>().await;
+            Ok(ExitCode::SUCCESS)
+        }),
+        Command::Mcp { folder } => tokio_runtime()?.block_on(async {
+            let runtime = redline::jobs::Runtime::open(&folder, config)?;
+            let served = redline::mcp::serve_stdio(runtime.clone()).await;
+            runtime.shutdown();
+            served?;
             Ok(ExitCode::SUCCESS)
         }),
         Command::ScriptedModel { script, port } => {

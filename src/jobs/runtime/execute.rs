@@ -2,7 +2,7 @@
 //! runs the agent loop on each provider of the chain until one ends it
 //! without a hybrid trigger, and finishes with its outcome recorded.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -14,7 +14,7 @@ use crate::agent::{
     Proposal,
 };
 use crate::config::Config;
-use crate::jobs::chain::{Checked, Link, no_provider_message};
+use crate::jobs::chain::{Checked, Link, Providers, no_provider_message};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
     CheckpointCreated, DiffGenerated, JobAnswered, JobBegan, JobCancelled, JobFailed,
@@ -28,7 +28,19 @@ use crate::workspace::RunInfo;
 impl Runtime {
     /// Starts a job in the background; returns it `queued`.
     pub fn run(&self, request: RunRequest) -> Result<Job, RuntimeError> {
-        self.start(request, None)
+        self.start(request, None, None)
+    }
+
+    /// Starts a job whose steps come from `provider` instead of the
+    /// configured chain: an external agent's calls
+    /// ([`driven`](crate::providers::driven)). Its session's agent is the
+    /// external one (`mcp:<client>`).
+    pub fn run_driven(
+        &self,
+        request: RunRequest,
+        provider: Arc<dyn Provider>,
+    ) -> Result<Job, RuntimeError> {
+        self.start(request, None, Some(Arc::new(Providers::single(provider))))
     }
 
     /// Re-runs a job's instruction on the current content, as a new job
@@ -49,10 +61,15 @@ impl Runtime {
                 max_tool_calls: Some(old.max_tool_calls),
             },
         };
-        self.start(request, Some(old.job_id))
+        self.start(request, Some(old.job_id), None)
     }
 
-    fn start(&self, request: RunRequest, rerun_of: Option<String>) -> Result<Job, RuntimeError> {
+    fn start(
+        &self,
+        request: RunRequest,
+        rerun_of: Option<String>,
+        chain: Option<Arc<Providers>>,
+    ) -> Result<Job, RuntimeError> {
         if request.instruction.trim().is_empty() {
             return Err(RuntimeError::Invalid("the instruction is empty".into()));
         }
@@ -112,13 +129,20 @@ impl Runtime {
                 rerun_of,
             }),
         );
-        self.spawn(job.clone(), state, 0);
+        self.spawn(job.clone(), state, 0, chain);
         self.gc()?;
         Ok(job)
     }
 
-    /// Runs `job` as a task from `state`, on provider `attempt` of the chain.
-    pub(super) fn spawn(&self, job: Job, state: LoopState, attempt: usize) {
+    /// Runs `job` as a task from `state`, on provider `attempt` of `chain`
+    /// (the configured one when `None`).
+    pub(super) fn spawn(
+        &self,
+        job: Job,
+        state: LoopState,
+        attempt: usize,
+        chain: Option<Arc<Providers>>,
+    ) {
         let (tx, rx) = mpsc::unbounded_channel();
         let cancel = CancellationToken::new();
         self.inner.live.lock().unwrap().insert(
@@ -133,7 +157,9 @@ impl Runtime {
         let job_id = job.job_id.clone();
         let task = tokio::spawn(async move {
             let job_id = job.job_id.clone();
-            runtime.execute(job, state, attempt, rx, cancel).await;
+            runtime
+                .execute(job, state, attempt, rx, cancel, chain)
+                .await;
             runtime.inner.live.lock().unwrap().remove(&job_id);
         });
         if let Some(live) = self.inner.live.lock().unwrap().get_mut(&job_id) {
@@ -150,6 +176,7 @@ impl Runtime {
         mut attempt: usize,
         mut answers: mpsc::UnboundedReceiver<Answer>,
         cancel: CancellationToken,
+        chain: Option<Arc<Providers>>,
     ) {
         let host = JobHost {
             runtime: self.clone(),
@@ -176,7 +203,7 @@ impl Runtime {
                 return self.finish(&job.job_id, JobUsage::default(), outcome);
             }
         };
-        let (config, providers) = (self.config(), self.providers());
+        let (config, providers) = (self.config(), chain.unwrap_or_else(|| self.providers()));
         let chain = &providers.chain;
         let mut checked = Checked::default();
         attempt = match self

@@ -17,6 +17,8 @@
 mod control;
 mod editing;
 mod execute;
+mod external;
+pub use external::HunkState;
 mod find;
 mod host;
 mod log;
@@ -65,6 +67,9 @@ struct Inner {
     changed: watch::Sender<u64>,
     providers: RwLock<Arc<Providers>>,
 }
+
+/// The prefix of an external agent's id: `mcp:<client name>`.
+pub const EXTERNAL_AGENT: &str = "mcp:";
 
 /// What the loop saves while waiting, besides its state: which provider of
 /// the chain it was on.
@@ -192,7 +197,20 @@ impl Runtime {
         agent::definition::all(&self.config().agents)
     }
 
+    /// The agent `id`: a configured one, or an external agent
+    /// (`mcp:<client>`), which brings its own instructions.
     fn agent(&self, id: &str) -> Result<AgentDefinition, RuntimeError> {
+        if let Some(client) = id.strip_prefix(EXTERNAL_AGENT) {
+            return Ok(AgentDefinition {
+                agent_id: id.to_owned(),
+                display_name: client.to_owned(),
+                description: format!("{client}, an external agent over MCP"),
+                system_prompt: String::new(),
+                tool_allowlist: None,
+                tool_denylist: None,
+                model: None,
+            });
+        }
         self.agents()
             .into_iter()
             .find(|a| a.agent_id == id)
@@ -224,11 +242,20 @@ impl Runtime {
         }
         drop(db);
         for (mut job, saved) in resumable {
-            match saved {
-                Some(saved) => self.spawn(job, saved.state, saved.attempt),
+            // An external agent's job cannot resume: its agent's call ended
+            // with the process that served it.
+            let external = self
+                .session(&job.session_id)
+                .is_ok_and(|s| s.agent_id.starts_with(EXTERNAL_AGENT));
+            match saved.filter(|_| !external) {
+                Some(saved) => self.spawn(job, saved.state, saved.attempt, None),
                 None => {
                     job.status = JobStatus::Failed;
-                    job.error = Some(interrupted("the job's saved state could not be read"));
+                    job.error = Some(interrupted(if external {
+                        "Redline stopped while an external agent's job waited; its call ended with it"
+                    } else {
+                        "the job's saved state could not be read"
+                    }));
                     self.db().put_job(&job)?;
                 }
             }

@@ -3,4 +3,4 @@
 /**
  * The classes of provider failure; they decide retries and hybrid fallback.
  */
-export type ProviderErrorKind = "auth" | "invalid_request" | "context_overflow" | "rate_limited" | "overloaded" | "server" | "timeout" | "transport" | "malformed_output";
+export type ProviderErrorKind = "auth" | "invalid_request" | "context_overflow" | "rate_limited" | "overloaded" | "server" | "timeout" | "transport" | "malformed_output" | "gone";

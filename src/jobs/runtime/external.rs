@@ -1,0 +1,130 @@
+//! External agents' jobs (over MCP): each client works in a session of its
+//! own, named after it, and the user's decisions on its hunks are read back
+//! to it, waited for when it asks.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{EXTERNAL_AGENT, Runtime};
+use crate::jobs::error::RuntimeError;
+use crate::jobs::model::Session;
+use crate::review::Status;
+
+/// Longest text of a changed hunk given back (longer ones say only `changed`).
+const SHORT_TEXT: usize = 2_000;
+
+/// What became of one proposed hunk.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HunkState {
+    /// The hunk.
+    pub hunk_id: String,
+    /// Its file.
+    pub file_path: String,
+    /// Its first line in the working buffer (1-based); 0 once rolled back.
+    pub line: usize,
+    /// `pending`, `accepted`, `rejected`, `changed` (the user edited its
+    /// text) or `rolled_back`.
+    pub status: String,
+    /// The hunk's lines as the user left them, when `changed` and short.
+    pub text: Option<String>,
+}
+
+impl HunkState {
+    /// Whether the user has done something with it.
+    pub fn decided(&self) -> bool {
+        self.status != "pending"
+    }
+}
+
+impl Runtime {
+    /// The session of the external agent `client`: its newest, else a new
+    /// one named after it.
+    pub fn external_session(&self, client: &str) -> Result<Session, RuntimeError> {
+        let agent_id = format!("{EXTERNAL_AGENT}{client}");
+        if let Some(found) = self
+            .sessions()?
+            .into_iter()
+            .find(|s| s.agent_id == agent_id)
+        {
+            return Ok(found);
+        }
+        let session = self.create_session(Some(&agent_id))?;
+        self.rename_session(&session.session_id, client)
+    }
+
+    /// What became of the hunks of `job_id` (all of them, or those listed).
+    pub fn hunk_states(
+        &self,
+        job_id: &str,
+        hunk_ids: &[String],
+    ) -> Result<Vec<HunkState>, RuntimeError> {
+        let job = self.job(job_id)?;
+        let ws = self.ws();
+        let mut out = Vec::new();
+        for diff in job.diff_bundle.iter().flat_map(|b| &b.files) {
+            for hunk in &diff.hunks {
+                if !hunk_ids.is_empty() && !hunk_ids.contains(&hunk.hunk_id) {
+                    continue;
+                }
+                let state = match ws.review().hunk_fate(&hunk.hunk_id) {
+                    None => HunkState {
+                        hunk_id: hunk.hunk_id.clone(),
+                        file_path: diff.file_path.clone(),
+                        line: 0,
+                        status: "rolled_back".into(),
+                        text: None,
+                    },
+                    Some(fate) => HunkState {
+                        hunk_id: hunk.hunk_id.clone(),
+                        file_path: fate.path,
+                        line: fate.line,
+                        status: match (fate.edited, fate.status) {
+                            (true, _) => "changed",
+                            (false, Status::Pending) => "pending",
+                            (false, Status::Accepted) => "accepted",
+                            (false, Status::Rejected) => "rejected",
+                        }
+                        .into(),
+                        text: (fate.edited && fate.now.len() <= SHORT_TEXT).then_some(fate.now),
+                    },
+                };
+                out.push(state);
+            }
+        }
+        if let Some(id) = hunk_ids
+            .iter()
+            .find(|id| !out.iter().any(|s| &s.hunk_id == *id))
+        {
+            return Err(RuntimeError::Invalid(format!(
+                "hunk `{id}` is not one of job `{job_id}`'s"
+            )));
+        }
+        Ok(out)
+    }
+
+    /// [`hunk_states`](Self::hunk_states), once every one of them is
+    /// decided or `wait` has passed (whichever comes first).
+    pub async fn hunk_states_decided(
+        &self,
+        job_id: &str,
+        hunk_ids: &[String],
+        wait: Duration,
+    ) -> Result<Vec<HunkState>, RuntimeError> {
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut cursor = self.inner.feed.page(0, 0).await.next_cursor;
+        loop {
+            let states = self.hunk_states(job_id, hunk_ids)?;
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if states.iter().all(HunkState::decided) || left.is_zero() {
+                return Ok(states);
+            }
+            cursor = self
+                .inner
+                .feed
+                .page(cursor, left.as_millis() as u64)
+                .await
+                .next_cursor;
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! The server's tools: the loop's own (driven through a job of the client),
+//! and `review_status`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::Mutex;
+
+use crate::agent::toolset::{self, CLARIFY_USER};
+use crate::jobs::{JobStatus, RunRequest, Runtime, ToolConfig};
+use crate::providers::driven::{DriveError, Driver, driven};
+
+/// The MCP name of `clarify_user`.
+const ASK_USER: &str = "ask_user";
+/// Reads back the user's decisions on a proposal.
+const REVIEW_STATUS: &str = "review_status";
+/// Longest wait `review_status` takes.
+const MAX_WAIT_MS: u64 = 120_000;
+
+/// The job a client's calls drive now.
+struct Active {
+    job_id: String,
+    driver: Driver,
+}
+
+/// One MCP session's server.
+#[derive(Clone)]
+pub struct RedlineMcp {
+    runtime: Runtime,
+    active: Arc<Mutex<Option<Active>>>,
+}
+
+/// `review_status`'s arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct ReviewStatusArgs {
+    /// The job `propose_edits` answered with.
+    job_id: String,
+    /// Only these hunks (default: all of the job's).
+    #[serde(default)]
+    hunk_ids: Vec<String>,
+    /// Wait up to this long (at most 120,000 ms) until every hunk asked
+    /// about is decided. Default 0: answer at once.
+    #[serde(default)]
+    wait_ms: u64,
+}
+
+impl RedlineMcp {
+    /// A server over `runtime`'s project.
+    pub fn new(runtime: Runtime) -> RedlineMcp {
+        RedlineMcp {
+            runtime,
+            active: Arc::default(),
+        }
+    }
+
+    /// The tools offered, with the schemas Redline's own agent gets.
+    fn tools() -> Vec<Tool> {
+        let object = |schema: Value| match schema {
+            Value::Object(map) => Arc::new(map),
+            _ => Arc::default(),
+        };
+        let mut tools: Vec<Tool> = toolset::plain_specs()
+            .into_iter()
+            .map(|spec| {
+                let name = if spec.name == CLARIFY_USER {
+                    ASK_USER.to_owned()
+                } else {
+                    spec.name
+                };
+                Tool::new(name, spec.description, object(spec.parameters))
+            })
+            .collect();
+        let mut schema = schemars::schema_for!(ReviewStatusArgs).to_value();
+        if let Value::Object(map) = &mut schema {
+            map.remove("title");
+        }
+        tools.push(Tool::new(
+            REVIEW_STATUS,
+            "What the user decided on the hunks of a proposal: pending, accepted, rejected, \
+             changed (with the user's text when short) or rolled_back; with wait_ms, waits \
+             until every hunk asked about is decided.",
+            object(schema),
+        ));
+        tools
+    }
+
+    /// Hands `name(arguments)` to the client's job (starting one when none
+    /// runs) and turns the loop's answer into the tool's result.
+    async fn drive(&self, client: &str, name: &str, arguments: Value) -> CallToolResult {
+        let mut active = self.active.lock().await;
+        let open = active.as_ref().is_some_and(|a| a.driver.is_open());
+        if !open {
+            match self.start(client) {
+                Ok(started) => *active = Some(started),
+                Err(message) => return failure("not_started", &message),
+            }
+        }
+        let Active { job_id, driver } = active.as_ref().expect("a job was started");
+        let job_id = job_id.clone();
+        match driver.call(name, arguments).await {
+            Ok(value) => CallToolResult::structured(value),
+            Err(DriveError::Refused(message)) => refused(&message),
+            Err(DriveError::Ended) => {
+                *active = None;
+                drop(active);
+                self.ended(&job_id).await
+            }
+        }
+    }
+
+    /// A new job for `client`, in its session.
+    fn start(&self, client: &str) -> Result<Active, String> {
+        let session = self
+            .runtime
+            .external_session(client)
+            .map_err(|e| e.to_string())?;
+        let (provider, driver) = driven(&format!("mcp:{client}"));
+        let job = self
+            .runtime
+            .run_driven(
+                RunRequest {
+                    session_id: session.session_id,
+                    instruction: format!("Proposed by {client}"),
+                    context_rows: Vec::new(),
+                    tool_config: ToolConfig::default(),
+                },
+                Arc::new(provider),
+            )
+            .map_err(|e| e.to_string())?;
+        Ok(Active {
+            job_id: job.job_id,
+            driver,
+        })
+    }
+
+    /// The result of a call that ended its job: the proposal staged for
+    /// review, or why the job ended without one.
+    async fn ended(&self, job_id: &str) -> CallToolResult {
+        // The loop records the end right after it stops taking calls.
+        let mut job = self.runtime.job(job_id);
+        for _ in 0..100 {
+            if job.as_ref().is_ok_and(|j| j.status.is_terminal()) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            job = self.runtime.job(job_id);
+        }
+        let job = match job {
+            Ok(job) => job,
+            Err(e) => return failure(e.code(), &e.to_string()),
+        };
+        match (&job.status, &job.diff_bundle) {
+            (JobStatus::AwaitingReview | JobStatus::BudgetExceeded, Some(bundle)) => {
+                let previews = self.runtime.review_queue().ok();
+                let preview = |hunk_id: &str| {
+                    previews
+                        .iter()
+                        .flat_map(|q| &q.jobs)
+                        .flat_map(|g| &g.hunks)
+                        .find(|h| h.hunk_id == hunk_id)
+                        .map(|h| json!({ "line": h.line, "preview": h.preview }))
+                        .unwrap_or(Value::Null)
+                };
+                let files: Vec<Value> = bundle
+                    .files
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "file_path": f.file_path,
+                            "hunks": f.hunks.iter().map(|h| {
+                                json!({ "hunk_id": h.hunk_id, "shown": preview(&h.hunk_id) })
+                            }).collect::<Vec<_>>(),
+                        })
+                    })
+                    .collect();
+                CallToolResult::structured(json!({
+                    "job_id": job.job_id,
+                    "status": "pending_review",
+                    "files": files,
+                    "summary": job.summary,
+                }))
+            }
+            _ => {
+                let (code, message) = job.error.map_or_else(
+                    || (job.status.as_str().to_owned(), "the job ended".to_owned()),
+                    |e| (e.code, e.message),
+                );
+                failure(&code, &message)
+            }
+        }
+    }
+
+    async fn review_status(&self, arguments: Value) -> CallToolResult {
+        let args: ReviewStatusArgs = match serde_json::from_value(arguments) {
+            Ok(args) => args,
+            Err(e) => return failure("invalid_arguments", &e.to_string()),
+        };
+        let wait = Duration::from_millis(args.wait_ms.min(MAX_WAIT_MS));
+        match self
+            .runtime
+            .hunk_states_decided(&args.job_id, &args.hunk_ids, wait)
+            .await
+        {
+            Ok(states) => {
+                CallToolResult::structured(json!({ "job_id": args.job_id, "hunks": states }))
+            }
+            Err(e) => failure(e.code(), &e.to_string()),
+        }
+    }
+}
+
+/// A tool error with the API's code.
+fn failure(code: &str, message: &str) -> CallToolResult {
+    let mut result =
+        CallToolResult::structured_error(json!({ "error": { "code": code, "message": message } }));
+    result.content = vec![ContentBlock::text(format!("{code}: {message}"))];
+    result
+}
+
+/// The loop's refusal (`code: message`, as the tools word it) as a tool error.
+fn refused(message: &str) -> CallToolResult {
+    match message.split_once(": ") {
+        Some((code, rest)) if code.chars().all(|c| c.is_ascii_lowercase() || c == '_') => {
+            failure(code, rest)
+        }
+        _ => failure("refused", message),
+    }
+}
+
+impl ServerHandler for RedlineMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("redline", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Redline stages your edits to this folder for the user's per-hunk review: read \
+                 with read_file, then propose_edits (nothing is written until the user accepts \
+                 and saves); review_status tells what the user decided; ask_user asks them.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(Self::tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let client = context
+            .client_info()
+            .map(|i| i.name)
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| "mcp-client".into());
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let result = match request.name.as_ref() {
+            REVIEW_STATUS => self.review_status(arguments).await,
+            ASK_USER => self.drive(&client, CLARIFY_USER, arguments).await,
+            name if toolset::plain_specs()
+                .iter()
+                .any(|s| s.name == name && name != CLARIFY_USER) =>
+            {
+                self.drive(&client, name, arguments).await
+            }
+            other => failure("unknown_tool", &format!("there is no tool `{other}`")),
+        };
+        Ok(result.into())
+    }
+}

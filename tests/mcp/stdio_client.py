@@ -1,0 +1,91 @@
+"""The official MCP Python SDK driving `redline mcp FOLDER` over stdio.
+
+Usage: python stdio_client.py REDLINE_BIN FOLDER DATA_DIR
+Prints one JSON line with what the Rust test checks afterwards (the job id
+and hunk ids); every protocol-level fact is asserted here.
+"""
+
+import asyncio
+import json
+import os
+import sys
+
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+
+def structured(result):
+    assert not result.isError, result.content
+    return result.structuredContent
+
+
+def error_code(result):
+    assert result.isError, result
+    return result.structuredContent["error"]["code"]
+
+
+async def main(redline, folder, data):
+    params = StdioServerParameters(
+        command=redline,
+        args=["mcp", folder],
+        env={
+            "REDLINE_DATA_DIR": data,
+            "REDLINE_CONFIG": os.path.join(data, "config.toml"),
+            "REDLINE_NO_KEYCHAIN": "1",
+            "REDLINE_LOG": "warn",
+        },
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(
+            read, write, client_info=types.Implementation(name="py-agent", version="1.0")
+        ) as session:
+            init = await session.initialize()
+            assert init.serverInfo.name == "redline", init.serverInfo
+
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert set(tools) == {
+                "search_project", "read_file", "list_files",
+                "propose_edits", "ask_user", "review_status",
+            }, sorted(tools)
+            assert "query" in tools["search_project"].inputSchema["properties"]
+            assert tools["search_project"].inputSchema["required"] == ["query"]
+            assert "edits" in tools["propose_edits"].inputSchema["properties"]
+
+            found = structured(await session.call_tool("search_project", {"query": "Owner"}))
+            assert found["total"] == 2, found
+            listed = structured(await session.call_tool("list_files", {}))
+            assert "notes/alpha.md" in listed["files"], listed
+
+            # Hostile paths are refused with the API's codes; the server lives on.
+            for path, code in [("../outside.md", "escapes_root"), ("/etc/passwd", "absolute_path")]:
+                refused = await session.call_tool("read_file", {"file_path": path})
+                assert error_code(refused) == code, refused.structuredContent
+
+            read = structured(await session.call_tool("read_file", {"file_path": "notes/alpha.md"}))
+            assert "Owner: Ann" in read["content"], read
+
+            proposed = structured(await session.call_tool("propose_edits", {
+                "edits": [{
+                    "file_path": "notes/alpha.md", "operation": "replace",
+                    "start_line": 4, "end_line": 4,
+                    "new_text": "Owner: Bo\n", "old_text": "Owner: Ann",
+                }],
+                "summary": "Alpha goes to Bo.",
+            }))
+            assert proposed["status"] == "pending_review", proposed
+            [file] = proposed["files"]
+            assert file["file_path"] == "notes/alpha.md", file
+            hunks = [h["hunk_id"] for h in file["hunks"]]
+            assert hunks, file
+
+            status = structured(await session.call_tool(
+                "review_status", {"job_id": proposed["job_id"]}))
+            assert [h["status"] for h in status["hunks"]] == ["pending"] * len(hunks), status
+
+            unknown = await session.call_tool("review_status", {"job_id": "job_999"})
+            assert error_code(unknown) == "not_found", unknown.structuredContent
+
+            print(json.dumps({"job_id": proposed["job_id"], "hunks": hunks}))
+
+
+asyncio.run(main(*sys.argv[1:4]))

@@ -1,0 +1,93 @@
+//! `redline mcp` driven by a real MCP client: the protocol's official Python
+//! SDK (`mcp` on PyPI, `tests/mcp/stdio_client.py`) over stdio — the tool
+//! list and schemas, search, list and read, hostile paths refused with the
+//! API's codes, a proposal staged and its status read back. Then Redline
+//! opens the folder as the app would, with no MCP server running: the
+//! client's proposal is in its review, in a session named after the client,
+//! and nothing reached the disk.
+//!
+//! Needs `REDLINE_MCP_PYTHON`, a Python with `mcp` installed (`scripts/test`
+//! makes one); skipped without it unless `REDLINE_REQUIRE_MCP` is set.
+
+#[path = "support/agent.rs"]
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use redline::jobs::Runtime;
+use serde_json::Value;
+use support::*;
+
+fn python() -> Option<PathBuf> {
+    let found = std::env::var_os("REDLINE_MCP_PYTHON").map(PathBuf::from);
+    if found.is_none() && std::env::var_os("REDLINE_REQUIRE_MCP").is_some() {
+        panic!("REDLINE_REQUIRE_MCP is set but REDLINE_MCP_PYTHON is not");
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_mcp_client_reads_and_proposes_for_review() {
+    let Some(python) = python() else {
+        eprintln!("skipped: no REDLINE_MCP_PYTHON (a Python with the mcp package)");
+        return;
+    };
+    let vault = tempfile::tempdir().unwrap();
+    write_vault(vault.path());
+    let data = tempfile::tempdir().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/stdio_client.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_redline"))
+        .arg(vault.path())
+        .arg(data.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the MCP client failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said: Value = serde_json::from_slice(
+        out.stdout
+            .split(|b| *b == b'\n')
+            .rfind(|l| !l.is_empty())
+            .unwrap(),
+    )
+    .unwrap();
+    let job_id = said["job_id"].as_str().unwrap();
+
+    // Redline opened later on the same folder: the review is there.
+    let runtime = Runtime::open(vault.path(), config(data.path())).unwrap();
+    let job = runtime.job(job_id).unwrap();
+    assert_eq!(job.status, redline::jobs::JobStatus::AwaitingReview);
+    let session = runtime.session(&job.session_id).unwrap();
+    assert_eq!(session.agent_id, "mcp:py-agent");
+    assert_eq!(session.name.as_deref(), Some("py-agent"));
+    let queue = runtime.review_queue().unwrap();
+    let pending: Vec<&str> = queue
+        .jobs
+        .iter()
+        .filter(|g| g.job_id.as_deref() == Some(job_id))
+        .flat_map(|g| g.hunks.iter().map(|h| h.hunk_id.as_str()))
+        .collect();
+    assert_eq!(
+        pending,
+        said["hunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h.as_str().unwrap())
+            .collect::<Vec<_>>()
+    );
+    let alpha = runtime.file_content("notes/alpha.md").unwrap();
+    assert!(alpha.text.contains("Owner: Bo"), "{}", alpha.text);
+    assert_eq!(
+        std::fs::read_to_string(vault.path().join("notes/alpha.md")).unwrap(),
+        ALPHA,
+        "nothing reaches the disk before the user decides"
+    );
+    runtime.shutdown();
+}
