@@ -61,8 +61,14 @@ impl RedlineMcp {
         }
     }
 
-    /// The tools offered, with the schemas Redline's own agent gets.
-    fn tools() -> Vec<Tool> {
+    /// The tools offered, with the schemas Redline's own agent gets (built once).
+    fn tools() -> &'static [Tool] {
+        static TOOLS: std::sync::LazyLock<Vec<Tool>> =
+            std::sync::LazyLock::new(RedlineMcp::build_tools);
+        &TOOLS
+    }
+
+    fn build_tools() -> Vec<Tool> {
         let object = |schema: Value| match schema {
             Value::Object(map) => Arc::new(map),
             _ => Arc::default(),
@@ -145,15 +151,14 @@ impl RedlineMcp {
     /// review, or why the job ended without one.
     async fn ended(&self, job_id: &str) -> CallToolResult {
         // The loop records the end right after it stops taking calls.
-        let mut job = self.runtime.job(job_id);
-        for _ in 0..100 {
-            if job.as_ref().is_ok_and(|j| j.status.is_terminal()) {
-                break;
+        let mut cursor = 0;
+        for _ in 0..10 {
+            match self.runtime.events(job_id, cursor, 500).await {
+                Ok(page) if !page.status.is_terminal() => cursor = page.next_cursor,
+                _ => break,
             }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            job = self.runtime.job(job_id);
         }
-        let job = match job {
+        let job = match self.runtime.job(job_id) {
             Ok(job) => job,
             Err(e) => return failure(e.code(), &e.to_string()),
         };
@@ -251,7 +256,7 @@ impl ServerHandler for RedlineMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(Self::tools()))
+        Ok(ListToolsResult::with_all_items(Self::tools().to_vec()))
     }
 
     async fn call_tool(
@@ -268,10 +273,7 @@ impl ServerHandler for RedlineMcp {
         let result = match request.name.as_ref() {
             REVIEW_STATUS => self.review_status(arguments).await,
             ASK_USER => self.drive(&client, CLARIFY_USER, arguments).await,
-            name if toolset::plain_specs()
-                .iter()
-                .any(|s| s.name == name && name != CLARIFY_USER) =>
-            {
+            name if name != REVIEW_STATUS && Self::tools().iter().any(|t| t.name == name) => {
                 self.drive(&client, name, arguments).await
             }
             other => failure("unknown_tool", &format!("there is no tool `{other}`")),
