@@ -75,6 +75,13 @@ pub struct Limits {
     pub max_events_per_job: usize,
     /// Hours a completed or failed job is kept. Default 72.
     pub completed_ttl_hours: u64,
+    /// Tool calls an external agent's job (over MCP) may make before it
+    /// proposes: reading ahead is its way of working. Default 200.
+    pub max_mcp_calls_per_job: usize,
+    /// Tool calls one MCP session may make in all. Default 2000.
+    pub max_mcp_calls_per_session: usize,
+    /// Proposals one MCP session may stage for review. Default 50.
+    pub max_mcp_proposals_per_session: usize,
 }
 
 impl Default for Limits {
@@ -102,6 +109,9 @@ impl Default for Limits {
             max_jobs_per_session: 40,
             max_events_per_job: 3000,
             completed_ttl_hours: 72,
+            max_mcp_calls_per_job: 200,
+            max_mcp_calls_per_session: 2000,
+            max_mcp_proposals_per_session: 50,
         }
     }
 }

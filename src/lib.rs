@@ -33,6 +33,7 @@ pub mod edits;
 pub mod eval;
 pub mod find;
 pub mod hunks;
+pub mod instance;
 pub mod jobs;
 pub mod logging;
 pub mod loopback;

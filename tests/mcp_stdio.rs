@@ -9,30 +9,20 @@
 //! Needs `REDLINE_MCP_PYTHON`, a Python with `mcp` installed (`scripts/test`
 //! makes one); skipped without it unless `REDLINE_REQUIRE_MCP` is set.
 
+#[path = "support/mcp.rs"]
+mod mcp;
 #[path = "support/agent.rs"]
 mod support;
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use redline::jobs::Runtime;
 use serde_json::Value;
 use support::*;
 
-fn python() -> Option<PathBuf> {
-    let found = std::env::var_os("REDLINE_MCP_PYTHON").map(PathBuf::from);
-    if found.is_none() && std::env::var_os("REDLINE_REQUIRE_MCP").is_some() {
-        panic!("REDLINE_REQUIRE_MCP is set but REDLINE_MCP_PYTHON is not");
-    }
-    found
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_mcp_client_reads_and_proposes_for_review() {
-    let Some(python) = python() else {
-        eprintln!("skipped: no REDLINE_MCP_PYTHON (a Python with the mcp package)");
-        return;
-    };
+    let Some(python) = mcp::python() else { return };
     let vault = tempfile::tempdir().unwrap();
     write_vault(vault.path());
     let data = tempfile::tempdir().unwrap();
@@ -90,4 +80,16 @@ async fn a_real_mcp_client_reads_and_proposes_for_review() {
         "nothing reaches the disk before the user decides"
     );
     runtime.shutdown();
+
+    // And in a `redline serve` started later, grouped under the client.
+    let serve = mcp::Serve::start(vault.path(), data.path());
+    let queue = serve.get("/api/review").await;
+    let group = queue["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["job_id"] == job_id)
+        .expect("the proposal is in the review");
+    assert_eq!(group["source"], "py-agent");
+    assert_eq!(group["hunks"].as_array().unwrap().len(), pending.len());
 }

@@ -66,7 +66,9 @@ async fn guard(State(state): State<Door>, request: Request, next: Next) -> Respo
             .into_response();
         }
     }
-    if request.uri().path().starts_with("/api/") && !authorized(headers, &state.token) {
+    let path = request.uri().path();
+    let guarded = path.starts_with("/api/") || path == "/mcp" || path.starts_with("/mcp/");
+    if guarded && !authorized(headers, &state.token) {
         return ApiError::new(
             "unauthorized",
             "a valid token is required (Authorization: Bearer <token>)",
@@ -119,15 +121,17 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
      style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
      object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-/// The HTTP server's router: [`routes`] and, when `ui` is a built UI folder
-/// (`ui/dist`), its files at every other path, all behind the guard —
-/// answering only at `addr`, `/api` only to `token`.
+/// The HTTP server's router: [`routes`], the MCP server at `/mcp`
+/// (streamable HTTP, [`crate::mcp::http_service`]) and, when `ui` is a built
+/// UI folder (`ui/dist`), its files at every other path, all behind the
+/// guard — answering only at `addr`, `/api` and `/mcp` only to `token`.
 pub fn router(api: Api, token: String, addr: SocketAddr, ui: Option<&std::path::Path>) -> Router {
     let port = addr.port();
     let door = Door {
         token,
         hosts: vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")],
     };
+    let mcp = crate::mcp::http_service(api.runtime.clone());
     let app = match ui {
         None => routes(api),
         Some(ui) => {
@@ -142,7 +146,8 @@ pub fn router(api: Api, token: String, addr: SocketAddr, ui: Option<&std::path::
                 ))
         }
     };
-    app.layer(middleware::from_fn_with_state(door, guard))
+    app.nest_service("/mcp", mcp)
+        .layer(middleware::from_fn_with_state(door, guard))
 }
 
 /// A running server. Dropping it stops the server.

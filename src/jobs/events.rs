@@ -373,6 +373,11 @@ pub enum FeedEvent {
     /// `path` should be listed again.
     #[serde(rename = "tree.changed")]
     TreeChanged(TreeChanged),
+    /// A job's status changed: any job's, Redline's own or an external
+    /// agent's, so a window follows work it did not start (a proposal to
+    /// review, a question to answer).
+    #[serde(rename = "job.updated")]
+    JobUpdated(JobUpdated),
 }
 
 impl FeedEvent {
@@ -388,6 +393,7 @@ impl FeedEvent {
             FeedEvent::Resolved(_) => "file.resolved",
             FeedEvent::RollbackCompleted(_) => "rollback.completed",
             FeedEvent::TreeChanged(_) => "tree.changed",
+            FeedEvent::JobUpdated(_) => "job.updated",
         }
     }
 
@@ -452,6 +458,17 @@ pub struct RollbackCompleted {
 pub struct TreeChanged {
     /// The folder, relative to the root (`""`: the whole project).
     pub path: String,
+}
+
+/// `job.updated`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct JobUpdated {
+    /// The job.
+    pub job_id: String,
+    /// Its session.
+    pub session_id: String,
+    /// Its status now.
+    pub status: JobStatus,
 }
 
 #[cfg(test)]
@@ -759,6 +776,11 @@ mod tests {
             F::TreeChanged(TreeChanged {
                 path: "Notes".into(),
             }),
+            F::JobUpdated(JobUpdated {
+                job_id: "job_1".into(),
+                session_id: "sess_1".into(),
+                status: JobStatus::WaitingForUser,
+            }),
         ];
         events
             .into_iter()
@@ -773,6 +795,7 @@ mod tests {
                     F::Resolved(_) => 6,
                     F::RollbackCompleted(_) => 7,
                     F::TreeChanged(_) => 8,
+                    F::JobUpdated(_) => 9,
                 };
                 (i, e)
             })
@@ -805,7 +828,7 @@ mod tests {
     fn every_feed_event_round_trips_with_its_type_name() {
         let samples = feed_samples();
         let positions: std::collections::BTreeSet<usize> = samples.iter().map(|s| s.0).collect();
-        assert_eq!(positions, (0..9).collect(), "one sample of each variant");
+        assert_eq!(positions, (0..10).collect(), "one sample of each variant");
         for (_, event) in samples {
             let json = serde_json::to_value(&event).unwrap();
             assert_eq!(json["type"], event.kind(), "{json}");

@@ -241,6 +241,9 @@ pub struct ReviewGroup {
     pub session_id: Option<String>,
     /// What the user asked (the group's heading).
     pub instruction: String,
+    /// The external agent that proposed it (its MCP client's name), shown
+    /// beside the heading; `null` for Redline's own agent.
+    pub source: Option<String>,
     /// Its pending hunks, by path then line.
     pub hunks: Vec<crate::workspace::PendingHunk>,
 }

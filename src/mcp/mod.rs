@@ -8,12 +8,23 @@
 //! one job at a time per client, in a session named after it; a proposal
 //! ends the job, and the next call starts another. Beside the loop's tools,
 //! `review_status` reads back what the user decided.
+//!
+//! Three doors onto it: stdio over a project opened here ([`serve_stdio`]),
+//! stdio bridged to the Redline that has the folder open ([`serve_bridge`],
+//! [`bridge`]), and streamable HTTP at `/mcp` on that Redline's server
+//! ([`http_service`]).
 
+mod bridge;
 mod server;
 
+pub use bridge::{Bridge, serve as serve_bridge};
 pub use server::RedlineMcp;
 
+use std::sync::Arc;
+
 use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use crate::jobs::Runtime;
 
@@ -40,4 +51,14 @@ pub async fn serve_stdio(runtime: Runtime) -> Result<(), McpError> {
         .await
         .map_err(|e| McpError::Serve(e.to_string()))?;
     Ok(())
+}
+
+/// The MCP server over streamable HTTP, one [`RedlineMcp`] per client
+/// session, for `redline serve` to mount at `/mcp` behind its guard.
+pub fn http_service(runtime: Runtime) -> StreamableHttpService<RedlineMcp, LocalSessionManager> {
+    StreamableHttpService::new(
+        move || Ok(RedlineMcp::new(runtime.clone())),
+        Arc::new(LocalSessionManager::default()),
+        Default::default(),
+    )
 }

@@ -2,6 +2,7 @@
 //! and `review_status`.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -14,7 +15,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
-use crate::agent::toolset::{self, CLARIFY_USER};
+use crate::agent::NO_USER_ANSWER;
+use crate::agent::toolset::{self, CLARIFY_USER, PROPOSE_EDITS};
 use crate::jobs::{JobStatus, RunRequest, Runtime, ToolConfig};
 use crate::providers::driven::{DriveError, Driver, driven};
 
@@ -31,11 +33,19 @@ struct Active {
     driver: Driver,
 }
 
+/// What one MCP session has spent of its limits.
+#[derive(Default)]
+struct Spent {
+    calls: AtomicUsize,
+    proposals: AtomicUsize,
+}
+
 /// One MCP session's server.
 #[derive(Clone)]
 pub struct RedlineMcp {
     runtime: Runtime,
     active: Arc<Mutex<Option<Active>>>,
+    spent: Arc<Spent>,
 }
 
 /// `review_status`'s arguments.
@@ -58,6 +68,7 @@ impl RedlineMcp {
         RedlineMcp {
             runtime,
             active: Arc::default(),
+            spent: Arc::default(),
         }
     }
 
@@ -112,7 +123,7 @@ impl RedlineMcp {
         let Active { job_id, driver } = active.as_ref().expect("a job was started");
         let job_id = job_id.clone();
         match driver.call(name, arguments).await {
-            Ok(value) => CallToolResult::structured(value),
+            Ok(value) => CallToolResult::structured(shaped(name, value)),
             Err(DriveError::Refused(message)) => refused(&message),
             Err(DriveError::Ended) => {
                 *active = None;
@@ -129,6 +140,7 @@ impl RedlineMcp {
             .external_session(client)
             .map_err(|e| e.to_string())?;
         let (provider, driver) = driven(&format!("mcp:{client}"));
+        let calls = self.runtime.config().limits.max_mcp_calls_per_job;
         let job = self
             .runtime
             .run_driven(
@@ -136,7 +148,9 @@ impl RedlineMcp {
                     session_id: session.session_id,
                     instruction: format!("Proposed by {client}"),
                     context_rows: Vec::new(),
-                    tool_config: ToolConfig::default(),
+                    tool_config: ToolConfig {
+                        max_tool_calls: Some(calls),
+                    },
                 },
                 Arc::new(provider),
             )
@@ -186,6 +200,7 @@ impl RedlineMcp {
                         })
                     })
                     .collect();
+                self.spent.proposals.fetch_add(1, Ordering::Relaxed);
                 CallToolResult::structured(json!({
                     "job_id": job.job_id,
                     "status": "pending_review",
@@ -201,6 +216,32 @@ impl RedlineMcp {
                 failure(&code, &message)
             }
         }
+    }
+
+    /// The refusal of a call past the session's limits, counting it if not.
+    fn over_limit(&self, name: &str) -> Option<CallToolResult> {
+        let limits = &self.runtime.config().limits;
+        let calls = self.spent.calls.fetch_add(1, Ordering::Relaxed);
+        if calls >= limits.max_mcp_calls_per_session {
+            return Some(failure(
+                "limit_reached",
+                &format!(
+                    "this MCP session has made its {} tool calls \
+                     (limits.max_mcp_calls_per_session); start a new session",
+                    limits.max_mcp_calls_per_session
+                ),
+            ));
+        }
+        let proposals = self.spent.proposals.load(Ordering::Relaxed);
+        (name == PROPOSE_EDITS && proposals >= limits.max_mcp_proposals_per_session).then(|| {
+            failure(
+                "limit_reached",
+                &format!(
+                    "this MCP session has staged its {proposals} proposals \
+                     (limits.max_mcp_proposals_per_session); start a new session"
+                ),
+            )
+        })
     }
 
     async fn review_status(&self, arguments: Value) -> CallToolResult {
@@ -222,6 +263,20 @@ impl RedlineMcp {
     }
 }
 
+/// The loop's answer to `name` as an MCP result object: the question card's
+/// answer says whether the user answered; anything else not an object (MCP
+/// structured content is one) is wrapped as `result`.
+fn shaped(name: &str, value: Value) -> Value {
+    match (name, value) {
+        (CLARIFY_USER, Value::String(answer)) if answer == NO_USER_ANSWER => {
+            json!({ "status": NO_USER_ANSWER, "answer": null })
+        }
+        (CLARIFY_USER, Value::String(answer)) => json!({ "status": "answered", "answer": answer }),
+        (_, value @ Value::Object(_)) => value,
+        (_, value) => json!({ "result": value }),
+    }
+}
+
 /// A tool error with the API's code.
 fn failure(code: &str, message: &str) -> CallToolResult {
     let mut result =
@@ -240,15 +295,20 @@ fn refused(message: &str) -> CallToolResult {
     }
 }
 
+/// What Redline says of itself to a client, directly or through a bridge.
+pub(super) fn server_config() -> ServerConfig {
+    ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        .with_server_info(Implementation::new("redline", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Redline stages your edits to this folder for the user's per-hunk review: read \
+             with read_file, then propose_edits (nothing is written until the user accepts \
+             and saves); review_status tells what the user decided; ask_user asks them.",
+        )
+}
+
 impl ServerHandler for RedlineMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("redline", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Redline stages your edits to this folder for the user's per-hunk review: read \
-                 with read_file, then propose_edits (nothing is written until the user accepts \
-                 and saves); review_status tells what the user decided; ask_user asks them.",
-            )
+        server_config()
     }
 
     async fn list_tools(
@@ -270,6 +330,9 @@ impl ServerHandler for RedlineMcp {
             .filter(|n| !n.trim().is_empty())
             .unwrap_or_else(|| "mcp-client".into());
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        if let Some(refusal) = self.over_limit(&request.name) {
+            return Ok(refusal.into());
+        }
         let result = match request.name.as_ref() {
             REVIEW_STATUS => self.review_status(arguments).await,
             ASK_USER => self.drive(&client, CLARIFY_USER, arguments).await,

@@ -111,8 +111,12 @@ impl Driven {
             let _ = reply.send(Err("the call was not answered".into()));
             return;
         };
+        // Tools answer with JSON objects; the question card with the user's
+        // words, kept as text even when they parse as JSON (`42`, `true`).
         let value = serde_json::from_str::<Value>(&result.content)
-            .unwrap_or_else(|_| Value::String(result.content.clone()));
+            .ok()
+            .filter(|v| v.is_object() || v.is_array())
+            .unwrap_or_else(|| Value::String(result.content.clone()));
         let _ = reply.send(if result.is_error {
             let message = value["error"]
                 .as_str()

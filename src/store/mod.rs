@@ -137,10 +137,7 @@ impl Store {
     /// Opens (creating if needed) the store of the project at `root` under
     /// `data_dir`: `<data_dir>/projects/<first 16 hex of sha256(root)>/redline.db`.
     pub fn open(data_dir: &Path, root: &Path) -> Result<Store, StoreError> {
-        let key = content_hash(root.as_os_str().as_encoded_bytes());
-        let dir = data_dir
-            .join("projects")
-            .join(&key["sha256:".len().."sha256:".len() + 16]);
+        let dir = Store::project_dir(data_dir, root);
         std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
             path: dir.clone(),
             source,
@@ -154,6 +151,15 @@ impl Store {
             source,
         })?;
         Store::open_at(&dir.join("redline.db"))
+    }
+
+    /// The folder of the project at `root`'s data under `data_dir`:
+    /// `<data_dir>/projects/<first 16 hex of sha256(root)>`.
+    pub fn project_dir(data_dir: &Path, root: &Path) -> PathBuf {
+        let key = content_hash(root.as_os_str().as_encoded_bytes());
+        data_dir
+            .join("projects")
+            .join(&key["sha256:".len().."sha256:".len() + 16])
     }
 
     /// Opens (creating if needed) the database at `path` and migrates it.

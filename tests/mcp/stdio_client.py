@@ -88,4 +88,5 @@ async def main(redline, folder, data):
             print(json.dumps({"job_id": proposed["job_id"], "hunks": hunks}))
 
 
-asyncio.run(main(*sys.argv[1:4]))
+# A hang fails the test instead of holding CI.
+asyncio.run(asyncio.wait_for(main(*sys.argv[1:4]), 120))

@@ -15,7 +15,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const root = resolve(here, "../..");
 /** Screenshots and figures go here. */
 export const artifacts = join(root, "ui/e2e-artifacts");
-const redline = process.env.REDLINE_BIN ?? resolve(root, process.env.CARGO_TARGET_DIR ?? "target", "debug/redline");
+/** The `redline` binary under test. */
+export const redline = process.env.REDLINE_BIN ?? resolve(root, process.env.CARGO_TARGET_DIR ?? "target", "debug/redline");
 
 /** Writes `files` (path → text) into a new temporary folder. */
 export function vault(files) {
@@ -80,6 +81,7 @@ export async function serve(dir, turns, extraEnv = {}, configText = scriptedRemo
   return {
     url: server.line,
     config,
+    data,
     async stop() {
       for (const c of [server.child, model.child]) c.kill("SIGTERM");
       rmSync(data, { recursive: true, force: true });

@@ -14,7 +14,7 @@ import { SettingsPanel } from "./components/Settings";
 import { QuickOpen } from "./components/QuickOpen";
 import { SearchPanel } from "./components/SearchPanel";
 import { Sidebar } from "./components/Sidebar";
-import { loadAgents, loadSessions } from "./state/agent";
+import { jobUpdated, loadAgents, loadSessions } from "./state/agent";
 import { loadSetup } from "./state/setup";
 import { followProject, refreshTree, saveAll } from "./state/files";
 import { dirtyPaths, needsFolder, notice, overlay, project } from "./state/store";
@@ -35,7 +35,10 @@ export async function boot() {
   }
   document.title = `${project.value.name} — Redline`;
   await Promise.all([refreshTree(), reloadListings(), loadSessions(), loadAgents(), loadSetup()]);
-  void followProject(() => void reloadCheckpoints());
+  void followProject(
+    () => void reloadCheckpoints(),
+    (update) => void jobUpdated(update),
+  );
 }
 
 export function App() {

@@ -81,7 +81,9 @@ enum Command {
         ui: Option<PathBuf>,
     },
     /// Serve a folder to another agent over MCP (standard input and output):
-    /// its edits are staged for review in Redline, hunk by hunk.
+    /// its edits are staged for review in Redline, hunk by hunk. When a
+    /// `redline serve` or the app has the folder open, the calls go to it,
+    /// so proposals show live in the open review.
     ///
     /// Register it with an agent as a stdio server, e.g. for Claude Code:
     /// `claude mcp add redline -- redline mcp /path/to/notes`.
@@ -398,16 +400,29 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tokio_runtime()?.block_on(run_job::run(&folder, config, instruction, max_tool_calls))
         }
         Command::Serve { folder, port, ui } => tokio_runtime()?.block_on(async {
+            let data_dir = config.data_dir();
             let runtime = redline::jobs::Runtime::open(&folder, config)?;
             let _watching = redline::watch::start(runtime.clone())?;
+            let root = runtime.project().root().to_owned();
             let api =
                 redline::api::Api::new(runtime).with_config_file(redline::config::config_file());
             let served = redline::api::http::serve(api, port, ui_dir(ui)).await?;
+            // `redline mcp` on this folder bridges here while this runs.
+            let _claim =
+                redline::instance::claim(&data_dir, &root, served.addr.port(), &served.token)
+                    .context("recording this server in the data folder")?;
             println!("{}", served.url());
             std::future::pending::<()>().await;
             Ok(ExitCode::SUCCESS)
         }),
         Command::Mcp { folder } => tokio_runtime()?.block_on(async {
+            let root = folder
+                .canonicalize()
+                .with_context(|| format!("opening {}", folder.display()))?;
+            if let Some(running) = redline::instance::find(&config.data_dir(), &root) {
+                redline::mcp::serve_bridge(running).await?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let runtime = redline::jobs::Runtime::open(&folder, config)?;
             let served = redline::mcp::serve_stdio(runtime.clone()).await;
             runtime.shutdown();

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::Runtime;
 use crate::agent::Question;
 use crate::jobs::error::{RuntimeError, not_found};
-use crate::jobs::events::{JobEvent, RuntimeEvent, StatusChanged};
+use crate::jobs::events::{FeedEvent, JobEvent, JobUpdated, RuntimeEvent, StatusChanged};
 use crate::jobs::model::{Event, EventPage, Job, JobStatus, now};
 use crate::jobs::records::Records;
 
@@ -26,7 +26,7 @@ impl Runtime {
 
     /// Records a status change (and the question waited on) and announces it.
     pub(super) fn set_status(&self, job_id: &str, status: JobStatus, question: Option<&Question>) {
-        self.set_job(job_id, |j| {
+        let job = self.set_job(job_id, |j| {
             j.status = status;
             j.pending_question = question.cloned();
             if status == JobStatus::Running && j.started_at.is_none() {
@@ -43,6 +43,13 @@ impl Runtime {
                 question_id: question.map(|q| q.question_id.clone()),
             }),
         );
+        if let Some(job) = job {
+            self.inner.feed.push(FeedEvent::JobUpdated(JobUpdated {
+                job_id: job.job_id,
+                session_id: job.session_id,
+                status,
+            }));
+        }
     }
 
     /// Appends an event to a job's log and wakes every waiting reader. Past

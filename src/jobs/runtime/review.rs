@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::Runtime;
+use super::{EXTERNAL_AGENT, Runtime};
 use crate::agent::{Fate, ReviewNote};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
@@ -59,6 +59,7 @@ impl Runtime {
                     job_id: hunk.job_id.clone(),
                     session_id: None,
                     instruction: String::new(),
+                    source: None,
                     hunks: vec![hunk],
                 }),
             }
@@ -72,6 +73,9 @@ impl Runtime {
             };
             match job {
                 Some(job) => {
+                    group.source = db
+                        .session(&job.session_id)?
+                        .and_then(|s| s.agent_id.strip_prefix(EXTERNAL_AGENT).map(str::to_owned));
                     group.session_id = Some(job.session_id);
                     group.instruction = job.instruction;
                     order.push(job.created_at);

@@ -15,7 +15,7 @@ import { useVisibleRows } from "./visibleRows";
 /** A row's height in pixels (`.review-row` in styles.css). */
 const ROW = 22;
 
-type Row = { kind: "job"; key: string; instruction: string } | { kind: "file"; path: string } | { kind: "hunk"; id: string; path: string };
+type Row = { kind: "job"; key: string; instruction: string; source: string | null } | { kind: "file"; path: string } | { kind: "hunk"; id: string; path: string };
 
 export function ReviewList() {
   const items = reviewItems.value;
@@ -50,6 +50,11 @@ export function ReviewList() {
             {rows.slice(view.first, view.last).map((r) =>
               r.kind === "job" ? (
                 <div key={`j:${r.key}`} class="review-row review-instruction" title={r.instruction} data-testid="review-instruction" data-job-id={r.key}>
+                  {r.source && (
+                    <span class="review-source" title={`Proposed over MCP by ${r.source}`} data-testid="review-source">
+                      {r.source}
+                    </span>
+                  )}
                   {r.instruction}
                 </div>
               ) : r.kind === "file" ? (
@@ -68,7 +73,7 @@ export function ReviewList() {
 }
 
 /** The list's rows: each job's heading, then each of its files with its hunks. */
-function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<string, PendingHunk>, jobs: { job_id?: string | null; instruction: string }[]): Row[] {
+function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<string, PendingHunk>, jobs: { job_id?: string | null; instruction: string; source?: string | null }[]): Row[] {
   const byJob = new Map<string, Map<string, string[]>>();
   for (const item of items) {
     const job = info.get(item.hunk)?.job_id ?? "";
@@ -79,14 +84,15 @@ function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<stri
     else files.set(item.path, [item.hunk]);
   }
   const order = jobs.map((j) => j.job_id ?? "");
-  const heading = new Map(jobs.map((j) => [j.job_id ?? "", j.instruction]));
+  const heading = new Map(jobs.map((j) => [j.job_id ?? "", j]));
   const rank = (job: string) => {
     const i = order.indexOf(job);
     return i < 0 ? order.length : i;
   };
   const rows: Row[] = [];
   for (const key of [...byJob.keys()].sort((a, b) => rank(a) - rank(b))) {
-    rows.push({ kind: "job", key, instruction: heading.get(key) ?? "Other changes" });
+    const job = heading.get(key);
+    rows.push({ kind: "job", key, instruction: job?.instruction ?? "Other changes", source: job?.source ?? null });
     for (const [path, ids] of byJob.get(key)!) {
       rows.push({ kind: "file", path });
       for (const id of ids) rows.push({ kind: "hunk", id, path });

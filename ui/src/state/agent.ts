@@ -2,7 +2,7 @@
 // clarification answer, and the job-wide review decisions.
 
 import { api } from "../api/client";
-import type { ContextRow, Job, Session } from "../api/types";
+import type { ContextRow, Job, JobUpdated, Session } from "../api/types";
 import { refreshTree, reloadOpen } from "./files";
 import { loadSetup } from "./setup";
 import { agents, attempt, contextRows, job, jobEvents, session, sessions, setup, tell } from "./store";
@@ -175,6 +175,26 @@ export async function follow(id: string) {
       return;
     }
   }
+}
+
+/** A job's status changed somewhere (the project feed): the session list
+ * follows, a new job of the shown session is followed, and an external
+ * agent's question is brought to the card unless the user's own job is
+ * running or asking. */
+export async function jobUpdated(update: JobUpdated) {
+  await refreshSessions();
+  const shown = session.value;
+  const current = job.value;
+  // The user's own runs are followed by `run`; only an external agent
+  // starts jobs the page does not know of.
+  const external = sessions.value.find((s) => s.session_id === update.session_id)?.agent_id.startsWith("mcp:") ?? false;
+  if (!external) return;
+  if (shown?.session_id === update.session_id) {
+    if (current?.job_id !== update.job_id && !ENDED.has(update.status)) await selectSession(update.session_id);
+    return;
+  }
+  const busy = current !== null && (current.status === "running" || current.status === "waiting_for_user" || current.status === "queued");
+  if (update.status === "waiting_for_user" && !busy) await selectSession(update.session_id);
 }
 
 /** Answers the pending question (`null` skips it). */

@@ -3,7 +3,7 @@
 // resolving conflicts, and following the project feed.
 
 import { api } from "../api/client";
-import type { FileContent, Status, TreeEntry } from "../api/types";
+import type { FileContent, JobUpdated, Status, TreeEntry } from "../api/types";
 import type { EditorController } from "../editor/controller";
 import { metrics } from "./metrics";
 import { attempt, currentHunk, hunkInfo, openFile, reviewJobs, tell, tree, unsynced } from "./store";
@@ -35,7 +35,7 @@ export async function refreshTree() {
   const started = performance.now();
   const [entries, review] = await Promise.all([attempt("Listing files", () => api.tree({ changed: true })), attempt("Listing the review", () => api.review())]);
   if (review) {
-    reviewJobs.value = review.jobs.map(({ job_id, instruction }) => ({ job_id, instruction }));
+    reviewJobs.value = review.jobs.map(({ job_id, instruction, source }) => ({ job_id, instruction, source }));
     hunkInfo.value = new Map(review.jobs.flatMap((g) => g.hunks.map((h) => [h.hunk_id, h] as const)));
   }
   if (entries) {
@@ -295,8 +295,9 @@ function listingsSoon() {
 }
 
 /** Follows the project feed for as long as the page lives: another
- * program's changes, review changes, rollbacks. */
-export async function followProject(onRollback: () => void) {
+ * program's changes, review changes, rollbacks, and jobs the page did not
+ * start (`onJob`). */
+export async function followProject(onRollback: () => void, onJob: (update: JobUpdated) => void) {
   let cursor = 0;
   for (;;) {
     try {
@@ -328,6 +329,9 @@ export async function followProject(onRollback: () => void) {
             break;
           case "tree.changed":
             listingsSoon();
+            break;
+          case "job.updated":
+            onJob(e.data);
             break;
           case "file.edited":
           case "review.updated":

@@ -92,4 +92,17 @@ max_events_per_job: number,
 /**
  * Hours a completed or failed job is kept. Default 72.
  */
-completed_ttl_hours: number, };
+completed_ttl_hours: number,
+/**
+ * Tool calls an external agent's job (over MCP) may make before it
+ * proposes: reading ahead is its way of working. Default 200.
+ */
+max_mcp_calls_per_job: number,
+/**
+ * Tool calls one MCP session may make in all. Default 2000.
+ */
+max_mcp_calls_per_session: number,
+/**
+ * Proposals one MCP session may stage for review. Default 50.
+ */
+max_mcp_proposals_per_session: number, };

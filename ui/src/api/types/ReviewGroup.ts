@@ -18,6 +18,11 @@ session_id: string | null,
  */
 instruction: string,
 /**
+ * The external agent that proposed it (its MCP client's name), shown
+ * beside the heading; `null` for Redline's own agent.
+ */
+source: string | null,
+/**
  * Its pending hunks, by path then line.
  */
 hunks: Array<PendingHunk>, };

@@ -69,6 +69,7 @@ export type { JobQueued } from "./JobQueued";
 export type { JobStaged } from "./JobStaged";
 export type { JobStarted } from "./JobStarted";
 export type { JobStatus } from "./JobStatus";
+export type { JobUpdated } from "./JobUpdated";
 export type { JobUsage } from "./JobUsage";
 export type { JsonValue } from "./serde_json/JsonValue";
 export type { Keep } from "./Keep";
