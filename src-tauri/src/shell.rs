@@ -1,6 +1,8 @@
 //! The open project, if any: one folder at a time, opened the way
 //! `redline serve` opens it, and reached through [`Local`] — the HTTP
-//! server's routes, in-process.
+//! server's routes, in-process. It is also served on loopback, behind a
+//! per-launch token, and recorded in the folder's lock file, so that other
+//! agents' `redline mcp` bridge into the review open here.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -37,14 +39,37 @@ struct Project {
     local: Local,
     root: PathBuf,
     watcher: Option<Watcher>,
+    door: tauri::async_runtime::JoinHandle<()>,
 }
 
 impl Project {
-    /// Stops following the folder and the project's running jobs.
+    /// Stops serving other agents, following the folder and the project's
+    /// running jobs.
     fn close(mut self) {
+        self.door.abort();
         drop(self.watcher.take());
         self.api.runtime().shutdown();
     }
+}
+
+/// Serves `api` on loopback for other agents (`/mcp`, the API) and records
+/// it in the folder's lock file under `data_dir`, until the task is aborted
+/// (which stops the server and removes the lock file). A door that cannot
+/// open is logged: the window works without it, and `redline mcp` then
+/// opens the folder itself.
+fn open_door(api: Api, data_dir: PathBuf, root: PathBuf) -> tauri::async_runtime::JoinHandle<()> {
+    tauri::async_runtime::spawn(async move {
+        let served = match redline::api::http::serve(api, 0, None).await {
+            Ok(served) => served,
+            Err(e) => return tracing::warn!(error = %e, "cannot serve the folder to other agents"),
+        };
+        let claim = redline::instance::claim(&data_dir, &root, served.addr.port(), &served.token);
+        if let Err(e) = &claim {
+            tracing::warn!(error = %e, "cannot record the folder's lock file");
+        }
+        std::future::pending::<()>().await;
+        drop((served, claim));
+    })
 }
 
 /// The shell's state: the open project and the recent folders.
@@ -82,6 +107,7 @@ impl Shell {
             previous.close();
         }
         let config = Config::load()?;
+        let data_dir = config.data_dir();
         let runtime = Runtime::open(&root, config)?;
         let watcher = match redline::watch::start(runtime.clone()) {
             Ok(watcher) => watcher,
@@ -94,6 +120,7 @@ impl Shell {
         let info = api.project();
         *open = Some(Project {
             local: Local::new(api.clone()),
+            door: open_door(api.clone(), data_dir, root.clone()),
             api,
             root,
             watcher: Some(watcher),

@@ -478,3 +478,28 @@ test("closing the window with unsaved work asks natively; cancel keeps it, confi
     assert.equal(fs.readFileSync(path.join(vault, "notes/beta.md"), "utf8"), beta, "nothing was saved on the way out");
   });
 });
+
+test("another agent's proposal over MCP shows live in the open window", { skip: !process.env.REDLINE_MCP_PYTHON && "no REDLINE_MCP_PYTHON" }, async () => {
+  const folder = path.join(tmp, "shared");
+  fs.mkdirSync(folder);
+  fs.writeFileSync(path.join(folder, "plan.md"), "# Plan\n\nStatus: draft\n");
+  await withApp("mcp", folder, async (page) => {
+    await page.waitFor('[data-testid="project-name"]', 30_000);
+    // The app serves the folder to other agents and says so in its lock file.
+    const projects = path.join(tmp, "data", "projects");
+    const lock = () => fs.readdirSync(projects).map((d) => path.join(projects, d, "instance.json")).find((f) => fs.existsSync(f) && JSON.parse(fs.readFileSync(f, "utf8")).root === fs.realpathSync(folder));
+    await until("the app's lock file", () => lock() !== undefined, 10_000);
+    assert.equal(fs.statSync(lock()).mode & 0o777, 0o600, "readable by the user only");
+
+    // An MCP client (the official Python SDK) proposes through `redline mcp`, bridged to the app.
+    const edits = [{ file_path: "plan.md", operation: "replace", start_line: 3, end_line: 3, new_text: "Status: final\n", old_text: "Status: draft", rationale: null }];
+    const out = execFileSync(process.env.REDLINE_MCP_PYTHON, [path.join(ROOT, "tests/mcp/propose.py"), REDLINE, folder, path.join(tmp, "data"), "desktop-agent", JSON.stringify(edits)], { encoding: "utf8" });
+    const { proposed } = JSON.parse(out.trim().split("\n").at(-1));
+    assert.equal(proposed.status, "pending_review");
+
+    const source = await page.waitFor('[data-testid="review-source"]', 20_000);
+    assert.equal(await page.text(source), "desktop-agent");
+    await page.screenshot("11-mcp-proposal");
+    assert.equal(fs.readFileSync(path.join(folder, "plan.md"), "utf8"), "# Plan\n\nStatus: draft\n", "nothing written before review");
+  });
+});
