@@ -1,10 +1,12 @@
 //! `redline mcp` driven by a real MCP client: the protocol's official Python
 //! SDK (`mcp` on PyPI, `tests/mcp/stdio_client.py`) over stdio — the tool
 //! list and schemas, search, list and read, hostile paths refused with the
-//! API's codes, a proposal staged and its status read back. Then Redline
+//! API's codes, a proposal staged and its status read back, the session's
+//! limits on proposals and calls answered as `limit_reached`. Then Redline
 //! opens the folder as the app would, with no MCP server running: the
 //! client's proposal is in its review, in a session named after the client,
-//! and nothing reached the disk.
+//! and nothing reached the disk; and a `redline serve` started later shows
+//! it under the client's name.
 //!
 //! Needs `REDLINE_MCP_PYTHON`, a Python with `mcp` installed (`scripts/test`
 //! makes one); skipped without it unless `REDLINE_REQUIRE_MCP` is set.
@@ -26,6 +28,12 @@ async fn a_real_mcp_client_reads_and_proposes_for_review() {
     let vault = tempfile::tempdir().unwrap();
     write_vault(vault.path());
     let data = tempfile::tempdir().unwrap();
+    // Small session limits, for the client to run into.
+    std::fs::write(
+        data.path().join("config.toml"),
+        "[limits]\nmax_mcp_proposals_per_session = 1\nmax_mcp_calls_per_session = 10\n",
+    )
+    .unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/stdio_client.py");
     let out = Command::new(python)
         .arg(script)

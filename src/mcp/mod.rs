@@ -10,9 +10,8 @@
 //! `review_status` reads back what the user decided.
 //!
 //! Three doors onto it: stdio over a project opened here ([`serve_stdio`]),
-//! stdio bridged to the Redline that has the folder open ([`serve_bridge`],
-//! [`bridge`]), and streamable HTTP at `/mcp` on that Redline's server
-//! ([`http_service`]).
+//! stdio bridged to the Redline that has the folder open ([`serve_bridge`]),
+//! and streamable HTTP at `/mcp` on that Redline's server ([`http_service`]).
 
 mod bridge;
 mod server;

@@ -85,6 +85,15 @@ async def main(redline, folder, data):
             unknown = await session.call_tool("review_status", {"job_id": "job_999"})
             assert error_code(unknown) == "not_found", unknown.structuredContent
 
+            # The session's limits, as the test's config.toml sets them: one
+            # proposal, ten calls (this is the ninth, then the tenth and one more).
+            again = await session.call_tool("propose_edits", {"edits": [], "summary": "More."})
+            assert error_code(again) == "limit_reached", again.structuredContent
+            structured(await session.call_tool("list_files", {}))
+            over = await session.call_tool("list_files", {})
+            assert error_code(over) == "limit_reached", over.structuredContent
+            assert "max_mcp_calls_per_session" in over.content[0].text, over.content
+
             print(json.dumps({"job_id": proposed["job_id"], "hunks": hunks}))
 
 
