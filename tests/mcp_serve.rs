@@ -12,10 +12,6 @@ mod agent;
 #[path = "support/mcp.rs"]
 mod mcp;
 
-use std::process::Command;
-
-use serde_json::Value;
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn other_agents_review_through_a_running_redline() {
     let Some(python) = mcp::python() else { return };
@@ -24,31 +20,17 @@ async fn other_agents_review_through_a_running_redline() {
     let data = tempfile::tempdir().unwrap();
     let serve = mcp::Serve::start(vault.path(), data.path());
 
-    let out = Command::new(python)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/mcp/serve_client.py"
-        ))
-        .arg(env!("CARGO_BIN_EXE_redline"))
-        .arg(vault.path())
-        .arg(data.path())
-        .arg(&serve.base)
-        .arg(&serve.token)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "the MCP client failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let said = mcp::run_client(
+        &python,
+        "serve_client.py",
+        &[
+            std::ffi::OsStr::new(env!("CARGO_BIN_EXE_redline")),
+            vault.path().as_os_str(),
+            data.path().as_os_str(),
+            std::ffi::OsStr::new(&serve.base),
+            std::ffi::OsStr::new(&serve.token),
+        ],
     );
-    let said: Value = serde_json::from_slice(
-        out.stdout
-            .split(|b| *b == b'\n')
-            .rfind(|l| !l.is_empty())
-            .unwrap(),
-    )
-    .unwrap();
 
     // Saved: the two accepted edits, byte for byte; the dropped client's
     // proposal waits in the review and has not reached the disk.

@@ -16,10 +16,7 @@ mod mcp;
 #[path = "support/agent.rs"]
 mod support;
 
-use std::process::Command;
-
 use redline::jobs::Runtime;
-use serde_json::Value;
 use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -34,27 +31,12 @@ async fn a_real_mcp_client_reads_and_proposes_for_review() {
         "[limits]\nmax_mcp_proposals_per_session = 1\nmax_mcp_calls_per_session = 10\n",
     )
     .unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/stdio_client.py");
-    let out = Command::new(python)
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_redline"))
-        .arg(vault.path())
-        .arg(data.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "the MCP client failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let redline = std::ffi::OsStr::new(env!("CARGO_BIN_EXE_redline"));
+    let said = mcp::run_client(
+        &python,
+        "stdio_client.py",
+        &[redline, vault.path().as_os_str(), data.path().as_os_str()],
     );
-    let said: Value = serde_json::from_slice(
-        out.stdout
-            .split(|b| *b == b'\n')
-            .rfind(|l| !l.is_empty())
-            .unwrap(),
-    )
-    .unwrap();
     let job_id = said["job_id"].as_str().unwrap();
 
     // Redline opened later on the same folder: the review is there.

@@ -9,25 +9,17 @@ Usage: python propose.py REDLINE_BIN FOLDER DATA_DIR CLIENT_NAME EDITS_JSON [QUE
 
 import asyncio
 import json
-import os
 import sys
 
-from mcp import ClientSession, StdioServerParameters, types
+from mcp import ClientSession, types
 from mcp.client.stdio import stdio_client
+
+from common import redline_mcp
 
 
 async def main(redline, folder, data, client, edits, question=None):
     edits = json.loads(edits)
-    params = StdioServerParameters(
-        command=redline,
-        args=["mcp", folder],
-        env={
-            "REDLINE_DATA_DIR": data,
-            "REDLINE_CONFIG": os.path.join(data, "config.toml"),
-            "REDLINE_NO_KEYCHAIN": "1",
-            "REDLINE_LOG": "warn",
-        },
-    )
+    params = redline_mcp(redline, folder, data)
     async with stdio_client(params) as (read, write):
         info = types.Implementation(name=client, version="1.0")
         async with ClientSession(read, write, client_info=info) as session:

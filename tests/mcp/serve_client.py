@@ -19,9 +19,11 @@ import urllib.error
 import urllib.request
 
 import httpx
-from mcp import ClientSession, StdioServerParameters, types
+from mcp import ClientSession, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+
+from common import error_code, redline_mcp, structured
 
 TOOLS = {"search_project", "read_file", "list_files", "propose_edits", "ask_user", "review_status"}
 
@@ -77,16 +79,6 @@ class Api:
                     return job, asked[-1]
             await asyncio.sleep(0.1)
         raise AssertionError(f"{client} asked nothing")
-
-
-def structured(result):
-    assert not result.isError, result.content
-    return result.structuredContent
-
-
-def error_code(result):
-    assert result.isError, result
-    return result.structuredContent["error"]["code"]
 
 
 def session_of(read, write, name):
@@ -158,16 +150,7 @@ async def bridged(api, redline, folder, data):
     """`redline mcp FOLDER` while the server has the folder open: a proposal
     shows in the server's review, and questions are answered or skipped
     there."""
-    params = StdioServerParameters(
-        command=redline,
-        args=["mcp", folder],
-        env={
-            "REDLINE_DATA_DIR": data,
-            "REDLINE_CONFIG": os.path.join(data, "config.toml"),
-            "REDLINE_NO_KEYCHAIN": "1",
-            "REDLINE_LOG": "warn",
-        },
-    )
+    params = redline_mcp(redline, folder, data)
     async with stdio_client(params) as (read, write):
         async with session_of(read, write, "bridged-agent") as session:
             await session.initialize()

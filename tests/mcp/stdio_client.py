@@ -7,34 +7,16 @@ and hunk ids); every protocol-level fact is asserted here.
 
 import asyncio
 import json
-import os
 import sys
 
-from mcp import ClientSession, StdioServerParameters, types
+from mcp import ClientSession, types
 from mcp.client.stdio import stdio_client
 
-
-def structured(result):
-    assert not result.isError, result.content
-    return result.structuredContent
-
-
-def error_code(result):
-    assert result.isError, result
-    return result.structuredContent["error"]["code"]
+from common import error_code, redline_mcp, structured
 
 
 async def main(redline, folder, data):
-    params = StdioServerParameters(
-        command=redline,
-        args=["mcp", folder],
-        env={
-            "REDLINE_DATA_DIR": data,
-            "REDLINE_CONFIG": os.path.join(data, "config.toml"),
-            "REDLINE_NO_KEYCHAIN": "1",
-            "REDLINE_LOG": "warn",
-        },
-    )
+    params = redline_mcp(redline, folder, data)
     async with stdio_client(params) as (read, write):
         async with ClientSession(
             read, write, client_info=types.Implementation(name="py-agent", version="1.0")

@@ -83,3 +83,25 @@ impl Drop for Serve {
         let _ = self.child.wait();
     }
 }
+
+/// Runs `tests/mcp/<script>` with `python` and `args`; fails the test with
+/// its output unless it succeeds, and returns the JSON of its last line.
+pub fn run_client(python: &Path, script: &str, args: &[&std::ffi::OsStr]) -> serde_json::Value {
+    let out = Command::new(python)
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/mcp")
+                .join(script),
+        )
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the MCP client failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last = out.stdout.split(|b| *b == b'\n').rfind(|l| !l.is_empty());
+    serde_json::from_slice(last.unwrap_or_default()).unwrap()
+}
