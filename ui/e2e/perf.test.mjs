@@ -86,14 +86,19 @@ test("figures: a review of 1,000 hunks, and accept to the next hunk", async () =
   const crossFile = [];
   for (let i = 0; i < 60; i++) {
     const before = await page.evaluate(() => window.__redlineMetrics.nextHunk.length);
-    const path = await page.getByTestId("open-path").innerText();
+    // The path alone: the element's text gains a mark once the file has unsaved work.
+    const path = await page.getByTestId("open-path").getAttribute("data-path");
     const t0 = Date.now();
     await page.keyboard.press("Alt+KeyY");
+    // Polled on a timer: polling on animation frames (the default) would
+    // keep the page drawing frames, so that the next key press waited for
+    // the display's next frame, which the app alone never asks for.
     await page.waitForFunction(
-      ([n, p]) => window.__redlineMetrics.nextHunk.length > n || document.querySelector('[data-testid="open-path"]')?.textContent !== p,
+      ([n, p]) => window.__redlineMetrics.nextHunk.length > n || document.querySelector('[data-testid="open-path"]')?.dataset.path !== p,
       [before, path],
+      { polling: 5 },
     );
-    const now = await page.getByTestId("open-path").innerText();
+    const now = await page.getByTestId("open-path").getAttribute("data-path");
     if (now !== path) {
       await page.locator(".cm-hunk-current").waitFor();
       crossFile.push(Date.now() - t0);

@@ -1,11 +1,16 @@
 // The editor on the open file's working buffer, its toolbar, and the
 // conflict card when another program changed the file under Redline's edits.
 
+import { computed } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { EditorController } from "../editor/controller";
 import { editorKeymap } from "../shortcuts";
 import { acceptAllInFile, bindEditor, decide, markUnsynced, resolve, save, sendEdit, step } from "../state/files";
 import { currentHunk, dirtyPaths, openFile } from "../state/store";
+
+/** No hunk to act on: bound to the buttons' `disabled`, so moving between
+ * hunks updates two attributes instead of rendering the pane again. */
+const noHunk = computed(() => !currentHunk.value);
 
 export function EditorPane() {
   const host = useRef<HTMLDivElement>(null);
@@ -31,7 +36,7 @@ export function EditorPane() {
   return (
     <div class="editor-pane">
       <div class="editor-bar">
-        <span class="path" data-testid="open-path">
+        <span class="path" data-testid="open-path" data-path={file?.path}>
           {file ? file.path : "No file open"}
           {dirty && (
             <span class="dirty" data-testid="dirty-marker" title="Unsaved changes">
@@ -52,10 +57,10 @@ export function EditorPane() {
             <button onClick={() => void step(1)} title="Next hunk (Alt+J)" aria-label="Next hunk" data-testid="next-hunk">
               ↓
             </button>
-            <button onClick={() => void decide("accepted")} disabled={!currentHunk.value} title="Accept the current hunk (Alt+Y)">
+            <button onClick={() => void decide("accepted")} disabled={noHunk} title="Accept the current hunk (Alt+Y)">
               Accept
             </button>
-            <button onClick={() => void decide("rejected")} disabled={!currentHunk.value} title="Reject the current hunk (Alt+N)">
+            <button onClick={() => void decide("rejected")} disabled={noHunk} title="Reject the current hunk (Alt+N)">
               Reject
             </button>
             <button onClick={() => void acceptAllInFile()} disabled={pending === 0} data-testid="accept-all-file" title="Accept all in this file (Alt+A)">

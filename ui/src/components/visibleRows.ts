@@ -14,9 +14,16 @@ const SPARE = 10;
 export function useVisibleRows(count: number, height: number) {
   const body = useRef<HTMLDivElement>(null);
   const [view, setView] = useState({ top: 0, height: 600 });
+  // The last measure, for `reveal`: reading the element's layout there
+  // would force one in the middle of a key press.
+  const measured = useRef(view);
+  const show = (next: { top: number; height: number }) => {
+    measured.current = next;
+    setView(next);
+  };
   const measure = () => {
     const el = body.current;
-    if (el) setView({ top: el.scrollTop, height: el.clientHeight });
+    if (el) show({ top: el.scrollTop, height: el.clientHeight });
   };
   useLayoutEffect(() => {
     const el = body.current;
@@ -40,10 +47,12 @@ export function useVisibleRows(count: number, height: number) {
     reveal(i: number, at: number) {
       const el = body.current;
       if (!el) return;
+      const { top: scrolled, height: shown } = measured.current;
       const top = i * height;
-      if (top >= el.scrollTop && top + height <= el.scrollTop + el.clientHeight) return;
-      el.scrollTop = Math.max(0, top - Math.floor(el.clientHeight * at));
-      measure();
+      if (top >= scrolled && top + height <= scrolled + shown) return;
+      const next = Math.max(0, Math.min(top - Math.floor(shown * at), count * height - shown));
+      el.scrollTop = next;
+      show({ top: next, height: shown });
     },
   };
 }

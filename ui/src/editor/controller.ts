@@ -11,10 +11,9 @@ import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirro
 import { markdown } from "@codemirror/lang-markdown";
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
-import { Annotation, EditorSelection, EditorState, type Extension, Transaction } from "@codemirror/state";
+import { Annotation, type ChangeSet, EditorSelection, EditorState, type Extension, type StateEffect, Transaction } from "@codemirror/state";
 import {
   EditorView,
-  drawSelection,
   highlightActiveLine,
   highlightActiveLineGutter,
   keymap,
@@ -86,7 +85,10 @@ export class EditorController {
         lineNumbers(),
         highlightActiveLineGutter(),
         history(),
-        drawSelection(),
+        // No drawSelection(): the browser's own caret and selection. Its
+        // drawn cursor blinks by a CSS animation that kept the page drawing
+        // frames, so each accept waited for the display's next one and
+        // cost a fifth more (ui/e2e/perf.test.mjs).
         highlightActiveLine(),
         bracketMatching(),
         highlightSelectionMatches(),
@@ -175,15 +177,25 @@ export class EditorController {
   }
 
   /** Shows a decision at once, before the engine confirms it: accepted
-   * hunks lose their marks, rejected ones give their lines back. */
-  markDecided(id: string, status: Status) {
+   * hunks lose their marks, rejected ones give their lines back; then moves
+   * on to `next`, if given, in the same transaction (one update of the
+   * page, one frame). */
+  markDecided(id: string, status: Status, next: string | null = null) {
+    const state = this.view.state;
     const hunk = this.hunks().find((h) => h.id === id);
     if (!hunk) return;
-    const changes =
+    const changes = state.changes(
       status === "rejected"
-        ? { from: hunk.from, to: hunk.lines === 0 ? hunk.from : Math.min(hunk.to + 1, this.view.state.doc.length), insert: hunk.oldText }
-        : undefined;
-    this.view.dispatch({ changes, effects: markHunk.of({ id, status }), annotations: engine });
+        ? { from: hunk.from, to: hunk.lines === 0 ? hunk.from : Math.min(hunk.to + 1, state.doc.length), insert: hunk.oldText }
+        : [],
+    );
+    const target = next ? this.hunks().find((h) => h.id === next) : undefined;
+    this.view.dispatch({
+      changes,
+      effects: [markHunk.of({ id, status }), ...(target ? this.focusOn(target, changes) : [])],
+      selection: target ? EditorSelection.cursor(changes.mapPos(target.from, -1)) : undefined,
+      annotations: engine,
+    });
   }
 
   /** Moves the cursor to a hunk and brings it into view: one out of view
@@ -193,13 +205,21 @@ export class EditorController {
   goTo(id: string) {
     const hunk = this.hunks().find((h) => h.id === id);
     if (!hunk) return false;
+    this.view.dispatch({ selection: EditorSelection.cursor(hunk.from), effects: this.focusOn(hunk) });
+    return true;
+  }
+
+  /** The effects that make `hunk` current and bring it into view, its
+   * positions mapped through `changes` made in the same transaction. */
+  private focusOn(hunk: Hunk, changes?: ChangeSet): StateEffect<unknown>[] {
+    const from = changes ? changes.mapPos(hunk.from, -1) : hunk.from;
+    const to = changes ? Math.max(from, changes.mapPos(hunk.to, 1)) : hunk.to;
     // From the last measure: no layout is forced here.
     const shown = this.view.visibleRanges.some((r) => r.from <= hunk.from && hunk.from <= r.to);
     const scroll = shown
-      ? EditorView.scrollIntoView(EditorSelection.range(hunk.from, hunk.to), { y: "nearest", yMargin: HUNK_MARGIN })
-      : EditorView.scrollIntoView(hunk.from, { y: "center" });
-    this.view.dispatch({ selection: EditorSelection.cursor(hunk.from), effects: [focusHunk.of(id), scroll] });
-    return true;
+      ? EditorView.scrollIntoView(EditorSelection.range(from, to), { y: "nearest", yMargin: HUNK_MARGIN })
+      : EditorView.scrollIntoView(from, { y: "center" });
+    return [focusHunk.of(hunk.id), scroll];
   }
 
   /** Moves the cursor to the start of `line` (1-based) and scrolls it into the middle of the view. */

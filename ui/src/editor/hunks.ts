@@ -70,6 +70,9 @@ function wordChanges(oldText: string, newText: string): readonly Change[] {
   return changes;
 }
 
+/** The widget each drawn box shows, for {@link Removed.updateDOM}. */
+const drawn = new WeakMap<HTMLElement, Removed>();
+
 class Removed extends WidgetType {
   constructor(
     readonly hunk: Hunk,
@@ -90,8 +93,19 @@ class Removed extends WidgetType {
     );
   }
 
+  /** Becoming (or ceasing to be) the current hunk changes one class: the
+   * box is kept rather than drawn again, so its height needs no new measure. */
+  updateDOM(dom: HTMLElement) {
+    const was = drawn.get(dom);
+    if (!was || was.hunk.id !== this.hunk.id || was.hunk.oldText !== this.hunk.oldText || was.changes !== this.changes) return false;
+    dom.classList.toggle("cm-hunk-current", this.current);
+    drawn.set(dom, this);
+    return true;
+  }
+
   toDOM() {
     const box = document.createElement("div");
+    drawn.set(box, this);
     box.className = "cm-hunk" + (this.current ? " cm-hunk-current" : "");
     box.dataset.hunkId = this.hunk.id;
     const bar = document.createElement("div");

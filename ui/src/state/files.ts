@@ -12,9 +12,14 @@ import { reloadListings } from "./tree";
 let editor: EditorController | null = null;
 /** Decisions made, newest last, for undo. */
 const decisions: string[] = [];
-/** The engine's answer to the last decision: an undo waits for it, so it
+/** The engine's answer to the last decision: decisions are sent one after
+ * another, so each answer carries every decision before it, and an undo
  * never overtakes the decision it undoes. */
 let lastDecision: Promise<unknown> = Promise.resolve();
+/** How many decisions were sent per file: an answer to any but the newest
+ * is not shown, as the newest carries it (an older one would bring hunks
+ * decided since back as pending). */
+const sentFor = new Map<string, number>();
 /** Hunks decided here whose decision the engine has not answered yet (the
  * tree may still list them pending). */
 const unconfirmed = new Set<string>();
@@ -137,8 +142,7 @@ export async function decide(status: Status, id: string | null = currentHunk.val
   const path = editor.openPath;
   if (status !== "pending") {
     const next = editor.neighbour(1, id) ?? editor.neighbour(-1, id);
-    editor.markDecided(id, status);
-    if (next) editor.goTo(next);
+    editor.markDecided(id, status, next);
     metrics.nextShown(started, next !== null);
     // Moving on never comes back to it while the engine's answer is on its way.
     unconfirmed.add(id);
@@ -146,10 +150,13 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     // Undoable at once, before the engine answers (taken back if it refuses).
     decisions.push(id);
   }
-  const answered = (async () => {
-    await editor.flush().catch(() => undefined);
+  const sent = (sentFor.get(path ?? "") ?? 0) + 1;
+  sentFor.set(path ?? "", sent);
+  const view = editor;
+  const answered = lastDecision.then(async () => {
+    await view.flush().catch(() => undefined);
     return attempt(`Deciding ${id}`, () => api.decide(id, { status }));
-  })();
+  });
   lastDecision = answered;
   const decided = await answered.finally(() => unconfirmed.delete(id));
   // The next hunk is on screen already: let that frame paint before the
@@ -159,7 +166,9 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     const i = decisions.lastIndexOf(id);
     if (i >= 0) decisions.splice(i, 1);
   }
+  const newest = sentFor.get(path ?? "") === sent;
   if (decided) {
+    if (!newest) return;
     took(decided.file);
     if (status === "pending" && editor.openPath === decided.file.path) editor.goTo(id);
   } else if (path) {
@@ -225,6 +234,7 @@ export async function step(direction: 1 | -1) {
 export async function acceptAllInFile() {
   const path = editor?.openPath;
   if (!path) return;
+  await lastDecision;
   await editor?.flush().catch(() => undefined);
   const file = await attempt(`Accepting all in ${path}`, () => api.acceptAll({ path }));
   if (file) took(file);
@@ -233,6 +243,8 @@ export async function acceptAllInFile() {
 /** Saves the open file (its pending hunks stay out of the disk's copy). */
 export async function save(path = editor?.openPath) {
   if (!path) return;
+  // What was decided just before is in what is saved.
+  await lastDecision;
   if (editor?.openPath === path) {
     try {
       await editor.flush();
@@ -249,6 +261,7 @@ export async function save(path = editor?.openPath) {
 
 /** Saves every file with unsaved work. */
 export async function saveAll() {
+  await lastDecision;
   await editor?.flush().catch(() => undefined);
   const paths = tree.value.filter((e) => e.state.dirty).map((e) => e.path);
   const open = editor?.openPath;
