@@ -84,7 +84,7 @@ test("figures: a review of 1,000 hunks, and accept to the next hunk", async () =
     if (r.url().includes("/api/files/content")) fetched.push({ at: Date.now(), path: new URL(r.url()).searchParams.get("path") });
   });
   const crossFile = [];
-  for (let i = 0; i < 60; i++) {
+  for (let i = 0; i < 150; i++) {
     const before = await page.evaluate(() => window.__redlineMetrics.nextHunk.length);
     // The path alone: the element's text gains a mark once the file has unsaved work.
     const path = await page.getByTestId("open-path").getAttribute("data-path");
@@ -114,8 +114,10 @@ test("figures: a review of 1,000 hunks, and accept to the next hunk", async () =
   figures.accept_to_next_drawn_p95_ms = pct(drawn, 95);
   figures.accept_to_next_painted_p50_ms = pct(painted, 50);
   figures.accept_to_next_painted_p95_ms = pct(painted, 95);
-  figures.accept_to_next_file_p50_ms = pct(crossFile, 50);
-  figures.samples = { in_file: next.length, next_file: crossFile.length };
+  const nextFile = await page.evaluate(() => window.__redlineMetrics.nextFile.map((x) => x.paintedMs));
+  figures.accept_to_next_file_painted_p50_ms = pct(nextFile, 50);
+  figures.accept_to_next_file_seen_p50_ms = pct(crossFile, 50);
+  figures.samples = { in_file: next.length, next_file: nextFile.length };
   await shot(page, "perf-2-accepting");
   // The frame clock's own share: the same measure when nothing changed.
   const idle = [];
@@ -125,7 +127,7 @@ test("figures: a review of 1,000 hunks, and accept to the next hunk", async () =
   }
   figures.idle_frame_p50_ms = pct(idle, 50);
 
-  await page.getByTestId("review-count").filter({ hasText: String(FILES * HUNKS - 60) }).waitFor();
+  await page.getByTestId("review-count").filter({ hasText: String(FILES * HUNKS - 150) }).waitFor();
   console.log(`
 Review of ${FILES * HUNKS} hunks over ${FILES} files (goal 500 ms):
   live, job done -> tree fetched -> list painted   ${ms(figures.review_live_ms)} (fetch ${ms(figures.review_live_fetch_ms)})
@@ -135,6 +137,7 @@ Accept (Alt+Y) -> next hunk (goal 16 ms), ${next.length} in-file moves:
   drawn   p50 ${ms(figures.accept_to_next_drawn_p50_ms)}  p95 ${ms(figures.accept_to_next_drawn_p95_ms)}
   painted p50 ${ms(figures.accept_to_next_painted_p50_ms)}  p95 ${ms(figures.accept_to_next_painted_p95_ms)} (to the frame after it;
           an idle frame, nothing changed, measured the same way: p50 ${ms(figures.idle_frame_p50_ms)})
-  onto the next file (fetched ahead), ${crossFile.length} moves: p50 ${ms(figures.accept_to_next_file_p50_ms ?? NaN)}`);
+  onto the next file (fetched ahead), ${nextFile.length} moves: painted p50 ${ms(figures.accept_to_next_file_painted_p50_ms ?? NaN)}
+          (seen from the test, with its round trips: p50 ${ms(figures.accept_to_next_file_seen_p50_ms ?? NaN)})`);
   writeFileSync(join(artifacts, "figures.json"), JSON.stringify(figures, null, 2));
 });

@@ -10,7 +10,7 @@ import { useEffect, useMemo } from "preact/hooks";
 import type { FolderEntry, Listing, TreeEntry } from "../api/types";
 import { openPath } from "../state/files";
 import { dirtyPaths, openFile, tree } from "../state/store";
-import { ancestors, listings, loadFolder, whole } from "../state/tree";
+import { listings, loadFolder, whole } from "../state/tree";
 import { useVisibleRows } from "./visibleRows";
 
 /** A row's height in pixels (`.tree-row` in styles.css). */
@@ -31,11 +31,16 @@ function flatten(listed: ReadonlyMap<string, Listing>, changed: TreeEntry[], isO
   const extraFolders = new Map<string, Set<string>>();
   for (const e of changed) {
     const parent = parentOf(e.path);
-    buffers.set(parent, [...(buffers.get(parent) ?? []), e]);
-    for (const above of ancestors(e.path)) {
+    const here = buffers.get(parent);
+    if (here) here.push(e);
+    else buffers.set(parent, [e]);
+    // Up to the first folder known already: each folder is walked once.
+    for (let above = parent; above !== ""; above = parentOf(above)) {
       const up = parentOf(above);
-      if (!extraFolders.has(up)) extraFolders.set(up, new Set());
-      extraFolders.get(up)!.add(above);
+      let inUp = extraFolders.get(up);
+      if (!inUp) extraFolders.set(up, (inUp = new Set()));
+      if (inUp.has(above)) break;
+      inUp.add(above);
     }
   }
   const rows: Row[] = [];
@@ -71,8 +76,11 @@ export function FileTree() {
   // to the open file and to files with pending hunks or conflicts.
   const wanted = useMemo(() => {
     const set = new Set<string>();
-    if (open) for (const a of ancestors(open)) set.add(a);
-    for (const e of changed) if (e.state.pending_hunks.length > 0 || e.state.conflict) for (const a of ancestors(e.path)) set.add(a);
+    const addFolders = (path: string) => {
+      for (let above = parentOf(path); above !== "" && !set.has(above); above = parentOf(above)) set.add(above);
+    };
+    if (open) addFolders(open);
+    for (const e of changed) if (e.state.pending_hunks.length > 0 || e.state.conflict) addFolders(e.path);
     return set;
   }, [changed, open]);
   const all = whole.value;

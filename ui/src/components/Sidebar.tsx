@@ -1,6 +1,7 @@
 // The agent sidebar: sessions, the chat, the live timeline of the job, the
 // clarification card, context rows and the instruction box.
 
+import { computed } from "@preact/signals";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Job } from "../api/types";
 import * as agent from "../state/agent";
@@ -167,13 +168,21 @@ function budget(j: Job) {
   return { tools, tokens, ratio: Math.min(1, j.usage.tool_calls / Math.max(1, j.max_tool_calls)) };
 }
 
+/** The sidebar job's hunks still pending: the tree knows what is pending
+ * now, the job's bundle only what it proposed. Computed once per change of
+ * either, not on each of the job's events. */
+const jobPending = computed(() => {
+  const files = job.value?.diff_bundle?.files;
+  if (!files) return 0;
+  const pendingNow = new Set(reviewItems.value.map((i) => i.hunk));
+  return files.reduce((n, f) => n + f.hunks.filter((h) => pendingNow.has(h.hunk_id)).length, 0);
+});
+
 function JobBar() {
   const j = job.value;
   if (!j) return <div class="jobbar jobbar-empty" />;
   const b = budget(j);
-  // The tree knows what is pending now; the job's bundle only what it proposed.
-  const pendingNow = new Set(reviewItems.value.map((i) => i.hunk));
-  const pendingInJob = j.diff_bundle?.files.reduce((n, f) => n + f.hunks.filter((h) => pendingNow.has(h.hunk_id)).length, 0) ?? 0;
+  const pendingInJob = jobPending.value;
   const finished = jobEvents.value.find((e) => e.type === "review.finished")?.data;
   return (
     <div class="jobbar">

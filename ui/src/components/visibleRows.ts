@@ -4,7 +4,7 @@
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 
 /** Up to this many rows, all are drawn (nothing to cut). */
-const DRAW_ALL_UP_TO = 300;
+const DRAW_ALL_UP_TO = 100;
 /** Rows drawn beyond each edge of the view, so a short scroll shows no gap. */
 const SPARE = 10;
 

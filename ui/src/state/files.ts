@@ -23,6 +23,9 @@ const sentFor = new Map<string, number>();
 /** Hunks decided here whose decision the engine has not answered yet (the
  * tree may still list them pending). */
 const unconfirmed = new Set<string>();
+/** Hunks decided (or undone) here: the feed's word of them needs no
+ * refresh, the engine's answer is taken already. */
+const decidedHere = new Set<string>();
 
 /** Connects the editor view the actions drive. */
 export function bindEditor(controller: EditorController | null) {
@@ -40,13 +43,35 @@ export async function refreshTree() {
   const started = performance.now();
   const [entries, review] = await Promise.all([attempt("Listing files", () => api.tree({ changed: true })), attempt("Listing the review", () => api.review())]);
   if (review) {
-    reviewJobs.value = review.jobs.map(({ job_id, instruction, source }) => ({ job_id, instruction, source }));
-    hunkInfo.value = new Map(review.jobs.flatMap((g) => g.hunks.map((h) => [h.hunk_id, h] as const)));
+    const jobs = review.jobs.map(({ job_id, instruction, source }) => ({ job_id, instruction, source }));
+    if (!sameJson(jobs, reviewJobs.value)) reviewJobs.value = jobs;
+    const info = new Map(review.jobs.flatMap((g) => g.hunks.map((h) => [h.hunk_id, kept(hunkInfo.value.get(h.hunk_id), h)] as const)));
+    if (info.size !== hunkInfo.value.size || [...info].some(([id, h]) => hunkInfo.value.get(id) !== h)) hunkInfo.value = info;
   }
   if (entries) {
-    tree.value = entries;
-    metrics.treeFetched(started);
+    // Rows that did not change keep their objects, so that only their
+    // rows are drawn again (a refresh follows every change in the project).
+    const was = new Map(tree.value.map((e) => [e.path, e]));
+    const next = entries.map((e) => kept(was.get(e.path), e));
+    if (next.length !== tree.value.length || next.some((e, i) => e !== tree.value[i])) {
+      tree.value = next;
+      metrics.treeFetched(started);
+    }
   }
+}
+
+/** Resolves once the page is idle (WebKitGTK has no requestIdleCallback: a task then). */
+function idle() {
+  return new Promise<void>((done) => (typeof requestIdleCallback === "function" ? requestIdleCallback(() => done(), { timeout: 100 }) : setTimeout(done, 0)));
+}
+
+/** `old` if it equals `fresh`, else `fresh`. */
+function kept<T>(old: T | undefined, fresh: T): T {
+  return old !== undefined && sameJson(old, fresh) ? old : fresh;
+}
+
+function sameJson(a: unknown, b: unknown) {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** The next file with pending hunks, fetched ahead so that moving onto it
@@ -65,17 +90,13 @@ export async function openPath(path: string, hunk?: string | null) {
   const known = tree.value.find((e) => e.path === path)?.state;
   // Taken only while it is what the tree says the file is now: another
   // program's change or a job's proposal since then shows in its state.
-  const current = early && (known ? sameState(early.state, known) : !early.state.under_review);
+  const current = early && (known ? sameJson(early.state, known) : !early.state.under_review);
   const file = current ? early : await attempt(`Opening ${path}`, () => api.file({ path }));
   if (!file) return;
   openFile.value = file;
   editor?.open(file, hunk);
   editor?.view.focus();
   fetchAhead(path);
-}
-
-function sameState(a: FileContent["state"], b: FileContent["state"]) {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** Fetches the file after `path` that has pending hunks, unless it is held already. */
@@ -104,7 +125,7 @@ export function took(file: FileContent) {
   }
   const rows = tree.value;
   const i = rows.findIndex((r) => r.path === file.path);
-  if (i >= 0 ? sameState(rows[i].state, file.state) : !file.state.under_review) return;
+  if (i >= 0 ? sameJson(rows[i].state, file.state) : !file.state.under_review) return;
   const next = rows.slice();
   if (i < 0) {
     const at = rows.findIndex((r) => r.path > file.path);
@@ -146,10 +167,11 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     metrics.nextShown(started, next !== null);
     // Moving on never comes back to it while the engine's answer is on its way.
     unconfirmed.add(id);
-    if (!next) void goToNextFile(path);
+    if (!next) void goToNextFile(path).then((moved) => moved && metrics.nextFileShown(started));
     // Undoable at once, before the engine answers (taken back if it refuses).
     decisions.push(id);
   }
+  decidedHere.add(id);
   const sent = (sentFor.get(path ?? "") ?? 0) + 1;
   sentFor.set(path ?? "", sent);
   const view = editor;
@@ -159,9 +181,11 @@ export async function decide(status: Status, id: string | null = currentHunk.val
   });
   lastDecision = answered;
   const decided = await answered.finally(() => unconfirmed.delete(id));
-  // The next hunk is on screen already: let that frame paint before the
-  // engine's answer (the same text, confirmed) is merged in.
-  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  // The next hunk is on screen already, or about to be: the engine's answer
+  // (the same text, confirmed) is merged in once the page is idle, after
+  // that frame, without asking for one more (a frame asked for between two
+  // key presses makes the second wait for the display's next one).
+  await idle();
   if (status === "pending" ? decided : !decided) {
     const i = decisions.lastIndexOf(id);
     if (i >= 0) decisions.splice(i, 1);
@@ -182,6 +206,7 @@ export async function undoDecision() {
   await lastDecision;
   const id = decisions.at(-1);
   if (!id) return tell("info", "No decision to undo");
+  decidedHere.add(id);
   const owner = await attempt("Finding the hunk", () => api.decide(id, { status: "pending" }));
   if (!owner) return;
   decisions.pop();
@@ -211,12 +236,14 @@ function pendingOf(entry: TreeEntry) {
   return entry.state.pending_hunks.filter((h) => !unconfirmed.has(h));
 }
 
-/** The first (or, going back, last) pending hunk of the next file that has one. */
+/** Opens the first (or, going back, last) pending hunk of the next file that
+ * has one; whether it did. */
 async function goToNextFile(path: string | null, direction: 1 | -1 = 1) {
   const entry = nextWithHunks(path, direction);
-  if (!entry) return;
+  if (!entry) return false;
   const hunks = pendingOf(entry);
-  return openPath(entry.path, direction === 1 ? hunks[0] : hunks[hunks.length - 1]);
+  await openPath(entry.path, direction === 1 ? hunks[0] : hunks[hunks.length - 1]);
+  return editor?.openPath === entry.path;
 }
 
 /** Next (1) or previous (-1) pending hunk, moving to another file at the ends. */
@@ -322,7 +349,7 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
       cursor = page.next_cursor;
       let reload = false;
       for (const e of page.events) {
-        treeSoon();
+        if (e.type !== "review.updated" || !e.data.hunk_id || !decidedHere.has(e.data.hunk_id)) treeSoon();
         switch (e.type) {
           case "rollback.completed":
             reload = true;

@@ -7,9 +7,11 @@ export interface Metrics {
   treeRenders: { fetchedMs: number; paintedMs: number }[];
   /** Decision or step → next hunk drawn (synchronously, and at the next frame). */
   nextHunk: { drawnMs: number; paintedMs: number }[];
+  /** Decision on a file's last hunk → the next file's first hunk drawn (and painted). */
+  nextFile: { drawnMs: number; paintedMs: number }[];
 }
 
-const data: Metrics = { treeRenders: [], nextHunk: [] };
+const data: Metrics = { treeRenders: [], nextHunk: [], nextFile: [] };
 (globalThis as unknown as { __redlineMetrics: Metrics }).__redlineMetrics = data;
 
 /** Paint of the frame after now. */
@@ -26,5 +28,9 @@ export const metrics = {
     if (!shown) return;
     const drawn = performance.now() - started;
     afterPaint((now) => data.nextHunk.push({ drawnMs: drawn, paintedMs: now - started }));
+  },
+  nextFileShown(started: number) {
+    const drawn = performance.now() - started;
+    afterPaint((now) => data.nextFile.push({ drawnMs: drawn, paintedMs: now - started }));
   },
 };
