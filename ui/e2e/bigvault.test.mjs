@@ -38,14 +38,25 @@ after(async () => {
 test(`figures on ${NOTES.toLocaleString()} notes: first paint, quick open, project search`, async () => {
   // The tree's requests: folders by prefix, never the whole list.
   const listed = [];
-  page.on("request", (r) => {
-    const url = new URL(r.url());
-    if (url.pathname.startsWith("/api/files") && !url.pathname.startsWith("/api/files/find")) listed.push(url.pathname + url.search);
-  });
-  const started = Date.now();
-  await page.goto(server.url);
-  await page.locator('[role="tree"] .tree-row').first().waitFor();
-  const firstPaint = Date.now() - started;
+  const follow = (tab) =>
+    tab.on("request", (r) => {
+      const url = new URL(r.url());
+      if (url.pathname.startsWith("/api/files") && !url.pathname.startsWith("/api/files/find")) listed.push(url.pathname + url.search);
+    });
+  // First paint: navigation to the first tree row drawn, the first time
+  // (nothing cached) and then in a fresh tab four times more.
+  const paints = [];
+  for (let i = 0; i < 5; i++) {
+    if (i > 0) {
+      await page.close();
+      page = await chrome.newPage({ viewport: { width: 1280, height: 800 } });
+    }
+    follow(page);
+    const started = Date.now();
+    await page.goto(server.url);
+    await page.locator('[role="tree"] .tree-row').first().waitFor();
+    paints.push(Date.now() - started);
+  }
   // A big tree starts collapsed, and only the rows in view are in the page.
   const drawn = await page.locator('[role="tree"] .tree-row').count();
   assert.ok(drawn < 200, `${drawn} rows drawn`);
@@ -99,7 +110,7 @@ test(`figures on ${NOTES.toLocaleString()} notes: first paint, quick open, proje
   assert.ok(cursorLine?.toLowerCase().includes("review"), `the cursor is on the matching line ${line}: ${cursorLine}`);
 
   console.log(
-    `figures (${NOTES} notes): first paint ${firstPaint} ms (${drawn} tree rows drawn); quick open p50 ${median(quick)} ms (max ${Math.max(...quick)}), ` +
+    `figures (${NOTES} notes): first paint ${paints[0]} ms the first time, p50 ${median(paints)} ms (max ${Math.max(...paints)}) of ${paints.length} (${drawn} tree rows drawn); quick open p50 ${median(quick)} ms (max ${Math.max(...quick)}), ` +
       `includes the debounce-free request; project search p50 ${median(searches)} ms (max ${Math.max(...searches)}) ` +
       `including its 150 ms typing pause`,
   );
