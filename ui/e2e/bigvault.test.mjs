@@ -61,18 +61,35 @@ test(`figures on ${NOTES.toLocaleString()} notes: first paint, quick open, proje
   const drawn = await page.locator('[role="tree"] .tree-row').count();
   assert.ok(drawn < 200, `${drawn} rows drawn`);
 
-  // Quick open: each query typed at once; the time until its best path is drawn.
+  // Quick open: each file found by its name.
   const wanted = await api(server, "/api/files/find?query=&limit=2000").then((r) => r.paths.map((p) => p.path).filter((p) => p.includes("/")).slice(0, 9));
   await page.keyboard.press("Control+KeyP");
   const input = page.getByTestId("quick-open-input");
   await input.waitFor();
+  // Measured in the page: the query set as typed, to its best path drawn
+  // and the frame after it painted.
   const quick = [];
   for (const path of wanted) {
     const name = path.split("/").pop().replace(/\.md$/, "");
-    const t0 = Date.now();
-    await input.fill(name);
-    await page.waitForFunction((p) => document.querySelector('[data-testid="quick-open-item"]')?.getAttribute("data-path") === p, path);
-    quick.push(Date.now() - t0);
+    quick.push(
+      await page.evaluate(
+        ([name, path]) =>
+          new Promise((done) => {
+            const box = document.querySelector('[data-testid="quick-open-input"]');
+            const list = document.querySelector('[data-testid="quick-open"] [role="listbox"]');
+            const started = performance.now();
+            const watch = new MutationObserver(() => {
+              if (list.querySelector('[data-testid="quick-open-item"]')?.getAttribute("data-path") !== path) return;
+              watch.disconnect();
+              requestAnimationFrame(() => setTimeout(() => done(Math.round(performance.now() - started)), 0));
+            });
+            watch.observe(list, { childList: true, subtree: true, attributes: true });
+            box.value = name;
+            box.dispatchEvent(new Event("input", { bubbles: true }));
+          }),
+        [name, path],
+      ),
+    );
   }
   await shot(page, "bigvault-1-quick-open");
   await input.press("Enter");
@@ -110,8 +127,8 @@ test(`figures on ${NOTES.toLocaleString()} notes: first paint, quick open, proje
   assert.ok(cursorLine?.toLowerCase().includes("review"), `the cursor is on the matching line ${line}: ${cursorLine}`);
 
   console.log(
-    `figures (${NOTES} notes): first paint ${paints[0]} ms the first time, p50 ${median(paints)} ms (max ${Math.max(...paints)}) of ${paints.length} (${drawn} tree rows drawn); quick open p50 ${median(quick)} ms (max ${Math.max(...quick)}), ` +
-      `includes the debounce-free request; project search p50 ${median(searches)} ms (max ${Math.max(...searches)}) ` +
+    `figures (${NOTES} notes): first paint ${paints[0]} ms the first time, p50 ${median(paints)} ms (max ${Math.max(...paints)}) of ${paints.length} (${drawn} tree rows drawn); quick open p50 ${median(quick)} ms (max ${Math.max(...quick)}) ` +
+      `from the keystroke to its answer painted, the request included; project search p50 ${median(searches)} ms (max ${Math.max(...searches)}) ` +
       `including its 150 ms typing pause`,
   );
 });

@@ -15,9 +15,11 @@ export function QuickOpen() {
   const [found, setFound] = useState<FoundPaths | null>(null);
   const [current, setCurrent] = useState(0);
   const list = useRef<HTMLUListElement>(null);
-  useEffect(() => {
+  // Asked from the keystroke itself: an effect would wait for a frame first.
+  const ask = (text: string) => {
+    setQuery(text);
     const ticket = ++asked;
-    void api.quickOpen({ query, limit: 50 }).then(
+    void api.quickOpen({ query: text, limit: 50 }).then(
       (answer) => {
         if (ticket !== asked) return;
         setFound(answer);
@@ -25,7 +27,8 @@ export function QuickOpen() {
       },
       () => undefined,
     );
-  }, [query]);
+  };
+  useEffect(() => ask(""), []);
   useEffect(() => {
     list.current?.children[current]?.scrollIntoView({ block: "nearest" });
   }, [current]);
@@ -44,7 +47,7 @@ export function QuickOpen() {
           aria-label="File name"
           placeholder="Type part of a file's path"
           value={query}
-          onInput={(e) => setQuery(e.currentTarget.value)}
+          onInput={(e) => ask(e.currentTarget.value)}
           onKeyDown={(e) => {
             if (e.key === "ArrowDown" || e.key === "ArrowUp") {
               e.preventDefault();

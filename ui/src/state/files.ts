@@ -23,8 +23,8 @@ const sentFor = new Map<string, number>();
 /** Hunks decided here whose decision the engine has not answered yet (the
  * tree may still list them pending). */
 const unconfirmed = new Set<string>();
-/** Hunks decided (or undone) here: the feed's word of them needs no
- * refresh, the engine's answer is taken already. */
+/** Hunks decided (or undone) here whose word from the feed has not come:
+ * it needs no refresh, the engine's answer is taken already. */
 const decidedHere = new Set<string>();
 
 /** Connects the editor view the actions drive. */
@@ -349,7 +349,7 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
       cursor = page.next_cursor;
       let reload = false;
       for (const e of page.events) {
-        if (e.type !== "review.updated" || !e.data.hunk_id || !decidedHere.has(e.data.hunk_id)) treeSoon();
+        if (e.type !== "review.updated" || !e.data.hunk_id || !decidedHere.delete(e.data.hunk_id)) treeSoon();
         switch (e.type) {
           case "rollback.completed":
             reload = true;
