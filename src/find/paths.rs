@@ -34,9 +34,7 @@ pub struct FoundPaths {
 /// The `limit` paths of `view` that best match `query` (every path, in
 /// order, when it is blank). Ties go to the shorter path, then the first.
 pub fn quick_open(view: &View<'_>, query: &str, limit: usize) -> FoundPaths {
-    let paths = view.paths();
-    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-    rank(&refs, query, limit)
+    view.with_paths(|paths| rank(paths, query, limit))
 }
 
 /// [`quick_open`] over a list of paths.

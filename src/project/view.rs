@@ -118,39 +118,31 @@ impl<'a> View<'a> {
         self.overlay.is_some_and(|o| o.get(rel).is_some())
     }
 
-    /// Every file of the project as the view shows it, sorted: the index's
-    /// list when it is filled (else a walk), with the overlay's files added
-    /// and the files it makes absent taken out.
-    pub fn paths(&self) -> Vec<String> {
-        let listed = self
-            .project
-            .index()
-            .and_then(|index| index.with_files(|files| files.keys().cloned().collect()));
-        let mut paths: Vec<String> = match listed {
-            Some(paths) => paths,
-            None => {
-                let Ok(root) = self.project.resolve(".") else {
-                    return Vec::new();
-                };
-                let mut paths = self.project.walk_files(&root, || {
-                    |rel: &str, _: &std::path::Path| Some(rel.to_owned())
-                });
-                paths.sort_unstable();
-                paths
-            }
-        };
-        if let Some(overlay) = self.overlay {
-            for (path, text) in overlay.iter() {
-                match (paths.binary_search_by(|p| p.as_str().cmp(path)), text) {
-                    (Err(at), Some(_)) => paths.insert(at, path.to_owned()),
-                    (Ok(at), None) => {
-                        paths.remove(at);
-                    }
-                    _ => {}
-                }
-            }
+    /// Runs `f` over every file of the project as the view shows it, sorted:
+    /// the index's list when it is filled (else a walk), with the overlay's
+    /// files added and the files it makes absent taken out. The index's
+    /// paths are lent while it is read, not copied (quick open ranks them
+    /// on every keystroke).
+    pub fn with_paths<R>(&self, f: impl FnOnce(&[&str]) -> R) -> R {
+        let mut f = Some(f);
+        let listed = self.project.index().and_then(|index| {
+            index.with_files(|files| {
+                let run = f.take().expect("run once");
+                run(&laid_over(self.overlay, files.keys().map(String::as_str)))
+            })
+        });
+        if let Some(done) = listed {
+            return done;
         }
-        paths
+        let run = f.take().expect("not run above");
+        let Ok(root) = self.project.resolve(".") else {
+            return run(&[]);
+        };
+        let mut walked = self.project.walk_files(&root, || {
+            |rel: &str, _: &std::path::Path| Some(rel.to_owned())
+        });
+        walked.sort_unstable();
+        run(&laid_over(self.overlay, walked.iter().map(String::as_str)))
     }
 
     /// The overlay's files that exist under the folder `scope` (`""`: all),
@@ -166,6 +158,25 @@ impl<'a> View<'a> {
             .filter_map(|(path, text)| Some((path, text?)))
             .filter(move |(path, _)| scope.is_empty() || path.starts_with(&folder))
     }
+}
+
+/// `listed` (sorted) with `overlay`'s files added and the files it makes
+/// absent taken out.
+fn laid_over<'s>(
+    overlay: Option<&'s Overlay>,
+    listed: impl Iterator<Item = &'s str>,
+) -> Vec<&'s str> {
+    let mut paths: Vec<&str> = listed.collect();
+    for (path, text) in overlay.into_iter().flat_map(Overlay::iter) {
+        match (paths.binary_search(&path), text) {
+            (Err(at), Some(_)) => paths.insert(at, path),
+            (Ok(at), None) => {
+                paths.remove(at);
+            }
+            _ => {}
+        }
+    }
+    paths
 }
 
 #[cfg(test)]
@@ -204,5 +215,23 @@ mod tests {
         );
         let under: Vec<_> = view.overlaid_under("").map(|(p, _)| p).collect();
         assert_eq!(under, ["a.md", "new.md"]);
+    }
+
+    #[test]
+    fn paths_are_the_disks_with_the_overlay_laid_over() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.md", "b.md", "c.md"] {
+            std::fs::write(dir.path().join(name), "x\n").unwrap();
+        }
+        let project = Project::open(dir.path(), Limits::default()).unwrap();
+        let mut overlay = Overlay::new();
+        overlay.insert("a.md", Some(Arc::from("buffer\n")));
+        overlay.insert("ab.md", Some(Arc::from("created\n")));
+        overlay.insert("b.md", None);
+        overlay.insert("never.md", None);
+        let listed = View::with(&project, &overlay).with_paths(|p| p.join(" "));
+        assert_eq!(listed, "a.md ab.md c.md");
+        let disk = View::disk(&project).with_paths(|p| p.join(" "));
+        assert_eq!(disk, "a.md b.md c.md");
     }
 }

@@ -1,9 +1,10 @@
 // Quick open (Ctrl+P): type part of a path, pick a file. The engine ranks
 // every path with a fuzzy matcher; the latest answer wins.
 
+import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
-import type { FoundPaths } from "../api/types";
+import type { FoundPath, FoundPaths } from "../api/types";
 import { openPath } from "../state/files";
 import { overlay } from "../state/store";
 import { Marked, spansOf } from "./Marked";
@@ -33,11 +34,6 @@ export function QuickOpen() {
     list.current?.children[current]?.scrollIntoView({ block: "nearest" });
   }, [current]);
   const paths = found?.paths ?? [];
-  const open = (path: string | undefined) => {
-    if (!path) return;
-    overlay.value = "none";
-    void openPath(path);
-  };
   return (
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
       <div class="panel palette" role="dialog" aria-label="Quick open" data-testid="quick-open">
@@ -60,11 +56,7 @@ export function QuickOpen() {
           }}
         />
         <ul class="palette-list" ref={list} role="listbox">
-          {paths.map((p, i) => (
-            <li key={p.path} role="option" aria-selected={i === current} class={i === current ? "active" : ""} data-testid="quick-open-item" data-path={p.path} onClick={() => open(p.path)}>
-              <Marked text={p.path} spans={spansOf(p.positions)} />
-            </li>
-          ))}
+          <Results paths={paths} current={current} />
         </ul>
         <div class="muted palette-foot" data-testid="quick-open-count">
           {found ? `${found.total.toLocaleString()} of ${found.searched.toLocaleString()} files match` : "…"}
@@ -73,3 +65,24 @@ export function QuickOpen() {
     </div>
   );
 }
+
+/** Opens `path`, closing the palette. */
+function open(path: string | undefined) {
+  if (!path) return;
+  overlay.value = "none";
+  void openPath(path);
+}
+
+/** The ranked paths; drawn again only when they or the current one change,
+ * not on each keystroke before the answer comes. */
+const Results = memo(function Results({ paths, current }: { paths: FoundPath[]; current: number }) {
+  return (
+    <>
+      {paths.map((p, i) => (
+        <li key={p.path} role="option" aria-selected={i === current} class={i === current ? "active" : ""} data-testid="quick-open-item" data-path={p.path} onClick={() => open(p.path)}>
+          <Marked text={p.path} spans={spansOf(p.positions)} />
+        </li>
+      ))}
+    </>
+  );
+});
