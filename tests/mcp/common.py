@@ -1,5 +1,5 @@
-"""What the MCP test clients share: how they start `redline mcp`, and how
-they read a tool's result."""
+"""What the MCP test clients share: how they start `redline mcp`, how they
+propose a one-line change, and how they read a tool's result."""
 
 import os
 
@@ -31,3 +31,16 @@ def error_code(result):
     """A tool error's code."""
     assert result.isError, result
     return result.structuredContent["error"]["code"]
+
+
+async def propose_line(session, path, line, old, new, summary):
+    """`propose_edits` replacing line `line` of `path` (which reads `old`)
+    with `new`; its structured result."""
+    return structured(await session.call_tool("propose_edits", {
+        "edits": [{
+            "file_path": path, "operation": "replace",
+            "start_line": line, "end_line": line,
+            "new_text": new, "old_text": old,
+        }],
+        "summary": summary,
+    }))

@@ -23,7 +23,7 @@ from mcp import ClientSession, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from common import error_code, redline_mcp, structured
+from common import error_code, propose_line, redline_mcp, structured
 
 TOOLS = {"search_project", "read_file", "list_files", "propose_edits", "ask_user", "review_status"}
 
@@ -115,14 +115,8 @@ async def over_http(api, base, token):
             assert error_code(refused) == "escapes_root", refused.structuredContent
             read = structured(await session.call_tool("read_file", {"file_path": "notes/gamma.md"}))
             assert "Status: final" in read["content"], read
-            proposed = structured(await session.call_tool("propose_edits", {
-                "edits": [{
-                    "file_path": "notes/gamma.md", "operation": "replace",
-                    "start_line": 3, "end_line": 3,
-                    "new_text": "Status: archived\n", "old_text": "Status: final",
-                }],
-                "summary": "Gamma is archived.",
-            }))
+            proposed = await propose_line(
+                session, "notes/gamma.md", 3, "Status: final", "Status: archived\n", "Gamma is archived.")
             assert proposed["status"] == "pending_review", proposed
             job = proposed["job_id"]
             [hunk] = [h["hunk_id"] for f in proposed["files"] for h in f["hunks"]]
@@ -158,14 +152,8 @@ async def bridged(api, redline, folder, data):
             assert tools == TOOLS, sorted(tools)
 
             structured(await session.call_tool("read_file", {"file_path": "notes/alpha.md"}))
-            proposed = structured(await session.call_tool("propose_edits", {
-                "edits": [{
-                    "file_path": "notes/alpha.md", "operation": "replace",
-                    "start_line": 4, "end_line": 4,
-                    "new_text": "Owner: Bo\n", "old_text": "Owner: Ann",
-                }],
-                "summary": "Alpha goes to Bo.",
-            }))
+            proposed = await propose_line(
+                session, "notes/alpha.md", 4, "Owner: Ann", "Owner: Bo\n", "Alpha goes to Bo.")
             job = proposed["job_id"]
             group = api.group(job)
             assert group["source"] == "bridged-agent", group

@@ -12,7 +12,7 @@ import sys
 from mcp import ClientSession, types
 from mcp.client.stdio import stdio_client
 
-from common import error_code, redline_mcp, structured
+from common import error_code, propose_line, redline_mcp, structured
 
 
 async def main(redline, folder, data):
@@ -46,14 +46,8 @@ async def main(redline, folder, data):
             read = structured(await session.call_tool("read_file", {"file_path": "notes/alpha.md"}))
             assert "Owner: Ann" in read["content"], read
 
-            proposed = structured(await session.call_tool("propose_edits", {
-                "edits": [{
-                    "file_path": "notes/alpha.md", "operation": "replace",
-                    "start_line": 4, "end_line": 4,
-                    "new_text": "Owner: Bo\n", "old_text": "Owner: Ann",
-                }],
-                "summary": "Alpha goes to Bo.",
-            }))
+            proposed = await propose_line(
+                session, "notes/alpha.md", 4, "Owner: Ann", "Owner: Bo\n", "Alpha goes to Bo.")
             assert proposed["status"] == "pending_review", proposed
             [file] = proposed["files"]
             assert file["file_path"] == "notes/alpha.md", file
