@@ -3,8 +3,9 @@
 //! then prints the median time of each and the ratio (Redline / rg; below 1
 //! means Redline is faster): walking the folder as a one-shot run does, and
 //! through a running project's filled index (goal: at most 0.3x of rg), with
-//! the index's fill time and resident memory per MB of notes; then the
-//! resident memory of the whole `redline serve` with its index filled.
+//! the index's fill time and resident memory per MB of notes; quick open's
+//! time to rank every path as a query is typed; then the resident memory of
+//! the whole `redline serve` with its index filled.
 //!
 //! `cargo bench --bench search` runs vaults of 5,000 and 40,000 notes;
 //! `REDLINE_BENCH_NOTES=2000,10000` picks other sizes and
@@ -16,7 +17,8 @@ mod rg;
 use std::time::{Duration, Instant};
 
 use redline::config::Limits;
-use redline::project::Project;
+use redline::find::paths;
+use redline::project::{Project, View};
 use redline::testkit::vaultgen::{self, VaultSpec};
 use redline::tools;
 
@@ -84,6 +86,34 @@ fn serve_memory(folder: &std::path::Path) -> (Duration, f64, f64) {
     (took, rss, peak)
 }
 
+/// Quick open's figures through the filled index: the median time to rank
+/// every path for queries as a person types them, a letter at a time.
+fn quick_open(project: &Project, runs: usize) {
+    let view = View::disk(project);
+    let mut paths = Vec::new();
+    view.with_paths(|all| paths.extend(all.iter().step_by(997).take(3).map(|p| p.to_string())));
+    for path in paths {
+        let name = path
+            .rsplit('/')
+            .next()
+            .unwrap_or(&path)
+            .trim_end_matches(".md");
+        let times: Vec<String> = (1..=name.len())
+            .filter(|&n| name.is_char_boundary(n) && [1, 3, 6, name.len()].contains(&n))
+            .map(|n| {
+                let query = &name[..n];
+                let took = median(|| drop(paths::quick_open(&view, query, 50)), runs);
+                format!("{query:?} {:.1} ms", ms(took))
+            })
+            .collect();
+        println!(
+            "quick open, {} paths: {}",
+            project.index().unwrap().stats().files,
+            times.join(", ")
+        );
+    }
+}
+
 fn main() {
     if !rg::available() {
         return;
@@ -147,6 +177,7 @@ fn main() {
             held / (summary.bytes as f64 / 1e6),
             rss_mb()
         );
+        quick_open(&indexed, runs);
         println!(
             "{:<44} {:>7} {:>7} | {:>9} {:>9} {:>9} | {:>6} {:>6} | {:>9} {:>6}",
             "query", "lines", "files", "walk", "index", "rg -n", "walk", "index", "rg -c", "index"

@@ -161,6 +161,23 @@ async fn the_tree_and_its_folders_read_from_the_index_as_from_the_walk() {
     assert_eq!(paths(h.runtime.tree("", true).unwrap()), ["zeta/c.md"]);
     let zeta = h.runtime.children("zeta").unwrap();
     assert!(zeta.files[0].state.dirty, "{zeta:?}");
+    // A file that is only a buffer is listed in its folder, between the
+    // files on disk, and counted in every folder above it.
+    h.runtime
+        .edit("notes/deep/b.md", "only a buffer\n", None)
+        .unwrap();
+    let deep = h.runtime.children("notes/deep").unwrap();
+    assert_eq!(
+        paths(deep.files.clone()),
+        ["notes/deep/a.md", "notes/deep/b.md"]
+    );
+    assert_eq!(
+        (deep.files[1].size, deep.files[1].state.under_review),
+        (0, true)
+    );
+    assert_eq!(deep.files_under, 3);
+    assert_eq!(folders("").0[0], ("new".to_owned(), 1));
+    assert_eq!(folders("").0[1], ("notes".to_owned(), 6));
     // A folder outside the project is refused, as for every path.
     assert!(h.runtime.children("../").is_err());
 }

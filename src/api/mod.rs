@@ -88,6 +88,10 @@ pub struct ProjectInfo {
     pub root: String,
     /// Its name (the folder's last component).
     pub name: String,
+    /// What its project index holds, and whether it is filled yet (searches
+    /// and quick open read the disk until it is); none where no index is kept.
+    #[ts(optional = nullable)]
+    pub index: Option<crate::project::IndexStats>,
 }
 
 /// `POST /api/agent/sessions`.
@@ -423,6 +427,7 @@ impl Api {
                 || root.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
             ),
+            index: self.runtime.project().index().map(|i| i.stats()),
         }
     }
 

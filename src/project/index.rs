@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::Project;
+use super::{PathList, Project};
 
 /// One file of the index.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,6 +57,9 @@ struct State {
     ready: bool,
     filling: bool,
     files: BTreeMap<String, Entry>,
+    /// The paths of `files` in one buffer, made when first asked for after
+    /// the set of files changed.
+    paths: Option<Arc<PathList>>,
     /// Paths refreshed while a fill runs: newer than what the fill read.
     touched: HashSet<String>,
 }
@@ -144,6 +147,9 @@ impl Index {
             .collect();
         *files = fresh;
         touched.clear();
+        // Made now, so quick open's first keystroke does not wait for it.
+        let paths = files.keys().map(String::as_str).collect();
+        state.paths = Some(Arc::new(paths));
         state.filling = false;
         state.ready = true;
         let held = state.files.values().map(Entry::held).sum();
@@ -187,17 +193,27 @@ impl Index {
             .map(|(p, _)| p.clone())
             .chain(std::iter::once(rel.to_owned()))
             .collect();
+        let mut gone = Vec::new();
         for path in &stale {
             if let Some(old) = state.files.remove(path) {
                 self.held.fetch_sub(old.held(), Ordering::Relaxed);
+                gone.push(path.as_str());
             }
         }
+        let mut came = Vec::new();
         for (path, entry) in entry.map(|e| (rel.to_owned(), e)).into_iter().chain(under) {
             if state.filling {
                 state.touched.insert(path.clone());
             }
             self.held.fetch_add(entry.held(), Ordering::Relaxed);
+            came.push(path.clone());
             state.files.insert(path, entry);
+        }
+        // A file read again (the common refresh) leaves the list of paths as it was.
+        gone.sort_unstable();
+        came.sort_unstable();
+        if !gone.iter().eq(&came) {
+            state.paths = None;
         }
         if state.filling {
             state.touched.extend(stale);
@@ -209,6 +225,35 @@ impl Index {
     pub fn with_files<R>(&self, f: impl FnOnce(&BTreeMap<String, Entry>) -> R) -> Option<R> {
         let state = self.read();
         state.ready.then(|| f(&state.files))
+    }
+
+    /// Its paths, sorted, while it is ready; `None` when it is not. The list
+    /// is shared: it is made again only after files come or go.
+    pub fn paths(&self) -> Option<Arc<PathList>> {
+        {
+            let state = self.read();
+            if !state.ready {
+                return None;
+            }
+            if let Some(paths) = &state.paths {
+                return Some(paths.clone());
+            }
+        }
+        let mut state = self.write();
+        let State {
+            files,
+            paths,
+            ready,
+            ..
+        } = &mut *state;
+        if !*ready {
+            return None;
+        }
+        Some(
+            paths
+                .get_or_insert_with(|| Arc::new(files.keys().map(String::as_str).collect()))
+                .clone(),
+        )
     }
 
     /// Reads the file at `abs` into an entry, holding its text when it is
@@ -256,5 +301,44 @@ impl Index {
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, State> {
         self.state.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Limits;
+
+    #[test]
+    fn the_list_of_paths_follows_the_files_that_come_and_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("notes")).unwrap();
+        std::fs::write(root.join("notes/a.md"), "a\n").unwrap();
+        std::fs::write(root.join("b.md"), "b\n").unwrap();
+        let project = Project::open(root, Limits::default()).unwrap().with_index();
+        let index = project.index().unwrap();
+        assert!(index.paths().is_none(), "not filled yet");
+        index.fill(&project);
+        let listed =
+            || -> Vec<String> { index.paths().unwrap().iter().map(str::to_owned).collect() };
+        assert_eq!(listed(), ["b.md", "notes/a.md"]);
+
+        // A file written again keeps the list as it is.
+        let before = index.paths().unwrap();
+        std::fs::write(root.join("b.md"), "b, edited\n").unwrap();
+        index.refresh(&project, "b.md");
+        assert!(Arc::ptr_eq(&before, &index.paths().unwrap()));
+        // Files that come, go, and a folder that becomes a file.
+        std::fs::write(root.join("c.md"), "c\n").unwrap();
+        index.refresh(&project, "c.md");
+        assert_eq!(listed(), ["b.md", "c.md", "notes/a.md"]);
+        std::fs::remove_file(root.join("b.md")).unwrap();
+        index.refresh(&project, "b.md");
+        assert_eq!(listed(), ["c.md", "notes/a.md"]);
+        std::fs::remove_dir_all(root.join("notes")).unwrap();
+        std::fs::write(root.join("notes"), "now a file\n").unwrap();
+        index.refresh(&project, "notes");
+        assert_eq!(listed(), ["c.md", "notes"]);
     }
 }

@@ -7,6 +7,7 @@
 
 mod guard;
 pub mod index;
+mod path_list;
 pub mod text;
 mod view;
 mod write;
@@ -18,6 +19,7 @@ use ignore::{WalkBuilder, WalkState};
 
 pub use guard::{MAX_PATH_BYTES, PathError, ProjectPath};
 pub use index::{Index, IndexStats};
+pub use path_list::PathList;
 pub use view::{Overlay, View};
 pub use write::WriteError;
 

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{PathError, Project, ProjectPath, TextFile, text};
+use super::{Index, PathError, Project, ProjectPath, TextFile, text};
 
 /// Files whose text is not the disk's: a path maps to its working text, or
 /// to `None` for a file that exists only as a buffer nobody has filled (a
@@ -121,28 +121,20 @@ impl<'a> View<'a> {
     /// Runs `f` over every file of the project as the view shows it, sorted:
     /// the index's list when it is filled (else a walk), with the overlay's
     /// files added and the files it makes absent taken out. The index's
-    /// paths are lent while it is read, not copied (quick open ranks them
-    /// on every keystroke).
+    /// paths are lent from its shared list, not copied (quick open ranks
+    /// them on every keystroke).
     pub fn with_paths<R>(&self, f: impl FnOnce(&[&str]) -> R) -> R {
-        let mut f = Some(f);
-        let listed = self.project.index().and_then(|index| {
-            index.with_files(|files| {
-                let run = f.take().expect("run once");
-                run(&laid_over(self.overlay, files.keys().map(String::as_str)))
-            })
-        });
-        if let Some(done) = listed {
-            return done;
+        if let Some(listed) = self.project.index().and_then(Index::paths) {
+            return f(&laid_over(self.overlay, listed.iter()));
         }
-        let run = f.take().expect("not run above");
         let Ok(root) = self.project.resolve(".") else {
-            return run(&[]);
+            return f(&[]);
         };
         let mut walked = self.project.walk_files(&root, || {
             |rel: &str, _: &std::path::Path| Some(rel.to_owned())
         });
         walked.sort_unstable();
-        run(&laid_over(self.overlay, walked.iter().map(String::as_str)))
+        f(&laid_over(self.overlay, walked.iter().map(String::as_str)))
     }
 
     /// The overlay's files that exist under the folder `scope` (`""`: all),

@@ -280,97 +280,129 @@ impl Workspace {
     /// at all: what a tree that loads its folders as they open needs to keep
     /// its badges and the review current.
     pub fn tree(&self, prefix: &str, changed: bool) -> Result<Vec<TreeEntry>, WorkspaceError> {
-        let scope = self.project.resolve_dir(prefix)?;
-        let folder = format!("{}/", scope.rel());
-        let under = |p: &str| scope.rel().is_empty() || p.starts_with(&folder);
-        let entry = |path: &str, size: u64| TreeEntry {
-            path: path.to_owned(),
-            size,
-            state: FileState::default(),
-        };
-        let listed = if changed {
-            Some(Vec::new())
-        } else {
-            let start = if scope.rel().is_empty() {
-                ""
-            } else {
-                folder.as_str()
-            };
-            self.project.index().and_then(|index| {
-                index.with_files(|files| {
-                    files
-                        .range::<str, _>((
-                            std::ops::Bound::Included(start),
-                            std::ops::Bound::Unbounded,
-                        ))
-                        .take_while(|(p, _)| under(p))
-                        .map(|(p, e)| entry(p, e.size))
-                        .collect()
-                })
-            })
-        };
-        let mut entries = listed.unwrap_or_else(|| {
-            let mut walked = self.project.walk_files(&scope, || {
-                |rel: &str, abs: &std::path::Path| {
-                    Some(entry(rel, std::fs::metadata(abs).map_or(0, |m| m.len())))
-                }
+        let mut entries = Vec::new();
+        self.each_file(prefix, !changed, |path, size, state| {
+            entries.push(TreeEntry {
+                path: path.to_owned(),
+                size,
+                state,
             });
-            walked.sort_by(|a, b| a.path.cmp(&b.path));
-            walked
-        });
-        let mut buffer_only = Vec::new();
-        for file in self.review.files().filter(|f| under(&f.path)) {
-            let state = state_of(file, &self.project.disk_hash(&file.path)?);
-            match entries.binary_search_by(|e| e.path.as_str().cmp(&file.path)) {
-                Ok(i) => entries[i].state = state,
-                // Not listed: only a buffer, or not asked for (`changed`).
-                Err(_) => buffer_only.push(TreeEntry {
-                    path: file.path.clone(),
-                    size: std::fs::metadata(self.project.root().join(&file.path))
-                        .map_or(0, |m| m.len()),
-                    state,
-                }),
-            }
-        }
-        if !buffer_only.is_empty() {
-            entries.extend(buffer_only);
-            entries.sort_by(|a, b| a.path.cmp(&b.path));
-        }
+        })?;
         Ok(entries)
     }
 
     /// The direct children of the folder `prefix` (the root for `""`): its
     /// folders, each with how many files it holds at any depth, and its
     /// files with their review state, both sorted; for a tree that loads a
-    /// folder when it opens.
+    /// folder when it opens. Files in subfolders are only counted.
     pub fn children(&self, prefix: &str) -> Result<Listing, WorkspaceError> {
-        let scope = self.project.resolve_dir(prefix)?;
-        let folder = if scope.rel().is_empty() {
-            String::new()
-        } else {
-            format!("{}/", scope.rel())
-        };
-        let entries = self.tree(prefix, false)?;
         let mut listing = Listing {
             folders: Vec::new(),
             files: Vec::new(),
-            files_under: entries.len(),
+            files_under: 0,
         };
-        for entry in entries {
-            let rest = &entry.path[folder.len()..];
-            match rest.split_once('/') {
+        let scope = self.project.resolve_dir(prefix)?;
+        let skip = if scope.rel().is_empty() {
+            0
+        } else {
+            scope.rel().len() + 1
+        };
+        self.each_file(prefix, true, |path, size, state| {
+            listing.files_under += 1;
+            match path[skip..].split_once('/') {
                 // Sorted paths keep a folder's files together.
                 Some((name, _)) => match listing.folders.last_mut() {
-                    Some(last) if last.path[folder.len()..] == *name => last.files += 1,
+                    Some(last) if last.path[skip..] == *name => last.files += 1,
                     _ => listing.folders.push(FolderEntry {
-                        path: format!("{folder}{name}"),
+                        path: path[..skip + name.len()].to_owned(),
                         files: 1,
                     }),
                 },
-                None => listing.files.push(entry),
+                None => listing.files.push(TreeEntry {
+                    path: path.to_owned(),
+                    size,
+                    state,
+                }),
             }
-        }
+        })?;
         Ok(listing)
+    }
+
+    /// Calls `visit` with each file under the folder `prefix`, in path
+    /// order, with its size and review state: the project's files (when
+    /// `listed`; from the index when it is filled, else a walk) merged with
+    /// the files under review, which include those that only have a buffer.
+    fn each_file(
+        &self,
+        prefix: &str,
+        listed: bool,
+        mut visit: impl FnMut(&str, u64, FileState),
+    ) -> Result<(), WorkspaceError> {
+        let scope = self.project.resolve_dir(prefix)?;
+        let folder = format!("{}/", scope.rel());
+        let under = |p: &str| scope.rel().is_empty() || p.starts_with(&folder);
+        let mut reviewed = self
+            .review
+            .files()
+            .filter(|f| under(&f.path))
+            .map(|f| {
+                Ok((
+                    f.path.as_str(),
+                    state_of(f, &self.project.disk_hash(&f.path)?),
+                ))
+            })
+            .collect::<Result<Vec<_>, WorkspaceError>>()?;
+        reviewed.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut reviewed = reviewed.into_iter().peekable();
+        let disk_size =
+            |p: &str| std::fs::metadata(self.project.root().join(p)).map_or(0, |m| m.len());
+        // One pass over both sorted lists; a reviewed file not listed is a
+        // buffer only (or was not asked for).
+        let mut merge = |files: &mut dyn Iterator<Item = (&str, u64)>| {
+            for (path, size) in files {
+                while let Some((only, state)) = reviewed.next_if(|(r, _)| *r < path) {
+                    visit(only, disk_size(only), state);
+                }
+                let state = reviewed
+                    .next_if(|(r, _)| *r == path)
+                    .map_or_else(FileState::default, |(_, s)| s);
+                visit(path, size, state);
+            }
+            for (only, state) in reviewed.by_ref() {
+                visit(only, disk_size(only), state);
+            }
+        };
+        if !listed {
+            merge(&mut std::iter::empty());
+            return Ok(());
+        }
+        let start = if scope.rel().is_empty() {
+            ""
+        } else {
+            folder.as_str()
+        };
+        let from_index = self.project.index().and_then(|index| {
+            index.with_files(|files| {
+                let mut files = files
+                    .range::<str, _>((std::ops::Bound::Included(start), std::ops::Bound::Unbounded))
+                    .take_while(|(p, _)| under(p))
+                    .map(|(p, e)| (p.as_str(), e.size));
+                merge(&mut files);
+            })
+        });
+        if from_index.is_none() {
+            let mut walked = self.project.walk_files(&scope, || {
+                |rel: &str, abs: &std::path::Path| {
+                    Some((
+                        rel.to_owned(),
+                        std::fs::metadata(abs).map_or(0, |m| m.len()),
+                    ))
+                }
+            });
+            walked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            merge(&mut walked.iter().map(|(p, size)| (p.as_str(), *size)));
+        }
+        Ok(())
     }
 
     /// Replaces the working buffer of `path` with `new_text`, recording each

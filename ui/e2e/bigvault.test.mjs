@@ -22,9 +22,8 @@ before(async () => {
   execFileSync(redline, ["gen-vault", dir, "--notes", String(NOTES), "--seed", "7"]);
   server = await serve(dir, []);
   // The index fills in the background; the figures are for a warm project.
-  for (let i = 0; i < 600; i++) {
-    const hits = await api(server, "/api/files/find?query=&limit=1");
-    if (hits.searched > NOTES / 2) break;
+  for (let i = 0; !(await api(server, "/api/project")).index?.ready; i++) {
+    assert.ok(i < 600, "the project index is filled within a minute");
     await new Promise((r) => setTimeout(r, 100));
   }
   ({ browser: chrome, page } = await browser());

@@ -58,6 +58,7 @@ export type { Hit } from "./Hit";
 export type { Hunk } from "./Hunk";
 export type { HunkPreview } from "./HunkPreview";
 export type { HunkSpan } from "./HunkSpan";
+export type { IndexStats } from "./IndexStats";
 export type { Job } from "./Job";
 export type { JobAnswered } from "./JobAnswered";
 export type { JobBegan } from "./JobBegan";
