@@ -47,8 +47,12 @@ export interface EditorHost extends HunkActions {
   current(id: string | null): void;
 }
 
-/** Pixels of context kept above and below a hunk brought into view. */
-const HUNK_MARGIN = 120;
+/** Pixels of context a hunk in view keeps above and below it; one with
+ * less is scrolled to. */
+const HUNK_CONTEXT = 60;
+/** Where a hunk scrolled to lands: this many pixels below the top, so the
+ * hunks after it are in view too and the next moves scroll nothing. */
+const HUNK_LANDING = 120;
 
 /** How long typing pauses before it is sent. */
 const SEND_AFTER_MS = 250;
@@ -64,6 +68,9 @@ export class EditorController {
   private dirty = false;
   /** Closed files' editor states, least recently closed first. */
   private readonly kept = new Map<string, Kept>();
+  /** The scroll position, as of the last scroll: read when a file closes,
+   * when the editor's layout is dirty and asking would force one. */
+  private scrolled = 0;
 
   /** `keys`: the application's shortcuts that act on the editor, as a keymap. */
   constructor(
@@ -73,6 +80,8 @@ export class EditorController {
   ) {
     this.field = hunkField(host);
     this.view = new EditorView({ parent, state: this.stateFor("") });
+    const scroller = this.view.scrollDOM;
+    scroller.addEventListener("scroll", () => (this.scrolled = scroller.scrollTop), { passive: true });
   }
 
   private stateFor(text: string): EditorState {
@@ -128,7 +137,7 @@ export class EditorController {
       // an engine change: the history stays the user's.
       const changes = smallestChange(this.view.state.doc.toString(), file.text);
       this.view.dispatch({ changes: changes ?? undefined, effects: setHunks.of({ spans: file.hunks }), annotations: engine });
-      if (hunk) this.goTo(hunk);
+      if (hunk) this.goTo(hunk, true);
       else this.view.requestMeasure({ read: () => null, write: () => (this.view.scrollDOM.scrollTop = kept.scroll) });
       this.trackCurrent();
       return;
@@ -136,13 +145,13 @@ export class EditorController {
     this.view.setState(this.stateFor(file.text));
     this.view.dispatch({ effects: setHunks.of({ spans: file.hunks, current: null }), annotations: engine });
     const target = hunk ?? this.hunks().find((h) => h.status === "pending")?.id;
-    if (target) this.goTo(target);
+    if (target) this.goTo(target, true);
   }
 
   /** Keeps the open file's editor state for when it is opened again. */
   private keep(path: string) {
     this.kept.delete(path);
-    this.kept.set(path, { state: this.view.state, scroll: this.view.scrollDOM.scrollTop });
+    this.kept.set(path, { state: this.view.state, scroll: this.scrolled });
     if (this.kept.size > KEPT_STATES) this.kept.delete(this.kept.keys().next().value!);
   }
 
@@ -198,28 +207,36 @@ export class EditorController {
     });
   }
 
-  /** Moves the cursor to a hunk and brings it into view: one out of view
-   * into the middle; one in view stays where it is (nudged to keep
-   * `HUNK_MARGIN` of context), so moving between hunks on one screen
-   * scrolls nothing. */
-  goTo(id: string) {
+  /** Moves the cursor to a hunk and brings it into view: one in view with
+   * its context stays where it is, so moving between hunks on one screen
+   * scrolls nothing; another lands near the top, with the hunks after it
+   * below. `opened`: the file was just opened, so no layout tells yet what
+   * is in view; the editor scrolls as little as it takes, after measuring. */
+  goTo(id: string, opened = false) {
     const hunk = this.hunks().find((h) => h.id === id);
     if (!hunk) return false;
-    this.view.dispatch({ selection: EditorSelection.cursor(hunk.from), effects: this.focusOn(hunk) });
+    this.view.dispatch({ selection: EditorSelection.cursor(hunk.from), effects: this.focusOn(hunk, undefined, opened) });
     return true;
   }
 
   /** The effects that make `hunk` current and bring it into view, its
    * positions mapped through `changes` made in the same transaction. */
-  private focusOn(hunk: Hunk, changes?: ChangeSet): StateEffect<unknown>[] {
+  private focusOn(hunk: Hunk, changes?: ChangeSet, opened = false): StateEffect<unknown>[] {
+    const current = focusHunk.of(hunk.id);
+    if (opened) return [current, EditorView.scrollIntoView(EditorSelection.range(hunk.from, hunk.to), { y: "nearest", yMargin: HUNK_CONTEXT })];
+    // A scroll costs the editor a second measure, when its event comes.
+    if (this.inView(hunk.from, hunk.to, HUNK_CONTEXT)) return [current];
     const from = changes ? changes.mapPos(hunk.from, -1) : hunk.from;
-    const to = changes ? Math.max(from, changes.mapPos(hunk.to, 1)) : hunk.to;
-    // From the last measure: no layout is forced here.
-    const shown = this.view.visibleRanges.some((r) => r.from <= hunk.from && hunk.from <= r.to);
-    const scroll = shown
-      ? EditorView.scrollIntoView(EditorSelection.range(from, to), { y: "nearest", yMargin: HUNK_MARGIN })
-      : EditorView.scrollIntoView(from, { y: "center" });
-    return [focusHunk.of(hunk.id), scroll];
+    return [current, EditorView.scrollIntoView(from, { y: "start", yMargin: HUNK_LANDING })];
+  }
+
+  /** Whether the lines of `from`..`to` are on screen with `margin` pixels to
+   * spare, by the editor's last layout: called before a change, while that
+   * layout is still clean, so nothing is forced. */
+  private inView(from: number, to: number, margin: number): boolean {
+    const box = this.view.scrollDOM.getBoundingClientRect();
+    const top = this.view.documentTop;
+    return top + this.view.lineBlockAt(from).top >= box.top + margin && top + this.view.lineBlockAt(to).bottom <= box.bottom - margin;
   }
 
   /** Moves the cursor to the start of `line` (1-based) and scrolls it into the middle of the view. */
