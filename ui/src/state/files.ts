@@ -2,11 +2,12 @@
 // confirmed by the engine), moving between hunks across files, saving,
 // resolving conflicts, and following the project feed.
 
+import { batch } from "@preact/signals";
 import { api } from "../api/client";
 import type { FileContent, JobUpdated, Status, TreeEntry } from "../api/types";
 import type { EditorController } from "../editor/controller";
 import { metrics } from "./metrics";
-import { attempt, currentHunk, hunkInfo, openFile, reviewJobs, tell, tree, unsynced } from "./store";
+import { attempt, currentHunk, hunkInfo, openFile, reviewJobs, settling, tell, tree, unsynced } from "./store";
 import { reloadListings } from "./tree";
 
 let editor: EditorController | null = null;
@@ -26,6 +27,10 @@ const unconfirmed = new Set<string>();
 /** Hunks decided (or undone) here whose word from the feed has not come:
  * it needs no refresh, the engine's answer is taken already. */
 const decidedHere = new Set<string>();
+/** The file of each hunk in `settling`, and those to add to it when the
+ * page is next idle (after the frame that shows the next hunk). */
+const settlingIn = new Map<string, string>();
+let toSettle: string[] = [];
 
 /** Connects the editor view the actions drive. */
 export function bindEditor(controller: EditorController | null) {
@@ -170,6 +175,7 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     if (!next) void goToNextFile(path).then((moved) => moved && metrics.nextFileShown(started));
     // Undoable at once, before the engine answers (taken back if it refuses).
     decisions.push(id);
+    settle(id, path);
   }
   decidedHere.add(id);
   const sent = (sentFor.get(path ?? "") ?? 0) + 1;
@@ -191,14 +197,42 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     if (i >= 0) decisions.splice(i, 1);
   }
   const newest = sentFor.get(path ?? "") === sent;
+  if (!decided) unsettle((h) => h === id);
   if (decided) {
     if (!newest) return;
-    took(decided.file);
+    // The tree takes every decision on the file so far: none is settling.
+    batch(() => {
+      unsettle((h, p) => h === id || p === decided.file.path);
+      took(decided.file);
+    });
     if (status === "pending" && editor.openPath === decided.file.path) editor.goTo(id);
   } else if (path) {
     const file = await attempt(`Reloading ${path}`, () => api.file({ path }));
     if (file) took(file);
   }
+}
+
+/** Leaves hunk `id` of `path` out of the review list from the page's next
+ * idle moment, until the engine's answer takes it out of the tree. */
+function settle(id: string, path: string | null) {
+  settlingIn.set(id, path ?? "");
+  if (toSettle.push(id) > 1) return;
+  void idle().then(() => {
+    const next = new Set(settling.value);
+    for (const h of toSettle) if (settlingIn.has(h)) next.add(h);
+    toSettle = [];
+    settling.value = next;
+  });
+}
+
+/** Lets the hunks `which` picks show as the tree says again. */
+function unsettle(which: (id: string, path: string) => boolean) {
+  const gone = [...settlingIn].filter(([id, path]) => which(id, path)).map(([id]) => id);
+  if (gone.length === 0) return;
+  for (const id of gone) settlingIn.delete(id);
+  const next = new Set(settling.value);
+  for (const id of gone) next.delete(id);
+  if (next.size !== settling.value.size) settling.value = next;
 }
 
 /** Undoes the last decision: its hunk is pending again. */
@@ -210,6 +244,7 @@ export async function undoDecision() {
   const owner = await attempt("Finding the hunk", () => api.decide(id, { status: "pending" }));
   if (!owner) return;
   decisions.pop();
+  unsettle((h) => h === id);
   // The engine's answer is the file as it is now: the tree, and whatever
   // was fetched of it ahead, take it before it is opened.
   took(owner.file);

@@ -43,10 +43,16 @@ export const overlay = signal<"none" | "checkpoints" | "settings" | "help" | "qu
 /** The last thing to tell the user (an error, or a confirmation). */
 export const notice = signal<{ kind: "error" | "info"; text: string } | null>(null);
 
-/** Pending hunks across the project, in tree order: what the review list shows. */
+/** Hunks decided here that the engine's answer has not taken out of the
+ * tree yet: the review list leaves them out already. */
+export const settling = signal<ReadonlySet<string>>(new Set());
+
+/** Pending hunks across the project, in tree order, less those settling:
+ * what the review list shows. */
 export const reviewItems = computed(() => {
   const items: { path: string; hunk: string }[] = [];
-  for (const entry of tree.value) for (const hunk of entry.state.pending_hunks) items.push({ path: entry.path, hunk });
+  const gone = settling.value;
+  for (const entry of tree.value) for (const hunk of entry.state.pending_hunks) if (!gone.has(hunk)) items.push({ path: entry.path, hunk });
   return items;
 });
 
