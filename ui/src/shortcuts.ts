@@ -3,8 +3,7 @@
 // are CodeMirror key bindings inside it (so they take their place among the
 // editor's own keys) and page-wide keys elsewhere.
 
-import { Prec } from "@codemirror/state";
-import { keymap } from "@codemirror/view";
+import type { KeyBinding } from "@codemirror/view";
 
 import { acceptAllInFile, decide, save, saveAll, step, undoDecision } from "./state/files";
 import { overlay } from "./state/store";
@@ -44,12 +43,9 @@ export const shortcuts: Shortcut[] = [
   { keys: "Esc", label: "Close the open panel", matches: (e) => e.key === "Escape" && overlay.value !== "none", run: () => (overlay.value = "none") },
 ];
 
-/** The shortcuts that act on the editor, as its keymap (ahead of its own keys). */
-export function editorKeymap() {
-  const bindings = shortcuts
-    .filter((s) => s.cm)
-    .map((s) => ({ key: s.cm, preventDefault: true, run: () => (s.run(), true) }));
-  return Prec.highest(keymap.of(bindings));
+/** The shortcuts that act on the editor, as key bindings for it. */
+export function editorBindings(): KeyBinding[] {
+  return shortcuts.filter((s) => s.cm).map((s) => ({ key: s.cm, preventDefault: true, run: () => (s.run(), true) }));
 }
 
 /** Listens for the shortcuts anywhere in the page; inside the editor, its

@@ -2,9 +2,6 @@
 // compare of a file (before the run, as proposed, as it is now); rollback of
 // the whole run or of chosen hunks, and undoing a rollback.
 
-import { presentableDiff } from "@codemirror/merge";
-import { EditorState, type Range } from "@codemirror/state";
-import { Decoration, EditorView } from "@codemirror/view";
 import { signal } from "@preact/signals";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
@@ -173,27 +170,6 @@ function Detail({ cp }: { cp: Checkpoint }) {
   );
 }
 
-const readOnly = [EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.lineWrapping];
-
-const changedLine = Decoration.line({ class: "cm-changed-line" });
-const addedWord = Decoration.mark({ class: "cm-changed-word" });
-const removedWord = Decoration.mark({ class: "cm-removed-word" });
-
-/** Marks, in a pane's text, the ranges `spans` (from, to) and the lines they touch. */
-function marks(spans: [number, number][], mark: Decoration) {
-  return EditorView.decorations.of((view) => {
-    const doc = view.state.doc;
-    const ranges: Range<Decoration>[] = [];
-    const lines = new Set<number>();
-    for (const [from, to] of spans) {
-      if (to > from) ranges.push(mark.range(from, to));
-      for (let n = doc.lineAt(from).number; n <= doc.lineAt(Math.max(from, to - (to > from ? 1 : 0))).number; n++) lines.add(n);
-    }
-    for (const n of lines) ranges.push(changedLine.range(doc.line(n).from));
-    return Decoration.set(ranges, true);
-  });
-}
-
 /** The three texts of a file at a checkpoint, side by side: before the run,
  * as the run proposed it, and now. The later two mark what differs from
  * the first, word by word; the first marks what either of them took out. */
@@ -206,25 +182,16 @@ function Compare({ id, file }: { id: string; file: string }) {
   }, [id, file, revision.value]);
   useEffect(() => {
     if (!three) return;
-    const base = three.checkpoint_base ?? "";
-    const texts = [base, three.agent_proposed ?? "", three.current_file ?? ""];
-    const changes = texts.slice(1).map((t) => presentableDiff(base, t));
-    const extensions = [
-      marks(
-        changes.flat().map((c) => [c.fromA, c.toA]),
-        removedWord,
-      ),
-      ...changes.map((cs) =>
-        marks(
-          cs.map((c) => [c.fromB, c.toB]),
-          addedWord,
-        ),
-      ),
-    ];
-    const views = texts.map(
-      (doc, i) => new EditorView({ doc, extensions: [readOnly, extensions[i]], parent: panes.current[i]! }),
-    );
-    return () => views.forEach((v) => v.destroy());
+    let live = true;
+    let close = () => {};
+    // The editor's code, loaded with the editor after the first paint.
+    void import("./comparePanes").then(({ showPanes }) => {
+      if (live) close = showPanes(three, panes.current);
+    });
+    return () => {
+      live = false;
+      close();
+    };
   }, [three]);
   const labels = ["Before the run", "As proposed", "Now"];
   const missing = three ? [three.checkpoint_base, three.agent_proposed, three.current_file].map((t) => t === null) : [false, false, false];

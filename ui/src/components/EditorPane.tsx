@@ -1,30 +1,54 @@
 // The editor on the open file's working buffer, its toolbar, and the
 // conflict card when another program changed the file under Redline's edits.
 
-import { computed } from "@preact/signals";
+import { computed, effect } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
-import { EditorController } from "../editor/controller";
-import { editorKeymap } from "../shortcuts";
+import { editorBindings } from "../shortcuts";
 import { acceptAllInFile, bindEditor, decide, markUnsynced, resolve, save, sendEdit, step } from "../state/files";
 import { currentHunk, dirtyPaths, openFile } from "../state/store";
+import { listings } from "../state/tree";
 
 /** No hunk to act on: bound to the buttons' `disabled`, so moving between
  * hunks updates two attributes instead of rendering the pane again. */
 const noHunk = computed(() => !currentHunk.value);
 
+/** Resolves once the file tree's first folder is drawn (or after a second
+ * at most): the editor's code, most of the page's, loads after it, so the
+ * window's first paint does not wait for it (a file opened sooner waits). */
+function treeShown() {
+  return new Promise<void>((shown) => {
+    const at = setTimeout(shown, 1000);
+    const stop = effect(() => {
+      if (!listings.value.has("")) return;
+      queueMicrotask(() => stop());
+      clearTimeout(at);
+      requestAnimationFrame(() => setTimeout(shown, 0));
+    });
+  });
+}
+
 export function EditorPane() {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    const controller = new EditorController(host.current!, {
-      decide: (id, status) => void decide(status, id),
-      send: sendEdit,
-      unsynced: markUnsynced,
-      current: (id) => {
-        if (currentHunk.value !== id) currentHunk.value = id;
-      },
-    }, editorKeymap());
-    bindEditor(controller);
+    let live = true;
+    let controller: import("../editor/controller").EditorController | undefined;
+    void treeShown()
+      .then(() => import("../editor/controller"))
+      .then(({ EditorController }) => {
+        if (!live) return;
+        controller = new EditorController(host.current!, {
+          decide: (id, status) => void decide(status, id),
+          send: sendEdit,
+          unsynced: markUnsynced,
+          current: (id) => {
+            if (currentHunk.value !== id) currentHunk.value = id;
+          },
+        }, editorBindings());
+        bindEditor(controller);
+      });
     return () => {
+      live = false;
+      if (!controller) return;
       bindEditor(null);
       controller.view.destroy();
     };

@@ -11,9 +11,10 @@ import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirro
 import { markdown } from "@codemirror/lang-markdown";
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
-import { Annotation, type ChangeSet, EditorSelection, EditorState, type Extension, type StateEffect, Transaction } from "@codemirror/state";
+import { Annotation, type ChangeSet, EditorSelection, EditorState, type Extension, Prec, type StateEffect, Transaction } from "@codemirror/state";
 import {
   EditorView,
+  type KeyBinding,
   highlightActiveLine,
   highlightActiveLineGutter,
   keymap,
@@ -72,12 +73,15 @@ export class EditorController {
    * when the editor's layout is dirty and asking would force one. */
   private scrolled = 0;
 
-  /** `keys`: the application's shortcuts that act on the editor, as a keymap. */
+  private readonly keys: Extension;
+
+  /** `keys`: the application's shortcuts that act on the editor, ahead of its own. */
   constructor(
     parent: HTMLElement,
     private readonly host: EditorHost,
-    private readonly keys: Extension = [],
+    keys: readonly KeyBinding[] = [],
   ) {
+    this.keys = Prec.highest(keymap.of(keys));
     this.field = hunkField(host);
     this.view = new EditorView({ parent, state: this.stateFor("") });
     const scroller = this.view.scrollDOM;

@@ -11,8 +11,8 @@ import { attempt, currentHunk, hunkInfo, openFile, reviewJobs, settling, tell, t
 import { reloadListings } from "./tree";
 
 let editor: EditorController | null = null;
-/** Decisions made, newest last, for undo. */
-const decisions: string[] = [];
+/** Decisions made, newest last, with their file, for undo. */
+const decisions: { id: string; path: string }[] = [];
 /** The engine's answer to the last decision: decisions are sent one after
  * another, so each answer carries every decision before it, and an undo
  * never overtakes the decision it undoes. */
@@ -32,9 +32,16 @@ const decidedHere = new Set<string>();
 const settlingIn = new Map<string, string>();
 let toSettle: string[] = [];
 
+/** Resolves once an editor is bound: its code loads after the first paint,
+ * and a file opened before then waits for it. */
+let bound!: () => void;
+let editorBound = new Promise<void>((done) => (bound = done));
+
 /** Connects the editor view the actions drive. */
 export function bindEditor(controller: EditorController | null) {
   editor = controller;
+  if (controller) bound();
+  else editorBound = new Promise<void>((done) => (bound = done));
 }
 
 /** The editor view, once mounted. */
@@ -85,6 +92,7 @@ const ahead = new Map<string, Promise<FileContent | null>>();
 
 /** Opens `path` in the editor, on `hunk` if given (else its first pending hunk). */
 export async function openPath(path: string, hunk?: string | null) {
+  await editorBound;
   if (editor?.openPath === path) {
     if (hunk) editor.goTo(hunk);
     return;
@@ -174,7 +182,7 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     unconfirmed.add(id);
     if (!next) void goToNextFile(path).then((moved) => moved && metrics.nextFileShown(started));
     // Undoable at once, before the engine answers (taken back if it refuses).
-    decisions.push(id);
+    decisions.push({ id, path: path ?? "" });
     settle(id, path);
   }
   decidedHere.add(id);
@@ -192,10 +200,7 @@ export async function decide(status: Status, id: string | null = currentHunk.val
   // that frame, without asking for one more (a frame asked for between two
   // key presses makes the second wait for the display's next one).
   await idle();
-  if (status === "pending" ? decided : !decided) {
-    const i = decisions.lastIndexOf(id);
-    if (i >= 0) decisions.splice(i, 1);
-  }
+  if (status === "pending" ? decided : !decided) forget(id);
   const newest = sentFor.get(path ?? "") === sent;
   if (!decided) unsettle((h) => h === id);
   if (decided) {
@@ -210,6 +215,12 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     const file = await attempt(`Reloading ${path}`, () => api.file({ path }));
     if (file) took(file);
   }
+}
+
+/** Takes `id`'s newest decision off the undo list. */
+function forget(id: string) {
+  const i = decisions.map((d) => d.id).lastIndexOf(id);
+  if (i >= 0) decisions.splice(i, 1);
 }
 
 /** Leaves hunk `id` of `path` out of the review list from the page's next
@@ -238,16 +249,25 @@ function unsettle(which: (id: string, path: string) => boolean) {
 /** Undoes the last decision: its hunk is pending again. */
 export async function undoDecision() {
   await lastDecision;
-  const id = decisions.at(-1);
-  if (!id) return tell("info", "No decision to undo");
+  const last = decisions.at(-1);
+  if (!last) return tell("info", "No decision to undo");
+  const { id, path } = last;
   decidedHere.add(id);
-  const owner = await attempt("Finding the hunk", () => api.decide(id, { status: "pending" }));
+  // Sent in turn like a decision, and counted as one: the answer to the
+  // decision it undoes, merged when the page is idle, is older than it.
+  const sent = (sentFor.get(path) ?? 0) + 1;
+  sentFor.set(path, sent);
+  const answered = attempt("Finding the hunk", () => api.decide(id, { status: "pending" }));
+  lastDecision = answered;
+  const owner = await answered;
   if (!owner) return;
-  decisions.pop();
-  unsettle((h) => h === id);
+  forget(id);
   // The engine's answer is the file as it is now: the tree, and whatever
   // was fetched of it ahead, take it before it is opened.
-  took(owner.file);
+  batch(() => {
+    unsettle((h) => h === id);
+    if (sentFor.get(path) === sent) took(owner.file);
+  });
   if (editor?.openPath !== owner.file.path) await openPath(owner.file.path, id);
   else editor.goTo(id);
 }
