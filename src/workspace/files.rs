@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{CheckpointKind, FileSnapshot};
-use crate::project::{PathError, text};
+use crate::project::{PathError, ProjectPath, text};
 use crate::review::preview::{HunkPreview, preview};
 use crate::review::{FileReview, Origin, ReviewError, Status};
 use crate::store::NewCheckpointFile;
@@ -280,8 +280,9 @@ impl Workspace {
     /// at all: what a tree that loads its folders as they open needs to keep
     /// its badges and the review current.
     pub fn tree(&self, prefix: &str, changed: bool) -> Result<Vec<TreeEntry>, WorkspaceError> {
+        let scope = self.project.resolve_dir(prefix)?;
         let mut entries = Vec::new();
-        self.each_file(prefix, !changed, |path, size, state| {
+        self.each_file(&scope, !changed, |path, size, state| {
             entries.push(TreeEntry {
                 path: path.to_owned(),
                 size,
@@ -307,7 +308,7 @@ impl Workspace {
         } else {
             scope.rel().len() + 1
         };
-        self.each_file(prefix, true, |path, size, state| {
+        self.each_file(&scope, true, |path, size, state| {
             listing.files_under += 1;
             match path[skip..].split_once('/') {
                 // Sorted paths keep a folder's files together.
@@ -328,17 +329,16 @@ impl Workspace {
         Ok(listing)
     }
 
-    /// Calls `visit` with each file under the folder `prefix`, in path
+    /// Calls `visit` with each file under the folder `scope`, in path
     /// order, with its size and review state: the project's files (when
     /// `listed`; from the index when it is filled, else a walk) merged with
     /// the files under review, which include those that only have a buffer.
     fn each_file(
         &self,
-        prefix: &str,
+        scope: &ProjectPath,
         listed: bool,
         mut visit: impl FnMut(&str, u64, FileState),
     ) -> Result<(), WorkspaceError> {
-        let scope = self.project.resolve_dir(prefix)?;
         let folder = format!("{}/", scope.rel());
         let under = |p: &str| scope.rel().is_empty() || p.starts_with(&folder);
         let mut reviewed = self
@@ -391,7 +391,7 @@ impl Workspace {
             })
         });
         if from_index.is_none() {
-            let mut walked = self.project.walk_files(&scope, || {
+            let mut walked = self.project.walk_files(scope, || {
                 |rel: &str, abs: &std::path::Path| {
                     Some((
                         rel.to_owned(),

@@ -21,14 +21,13 @@ let lastDecision: Promise<unknown> = Promise.resolve();
  * is not shown, as the newest carries it (an older one would bring hunks
  * decided since back as pending). */
 const sentFor = new Map<string, number>();
-/** Hunks decided here whose decision the engine has not answered yet (the
- * tree may still list them pending). */
-const unconfirmed = new Set<string>();
 /** Hunks decided (or undone) here whose word from the feed has not come:
  * it needs no refresh, the engine's answer is taken already. */
 const decidedHere = new Set<string>();
-/** The file of each hunk in `settling`, and those to add to it when the
- * page is next idle (after the frame that shows the next hunk). */
+/** Hunks decided here that the tree may still list as pending (the
+ * engine's answer for their file is not taken yet), with their file; the
+ * review list leaves them out from the page's next idle moment (`settling`),
+ * and moving on never comes back to them. */
 const settlingIn = new Map<string, string>();
 let toSettle: string[] = [];
 
@@ -178,12 +177,10 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     const next = editor.neighbour(1, id) ?? editor.neighbour(-1, id);
     editor.markDecided(id, status, next);
     metrics.nextShown(started, next !== null);
-    // Moving on never comes back to it while the engine's answer is on its way.
-    unconfirmed.add(id);
+    settle(id, path);
     if (!next) void goToNextFile(path).then((moved) => moved && metrics.nextFileShown(started));
     // Undoable at once, before the engine answers (taken back if it refuses).
     decisions.push({ id, path: path ?? "" });
-    settle(id, path);
   }
   decidedHere.add(id);
   const sent = (sentFor.get(path ?? "") ?? 0) + 1;
@@ -194,7 +191,7 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     return attempt(`Deciding ${id}`, () => api.decide(id, { status }));
   });
   lastDecision = answered;
-  const decided = await answered.finally(() => unconfirmed.delete(id));
+  const decided = await answered;
   // The next hunk is on screen already, or about to be: the engine's answer
   // (the same text, confirmed) is merged in once the page is idle, after
   // that frame, without asking for one more (a frame asked for between two
@@ -223,8 +220,8 @@ function forget(id: string) {
   if (i >= 0) decisions.splice(i, 1);
 }
 
-/** Leaves hunk `id` of `path` out of the review list from the page's next
- * idle moment, until the engine's answer takes it out of the tree. */
+/** Counts hunk `id` of `path` as settling, until the engine's answer takes
+ * it out of the tree. */
 function settle(id: string, path: string | null) {
   settlingIn.set(id, path ?? "");
   if (toSettle.push(id) > 1) return;
@@ -286,9 +283,9 @@ function nextWithHunks(path: string | null, direction: 1 | -1) {
   return null;
 }
 
-/** A file's pending hunks, less those decided here and not yet answered. */
+/** A file's pending hunks, less those decided here that it may still list. */
 function pendingOf(entry: TreeEntry) {
-  return entry.state.pending_hunks.filter((h) => !unconfirmed.has(h));
+  return entry.state.pending_hunks.filter((h) => !settlingIn.has(h));
 }
 
 /** Opens the first (or, going back, last) pending hunk of the next file that
