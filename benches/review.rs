@@ -93,7 +93,7 @@ fn decisions() {
                 .iter()
                 .map(|h| {
                     let start = Instant::now();
-                    ws.decide(h, status).unwrap();
+                    ws.decide(h, status, None).unwrap();
                     start.elapsed()
                 })
                 .collect();

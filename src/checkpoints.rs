@@ -11,7 +11,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::project::{PathError, Project};
-use crate::review::{Entry, FileReview, Origin, Review};
+use crate::review::legacy::{LegacyEntry, LegacyFile};
+use crate::review::{FileReview, Origin, Review, StoredLog};
 
 /// Why a checkpoint was taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -24,6 +25,9 @@ pub enum CheckpointKind {
     /// Before a conflict with another program was resolved: it holds the
     /// version that was not kept.
     Resolve,
+    /// Before a decision that took text the user typed out of the buffer
+    /// (inside a rejected hunk): it holds the file with that text.
+    Decision,
 }
 
 /// A page of checkpoints, newest first.
@@ -82,9 +86,14 @@ pub(crate) struct FileSnapshot {
     pub disk_hash: Option<String>,
     /// Whether a run had created it.
     pub created: bool,
-    /// Its change log.
-    pub entries: Vec<Entry>,
-    /// Entry indexes in document order.
+    /// Its change log and pieces, when it was under review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<StoredLog>,
+    /// The line-region log of a checkpoint written by schema version 3:
+    /// its entries, and their indexes in document order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<LegacyEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub order: Vec<usize>,
 }
 
@@ -102,8 +111,9 @@ impl FileSnapshot {
                 base: Some(file.base.clone()),
                 disk_hash: file.disk_hash.clone(),
                 created: file.created,
-                entries: file.entries().to_vec(),
-                order: file.order().to_vec(),
+                log: Some(file.to_stored()),
+                entries: Vec::new(),
+                order: Vec::new(),
             });
         }
         FileSnapshot::of_disk(project, path)
@@ -122,6 +132,7 @@ impl FileSnapshot {
             base: None,
             disk_hash,
             created: false,
+            log: None,
             entries: Vec::new(),
             order: Vec::new(),
         })
@@ -129,18 +140,55 @@ impl FileSnapshot {
 
     /// The review state this snapshot restores, keeping what Redline knows of
     /// the disk now (`disk_hash`), so a save after the rollback is checked
-    /// against the file as it is.
+    /// against the file as it is. A log that does not hold together (or a
+    /// version 3 log that cannot be moved to pieces) restores the text alone.
     pub(crate) fn restore(&self, path: &str, disk_hash: Option<String>) -> Option<FileReview> {
         let text = self.text.as_deref()?;
-        Some(FileReview::from_parts(
-            path.to_owned(),
-            self.base.clone().unwrap_or_else(|| text.to_owned()),
-            disk_hash.or_else(|| self.disk_hash.clone()),
-            self.created,
-            text,
-            self.entries.clone(),
-            self.order.clone(),
-        ))
+        let base = self.base.clone().unwrap_or_else(|| text.to_owned());
+        let disk_hash = disk_hash.or_else(|| self.disk_hash.clone());
+        let restored = match &self.log {
+            Some(log) => FileReview::from_stored(
+                path.to_owned(),
+                base.clone(),
+                disk_hash.clone(),
+                self.created,
+                log.clone(),
+            )
+            .ok_or_else(|| "its pieces do not fit together".to_owned()),
+            None if !self.entries.is_empty() => LegacyFile {
+                buffer: ropey::Rope::from_str(text),
+                entries: self.entries.clone(),
+                order: self.order.clone(),
+            }
+            .migrate(
+                path.to_owned(),
+                base.clone(),
+                disk_hash.clone(),
+                self.created,
+            ),
+            None => Ok(FileReview::new(
+                path.to_owned(),
+                base.clone(),
+                disk_hash.clone(),
+                self.created,
+            )),
+        };
+        let mut file = restored
+            .inspect_err(|e| tracing::warn!(path, "checkpoint log not restored: {e}"))
+            .unwrap_or_else(|_| {
+                FileReview::new(path.to_owned(), text.to_owned(), disk_hash, self.created)
+            });
+        if !file.buffer_is(text) {
+            // The text is what the checkpoint promises; never anything else.
+            file = FileReview::new(
+                path.to_owned(),
+                text.to_owned(),
+                file.disk_hash,
+                self.created,
+            );
+        }
+        file.base = base;
+        Some(file)
     }
 }
 
@@ -160,10 +208,11 @@ pub struct RolledBackFile {
     /// The file.
     pub file_path: String,
     /// `restored`, `removed` (a created file nobody edited), `kept` (a
-    /// created file edited since: both versions stay), `reverted` (scoped),
-    /// or `conflict`.
+    /// created file edited since: both versions stay), or `reverted`
+    /// (scoped; the message names later hunks that built on it and went
+    /// with it).
     pub status: String,
-    /// Details for `kept` and `conflict`.
+    /// Details for `kept` and `reverted`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub message: Option<String>,

@@ -128,10 +128,14 @@ async fn a_tool_chain_ends_in_review_and_apply_writes_the_accepted_hunk() {
         // Decisions are recorded in the job's log, and can be undone. Its
         // only hunk rejected, the review is finished (nothing to write);
         // undone, the job awaits review again.
-        h.runtime.decide(&hunk, Status::Rejected).unwrap();
+        h.runtime
+            .decide(&hunk, Status::Rejected, None, false)
+            .unwrap();
         let status = |h: &Harness| h.runtime.job(&job.job_id).unwrap().status;
         assert_eq!(status(&h), JobStatus::Completed);
-        h.runtime.decide(&hunk, Status::Pending).unwrap();
+        h.runtime
+            .decide(&hunk, Status::Pending, None, false)
+            .unwrap();
         assert_eq!(status(&h), JobStatus::AwaitingReview);
         let page = h
             .runtime
@@ -899,7 +903,9 @@ async fn a_proposal_over_unsaved_user_edits_stacks_on_them() {
     assert_eq!(h.read("notes/alpha.md"), ALPHA, "nothing reached the disk");
     // Rejecting the hunk gives back exactly the user's text.
     let hunk = &buffer.state.pending_hunks[0];
-    h.runtime.decide(hunk, Status::Rejected).unwrap();
+    h.runtime
+        .decide(hunk, Status::Rejected, None, false)
+        .unwrap();
     assert_eq!(h.runtime.file_content("notes/alpha.md").unwrap().text, mine);
 }
 

@@ -373,7 +373,7 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
     assert_eq!(
         alpha["hunks"],
         json!([{ "hunk_id": ha, "job_id": job, "status": "pending", "line": 2, "lines": 1,
-                 "old_text": "Status: draft\n" }])
+                 "old_text": "Status: draft\n", "depends_on": [], "dependents": [] }])
     );
     assert_eq!(
         h.read("notes/alpha.md"),
@@ -390,6 +390,11 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
         .await;
     assert_eq!(decided["file"]["state"]["pending_hunks"], json!([]));
     assert_eq!(decided["file"]["state"]["dirty"], true);
+    assert_eq!(
+        decided["moved"],
+        json!([{ "hunk_id": ha, "from": "pending", "to": "accepted" }])
+    );
+    assert_eq!(decided["dry_run"], false);
     let rejected = door
         .post(
             &format!("/api/agent/hunks/{hb}/decide"),

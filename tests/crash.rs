@@ -82,7 +82,7 @@ fn child(root: &Path, data: &Path) -> ! {
             };
             let (_, bundle) = ws.propose(&run, &[edit], &HunkLimits::default()).unwrap();
             for hunk in bundle.hunk_ids() {
-                ws.decide(hunk, Status::Accepted).unwrap();
+                ws.decide(hunk, Status::Accepted, None).unwrap();
             }
         }
     }

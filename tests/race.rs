@@ -138,7 +138,7 @@ async fn race(seed: u64) {
         let (_, hunk) = &hunks[rng.random_range(0..hunks.len())];
         let status = [Status::Accepted, Status::Rejected, Status::Pending][rng.random_range(0..3)];
         // A decision may be refused (a conflict); that is not a loss.
-        let _ = h.runtime.decide(hunk, status);
+        let _ = h.runtime.decide(hunk, status, None, false);
         tokio::time::sleep(Duration::from_micros(rng.random_range(0..2_000))).await;
     }
     let accepted: Vec<String> = hunks

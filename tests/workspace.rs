@@ -112,8 +112,8 @@ fn the_whole_review_cycle_survives_a_restart() {
     // Nothing is written before review.
     assert_eq!(read(root, style), style_before);
     assert!(!root.join("Inbox/Meridian.md").exists());
-    ws.decide("h_1", Status::Accepted).unwrap(); // the new file
-    ws.decide("h_2", Status::Rejected).unwrap(); // first hunk of the sync note
+    ws.decide("h_1", Status::Accepted, None).unwrap(); // the new file
+    ws.decide("h_2", Status::Rejected, None).unwrap(); // first hunk of the sync note
     let buffers: Vec<(String, String)> = ws
         .review()
         .files()
@@ -219,7 +219,7 @@ fn the_whole_review_cycle_survives_a_restart() {
 }
 
 #[test]
-fn scoped_rollback_keeps_newer_edits_and_reports_overlaps() {
+fn scoped_rollback_keeps_newer_edits_and_the_users_typing() {
     let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let root = vault.path();
     let body: String = (1..=20).map(|i| format!("line {i}\n")).collect();
@@ -235,7 +235,7 @@ fn scoped_rollback_keeps_newer_edits_and_reports_overlaps() {
         .unwrap();
     let report = ws.apply(&bundle, &["h_1".into(), "h_2".into(), "h_3".into()]);
     assert!(report.iter().all(|f| f.status == "applied"), "{report:?}");
-    // Later: the user adds a line at the top and edits inside h_3.
+    // Later: the user adds a line at the top and types just after h_3's word.
     let now = read(root, "n.md");
     let edited = format!("added\n{}", now.replace("SEVENTEEN", "SEVENTEEN (mine)"));
     ws.user_edit("n.md", &edited).unwrap();
@@ -248,13 +248,17 @@ fn scoped_rollback_keeps_newer_edits_and_reports_overlaps() {
         )
         .unwrap();
     let statuses: Vec<&str> = report.files.iter().map(|f| f.status.as_str()).collect();
-    assert_eq!(statuses, ["reverted", "conflict"]);
+    assert_eq!(statuses, ["reverted", "reverted"]);
     let buffer = ws.review().file("n.md").unwrap().buffer();
     assert!(
         buffer.starts_with("added\nline 1\nline 2\nline 3\nline 4\n"),
         "{buffer}"
     );
-    assert!(buffer.contains("TEN\n") && buffer.contains("SEVENTEEN (mine)"));
+    // The user's typing beside the reverted word is theirs: it stays.
+    assert!(
+        buffer.contains("TEN\n") && buffer.contains("\nline 17 (mine)\n"),
+        "{buffer}"
+    );
 
     let err = ws
         .rollback(
@@ -369,7 +373,7 @@ fn a_created_file_appears_only_when_accepted() {
         ("applied", 1)
     );
     assert!(!root.join("new.md").exists());
-    ws.decide("h_1", Status::Accepted).unwrap();
+    ws.decide("h_1", Status::Accepted, None).unwrap();
     ws.save("new.md").unwrap();
     assert_eq!(read(root, "new.md"), "fresh\n");
 }
@@ -504,7 +508,7 @@ proptest! {
         let hunks: Vec<String> = bundle.files.iter().flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.clone())).collect();
         for (i, hunk) in hunks.iter().enumerate() {
             let status = [Status::Pending, Status::Accepted, Status::Rejected][decisions[i % decisions.len()] as usize];
-            ws.decide(hunk, status).unwrap();
+            ws.decide(hunk, status, None).unwrap();
         }
         if let Some((file, text)) = typed {
             let path = format!("n{}.md", file.parse::<usize>().unwrap() % notes.len());

@@ -83,6 +83,8 @@ pub enum Fate {
     Rejected {
         /// The lines as they stayed.
         old: String,
+        /// Why, in the user's words, when they said.
+        reason: Option<String>,
     },
     /// Changed by the user: the lines now read `now`.
     Edited {
@@ -120,9 +122,13 @@ pub fn review_summary(notes: &[ReviewNote]) -> Option<String> {
     for note in notes.iter().take(MAX_NOTES) {
         let what = match &note.fate {
             Fate::Accepted => "accepted.".to_owned(),
-            Fate::Rejected { old } => format!(
-                "rejected — this change was NOT made; the lines are still {}.",
-                quote(old)
+            Fate::Rejected { old, reason } => format!(
+                "rejected — this change was NOT made; the lines are still {}.{}",
+                quote(old),
+                reason
+                    .as_deref()
+                    .map(|r| format!(" The user's reason: {}.", quote(r)))
+                    .unwrap_or_default()
             ),
             Fate::Edited { now } => {
                 format!("changed by the user; the lines now read {}.", quote(now))
@@ -235,6 +241,7 @@ mod tests {
                 "h_2",
                 Fate::Rejected {
                     old: "Atlas\n".into(),
+                    reason: Some("keep the old name in this note".into()),
                 },
             ),
             note(
@@ -251,7 +258,8 @@ mod tests {
         };
         assert!(content.contains("a.md line 3 (h_1): accepted."));
         assert!(content.contains(
-            "(h_2): rejected — this change was NOT made; the lines are still \"Atlas\"."
+            "(h_2): rejected — this change was NOT made; the lines are still \"Atlas\". \
+             The user's reason: \"keep the old name in this note\"."
         ));
         assert!(
             content.contains(

@@ -15,7 +15,10 @@ use crate::jobs::{
     EventPage, FeedPage, Job, JobStatus, RunRequest, Runtime, RuntimeError, Session,
 };
 use crate::providers::detect;
-use crate::review::Status;
+use crate::review::{HunkMove, Status};
+
+/// Longest note a decision may carry, in characters.
+const MAX_REASON: usize = 500;
 use crate::settings::{self, Settings, SettingsError, SettingsSaved, SettingsUpdate};
 use crate::setup::{self, Setup, SetupChoice};
 use crate::workspace::AppliedFile;
@@ -177,21 +180,41 @@ pub struct RenameSession {
     pub name: String,
 }
 
-/// `POST /api/agent/hunks/<id>/decide`: accept, reject, or undo (`pending`).
+/// `POST /api/agent/hunks/<id>/decide`: accept, reject, or undo (`pending`:
+/// every hunk the hunk's latest decision moved goes back, as one step).
+/// Accepting a hunk accepts the hunks it stands on; rejecting one rejects
+/// the hunks that build on it.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Decide {
     /// The new status.
     pub status: Status,
+    /// A short note with the decision (why it was rejected); the session's
+    /// next job is told it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reason: Option<String>,
+    /// Only say what the decision would move; change nothing. Default false.
+    #[serde(default)]
+    #[ts(optional)]
+    pub dry_run: Option<bool>,
 }
 
-/// A decided hunk and its file as it is now.
+/// A decided hunk, every hunk the decision moved, and its file as it is now.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Decided {
     /// The hunk.
     pub hunk_id: String,
-    /// Its status now.
+    /// Its status now (or, for a dry run, after the decision).
     pub status: Status,
-    /// Its file.
+    /// Every hunk the decision moved (or would move): the hunk first, then
+    /// those carried with it.
+    pub moved: Vec<HunkMove>,
+    /// Text the user typed inside the moved hunks that the decision takes
+    /// out of the buffer (kept in a checkpoint; an undo brings it back).
+    pub hidden_user_text: Vec<String>,
+    /// Whether this only says what would happen.
+    pub dry_run: bool,
+    /// Its file (as it is now; unchanged by a dry run).
     pub file: FileContent,
 }
 
@@ -517,10 +540,26 @@ impl Api {
 
     /// Accepts, rejects or undoes the decision on one hunk.
     pub fn decide(&self, hunk_id: &str, req: Decide) -> Result<Decided, ApiError> {
-        let file = self.runtime.decide(hunk_id, req.status)?;
+        let reason = req
+            .reason
+            .as_deref()
+            .map(str::trim)
+            .filter(|r| !r.is_empty());
+        if reason.is_some_and(|r| r.chars().count() > MAX_REASON) {
+            return Err(ApiError::new(
+                "invalid_request",
+                format!("a decision's reason is at most {MAX_REASON} characters"),
+            ));
+        }
+        let dry_run = req.dry_run.unwrap_or(false);
+        let (decision, file) = self.runtime.decide(hunk_id, req.status, reason, dry_run)?;
+        let status = decision.moves.first().map_or(req.status, |m| m.to);
         Ok(Decided {
             hunk_id: hunk_id.to_owned(),
-            status: req.status,
+            status,
+            moved: decision.moves,
+            hidden_user_text: decision.hidden_user_text,
+            dry_run,
             file,
         })
     }

@@ -44,6 +44,7 @@ impl Store {
                 CheckpointKind::Run => "run",
                 CheckpointKind::Rollback => "rollback",
                 CheckpointKind::Resolve => "resolve",
+                CheckpointKind::Decision => "decision",
             };
             tx.execute(
                 "INSERT INTO checkpoints (id, seq, session_id, job_id, kind, created_at, instruction)
@@ -233,6 +234,7 @@ fn kind_of(id: &str, kind: &str) -> Result<CheckpointKind, StoreError> {
         "run" => Ok(CheckpointKind::Run),
         "rollback" => Ok(CheckpointKind::Rollback),
         "resolve" => Ok(CheckpointKind::Resolve),
+        "decision" => Ok(CheckpointKind::Decision),
         other => Err(StoreError::Corrupt(format!(
             "checkpoint {id}: kind `{other}`"
         ))),
@@ -266,6 +268,7 @@ mod tests {
                 base: None,
                 disk_hash: None,
                 created: false,
+                log: None,
                 entries: Vec::new(),
                 order: Vec::new(),
             },

@@ -118,6 +118,11 @@ pub const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;",
     // 3: the earlier entries a change widened (stacked proposals).
     "ALTER TABLE entries ADD COLUMN covers TEXT NOT NULL DEFAULT '[]';",
+    // 4: the piece log (review::pieces). A file whose `pieces` is NULL was
+    // written by version 3 and is moved to pieces when it is loaded.
+    "ALTER TABLE review_files ADD COLUMN pieces TEXT;
+    ALTER TABLE review_files ADD COLUMN pieces_hash TEXT REFERENCES blobs(hash);
+    ALTER TABLE entries ADD COLUMN reason TEXT;",
 ];
 
 /// An open store.

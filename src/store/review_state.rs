@@ -1,29 +1,41 @@
 //! Review state in the store.
 //!
-//! A file's state is stored as a snapshot (its buffer and every entry with its
-//! region and status at that moment) whenever its text changes through a
-//! staging, an edit, a save or a rollback. A decision only updates its entry's
-//! `status` row, so accepting or rejecting costs one small write whatever the
-//! size of the file. On load, each entry whose status moved in or out of
-//! `rejected` since the snapshot is replayed; decisions commute, so the buffer
-//! comes back exactly as it was.
+//! A file's state is stored whole (its pieces, their text, and every entry
+//! with its status) whenever its text changes through a staging, an edit, a
+//! save or a rollback. A decision only updates the status rows of the hunks
+//! it moved, so accepting or rejecting costs a few small writes whatever the
+//! size of the file. The buffer is a function of the pieces and the
+//! statuses, so loading needs no replay.
+//!
+//! Files written by schema version 3 (the line-region log) are moved to the
+//! piece log as they are loaded ([`crate::review::legacy`]) and stored again
+//! in the new form.
 
 use rusqlite::{Transaction, params};
 
 use super::{Store, StoreError, put_blob, text_blob};
-use crate::review::{Entry, FileReview, Origin, Review, Status};
+use crate::review::legacy::{LegacyEntry, LegacyFile};
+use crate::review::{Entry, FileReview, Origin, Review, Status, StoredLog};
 
-fn lines(text: &str) -> Vec<String> {
-    text.split_inclusive('\n').map(ToOwned::to_owned).collect()
-}
+/// One stored entry row: its id, origin, job, hunk, status, hash before,
+/// reason.
+type EntryRow = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    String,
+    Option<String>,
+);
 
 impl Store {
-    /// Stores a snapshot of `file`'s whole review state.
+    /// Stores `file`'s whole review state.
     pub fn save_file(&mut self, file: &FileReview) -> Result<(), StoreError> {
         self.transaction(|tx| save_file(tx, file))
     }
 
-    /// Stores the snapshots of several files in one transaction.
+    /// Stores the state of several files in one transaction.
     pub fn save_files<'a>(
         &mut self,
         files: impl IntoIterator<Item = &'a FileReview>,
@@ -36,18 +48,34 @@ impl Store {
         })
     }
 
-    /// Records a decision: one row, whatever the size of the file.
-    pub fn save_status(&self, entry_id: &str, status: Status) -> Result<(), StoreError> {
-        let changed = self.conn.execute(
-            "UPDATE entries SET status = ?2 WHERE id = ?1",
-            params![entry_id, status.as_str()],
-        )?;
-        if changed != 1 {
-            return Err(StoreError::Corrupt(format!(
-                "entry {entry_id} is not stored"
-            )));
-        }
-        Ok(())
+    /// Records a decision: a row per entry it moved, whatever the size of
+    /// the file; `reason` goes with the first.
+    pub fn save_statuses(
+        &mut self,
+        moves: &[(String, Status)],
+        reason: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.transaction(|tx| {
+            for (k, (entry_id, status)) in moves.iter().enumerate() {
+                let changed = if k == 0 {
+                    tx.execute(
+                        "UPDATE entries SET status = ?2, reason = ?3 WHERE id = ?1",
+                        params![entry_id, status.as_str(), reason],
+                    )?
+                } else {
+                    tx.execute(
+                        "UPDATE entries SET status = ?2 WHERE id = ?1",
+                        params![entry_id, status.as_str()],
+                    )?
+                };
+                if changed != 1 {
+                    return Err(StoreError::Corrupt(format!(
+                        "entry {entry_id} is not stored"
+                    )));
+                }
+            }
+            Ok(())
+        })
     }
 
     /// Records (or clears) the hash of a write about to happen to `path`.
@@ -77,63 +105,110 @@ impl Store {
         Ok(())
     }
 
-    /// Loads every file under review.
-    pub fn load_review(&self) -> Result<Review, StoreError> {
+    /// Loads every file under review; files of schema version 3 are moved to
+    /// the piece log and stored again.
+    pub fn load_review(&mut self) -> Result<Review, StoreError> {
         let mut review = Review::new();
-        let mut stmt = self
+        type Row = (
+            String,
+            String,
+            Option<String>,
+            bool,
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+        );
+        let rows: Vec<Row> = self
             .conn
-            .prepare("SELECT path, base_hash, disk_hash, created, buffer_hash, doc_order FROM review_files ORDER BY path")?;
-        let rows: Vec<(String, String, Option<String>, bool, String, String)> = stmt
+            .prepare(
+                "SELECT path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_hash
+                 FROM review_files ORDER BY path",
+            )?
             .query_map([], |r| r.try_into())?
             .collect::<Result<_, _>>()?;
-        for (path, base_hash, disk_hash, created, buffer_hash, doc_order) in rows {
-            let (entries, current) = self.load_entries(&path)?;
-            let ids: Vec<String> = serde_json::from_str(&doc_order)
-                .map_err(|e| StoreError::Corrupt(format!("{path}: order: {e}")))?;
-            let order = ids
-                .iter()
-                .map(|id| entries.iter().position(|e| &e.id == id))
-                .collect::<Option<Vec<usize>>>()
-                .filter(|o| o.len() == entries.len())
-                .ok_or_else(|| {
-                    StoreError::Corrupt(format!("{path}: order does not match the entries"))
-                })?;
-            let mut file = FileReview::from_parts(
-                path.clone(),
-                text_blob(&self.conn, &base_hash)?,
-                disk_hash,
-                created,
-                &text_blob(&self.conn, &buffer_hash)?,
-                entries,
-                order,
-            );
-            // Replayed as they could have happened: changes taken out latest
-            // first (one made on top of another comes out before it), then
-            // changes put back earliest first, then the other status changes.
-            let snapshot: Vec<Status> = file.entries().iter().map(|e| e.status).collect();
-            let rejected = |s: Status| s == Status::Rejected;
-            let mut replay: Vec<usize> = (0..current.len())
-                .rev()
-                .filter(|&i| rejected(current[i]) && !rejected(snapshot[i]))
-                .collect();
-            replay.extend(
-                (0..current.len()).filter(|&i| !rejected(current[i]) && rejected(snapshot[i])),
-            );
-            replay.extend(
-                (0..current.len()).filter(|&i| rejected(current[i]) == rejected(snapshot[i])),
-            );
-            for i in replay {
-                file.set_status(i, current[i]).map_err(|e| {
-                    StoreError::Corrupt(format!("{path}: replaying a decision: {e}"))
-                })?;
-            }
+        let mut migrated = Vec::new();
+        for (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_hash) in
+            rows
+        {
+            let base = text_blob(&self.conn, &base_hash)?;
+            let corrupt = |what: String| StoreError::Corrupt(format!("{path}: {what}"));
+            let file = match (pieces, pieces_hash) {
+                (Some(pieces), Some(hash)) => {
+                    let log = StoredLog {
+                        entries: self.load_entries(&path)?,
+                        text: text_blob(&self.conn, &hash)?,
+                        pieces: serde_json::from_str(&pieces)
+                            .map_err(|e| corrupt(format!("pieces: {e}")))?,
+                    };
+                    FileReview::from_stored(path.clone(), base, disk_hash, created, log)
+                        .ok_or_else(|| corrupt("its pieces do not fit together".into()))?
+                }
+                _ => {
+                    let (entries, current) = self.load_legacy_entries(&path)?;
+                    let ids: Vec<String> = serde_json::from_str(&doc_order)
+                        .map_err(|e| corrupt(format!("order: {e}")))?;
+                    let order = ids
+                        .iter()
+                        .map(|id| entries.iter().position(|e| &e.id == id))
+                        .collect::<Option<Vec<usize>>>()
+                        .ok_or_else(|| corrupt("order does not match the entries".into()))?;
+                    let mut old = LegacyFile {
+                        buffer: ropey::Rope::from_str(&text_blob(&self.conn, &buffer_hash)?),
+                        entries,
+                        order,
+                    };
+                    old.replay(&current)
+                        .map_err(|_| corrupt("replaying a decision was refused".into()))?;
+                    let file = old
+                        .migrate(path.clone(), base, disk_hash, created)
+                        .map_err(|e| corrupt(format!("moving it to the piece log: {e}")))?;
+                    tracing::info!(path = %path, "review state moved to the piece log");
+                    migrated.push(path.clone());
+                    file
+                }
+            };
             review.insert_file(file);
+        }
+        if !migrated.is_empty() {
+            self.save_files(migrated.iter().filter_map(|p| review.file(p)))?;
         }
         Ok(review)
     }
 
-    /// A file's entries as of its snapshot, and each one's current status.
-    fn load_entries(&self, path: &str) -> Result<(Vec<Entry>, Vec<Status>), StoreError> {
+    /// A file's entries as stored, in the order they were recorded.
+    fn load_entries(&self, path: &str) -> Result<Vec<Entry>, StoreError> {
+        let rows: Vec<EntryRow> = self
+            .conn
+            .prepare_cached(
+                "SELECT id, origin, job_id, hunk_id, status, file_hash_before, reason
+                 FROM entries WHERE path = ?1 ORDER BY seq",
+            )?
+            .query_map([path], |r| r.try_into())?
+            .collect::<Result<_, _>>()?;
+        rows.into_iter()
+            .map(
+                |(id, origin, job_id, hunk_id, status, file_hash_before, reason)| {
+                    Ok(Entry {
+                        id,
+                        origin: origin_of(path, &origin)?,
+                        job_id,
+                        hunk_id,
+                        status: status_of(path, &status)?,
+                        file_hash_before,
+                        reason,
+                    })
+                },
+            )
+            .collect()
+    }
+
+    /// A version 3 file's entries as of its snapshot, and each one's
+    /// current status.
+    fn load_legacy_entries(
+        &self,
+        path: &str,
+    ) -> Result<(Vec<LegacyEntry>, Vec<Status>), StoreError> {
         let mut stmt = self.conn.prepare(
             "SELECT id, origin, job_id, hunk_id, status, snap_status, old_hash, new_hash, file_hash_before, snap_at, snap_len, covers
              FROM entries WHERE path = ?1 ORDER BY seq",
@@ -155,41 +230,25 @@ impl Store {
         let rows: Vec<Row> = stmt
             .query_map([path], |r| r.try_into())?
             .collect::<Result<_, _>>()?;
-        let status = |s: &str| {
-            Status::parse(s).ok_or_else(|| StoreError::Corrupt(format!("{path}: status `{s}`")))
+        let lines = |hash: &str| -> Result<Vec<String>, StoreError> {
+            Ok(text_blob(&self.conn, hash)?
+                .split_inclusive('\n')
+                .map(ToOwned::to_owned)
+                .collect())
         };
         let mut entries = Vec::with_capacity(rows.len());
         let mut current = Vec::with_capacity(rows.len());
-        for (
-            id,
-            origin,
-            job_id,
-            hunk_id,
-            now,
-            snap,
-            old_hash,
-            new_hash,
-            file_hash_before,
-            at,
-            len,
-            covers,
-        ) in rows
-        {
-            let origin = match origin.as_str() {
-                "agent" => Origin::Agent,
-                "user" => Origin::User,
-                other => return Err(StoreError::Corrupt(format!("{path}: origin `{other}`"))),
-            };
-            current.push(status(&now)?);
-            entries.push(Entry {
+        for (id, origin, job_id, hunk_id, now, snap, old, new, before, at, len, covers) in rows {
+            current.push(status_of(path, &now)?);
+            entries.push(LegacyEntry {
                 id,
-                origin,
+                origin: origin_of(path, &origin)?,
                 job_id,
                 hunk_id,
-                status: status(&snap)?,
-                old: lines(&text_blob(&self.conn, &old_hash)?),
-                new: lines(&text_blob(&self.conn, &new_hash)?),
-                file_hash_before,
+                status: status_of(path, &snap)?,
+                old: lines(&old)?,
+                new: lines(&new)?,
+                file_hash_before: before,
                 at: at as usize,
                 len: len as usize,
                 covers: serde_json::from_str(&covers)
@@ -200,37 +259,48 @@ impl Store {
     }
 }
 
+fn origin_of(path: &str, text: &str) -> Result<Origin, StoreError> {
+    match text {
+        "agent" => Ok(Origin::Agent),
+        "user" => Ok(Origin::User),
+        other => Err(StoreError::Corrupt(format!("{path}: origin `{other}`"))),
+    }
+}
+
+fn status_of(path: &str, text: &str) -> Result<Status, StoreError> {
+    Status::parse(text).ok_or_else(|| StoreError::Corrupt(format!("{path}: status `{text}`")))
+}
+
 fn save_file(tx: &Transaction<'_>, file: &FileReview) -> Result<(), StoreError> {
     let base_hash = put_blob(tx, file.base.as_bytes())?;
     let buffer_hash = put_blob(tx, file.buffer().as_bytes())?;
-    let entries = file.entries();
-    let order: Vec<&str> = file
-        .order()
-        .iter()
-        .map(|&i| entries[i].id.as_str())
-        .collect();
+    let log = file.to_stored();
+    let pieces_hash = put_blob(tx, log.text.as_bytes())?;
+    let empty = put_blob(tx, b"")?;
     tx.execute(
-        "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-         ON CONFLICT(path) DO UPDATE SET base_hash = ?2, disk_hash = ?3, created = ?4, buffer_hash = ?5, doc_order = ?6",
+        "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_hash)
+         VALUES (?1, ?2, ?3, ?4, ?5, '[]', ?6, ?7)
+         ON CONFLICT(path) DO UPDATE SET base_hash = ?2, disk_hash = ?3, created = ?4, buffer_hash = ?5,
+                                         doc_order = '[]', pieces = ?6, pieces_hash = ?7",
         params![
             file.path,
             base_hash,
             file.disk_hash,
             file.created,
             buffer_hash,
-            serde_json::to_string(&order).expect("ids serialize")
+            serde_json::to_string(&log.pieces).expect("pieces serialize"),
+            pieces_hash,
         ],
     )?;
     tx.execute("DELETE FROM entries WHERE path = ?1", [&file.path])?;
+    // The columns of the line-region log (old and new text, region) are
+    // left empty: nothing reads them for a file stored with its pieces.
     let mut insert = tx.prepare_cached(
         "INSERT INTO entries (id, path, seq, origin, job_id, hunk_id, status, snap_status, old_hash, new_hash,
-                              file_hash_before, snap_at, snap_len, covers)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                              file_hash_before, snap_at, snap_len, reason)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?8, ?9, 0, 0, ?10)",
     )?;
-    for (seq, e) in entries.iter().enumerate() {
-        let old_hash = put_blob(tx, e.old.concat().as_bytes())?;
-        let new_hash = put_blob(tx, e.new.concat().as_bytes())?;
+    for (seq, e) in log.entries.iter().enumerate() {
         insert.execute(params![
             e.id,
             file.path,
@@ -239,12 +309,9 @@ fn save_file(tx: &Transaction<'_>, file: &FileReview) -> Result<(), StoreError> 
             e.job_id,
             e.hunk_id,
             e.status.as_str(),
-            old_hash,
-            new_hash,
+            empty,
             e.file_hash_before,
-            e.at as i64,
-            e.len as i64,
-            serde_json::to_string(&e.covers).expect("covers serialize")
+            e.reason,
         ])?;
     }
     Ok(())

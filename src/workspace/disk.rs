@@ -58,7 +58,7 @@ impl Workspace {
             .review
             .file(path)
             .ok_or_else(|| ReviewError::UnknownFile(path.to_owned()))?;
-        let text = file.disk_view()?;
+        let text = file.disk_view();
         if file.disk_hash.is_none()
             && text.is_empty()
             && !file.entries().iter().any(|e| e.status == Status::Accepted)
@@ -151,23 +151,20 @@ impl Workspace {
             let Some(file) = self.review.file(&diff.file_path) else {
                 return true;
             };
-            let wanted = file
-                .disk_view()
-                .ok()
-                .map(|text| text::content_hash(text.as_bytes()));
-            let written = match (&file.disk_hash, &wanted) {
-                (Some(known), Some(wanted)) => known == wanted,
+            let wanted = text::content_hash(file.disk_view().as_bytes());
+            let written = match &file.disk_hash {
+                Some(known) => *known == wanted,
                 // A file the run would create and that stays uncreated.
-                (None, Some(wanted)) => *wanted == text::content_hash(b""),
-                (_, None) => false,
+                None => wanted == text::content_hash(b""),
             };
             written && self.project.disk_hash(&file.path).ok().flatten() == file.disk_hash
         })
     }
 
     /// Sets each hunk of `diff` still under review to accepted (when
-    /// `accepted` lists it) or rejected, counting both; stops at the first
-    /// decision that conflicts.
+    /// `accepted` lists it) or rejected, counting both. A hunk accepted here
+    /// accepts what it stands on, even another job's; one rejected here
+    /// rejects what builds on it.
     fn decide_all(
         &mut self,
         diff: &FileDiff,
@@ -194,7 +191,7 @@ impl Workspace {
                 Status::Rejected
             };
             if status != wanted {
-                self.decide(&hunk, wanted)?;
+                self.decide(&hunk, wanted, None)?;
             }
             if accept {
                 *applied += 1;

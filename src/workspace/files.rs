@@ -11,7 +11,7 @@ use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{CheckpointKind, FileSnapshot};
 use crate::project::{PathError, ProjectPath, text};
 use crate::review::preview::{HunkPreview, preview};
-use crate::review::{FileReview, Origin, ReviewError, Status};
+use crate::review::{FileReview, ReviewError, Status};
 use crate::store::NewCheckpointFile;
 
 /// Where a file stands with Redline.
@@ -62,27 +62,37 @@ pub struct HunkSpan {
     pub status: Status,
     /// Its first line in the buffer (0-based).
     pub line: usize,
-    /// How many buffer lines it covers now: its new lines while pending or
-    /// accepted, its old ones once rejected (more if a later edit overlapped it).
+    /// How many buffer lines it covers now: the lines its words are on
+    /// (its new words while pending or accepted, the old ones once rejected);
+    /// 0 for lines it only took out.
     pub lines: usize,
-    /// The lines it replaced, terminators included.
+    /// Those lines as they would be without it, terminators included: what
+    /// it replaced.
     pub old_text: String,
+    /// The hunks it stands on: it rewrote text they put there, so accepting
+    /// it accepts them.
+    pub depends_on: Vec<String>,
+    /// The hunks that build on it: rejecting it rejects them.
+    pub dependents: Vec<String>,
 }
 
 /// The agent hunks of `file`, in document order.
 fn spans_of(file: &FileReview) -> Vec<HunkSpan> {
-    file.order()
-        .iter()
-        .map(|&i| &file.entries()[i])
-        .filter(|e| e.origin == Origin::Agent)
-        .filter_map(|e| {
+    let entries = file.entries();
+    let hunk = |i: usize| entries[i].hunk_id.clone();
+    file.spans()
+        .into_iter()
+        .filter_map(|s| {
+            let e = &entries[s.entry];
             Some(HunkSpan {
                 hunk_id: e.hunk_id.clone()?,
                 job_id: e.job_id.clone(),
                 status: e.status,
-                line: e.at,
-                lines: e.len,
-                old_text: e.old.concat(),
+                line: s.line,
+                lines: s.lines,
+                old_text: s.old,
+                depends_on: file.depends_on(s.entry).filter_map(hunk).collect(),
+                dependents: file.dependents(s.entry).filter_map(hunk).collect(),
             })
         })
         .collect()
@@ -193,22 +203,20 @@ pub struct Resolved {
 
 /// The review state of `file`, whose disk copy hashes to `on_disk` now.
 fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState {
-    let dirty = match file.disk_view() {
-        Ok(view) => Some(text::content_hash(view.as_bytes())) != file.disk_hash,
-        Err(_) => true,
-    };
-    let mut pending: Vec<(usize, String)> = file
-        .entries()
-        .iter()
-        .filter(|e| e.origin == Origin::Agent && e.status == Status::Pending)
-        .filter_map(|e| Some((e.at, e.hunk_id.clone()?)))
+    let dirty = Some(text::content_hash(file.disk_view().as_bytes())) != file.disk_hash;
+    let entries = file.entries();
+    let pending: Vec<String> = file
+        .spans()
+        .into_iter()
+        .map(|s| &entries[s.entry])
+        .filter(|e| e.status == Status::Pending)
+        .filter_map(|e| e.hunk_id.clone())
         .collect();
-    pending.sort();
     FileState {
         under_review: true,
         dirty,
         conflict: *on_disk != file.disk_hash && (dirty || !pending.is_empty()),
-        pending_hunks: pending.into_iter().map(|(_, h)| h).collect(),
+        pending_hunks: pending,
     }
 }
 
@@ -254,9 +262,10 @@ impl Workspace {
     /// Every pending agent hunk, by path, in document order within a file.
     pub fn pending_hunks(&self) -> Vec<PendingHunk> {
         let mut out = Vec::new();
-        for file in self.review.files() {
-            for &i in file.order() {
-                let e = &file.entries()[i];
+        for file in self.review.files().filter(|f| f.has_pending()) {
+            let entries = file.entries();
+            for span in file.spans() {
+                let e = &entries[span.entry];
                 let Some(hunk_id) = e.hunk_id.clone().filter(|_| e.status == Status::Pending)
                 else {
                     continue;
@@ -265,8 +274,8 @@ impl Workspace {
                     hunk_id,
                     job_id: e.job_id.clone(),
                     path: file.path.clone(),
-                    line: e.at + 1,
-                    preview: preview(&e.old.concat(), &e.new.concat()),
+                    line: span.line + 1,
+                    preview: preview(&span.old, &span.now),
                 });
             }
         }
@@ -424,20 +433,16 @@ impl Workspace {
                 Err(PathError::NotFound(_)) => (String::new(), None),
                 Err(e) => return Err(e.into()),
             };
-            let file = FileReview::from_parts(
-                rel.clone(),
-                text.clone(),
-                hash,
-                false,
-                &text,
-                vec![],
-                vec![],
-            );
-            self.review.insert_file(file);
+            self.review
+                .insert_file(FileReview::new(rel.clone(), text, hash, false));
         }
-        let current = self.review.file(&rel).expect("inserted above").buffer();
+        let current = self
+            .review
+            .file(&rel)
+            .expect("inserted above")
+            .buffer_hash();
         if let Some(base) = base_hash
-            && base != text::content_hash(current.as_bytes())
+            && base != current
         {
             self.drop_if_untouched(&rel)?;
             return Err(ReviewError::StaleBuffer(rel).into());

@@ -23,8 +23,8 @@ use serde::{Deserialize, Serialize};
 use crate::checkpoints::{Checkpoint, CheckpointKind, CheckpointPage, FileSnapshot};
 use crate::edits::{EditError, ProposedEdit, prepare};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from};
-use crate::project::{Overlay, PathError, Project, View, WriteError, text};
-use crate::review::{Review, ReviewError, Status};
+use crate::project::{Overlay, PathError, Project, View, WriteError};
+use crate::review::{Decision, Review, ReviewError, Status};
 use crate::store::{NewCheckpointFile, Store, StoreError};
 
 /// Why a workspace operation failed; the state is as it was before it.
@@ -188,11 +188,12 @@ impl Workspace {
                     .hunks
                     .iter()
                     .filter_map(|h| {
-                        file.entries()
+                        let i = file
+                            .entries()
                             .iter()
-                            .find(|e| e.hunk_id.as_deref() == Some(&h.hunk_id))
+                            .position(|e| e.hunk_id.as_deref() == Some(&h.hunk_id))?;
+                        file.patch(i, true)
                     })
-                    .map(|e| e.reverse_patch(&proposal.file_path))
                     .collect();
                 NewCheckpointFile {
                     path: proposal.file_path.clone(),
@@ -219,11 +220,64 @@ impl Workspace {
         Ok((checkpoint, bundle))
     }
 
-    /// Accepts, rejects, or sets back to pending one hunk.
-    pub fn decide(&mut self, hunk_id: &str, status: Status) -> Result<(), WorkspaceError> {
-        let entry_id = self.review.decide(hunk_id, status)?;
-        self.store.save_status(&entry_id, status)?;
-        Ok(())
+    /// Accepts or rejects one hunk, with the hunks that depend on it or that
+    /// it stands on; `pending` undoes the hunk's latest decision (see
+    /// [`Review::undo`]). `reason` is kept with the hunk for the next job. A
+    /// decision that takes text the user typed out of the buffer checkpoints
+    /// the file first, so that text is never only in the log.
+    pub fn decide(
+        &mut self,
+        hunk_id: &str,
+        status: Status,
+        reason: Option<&str>,
+    ) -> Result<Decision, WorkspaceError> {
+        let planned = self.plan_decision(hunk_id, status)?;
+        if !planned.hidden_user_text.is_empty() {
+            let what = format!(
+                "{} before {} {hunk_id} took out text typed inside it",
+                planned.path,
+                if status == Status::Rejected {
+                    "rejecting"
+                } else {
+                    "deciding"
+                },
+            );
+            let snapshot = FileSnapshot::take(&self.project, &self.review, &planned.path)?;
+            self.store.add_checkpoint(
+                CheckpointKind::Decision,
+                None,
+                None,
+                &what,
+                vec![NewCheckpointFile {
+                    path: planned.path.clone(),
+                    snapshot,
+                    proposed: None,
+                    hunk_ids: Vec::new(),
+                    reverse_patches: Vec::new(),
+                }],
+            )?;
+        }
+        let decision = match status {
+            Status::Pending => self.review.undo(hunk_id)?,
+            _ => self.review.decide(hunk_id, status, reason)?,
+        };
+        let rows: Vec<(String, Status)> = decision
+            .entry_ids
+            .iter()
+            .cloned()
+            .zip(decision.moves.iter().map(|m| m.to))
+            .collect();
+        self.store
+            .save_statuses(&rows, reason.filter(|_| status != Status::Pending))?;
+        Ok(decision)
+    }
+
+    /// What [`Workspace::decide`] would move, changing nothing.
+    pub fn plan_decision(&self, hunk_id: &str, status: Status) -> Result<Decision, WorkspaceError> {
+        Ok(match status {
+            Status::Pending => self.review.plan_undo(hunk_id)?,
+            _ => self.review.plan(hunk_id, status)?,
+        })
     }
 
     /// The jobs with hunks in `path`, in the order they were staged.
@@ -238,11 +292,11 @@ impl Workspace {
         jobs
     }
 
-    /// Accepts every pending hunk of a file.
+    /// Accepts every pending hunk of a file; returns how many.
     pub fn accept_all_in_file(&mut self, path: &str) -> Result<usize, WorkspaceError> {
-        let count = self.review.accept_all_in_file(path)?;
+        let decision = self.review.accept_all_in_file(path)?;
         self.persist(path)?;
-        Ok(count)
+        Ok(decision.moves.len())
     }
 
     /// Records the user's edit of a file under review.
@@ -314,7 +368,7 @@ impl Workspace {
     /// is not under review; `None` when there is no file.
     pub fn current_hash(&self, path: &str) -> Result<Option<String>, WorkspaceError> {
         match self.review.file(path) {
-            Some(file) => Ok(Some(text::content_hash(file.buffer().as_bytes()))),
+            Some(file) => Ok(Some(file.buffer_hash())),
             None => Ok(self.project.disk_hash(path)?),
         }
     }

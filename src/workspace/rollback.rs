@@ -81,16 +81,17 @@ impl Workspace {
             RollbackMode::ScopedSelected => {
                 for hunk in hunk_ids {
                     let (path, _) = self.review.find_hunk(hunk)?;
-                    let outcome = self.review.decide(hunk, Status::Rejected);
+                    let decision = self.review.decide(hunk, Status::Rejected, None)?;
+                    let carried: Vec<&str> = decision.moves[1..]
+                        .iter()
+                        .filter(|m| m.from != m.to)
+                        .map(|m| m.hunk_id.as_str())
+                        .collect();
                     files.push(RolledBackFile {
                         file_path: path,
-                        status: if outcome.is_ok() {
-                            "reverted"
-                        } else {
-                            "conflict"
-                        }
-                        .to_owned(),
-                        message: outcome.err().map(|e| e.to_string()),
+                        status: "reverted".to_owned(),
+                        message: (!carried.is_empty())
+                            .then(|| format!("with {}, which built on it", carried.join(", "))),
                     });
                 }
             }

@@ -11,41 +11,69 @@ use crate::jobs::events::{
 };
 use crate::jobs::model::{JobError, JobStatus, ReviewGroup, ReviewQueue, Session};
 use crate::jobs::records::Records;
-use crate::review::Status;
-use crate::workspace::{AppliedFile, FileContent, WorkspaceError};
+use crate::review::{Decision, Status};
+use crate::workspace::{AppliedFile, FileContent};
 
 impl Runtime {
-    /// Accepts, rejects or sets back to pending one hunk of a job's review,
-    /// and records `review.updated` in the log of the job it belongs to and
-    /// in the project feed. Returns its file as it is now.
-    pub fn decide(&self, hunk_id: &str, status: Status) -> Result<FileContent, RuntimeError> {
-        let (job_id, file) = {
+    /// Accepts or rejects one hunk of a job's review (with the hunks that
+    /// depend on it or that it stands on), or undoes its latest decision
+    /// (`pending`), and records `review.updated` in the log of each job whose
+    /// hunks moved and in the project feed. With `dry_run`, only says what
+    /// would move. Returns the moves and the file as it is now.
+    pub fn decide(
+        &self,
+        hunk_id: &str,
+        status: Status,
+        reason: Option<&str>,
+        dry_run: bool,
+    ) -> Result<(Decision, FileContent), RuntimeError> {
+        let (decision, jobs, file) = {
             let mut ws = self.ws();
-            ws.decide(hunk_id, status)?;
-            let (path, i) = ws
-                .review()
-                .find_hunk(hunk_id)
-                .map_err(WorkspaceError::from)?;
-            let job_id = ws
-                .review()
-                .file(&path)
-                .and_then(|f| f.entries()[i].job_id.clone());
-            (job_id, ws.file_content(&path)?)
+            let decision = if dry_run {
+                ws.plan_decision(hunk_id, status)?
+            } else {
+                ws.decide(hunk_id, status, reason)?
+            };
+            let review = ws.review();
+            let jobs: Vec<(String, Option<String>, Status)> = decision
+                .moves
+                .iter()
+                .map(|m| {
+                    let job = review
+                        .find_hunk(&m.hunk_id)
+                        .ok()
+                        .and_then(|(p, i)| review.file(&p)?.entries()[i].job_id.clone());
+                    (m.hunk_id.clone(), job, m.to)
+                })
+                .collect();
+            let file = ws.file_content(&decision.path)?;
+            (decision, jobs, file)
         };
-        let update = ReviewUpdated {
-            path: file.path.clone(),
-            state: file.state.clone(),
-            hunk_id: Some(hunk_id.to_owned()),
-            status: Some(status),
-            job_id: job_id.clone(),
-            accepted: None,
-        };
-        if let Some(job_id) = &job_id {
-            self.emit(job_id, RuntimeEvent::ReviewUpdated(update.clone()));
+        if dry_run {
+            return Ok((decision, file));
         }
-        self.inner.feed.push(FeedEvent::ReviewUpdated(update));
-        self.settle(job_id);
-        Ok(file)
+        for (hunk, job_id, status) in &jobs {
+            let update = ReviewUpdated {
+                path: file.path.clone(),
+                state: file.state.clone(),
+                hunk_id: Some(hunk.clone()),
+                status: Some(*status),
+                job_id: job_id.clone(),
+                accepted: None,
+            };
+            if let Some(job_id) = job_id {
+                self.emit(job_id, RuntimeEvent::ReviewUpdated(update.clone()));
+            }
+            self.inner.feed.push(FeedEvent::ReviewUpdated(update));
+        }
+        let mut settled: Vec<String> = Vec::new();
+        for job in jobs.into_iter().filter_map(|(_, j, _)| j) {
+            if !settled.contains(&job) {
+                settled.push(job);
+            }
+        }
+        self.settle(settled);
+        Ok((decision, file))
     }
 
     /// Every pending hunk of the project, grouped by job (oldest first).
@@ -123,9 +151,15 @@ impl Runtime {
                         Some(f) => match f.status {
                             Status::Pending => continue,
                             Status::Accepted => ("accepted", f.path, f.line, Fate::Accepted),
-                            Status::Rejected => {
-                                ("rejected", f.path, f.line, Fate::Rejected { old: f.old })
-                            }
+                            Status::Rejected => (
+                                "rejected",
+                                f.path,
+                                f.line,
+                                Fate::Rejected {
+                                    old: f.old,
+                                    reason: f.reason,
+                                },
+                            ),
                         },
                     };
                     if reported.get(&hunk.hunk_id).map(String::as_str) == Some(key) {

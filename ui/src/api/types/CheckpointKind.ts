@@ -3,4 +3,4 @@
 /**
  * Why a checkpoint was taken.
  */
-export type CheckpointKind = "run" | "rollback" | "resolve";
+export type CheckpointKind = "run" | "rollback" | "resolve" | "decision";

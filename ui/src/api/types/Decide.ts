@@ -2,10 +2,22 @@
 import type { Status } from "./Status";
 
 /**
- * `POST /api/agent/hunks/<id>/decide`: accept, reject, or undo (`pending`).
+ * `POST /api/agent/hunks/<id>/decide`: accept, reject, or undo (`pending`:
+ * every hunk the hunk's latest decision moved goes back, as one step).
+ * Accepting a hunk accepts the hunks it stands on; rejecting one rejects
+ * the hunks that build on it.
  */
 export type Decide = {
 /**
  * The new status.
  */
-status: Status, };
+status: Status,
+/**
+ * A short note with the decision (why it was rejected); the session's
+ * next job is told it.
+ */
+reason?: string,
+/**
+ * Only say what the decision would move; change nothing. Default false.
+ */
+dry_run?: boolean, };

@@ -23,11 +23,22 @@ status: Status,
  */
 line: number,
 /**
- * How many buffer lines it covers now: its new lines while pending or
- * accepted, its old ones once rejected (more if a later edit overlapped it).
+ * How many buffer lines it covers now: the lines its words are on
+ * (its new words while pending or accepted, the old ones once rejected);
+ * 0 for lines it only took out.
  */
 lines: number,
 /**
- * The lines it replaced, terminators included.
+ * Those lines as they would be without it, terminators included: what
+ * it replaced.
  */
-old_text: string, };
+old_text: string,
+/**
+ * The hunks it stands on: it rewrote text they put there, so accepting
+ * it accepts them.
+ */
+depends_on: Array<string>,
+/**
+ * The hunks that build on it: rejecting it rejects them.
+ */
+dependents: Array<string>, };

@@ -10,11 +10,12 @@ export type RolledBackFile = {
 file_path: string,
 /**
  * `restored`, `removed` (a created file nobody edited), `kept` (a
- * created file edited since: both versions stay), `reverted` (scoped),
- * or `conflict`.
+ * created file edited since: both versions stay), or `reverted`
+ * (scoped; the message names later hunks that built on it and went
+ * with it).
  */
 status: string,
 /**
- * Details for `kept` and `conflict`.
+ * Details for `kept` and `reverted`.
  */
 message?: string, };

@@ -1,0 +1,514 @@
+//! One file under review: its pieces, its change log, and the working buffer
+//! they make.
+//!
+//! The rules, each following from visibility (see [`super::pieces`]):
+//! - The working buffer counts every change but rejected agent hunks; the
+//!   disk view (what a save writes) counts only accepted ones and the user's.
+//!   Both are byte-exact: line endings, a BOM and the final newline are text
+//!   like any other.
+//! - Hunk B *depends on* hunk A when B deleted text A owns, or inserted text
+//!   strictly inside it (a follow-up rewrote the very words A put there).
+//!   Decisions keep dependencies whole: accepting B accepts what it stands
+//!   on, rejecting A rejects what builds on it, and setting either back to
+//!   pending moves the others only as far as that takes. So every hunk can
+//!   be decided at every moment, and no decision is refused.
+//! - Text the user typed strictly inside a hunk's text shows only while that
+//!   hunk counts: rejecting the hunk leaves nothing of the agent's, and the
+//!   user's typing inside it goes with it (the caller asks first, and keeps a
+//!   checkpoint). Undo brings both back.
+
+use std::collections::BTreeSet;
+
+use ropey::Rope;
+use serde::{Deserialize, Serialize};
+
+use super::pieces::{self, BASE, Op, Piece};
+use super::{Entry, Origin, Status};
+use crate::project::text;
+
+/// Where a hunk stands in the working buffer, in lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// The entry's index in the log.
+    pub entry: usize,
+    /// Its first line (0-based).
+    pub line: usize,
+    /// How many lines it covers now (0 for text it only took out).
+    pub lines: usize,
+    /// Those lines as they would be without it: what it replaced.
+    pub old: String,
+    /// Those lines now.
+    pub now: String,
+    /// The bytes of the buffer those lines are.
+    pub bytes: std::ops::Range<usize>,
+}
+
+/// A file's change log and pieces as stored: the entries, every piece's
+/// text end to end (invisible ones included), and per piece its length in
+/// bytes, the entry that inserted it (`None`: the base), the entries that
+/// deleted it, and the entry it was typed within.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct StoredLog {
+    pub entries: Vec<Entry>,
+    pub text: String,
+    #[allow(clippy::type_complexity)]
+    pub pieces: Vec<(usize, Option<u32>, Vec<u32>, Option<u32>)>,
+}
+
+/// A file under review.
+#[derive(Clone, Debug)]
+pub struct FileReview {
+    /// The file, relative to the project root.
+    pub path: String,
+    /// Its content before the first staged run.
+    pub base: String,
+    /// `sha256:` of what Redline last read from or wrote to disk; `None`
+    /// while the file does not exist there.
+    pub disk_hash: Option<String>,
+    /// Whether an agent run created it.
+    pub created: bool,
+    pieces: Vec<Piece>,
+    entries: Vec<Entry>,
+    /// The visible text of the buffer view, kept in step with the pieces.
+    buffer: Rope,
+    /// Per entry, the agent entries it depends on (see the module docs).
+    depends_on: Vec<BTreeSet<usize>>,
+}
+
+impl FileReview {
+    /// A file with no change yet: its buffer is `base`.
+    pub fn new(path: String, base: String, disk_hash: Option<String>, created: bool) -> FileReview {
+        let pieces = if base.is_empty() {
+            Vec::new()
+        } else {
+            vec![Piece::new(&base, BASE, Vec::new(), None)]
+        };
+        FileReview {
+            path,
+            buffer: Rope::from_str(&base),
+            base,
+            disk_hash,
+            created,
+            pieces,
+            entries: Vec::new(),
+            depends_on: Vec::new(),
+        }
+    }
+
+    /// Reassembles a file from its stored pieces; `None` when they do not
+    /// fit together (a piece names an entry that does not exist).
+    fn from_pieces(
+        path: String,
+        base: String,
+        disk_hash: Option<String>,
+        created: bool,
+        entries: Vec<Entry>,
+        pieces: Vec<Piece>,
+    ) -> Option<FileReview> {
+        let known = |c: u32| c == BASE || (c as usize) < entries.len();
+        if !pieces
+            .iter()
+            .all(|p| known(p.ins) && p.del.iter().all(|&d| known(d)) && p.within.is_none_or(known))
+        {
+            return None;
+        }
+        let mut file = FileReview {
+            path,
+            base,
+            disk_hash,
+            created,
+            pieces,
+            entries,
+            buffer: Rope::new(),
+            depends_on: Vec::new(),
+        };
+        file.buffer = Rope::from_str(&pieces::render(&file.pieces, &in_buffer(&file.entries)));
+        file.find_dependencies();
+        Some(file)
+    }
+
+    /// The working buffer's text.
+    pub fn buffer(&self) -> String {
+        self.buffer.to_string()
+    }
+
+    /// Whether the working buffer holds exactly `text`.
+    pub fn buffer_is(&self, text: &str) -> bool {
+        self.buffer == text
+    }
+
+    /// The change log, in the order changes were recorded.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The working buffer itself.
+    pub(crate) fn buffer_rope(&self) -> &Rope {
+        &self.buffer
+    }
+
+    /// The log and pieces in storage form.
+    pub(crate) fn to_stored(&self) -> StoredLog {
+        StoredLog {
+            entries: self.entries.clone(),
+            text: pieces::texts(&self.pieces),
+            pieces: self
+                .pieces
+                .iter()
+                .map(|p| {
+                    let index = |c: u32| (c != BASE).then_some(c);
+                    (p.len(), index(p.ins), p.del.clone(), p.within)
+                })
+                .collect(),
+        }
+    }
+
+    /// A file from its log in storage form; `None` when it does not hold
+    /// together.
+    pub(crate) fn from_stored(
+        path: String,
+        base: String,
+        disk_hash: Option<String>,
+        created: bool,
+        log: StoredLog,
+    ) -> Option<FileReview> {
+        let parts = log
+            .pieces
+            .into_iter()
+            .map(|(len, ins, del, within)| (len, ins.unwrap_or(BASE), del, within));
+        let pieces = pieces::from_texts(&log.text, parts)?;
+        FileReview::from_pieces(path, base, disk_hash, created, log.entries, pieces)
+    }
+
+    /// Whether any agent hunk is still pending.
+    pub fn has_pending(&self) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e.origin == Origin::Agent && e.status == Status::Pending)
+    }
+
+    /// The text a save writes: the accepted hunks and the user's edits,
+    /// without the pending hunks (or anything typed inside them).
+    pub fn disk_view(&self) -> String {
+        pieces::render(&self.pieces, &self.on_disk())
+    }
+
+    fn in_buffer(&self) -> impl Fn(u32) -> bool + '_ {
+        in_buffer(&self.entries)
+    }
+
+    fn on_disk(&self) -> impl Fn(u32) -> bool + '_ {
+        |c| {
+            c == BASE
+                || (self.entries[c as usize].origin == Origin::User
+                    || self.entries[c as usize].status == Status::Accepted)
+        }
+    }
+
+    fn is_agent(&self) -> impl Fn(u32) -> bool + '_ {
+        is_agent(&self.entries)
+    }
+
+    /// Records `entries` with their `ops` (positioned in the buffer as it is,
+    /// sorted, one batch): the buffer becomes what they make of it.
+    pub(crate) fn record(&mut self, entries: Vec<Entry>, ops: Vec<(usize, Op)>) {
+        let first = self.entries.len();
+        self.entries.extend(entries);
+        let ops: Vec<Op> = ops
+            .into_iter()
+            .map(|(i, op)| Op {
+                who: (first + i) as u32,
+                ..op
+            })
+            .collect();
+        let old = std::mem::take(&mut self.pieces);
+        self.pieces = pieces::apply(
+            old,
+            &ops,
+            &in_buffer(&self.entries),
+            &is_agent(&self.entries),
+        );
+        // Applied from the last, each op's position is still the buffer's.
+        for op in ops.iter().rev() {
+            let start = self.buffer.byte_to_char(op.at);
+            let end = self.buffer.byte_to_char(op.at + op.del);
+            self.buffer.remove(start..end);
+            self.buffer.insert(start, &op.ins);
+        }
+        self.find_dependencies();
+    }
+
+    /// Works out every entry's dependencies from the pieces.
+    fn find_dependencies(&mut self) {
+        let is_agent = is_agent(&self.entries);
+        let mut deps = vec![BTreeSet::new(); self.entries.len()];
+        for p in &self.pieces {
+            if let Some(owner) = p.owner(&is_agent) {
+                for &d in &p.del {
+                    if d != owner {
+                        deps[d as usize].insert(owner as usize);
+                    }
+                }
+            }
+            if let Some(w) = p.within
+                && p.ins != BASE
+                && p.ins != w
+            {
+                deps[p.ins as usize].insert(w as usize);
+            }
+        }
+        // Only agent hunks are decided; only they are depended on.
+        for (i, d) in deps.iter_mut().enumerate() {
+            if self.entries[i].origin == Origin::User {
+                d.clear();
+            }
+        }
+        self.depends_on = deps;
+    }
+
+    /// The agent entries entry `i` depends on, directly.
+    pub fn depends_on(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.depends_on[i].iter().copied()
+    }
+
+    /// The agent entries that depend on entry `i`, directly.
+    pub fn dependents(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..self.entries.len()).filter(move |&j| self.depends_on[j].contains(&i))
+    }
+
+    /// Every entry a decision setting entry `i` to `status` moves, `i` first,
+    /// with its new status; see the module docs.
+    pub(crate) fn plan(&self, i: usize, status: Status) -> Vec<(usize, Status)> {
+        let mut moves = vec![(i, status)];
+        let mut seen = BTreeSet::from([i]);
+        let mut todo = vec![i];
+        while let Some(j) = todo.pop() {
+            // Accept: up to what it stands on. Reject: down to what builds
+            // on it. Pending: accepted dependents and rejected ancestors.
+            let up: Vec<usize> = self.depends_on(j).collect();
+            let down: Vec<usize> = self.dependents(j).collect();
+            let next: Vec<(usize, Status)> = match status {
+                Status::Accepted => up
+                    .into_iter()
+                    .filter(|&k| self.entries[k].status != Status::Accepted)
+                    .map(|k| (k, Status::Accepted))
+                    .collect(),
+                Status::Rejected => down
+                    .into_iter()
+                    .filter(|&k| self.entries[k].status != Status::Rejected)
+                    .map(|k| (k, Status::Rejected))
+                    .collect(),
+                Status::Pending => down
+                    .into_iter()
+                    .filter(|&k| self.entries[k].status == Status::Accepted)
+                    .chain(
+                        up.into_iter()
+                            .filter(|&k| self.entries[k].status == Status::Rejected),
+                    )
+                    .map(|k| (k, Status::Pending))
+                    .collect(),
+            };
+            for (k, s) in next {
+                if seen.insert(k) {
+                    moves.push((k, s));
+                    todo.push(k);
+                }
+            }
+        }
+        moves
+    }
+
+    /// Sets the statuses `moves` names; the buffer follows.
+    pub(crate) fn set_statuses(&mut self, moves: &[(usize, Status)]) {
+        let before: Vec<bool> = moves
+            .iter()
+            .map(|&(i, _)| self.entries[i].in_buffer())
+            .collect();
+        for &(i, status) in moves {
+            self.entries[i].status = status;
+        }
+        let flips: Vec<u32> = moves
+            .iter()
+            .zip(&before)
+            .filter(|&(&(i, _), &was)| self.entries[i].in_buffer() != was)
+            .map(|(&(i, _), _)| i as u32)
+            .collect();
+        if flips.is_empty() {
+            return;
+        }
+        let now = in_buffer(&self.entries);
+        let was = |c: u32| if flips.contains(&c) { !now(c) } else { now(c) };
+        pieces::flip(&self.pieces, &mut self.buffer, &was, &now);
+    }
+
+    /// Text the user typed that `moves` would take out of the buffer.
+    pub(crate) fn user_text_hidden_by(&self, moves: &[(usize, Status)]) -> Vec<String> {
+        let now = self.in_buffer();
+        let after = |c: u32| match moves.iter().find(|&&(i, _)| i as u32 == c) {
+            Some(&(_, s)) => s != Status::Rejected,
+            None => now(c),
+        };
+        self.pieces
+            .iter()
+            .filter(|p| p.ins != BASE && self.entries[p.ins as usize].origin == Origin::User)
+            .filter(|p| p.visible(&now) && !p.visible(&after))
+            .map(|p| p.text().to_owned())
+            .collect()
+    }
+
+    /// Where each agent hunk stands in the buffer, in document order.
+    pub fn spans(&self) -> Vec<Span> {
+        let mut spans: Vec<(usize, Span)> = self
+            .reach(|_| true)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                let (lo, hi, first, last) = r?;
+                Some((lo, self.span(i, lo, hi, first, last)))
+            })
+            .collect();
+        spans.sort_by_key(|(lo, s)| (*lo, s.entry));
+        spans.into_iter().map(|(_, s)| s).collect()
+    }
+
+    /// Where agent entry `i` stands in the buffer; `None` for a user entry.
+    pub fn span_of(&self, i: usize) -> Option<Span> {
+        let (lo, hi, first, last) = self.reach(|c| c == i)[i]?;
+        Some(self.span(i, lo, hi, first, last))
+    }
+
+    /// Per entry that `wanted` picks (agent entries only): the lowest and
+    /// highest visible offset it touches, and its first and last piece.
+    #[allow(clippy::type_complexity)]
+    fn reach(&self, wanted: impl Fn(usize) -> bool) -> Vec<Option<(usize, usize, usize, usize)>> {
+        let is_agent = self.is_agent();
+        let now = self.in_buffer();
+        let mut reach: Vec<Option<(usize, usize, usize, usize)>> = vec![None; self.entries.len()];
+        let mut at = 0;
+        for (k, p) in self.pieces.iter().enumerate() {
+            let end = if p.visible(&now) { at + p.len() } else { at };
+            let mut touch = |c: u32| {
+                if c == BASE || !is_agent(c) || !wanted(c as usize) {
+                    return;
+                }
+                let r = reach[c as usize].get_or_insert((at, end, k, k));
+                r.1 = r.1.max(end);
+                r.3 = k;
+            };
+            touch(p.ins);
+            p.del.iter().for_each(|&d| touch(d));
+            at = end;
+        }
+        reach
+    }
+
+    /// The span of entry `i`, which touches visible bytes `lo..hi` and the
+    /// pieces `first..=last`.
+    fn span(&self, i: usize, lo: usize, hi: usize, first: usize, last: usize) -> Span {
+        let rope = &self.buffer;
+        let line = rope.byte_to_line(lo);
+        let at_line_start = lo == 0 || rope.byte(lo - 1) == b'\n';
+        let end_line = if hi > lo {
+            rope.byte_to_line(hi - 1) + 1
+        } else if at_line_start {
+            line
+        } else {
+            line + 1
+        };
+        let line_byte = |l: usize| {
+            if l >= rope.len_lines() {
+                rope.len_bytes()
+            } else {
+                rope.line_to_byte(l)
+            }
+        };
+        let (start, end) = (line_byte(line), line_byte(end_line));
+        let now = self.in_buffer();
+        let without = |c: u32| c != i as u32 && now(c);
+        let mut old = rope.byte_slice(start..lo).to_string();
+        for p in &self.pieces[first..=last] {
+            if p.visible(&without) {
+                old.push_str(p.text());
+            }
+        }
+        old.push_str(&rope.byte_slice(hi..end).to_string());
+        Span {
+            entry: i,
+            line,
+            lines: end_line - line,
+            old,
+            now: rope.byte_slice(start..end).to_string(),
+            bytes: start..end,
+        }
+    }
+
+    /// Whether anything but entry `i` changed its lines since it was
+    /// recorded: the user typed or deleted on them, or another change that
+    /// counts deleted text it owns or put text inside it.
+    pub fn edited(&self, i: usize) -> bool {
+        let now = self.in_buffer();
+        let is_agent = self.is_agent();
+        let c = i as u32;
+        let user = |d: u32| d != BASE && self.entries[d as usize].origin == Origin::User;
+        let lines = self.span_of(i).map(|s| s.bytes);
+        let mut at = 0;
+        self.pieces.iter().any(|p| {
+            let visible = p.visible(&now);
+            let here = at;
+            if visible {
+                at += p.len();
+            }
+            let owned = p.owner(&is_agent) == Some(c);
+            let on_its_lines = lines.as_ref().is_some_and(|l| {
+                if visible {
+                    here < l.end && l.start < at
+                } else {
+                    l.start <= here && here <= l.end
+                }
+            });
+            (owned && p.del.iter().any(|&d| d != c && now(d)))
+                || (p.within == Some(c) && p.ins != c && now(p.ins))
+                || (on_its_lines && ((visible && user(p.ins)) || p.del.iter().any(|&d| user(d))))
+        })
+    }
+
+    /// The entry's change as a unified diff of the lines it replaced into its
+    /// lines now, at its place (the seed's `forward_patch`); reversed, the
+    /// `reverse_patch`. `None` for an entry with no place in the buffer.
+    pub fn patch(&self, i: usize, reverse: bool) -> Option<String> {
+        let span = self.span_of(i)?;
+        let (from, to) = if reverse {
+            (&span.now, &span.old)
+        } else {
+            (&span.old, &span.now)
+        };
+        let mut base: Vec<&str> = vec!["\n"; span.line];
+        base.extend(from.split_inclusive('\n'));
+        let to: Vec<&str> = to.split_inclusive('\n').collect();
+        let from_len = from.split_inclusive('\n').count();
+        Some(crate::hunks::patch::render(
+            &self.path, false, &base, span.line, from_len, &to, 0,
+        ))
+    }
+
+    /// `sha256:` of the buffer.
+    pub fn buffer_hash(&self) -> String {
+        text::content_hash(self.buffer().as_bytes())
+    }
+
+    /// Entry `i`, to change what is not text (its decision's note).
+    pub(crate) fn entry_mut(&mut self, i: usize) -> &mut Entry {
+        &mut self.entries[i]
+    }
+}
+
+/// Which changes count in the working buffer: the base, the user's, and
+/// agent hunks not rejected.
+fn in_buffer(entries: &[Entry]) -> impl Fn(u32) -> bool + '_ {
+    |c| c == BASE || entries[c as usize].in_buffer()
+}
+
+/// Whether a change is an agent hunk.
+fn is_agent(entries: &[Entry]) -> impl Fn(u32) -> bool + '_ {
+    |c| c != BASE && entries[c as usize].origin == Origin::Agent
+}
