@@ -105,6 +105,144 @@ fn decisions() {
     }
 }
 
+/// The piece log on its own (no store): a decision on a 100,000-line file
+/// with 1,000 hunks of two jobs stacked (over 3,000 pieces), staging a
+/// 10-file proposal, and a 5,000-hunk job decided hunk by hunk.
+fn piece_log() {
+    use redline::edits::FileProposal;
+    use redline::hunks::bundle_from;
+    use redline::project::text::content_hash;
+    use redline::review::Review;
+
+    let proposal = |path: &str, base: &str, proposed: &str| FileProposal {
+        file_path: path.into(),
+        created: false,
+        base: base.into(),
+        base_file_hash: Some(content_hash(base.as_bytes())),
+        proposed: proposed.into(),
+        edits: Vec::new(),
+    };
+    let limits = HunkLimits::default();
+    println!(
+        "
+piece log, in memory (no store): median and p95"
+    );
+
+    // 100,000 lines; job 1 renames a word on 500 lines, job 2 dates 500 others.
+    let base: String = (1..=100_000)
+        .map(|i| format!("line {i} of a long note about Atlas\n"))
+        .collect();
+    let first: String = base
+        .lines()
+        .enumerate()
+        .map(|(i, l)| if i % 200 == 0 { l.replace("Atlas", "Meridian") } else { l.to_owned() } + "\n")
+        .collect();
+    let second: String = first
+        .lines()
+        .enumerate()
+        .map(|(i, l)| if i % 200 == 100 { l.replace("long", "short") } else { l.to_owned() } + "\n")
+        .collect();
+    let mut review = Review::new();
+    let one = [proposal("big.md", &base, &first)];
+    let b1 = bundle_from(&one, &limits, 1);
+    review.stage("job_1", &one, &b1).unwrap();
+    let two = [proposal("big.md", &first, &second)];
+    let b2 = bundle_from(&two, &limits, 1 + b1.hunk_ids().count() as u64);
+    review.stage("job_2", &two, &b2).unwrap();
+    let hunks: Vec<String> = b1
+        .hunk_ids()
+        .chain(b2.hunk_ids())
+        .map(str::to_owned)
+        .collect();
+    let stats = |mut t: Vec<Duration>| {
+        t.sort();
+        (ms(t[t.len() / 2]), ms(t[t.len() * 95 / 100]))
+    };
+    let mut timed = |status: Status| {
+        let times: Vec<Duration> = hunks
+            .iter()
+            .map(|h| {
+                let start = Instant::now();
+                match status {
+                    Status::Pending => review.undo(h).map(drop),
+                    _ => review.decide(h, status, None).map(drop),
+                }
+                .unwrap();
+                start.elapsed()
+            })
+            .collect();
+        stats(times)
+    };
+    for (what, status) in [
+        ("accept", Status::Accepted),
+        ("reject", Status::Rejected),
+        ("undo", Status::Pending),
+    ] {
+        let (p50, p95) = timed(status);
+        println!(
+            "  {what:<6} one hunk, 100,000 lines, {} hunks: {p50:.3} ms, p95 {p95:.3} ms (goal < 1 ms)",
+            hunks.len()
+        );
+    }
+
+    // A 10-file proposal: 200 lines each, 5 hunks each.
+    let files: Vec<(String, String, String)> = (0..10)
+        .map(|f| {
+            let base: String = (1..=200).map(|i| format!("note {f} line {i} with Atlas\n")).collect();
+            let proposed: String = base
+                .lines()
+                .enumerate()
+                .map(|(i, l)| if i % 40 == 7 { l.replace("Atlas", "Meridian") } else { l.to_owned() } + "\n")
+                .collect();
+            (format!("n{f}.md"), base, proposed)
+        })
+        .collect();
+    let proposals: Vec<FileProposal> = files.iter().map(|(p, b, n)| proposal(p, b, n)).collect();
+    let bundle = bundle_from(&proposals, &limits, 1);
+    let times: Vec<Duration> = (0..200)
+        .map(|_| {
+            let mut review = Review::new();
+            let start = Instant::now();
+            review.stage("job", &proposals, &bundle).unwrap();
+            start.elapsed()
+        })
+        .collect();
+    let (p50, p95) = stats(times);
+    println!("  stage a 10-file proposal (50 hunks): {p50:.3} ms, p95 {p95:.3} ms (goal <= 1 ms)");
+
+    // A 5,000-hunk job: one line in each of 5,000 notes, accepted one by one.
+    let notes: Vec<FileProposal> = (0..5_000)
+        .map(|f| {
+            let base = format!("# Note {f}\n\nSee [[Atlas]] for more.\n");
+            proposal(
+                &format!("notes/n{f}.md"),
+                &base,
+                &base.replace("Atlas", "Meridian"),
+            )
+        })
+        .collect();
+    let bundle = bundle_from(&notes, &limits, 1);
+    let mut review = Review::new();
+    let start = Instant::now();
+    review.stage("job", &notes, &bundle).unwrap();
+    let staged = start.elapsed();
+    let times: Vec<Duration> = bundle
+        .hunk_ids()
+        .map(|h| {
+            let start = Instant::now();
+            review.decide(h, Status::Accepted, None).unwrap();
+            start.elapsed()
+        })
+        .collect();
+    let total: Duration = times.iter().sum();
+    let (p50, p95) = stats(times);
+    println!(
+        "  5,000-hunk job (one per note): staged in {:.1} ms; each accept {p50:.3} ms, p95 {p95:.3} ms; all 5,000 in {:.0} ms",
+        ms(staged),
+        ms(total)
+    );
+}
+
 /// A diff bundle for 1,000 edits over 200 files, against git diff on the same pairs.
 fn bundle_vs_git() {
     let vault = tempfile::tempdir().unwrap();
@@ -267,6 +405,7 @@ fn rollbacks() {
 }
 
 fn main() {
+    piece_log();
     decisions();
     bundle_vs_git();
     checkpoint_cost();

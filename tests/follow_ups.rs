@@ -273,7 +273,7 @@ async fn follow_ups_stack_on_pending_work_and_the_agent_learns_the_decisions() {
     let site = hunk_in(&j1, SITE);
     door.post(
         &format!("/api/agent/hunks/{site}/decide"),
-        json!({ "status": "rejected" }),
+        json!({ "status": "rejected", "reason": "the site keeps its name" }),
     )
     .await;
     let plan = door
@@ -342,6 +342,7 @@ async fn follow_ups_stack_on_pending_work_and_the_agent_learns_the_decisions() {
     said(&format!(
         "{SITE} line 9 ({site}): rejected — this change was NOT made; the lines are still \\\"The Atlas website"
     ));
+    said("The user's reason: \\\"the site keeps its name\\\".");
     said(&format!(
         "{PLAN} line 8 ({}): changed by the user; the lines now read \\\"Meridian 2.1 ships",
         hunk_in(&j1, PLAN)

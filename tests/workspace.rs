@@ -279,6 +279,56 @@ fn scoped_rollback_keeps_newer_edits_and_the_users_typing() {
     assert_eq!(ws.review().file("n.md").unwrap().buffer(), edited);
 }
 
+/// Text the user typed inside a hunk's words goes with the hunk when it is
+/// rejected; the file with that text is checkpointed first, and both an undo
+/// and a rollback to that checkpoint bring it back.
+#[test]
+fn a_reject_that_takes_out_typing_checkpoints_it_first() {
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = vault.path();
+    std::fs::write(root.join("n.md"), "# Plan\n\nAtlas launch.\n").unwrap();
+    let mut ws = open(root, data.path());
+    ws.propose(
+        &run("job_1"),
+        &[edit(
+            "e_1",
+            "n.md",
+            Operation::Replace,
+            3,
+            "Meridian launch.",
+        )],
+        &HunkLimits::default(),
+    )
+    .unwrap();
+    let typed = "# Plan\n\nMeri-dian launch.\n";
+    ws.user_edit("n.md", typed).unwrap();
+    let plan = ws.plan_decision("h_1", Status::Rejected).unwrap();
+    assert_eq!(plan.hidden_user_text, ["-"]);
+    assert_eq!(
+        ws.review().file("n.md").unwrap().buffer(),
+        typed,
+        "a plan changes nothing"
+    );
+    let decided = ws.decide("h_1", Status::Rejected, Some("not now")).unwrap();
+    assert_eq!(decided.hidden_user_text, ["-"]);
+    assert_eq!(
+        ws.review().file("n.md").unwrap().buffer(),
+        "# Plan\n\nAtlas launch.\n"
+    );
+    let newest = &ws.checkpoints(None, 1).unwrap().checkpoints[0];
+    assert_eq!(newest.kind, CheckpointKind::Decision);
+    ws.decide("h_1", Status::Pending, None).unwrap();
+    assert_eq!(
+        ws.review().file("n.md").unwrap().buffer(),
+        typed,
+        "undo brings it back"
+    );
+    ws.decide("h_1", Status::Rejected, None).unwrap();
+    ws.rollback(&newest.checkpoint_id, RollbackMode::HardAll, &[])
+        .unwrap();
+    assert_eq!(ws.review().file("n.md").unwrap().buffer(), typed);
+}
+
 #[test]
 fn a_created_file_the_user_edited_survives_a_hard_rollback() {
     let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());

@@ -31,11 +31,13 @@ use crate::project::text;
 pub struct Span {
     /// The entry's index in the log.
     pub entry: usize,
-    /// Its first line (0-based).
+    /// Its first line (0-based). Its lines are those its words are on, and
+    /// those of the hunks that build on it (rejecting it rejects them).
     pub line: usize,
     /// How many lines it covers now (0 for text it only took out).
     pub lines: usize,
-    /// Those lines as they would be without it: what it replaced.
+    /// Those lines as they would be without it (and what builds on it):
+    /// what it replaced.
     pub old: String,
     /// Those lines now.
     pub now: String,
@@ -358,14 +360,11 @@ impl FileReview {
 
     /// Where each agent hunk stands in the buffer, in document order.
     pub fn spans(&self) -> Vec<Span> {
-        let mut spans: Vec<(usize, Span)> = self
-            .reach(|_| true)
-            .into_iter()
+        let (reach, offsets) = self.reach();
+        let mut spans: Vec<(usize, Span)> = reach
+            .iter()
             .enumerate()
-            .filter_map(|(i, r)| {
-                let (lo, hi, first, last) = r?;
-                Some((lo, self.span(i, lo, hi, first, last)))
-            })
+            .filter_map(|(i, r)| Some((r.as_ref()?.0, self.span(i, &reach, &offsets))))
             .collect();
         spans.sort_by_key(|(lo, s)| (*lo, s.entry));
         spans.into_iter().map(|(_, s)| s).collect()
@@ -373,38 +372,52 @@ impl FileReview {
 
     /// Where agent entry `i` stands in the buffer; `None` for a user entry.
     pub fn span_of(&self, i: usize) -> Option<Span> {
-        let (lo, hi, first, last) = self.reach(|c| c == i)[i]?;
-        Some(self.span(i, lo, hi, first, last))
+        let (reach, offsets) = self.reach();
+        reach[i]?;
+        Some(self.span(i, &reach, &offsets))
     }
 
-    /// Per entry that `wanted` picks (agent entries only): the lowest and
-    /// highest visible offset it touches, and its first and last piece.
+    /// Per agent entry, the lowest and highest offset of the buffer it
+    /// touches; and where each piece starts in the buffer (an invisible one:
+    /// where it would go).
     #[allow(clippy::type_complexity)]
-    fn reach(&self, wanted: impl Fn(usize) -> bool) -> Vec<Option<(usize, usize, usize, usize)>> {
+    fn reach(&self) -> (Vec<Option<(usize, usize)>>, Vec<usize>) {
         let is_agent = self.is_agent();
         let now = self.in_buffer();
-        let mut reach: Vec<Option<(usize, usize, usize, usize)>> = vec![None; self.entries.len()];
+        let mut reach: Vec<Option<(usize, usize)>> = vec![None; self.entries.len()];
+        let mut offsets = Vec::with_capacity(self.pieces.len());
         let mut at = 0;
-        for (k, p) in self.pieces.iter().enumerate() {
+        for p in &self.pieces {
+            offsets.push(at);
             let end = if p.visible(&now) { at + p.len() } else { at };
             let mut touch = |c: u32| {
-                if c == BASE || !is_agent(c) || !wanted(c as usize) {
+                if c == BASE || !is_agent(c) {
                     return;
                 }
-                let r = reach[c as usize].get_or_insert((at, end, k, k));
+                let r = reach[c as usize].get_or_insert((at, end));
                 r.1 = r.1.max(end);
-                r.3 = k;
             };
             touch(p.ins);
             p.del.iter().for_each(|&d| touch(d));
             at = end;
         }
-        reach
+        (reach, offsets)
     }
 
-    /// The span of entry `i`, which touches visible bytes `lo..hi` and the
-    /// pieces `first..=last`.
-    fn span(&self, i: usize, lo: usize, hi: usize, first: usize, last: usize) -> Span {
+    /// The span of entry `i`: the lines that it, and the hunks a reject of
+    /// it carries, touch (`reach`); `offsets` are where the pieces start.
+    fn span(&self, i: usize, reach: &[Option<(usize, usize)>], offsets: &[usize]) -> Span {
+        // Without it means without what builds on it too (a reject carries
+        // them): never a text no decision can make.
+        let gone: Vec<u32> = self
+            .plan(i, Status::Rejected)
+            .into_iter()
+            .map(|(j, _)| j as u32)
+            .collect();
+        let (lo, hi) = gone
+            .iter()
+            .filter_map(|&j| reach[j as usize])
+            .fold((usize::MAX, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
         let rope = &self.buffer;
         let line = rope.byte_to_line(lo);
         let at_line_start = lo == 0 || rope.byte(lo - 1) == b'\n';
@@ -424,14 +437,22 @@ impl FileReview {
         };
         let (start, end) = (line_byte(line), line_byte(end_line));
         let now = self.in_buffer();
-        let without = |c: u32| c != i as u32 && now(c);
-        let mut old = rope.byte_slice(start..lo).to_string();
-        for p in &self.pieces[first..=last] {
-            if p.visible(&without) {
+        let without = |c: u32| !gone.contains(&c) && now(c);
+        let mut old = String::new();
+        let from = offsets.partition_point(|&o| o < start).saturating_sub(1);
+        for (p, &o) in self.pieces[from..].iter().zip(&offsets[from..]) {
+            if o > end {
+                break;
+            }
+            if p.visible(&now) {
+                let (a, b) = (o.max(start), (o + p.len()).min(end));
+                if a < b && p.visible(&without) {
+                    old.push_str(&p.text()[a - o..b - o]);
+                }
+            } else if start <= o && p.visible(&without) {
                 old.push_str(p.text());
             }
         }
-        old.push_str(&rope.byte_slice(hi..end).to_string());
         Span {
             entry: i,
             line,
@@ -469,6 +490,18 @@ impl FileReview {
             (owned && p.del.iter().any(|&d| d != c && now(d)))
                 || (p.within == Some(c) && p.ins != c && now(p.ins))
                 || (on_its_lines && ((visible && user(p.ins)) || p.del.iter().any(|&d| user(d))))
+        })
+    }
+
+    /// Whether text the user typed sits inside entry `i`'s text and shows
+    /// now: rejecting it would take that text out too.
+    pub fn typed_inside(&self, i: usize) -> bool {
+        let now = self.in_buffer();
+        self.pieces.iter().any(|p| {
+            p.within == Some(i as u32)
+                && p.ins != BASE
+                && self.entries[p.ins as usize].origin == Origin::User
+                && p.visible(&now)
         })
     }
 

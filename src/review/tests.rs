@@ -221,6 +221,8 @@ fn typing_inside_a_hunk_goes_and_comes_with_it() {
         .replace("title\n", "My title\n");
     review.user_edit("f.md", &typed).unwrap();
     assert_eq!(disk(&review), BASE.replace("title\n", "My title\n"));
+    assert!(review.file("f.md").unwrap().typed_inside(1));
+    assert!(!review.file("f.md").unwrap().typed_inside(0));
     let planned = review.plan("h_2", Status::Rejected).unwrap();
     assert_eq!(planned.hidden_user_text, ["-"]);
     review.decide("h_2", Status::Rejected, None).unwrap();
@@ -415,8 +417,18 @@ fn decide_all(review: &mut Review, decisions: &[(String, Status)], seed: u64) {
     }
 }
 
+/// The cases each property runs: 2,000, or `REDLINE_EXPLORE_CASES`
+/// (`scripts/explore` runs them unpinned, many more times).
+fn config(cases: u32) -> ProptestConfig {
+    let cases = std::env::var("REDLINE_EXPLORE_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(cases);
+    ProptestConfig::with_cases(cases)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(config(2000))]
 
     /// Accept all = the proposal; reject all = the base, byte for byte.
     #[test]
@@ -521,6 +533,19 @@ proptest! {
         }
         let (before, before_disk, before_status) = (buffer(&review), disk(&review), statuses(&review));
         let hunk = &hunks[pick.index(hunks.len())];
+        // A hunk's `old` lines are exactly what rejecting it leaves there.
+        let (_, i) = review.find_hunk(hunk).unwrap();
+        let file = review.file("f.md").unwrap();
+        if file.entries()[i].status != Status::Rejected {
+            let span = file.span_of(i).unwrap();
+            let mut rejected = review.clone();
+            rejected.decide(hunk, Status::Rejected, None).unwrap();
+            let f = rejected.file("f.md").unwrap();
+            let fresh = FileReview::from_stored("f.md".into(), String::new(), None, false, f.to_stored()).unwrap();
+            prop_assert_eq!(fresh.buffer(), f.buffer(), "rope and pieces agree");
+            let expected = format!("{}{}{}", &before[..span.bytes.start], span.old, &before[span.bytes.end..]);
+            prop_assert_eq!(buffer(&rejected), expected);
+        }
         let plan = review.plan(hunk, status_of(status)).unwrap();
         let done = review.decide(hunk, status_of(status), None).unwrap();
         prop_assert_eq!(plan, done);

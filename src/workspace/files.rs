@@ -74,6 +74,8 @@ pub struct HunkSpan {
     pub depends_on: Vec<String>,
     /// The hunks that build on it: rejecting it rejects them.
     pub dependents: Vec<String>,
+    /// The user typed inside its text: rejecting it takes that out too.
+    pub typed_inside: bool,
 }
 
 /// The agent hunks of `file`, in document order.
@@ -93,6 +95,7 @@ fn spans_of(file: &FileReview) -> Vec<HunkSpan> {
                 old_text: s.old,
                 depends_on: file.depends_on(s.entry).filter_map(hunk).collect(),
                 dependents: file.dependents(s.entry).filter_map(hunk).collect(),
+                typed_inside: file.typed_inside(s.entry),
             })
         })
         .collect()

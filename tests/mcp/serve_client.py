@@ -178,8 +178,14 @@ async def bridged(api, redline, folder, data):
             skipped = structured(await asyncio.wait_for(asking, 30))
             assert skipped == {"status": "no_user_answer", "answer": None}, skipped
 
-            # The decision reaches the bridged client too.
+            # The decision reaches the bridged client too, with the reason
+            # the user gave; then the user changes their mind.
             [hunk] = [h["hunk_id"] for h in group["hunks"]]
+            await api.acall("POST", f"/api/agent/hunks/{hunk}/decide",
+                            {"status": "rejected", "reason": "Bo is on leave"})
+            status = structured(await session.call_tool("review_status", {"job_id": job}))
+            assert [(h["status"], h.get("reason")) for h in status["hunks"]] == \
+                [("rejected", "Bo is on leave")], status
             await api.acall("POST", f"/api/agent/hunks/{hunk}/decide", {"status": "accepted"})
             status = structured(await session.call_tool("review_status", {"job_id": job}))
             assert [h["status"] for h in status["hunks"]] == ["accepted"], status

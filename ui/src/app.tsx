@@ -5,6 +5,7 @@ import { useEffect } from "preact/hooks";
 import { api } from "./api/client";
 import { ApiFailure, inDesktop } from "./api/transport";
 import { Checkpoints, reloadCheckpoints } from "./components/Checkpoints";
+import { DecisionDialog } from "./components/DecisionDialog";
 import { EditorPane } from "./components/EditorPane";
 import { FileTree } from "./components/FileTree";
 import { Help } from "./components/Help";
@@ -100,6 +101,7 @@ export function App() {
       {overlay.value === "help" && <Help />}
       {overlay.value === "quickopen" && <QuickOpen />}
       {overlay.value === "search" && <SearchPanel />}
+      <DecisionDialog />
     </div>
   );
 }

@@ -28,6 +28,9 @@ pub struct HunkState {
     pub status: String,
     /// The hunk's lines as the user left them, when `changed` and short.
     pub text: Option<String>,
+    /// The note the user gave with the decision (why it was rejected), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl HunkState {
@@ -74,6 +77,7 @@ impl Runtime {
                         line: 0,
                         status: "rolled_back".into(),
                         text: None,
+                        reason: None,
                     },
                     Some(fate) => HunkState {
                         hunk_id: hunk.hunk_id.clone(),
@@ -87,6 +91,7 @@ impl Runtime {
                         }
                         .into(),
                         text: (fate.edited && fate.now.len() <= SHORT_TEXT).then_some(fate.now),
+                        reason: fate.reason,
                     },
                 };
                 out.push(state);

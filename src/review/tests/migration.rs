@@ -93,7 +93,7 @@ fn a_stacked_log_with_typing_inside_a_hunk_moves_whole() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(500))]
+    #![proptest_config(config(500))]
 
     /// Any log the old review could make — stacked jobs, the user's edits,
     /// decisions it allowed — moves with its buffer, statuses and (where it

@@ -87,6 +87,9 @@ export function EditorPane() {
             <button onClick={() => void decide("rejected")} disabled={noHunk} title="Reject the current hunk (Alt+N)">
               Reject
             </button>
+            <button onClick={() => void decide("rejected", undefined, true)} disabled={noHunk} data-testid="reject-why" title="Reject the current hunk and say why (Alt+Shift+N)">
+              Reject…
+            </button>
             <button onClick={() => void acceptAllInFile()} disabled={pending === 0} data-testid="accept-all-file" title="Accept all in this file (Alt+A)">
               Accept all
             </button>

@@ -252,9 +252,15 @@ export class EditorController {
 
   /** The pending hunk after (or before) the cursor in this file, if any. */
   neighbour(direction: 1 | -1, fromId?: string | null): string | null {
-    const pending = this.hunks().filter((h) => h.status === "pending");
-    const anchor = fromId ? this.hunks().find((h) => h.id === fromId)?.from : undefined;
-    const at = anchor ?? this.view.state.selection.main.head;
+    const all = this.hunks();
+    // From a hunk: the next in document order, which may share its line.
+    const i = fromId ? all.findIndex((h) => h.id === fromId) : -1;
+    if (i >= 0) {
+      for (let k = i + direction; k >= 0 && k < all.length; k += direction) if (all[k].status === "pending") return all[k].id;
+      return null;
+    }
+    const pending = all.filter((h) => h.status === "pending");
+    const at = this.view.state.selection.main.head;
     if (direction === 1) return pending.find((h) => h.from > at)?.id ?? null;
     return [...pending].reverse().find((h) => h.from < at)?.id ?? null;
   }

@@ -6,6 +6,7 @@ import { batch } from "@preact/signals";
 import { api } from "../api/client";
 import type { FileContent, JobUpdated, Status, TreeEntry } from "../api/types";
 import type { EditorController } from "../editor/controller";
+import { ask } from "./confirm";
 import { metrics } from "./metrics";
 import { attempt, currentHunk, hunkInfo, openFile, reviewJobs, settling, tell, tree, unsynced } from "./store";
 import { reloadListings } from "./tree";
@@ -168,9 +169,15 @@ export function markUnsynced(path: string, yes: boolean) {
 }
 
 /** Decides `id` (the current hunk when not given), shows the next hunk at
- * once, and lets the engine confirm. */
-export async function decide(status: Status, id: string | null = currentHunk.value) {
+ * once, and lets the engine confirm. A decision that carries other hunks
+ * (or text typed inside the hunk), or that asks why, is asked first. */
+export async function decide(status: Status, id: string | null = currentHunk.value, withReason = false) {
   if (!editor || !id) return;
+  const span = openFile.value?.hunks.find((h) => h.hunk_id === id);
+  const carries =
+    (status === "rejected" && ((span?.dependents.length ?? 0) > 0 || span?.typed_inside)) ||
+    (status === "accepted" && (span?.depends_on.length ?? 0) > 0);
+  if (status !== "pending" && (carries || withReason)) return decideAsked(status, id, withReason);
   const started = performance.now();
   const path = editor.openPath;
   if (status !== "pending") {
@@ -212,6 +219,36 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     const file = await attempt(`Reloading ${path}`, () => api.file({ path }));
     if (file) took(file);
   }
+}
+
+/** Decides `id` after saying what it will do (the engine plans it first,
+ * changing nothing) and taking the user's word: the hunks it carries, the
+ * typing it takes out, and a reason for a reject. Not shown ahead: it waits
+ * for the engine, since it moves more than the hunk on screen. */
+async function decideAsked(status: Status, id: string, withReason: boolean) {
+  await lastDecision;
+  await editor?.flush().catch(() => undefined);
+  const plan = await attempt(`Planning ${id}`, () => api.decide(id, { status, dry_run: true }));
+  if (!plan) return;
+  const carried = plan.moved.filter((m) => m.hunk_id !== id && m.from !== m.to);
+  const answer = await ask({ hunkId: id, path: plan.file.path, status, carried, hidden: plan.hidden_user_text, withReason });
+  if (!answer) return;
+  const path = plan.file.path;
+  const sent = (sentFor.get(path) ?? 0) + 1;
+  sentFor.set(path, sent);
+  for (const m of plan.moved) decidedHere.add(m.hunk_id);
+  const answered = attempt(`Deciding ${id}`, () => api.decide(id, { status, reason: answer.reason }));
+  lastDecision = answered;
+  const done = await answered;
+  if (!done) return;
+  decisions.push({ id, path });
+  if (sentFor.get(path) === sent) took(done.file);
+  const moved = done.moved.filter((m) => m.hunk_id !== id && m.from !== m.to).length;
+  tell("info", `${status === "rejected" ? "Rejected" : "Accepted"} ${id}${moved > 0 ? ` and ${moved} hunk(s) with it` : ""}${answer.reason ? " (reason noted for the agent)" : ""}`);
+  if (editor?.openPath !== path) return;
+  const next = editor.neighbour(1, id) ?? editor.neighbour(-1, id);
+  if (next) editor.goTo(next);
+  else void goToNextFile(path);
 }
 
 /** Takes `id`'s newest decision off the undo list. */
@@ -259,6 +296,8 @@ export async function undoDecision() {
   const owner = await answered;
   if (!owner) return;
   forget(id);
+  const with_ = owner.moved.filter((m) => m.hunk_id !== id && m.from !== m.to).map((m) => m.hunk_id);
+  if (with_.length > 0) tell("info", `Undid ${id} and ${with_.join(", ")} with it`);
   // The engine's answer is the file as it is now: the tree, and whatever
   // was fetched of it ahead, take it before it is opened.
   batch(() => {

@@ -41,4 +41,8 @@ depends_on: Array<string>,
 /**
  * The hunks that build on it: rejecting it rejects them.
  */
-dependents: Array<string>, };
+dependents: Array<string>,
+/**
+ * The user typed inside its text: rejecting it takes that out too.
+ */
+typed_inside: boolean, };

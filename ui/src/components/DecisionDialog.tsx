@@ -1,0 +1,99 @@
+// Says what a decision will do before it is made, when it moves more than
+// its hunk (the later changes that build on a rejected hunk, the earlier
+// ones an accepted hunk stands on) or takes out text the user typed inside
+// it; and takes a reason for a reject, which the next job is told.
+
+import { useEffect, useRef } from "preact/hooks";
+import { question } from "../state/confirm";
+import { hunkInfo } from "../state/store";
+
+function verb(status: string) {
+  return status === "rejected" ? "reject" : status === "accepted" ? "accept" : "undo";
+}
+
+/** A hunk as the user knows it: its line and change when the review lists it. */
+function label(id: string) {
+  const info = hunkInfo.value.get(id);
+  if (!info) return id;
+  const change = info.preview.removed || info.preview.added ? `“${info.preview.removed}” → “${info.preview.added}”` : "";
+  return `${info.path} line ${info.line} ${change}`.trim();
+}
+
+export function DecisionDialog() {
+  const q = question.value;
+  const reason = useRef<HTMLInputElement>(null);
+  const confirm = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (!q) return;
+    (q.withReason || q.status === "rejected" ? reason.current : confirm.current)?.focus();
+    // Enter and Esc answer it wherever the focus is: it is the one thing on
+    // screen that waits for an answer.
+    const keys = (e: KeyboardEvent) => {
+      if (e.key === "Escape") q.answer(null);
+      else if (e.key === "Enter" && !e.isComposing) q.answer({ reason: reason.current?.value.trim() || undefined });
+      else return;
+      e.preventDefault();
+      e.stopPropagation();
+    };
+    window.addEventListener("keydown", keys, true);
+    return () => window.removeEventListener("keydown", keys, true);
+  }, [q]);
+  if (!q) return null;
+  const done = () => q.answer({ reason: reason.current?.value.trim() || undefined });
+  const n = q.carried.length;
+  return (
+    <div class="overlay" onClick={(e) => e.target === e.currentTarget && q.answer(null)}>
+      <div
+        class="panel decision"
+        role="dialog"
+        aria-label="Confirm the decision"
+        data-testid="decision-dialog"
+      >
+        <header>
+          <h2>
+            {verb(q.status)[0].toUpperCase() + verb(q.status).slice(1)} {label(q.hunkId)}
+          </h2>
+        </header>
+        <div class="decision-body">
+          {n > 0 && (
+            <div data-testid="decision-carried">
+              <p>
+                {q.status === "rejected"
+                  ? `This also rejects ${n} later change${n === 1 ? "" : "s"} that build${n === 1 ? "s" : ""} on it:`
+                  : `This also accepts ${n} earlier change${n === 1 ? "" : "s"} it builds on:`}
+              </p>
+              <ul>
+                {q.carried.map((m) => (
+                  <li key={m.hunk_id} data-testid="decision-moved" data-hunk-id={m.hunk_id}>
+                    {label(m.hunk_id)}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+          {q.hidden.length > 0 && (
+            <p data-testid="decision-hidden">
+              It also takes out what you typed inside it: {q.hidden.map((t) => `“${t.length > 60 ? `${t.slice(0, 60)}…` : t}”`).join(", ")}. A checkpoint keeps it, and
+              undo (Alt+U) brings it back.
+            </p>
+          )}
+          {q.status === "rejected" && (
+            <label class="decision-reason">
+              Why? (optional; the agent's next job is told)
+              <input ref={reason} data-testid="decision-reason" maxLength={500} placeholder="e.g. keep the old name in meeting notes" />
+            </label>
+          )}
+          <div class="decision-buttons">
+            <button onClick={() => q.answer(null)} data-testid="decision-cancel">
+              Cancel <kbd>Esc</kbd>
+            </button>
+            <button class="primary" ref={confirm} onClick={done} data-testid="decision-confirm">
+              {verb(q.status)[0].toUpperCase() + verb(q.status).slice(1)}
+              {n > 0 ? ` all ${n + 1}` : ""} <kbd>Enter</kbd>
+            </button>
+          </div>
+        </div>
+      </div>
+    </div>
+  );
+}
