@@ -75,6 +75,8 @@ pub struct FileReview {
     buffer: Rope,
     /// Per entry, the agent entries it depends on (see the module docs).
     depends_on: Vec<BTreeSet<usize>>,
+    /// Per entry, the entries that depend on it.
+    dependents: Vec<Vec<usize>>,
 }
 
 impl FileReview {
@@ -94,6 +96,7 @@ impl FileReview {
             pieces,
             entries: Vec::new(),
             depends_on: Vec::new(),
+            dependents: Vec::new(),
         }
     }
 
@@ -123,6 +126,7 @@ impl FileReview {
             entries,
             buffer: Rope::new(),
             depends_on: Vec::new(),
+            dependents: Vec::new(),
         };
         file.buffer = Rope::from_str(&pieces::render(&file.pieces, &in_buffer(&file.entries)));
         file.find_dependencies();
@@ -265,7 +269,14 @@ impl FileReview {
                 d.clear();
             }
         }
+        let mut dependents = vec![Vec::new(); self.entries.len()];
+        for (j, on) in deps.iter().enumerate() {
+            for &k in on {
+                dependents[k].push(j);
+            }
+        }
         self.depends_on = deps;
+        self.dependents = dependents;
     }
 
     /// The agent entries entry `i` depends on, directly.
@@ -275,7 +286,7 @@ impl FileReview {
 
     /// The agent entries that depend on entry `i`, directly.
     pub fn dependents(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        (0..self.entries.len()).filter(move |&j| self.depends_on[j].contains(&i))
+        self.dependents[i].iter().copied()
     }
 
     /// Every entry a decision setting entry `i` to `status` moves, `i` first,
@@ -490,6 +501,15 @@ impl FileReview {
             (owned && p.del.iter().any(|&d| d != c && now(d)))
                 || (p.within == Some(c) && p.ins != c && now(p.ins))
                 || (on_its_lines && ((visible && user(p.ins)) || p.del.iter().any(|&d| user(d))))
+        })
+    }
+
+    /// Whether text the user typed sits inside any hunk's text.
+    pub fn has_typing_inside(&self) -> bool {
+        self.pieces.iter().any(|p| {
+            p.within.is_some()
+                && p.ins != BASE
+                && self.entries[p.ins as usize].origin == Origin::User
         })
     }
 

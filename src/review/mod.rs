@@ -189,6 +189,8 @@ pub struct HunkFate {
 #[derive(Clone, Debug, Default)]
 pub struct Review {
     files: BTreeMap<String, FileReview>,
+    /// The file of every hunk under review.
+    hunks: HashMap<String, String>,
     next_id: u64,
     /// Per hunk, the statuses its latest decision moved, as they were: undo
     /// puts them back as one step. Kept for this run of the program only;
@@ -253,6 +255,10 @@ impl Review {
                     file_hash_before: before.clone(),
                     reason: None,
                 });
+            }
+            for hunk in &diff.hunks {
+                self.hunks
+                    .insert(hunk.hunk_id.clone(), proposal.file_path.clone());
             }
             let file = self
                 .files
@@ -347,9 +353,13 @@ impl Review {
 
     /// Puts a file under review as stored, replacing any with its path.
     pub(crate) fn insert_file(&mut self, file: FileReview) {
+        self.remove_file(&file.path);
         for entry in file.entries() {
             if let Some(n) = entry.id.strip_prefix("c_").and_then(|n| n.parse().ok()) {
                 self.next_id = self.next_id.max(n);
+            }
+            if let Some(hunk) = &entry.hunk_id {
+                self.hunks.insert(hunk.clone(), file.path.clone());
             }
         }
         self.files.insert(file.path.clone(), file);
@@ -357,21 +367,24 @@ impl Review {
 
     /// Takes a file out of review.
     pub(crate) fn remove_file(&mut self, path: &str) -> Option<FileReview> {
-        self.files.remove(path)
+        let file = self.files.remove(path)?;
+        for hunk in file.entries().iter().filter_map(|e| e.hunk_id.as_ref()) {
+            self.hunks.remove(hunk);
+            self.undo.remove(hunk);
+        }
+        Some(file)
     }
 
     /// The file and index of the entry for `hunk_id`.
     pub fn find_hunk(&self, hunk_id: &str) -> Result<(String, usize), ReviewError> {
-        for file in self.files.values() {
-            if let Some(i) = file
-                .entries()
-                .iter()
-                .position(|e| e.hunk_id.as_deref() == Some(hunk_id))
-            {
-                return Ok((file.path.clone(), i));
-            }
-        }
-        Err(ReviewError::UnknownHunk(hunk_id.to_owned()))
+        let unknown = || ReviewError::UnknownHunk(hunk_id.to_owned());
+        let path = self.hunks.get(hunk_id).ok_or_else(unknown)?;
+        let i = self.files[path]
+            .entries()
+            .iter()
+            .position(|e| e.hunk_id.as_deref() == Some(hunk_id))
+            .ok_or_else(unknown)?;
+        Ok((path.clone(), i))
     }
 
     /// What became of the hunk `hunk_id`, or `None` when it is no longer

@@ -55,6 +55,19 @@ impl Store {
         moves: &[(String, Status)],
         reason: Option<&str>,
     ) -> Result<(), StoreError> {
+        if let [(entry_id, status)] = moves {
+            // The common decision: one row, no transaction to open.
+            let changed = self.conn.execute(
+                "UPDATE entries SET status = ?2, reason = ?3 WHERE id = ?1",
+                params![entry_id, status.as_str(), reason],
+            )?;
+            if changed != 1 {
+                return Err(StoreError::Corrupt(format!(
+                    "entry {entry_id} is not stored"
+                )));
+            }
+            return Ok(());
+        }
         self.transaction(|tx| {
             for (k, (entry_id, status)) in moves.iter().enumerate() {
                 let changed = if k == 0 {

@@ -231,8 +231,18 @@ impl Workspace {
         status: Status,
         reason: Option<&str>,
     ) -> Result<Decision, WorkspaceError> {
-        let planned = self.plan_decision(hunk_id, status)?;
-        if !planned.hidden_user_text.is_empty() {
+        // Only a file with typing inside a hunk can lose any: plan first there.
+        let (path, _) = self.review.find_hunk(hunk_id)?;
+        let typed = self
+            .review
+            .file(&path)
+            .is_some_and(|f| f.has_typing_inside());
+        let planned = if typed {
+            Some(self.plan_decision(hunk_id, status)?)
+        } else {
+            None
+        };
+        if let Some(planned) = planned.filter(|p| !p.hidden_user_text.is_empty()) {
             let what = format!(
                 "{} before {} {hunk_id} took out text typed inside it",
                 planned.path,
