@@ -36,6 +36,7 @@ use crate::edits::FileProposal;
 use crate::hunks::DiffBundle;
 use crate::project::text;
 use pieces::Op;
+use words::line_starts;
 
 /// Who made a change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -524,17 +525,6 @@ fn decision(file: &FileReview, moves: &[(usize, Status)]) -> Decision {
         entry_ids: moves.iter().map(|&(i, _)| entries[i].id.clone()).collect(),
         hidden_user_text: file.user_text_hidden_by(moves),
     }
-}
-
-/// The byte offset of each line start of `text` (as `split_inclusive('\n')`
-/// counts lines), and its length last.
-fn line_starts(text: &str) -> Vec<usize> {
-    let mut starts = vec![0];
-    starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-    if *starts.last().expect("not empty") != text.len() {
-        starts.push(text.len());
-    }
-    starts
 }
 
 /// The word-level ops of the `k`th change of a batch, which turns `old`

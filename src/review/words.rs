@@ -87,7 +87,7 @@ fn tokens<'a>(text: &'a str, cuts: &[usize]) -> Vec<&'a str> {
 /// sides, adjacent ones merged: lines first, then words within a line (see
 /// the module docs).
 pub fn diff(old: &str, new: &str) -> Vec<WordEdit> {
-    let (ol, nl) = (line_cuts(old), line_cuts(new));
+    let (ol, nl) = (line_starts(old), line_starts(new));
     let ops = similar::capture_diff_slices_deadline(
         Algorithm::Myers,
         &tokens(old, &ol),
@@ -136,8 +136,9 @@ fn push(edits: &mut Vec<WordEdit>, edit: WordEdit) {
     }
 }
 
-/// The line boundaries of `text` (as `split_inclusive('\n')` cuts it).
-fn line_cuts(text: &str) -> Vec<usize> {
+/// The byte offset of each line start of `text` (as `split_inclusive('\n')`
+/// counts lines), and its length last.
+pub(crate) fn line_starts(text: &str) -> Vec<usize> {
     let mut cuts = vec![0];
     cuts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
     if *cuts.last().expect("not empty") != text.len() {
