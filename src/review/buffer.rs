@@ -1,4 +1,5 @@
-//! Line-level operations on a working buffer (a `ropey` rope).
+//! Line-level operations on a working buffer (a `ropey` rope), for the
+//! line-region log that [`super::legacy`] reads.
 //!
 //! The rope is built without `unicode_lines`, so like everything else in
 //! Redline it ends lines at `\n` only; each line keeps its terminator.

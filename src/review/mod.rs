@@ -17,12 +17,12 @@
 //! accepted hunks and the user's edits only, and is what the workspace
 //! saves. The review itself is pure: it reads and writes no file.
 
-pub mod buffer;
+mod buffer;
 mod file;
 pub(crate) mod legacy;
 pub(crate) mod pieces;
 pub mod preview;
-pub mod words;
+mod words;
 
 pub(crate) use file::StoredLog;
 pub use file::{FileReview, Span};
