@@ -38,6 +38,7 @@ pub mod jobs;
 pub mod logging;
 pub mod loopback;
 pub mod mcp;
+mod named_events;
 pub mod project;
 pub mod providers;
 pub mod review;

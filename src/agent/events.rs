@@ -5,78 +5,45 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::named_events::named_events;
+
 use crate::providers::ProviderErrorKind;
 
+named_events! {
 /// An event of the agent loop.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(tag = "type", content = "data")]
 pub enum AgentEvent {
     /// One model step ended.
-    #[serde(rename = "model.step")]
-    ModelStep(ModelStep),
+    ModelStep(ModelStep) = "model.step",
     /// A piece of the assistant's text, as it streams.
-    #[serde(rename = "assistant.delta")]
-    AssistantDelta(AssistantDelta),
+    AssistantDelta(AssistantDelta) = "assistant.delta",
     /// The provider's request failed and is retried.
-    #[serde(rename = "provider.retry")]
-    ProviderRetry(ProviderRetry),
+    ProviderRetry(ProviderRetry) = "provider.retry",
     /// A well-formed call is about to run.
-    #[serde(rename = "tool.call.requested")]
-    ToolCallRequested(ToolCallRequested),
+    ToolCallRequested(ToolCallRequested) = "tool.call.requested",
     /// A tool ran (`ok: false` when it refused).
-    #[serde(rename = "tool.call.completed")]
-    ToolCallCompleted(ToolCallCompleted),
+    ToolCallCompleted(ToolCallCompleted) = "tool.call.completed",
     /// A call was malformed and not run.
-    #[serde(rename = "tool.call.failed")]
-    ToolCallFailed(ToolCallFailed),
+    ToolCallFailed(ToolCallFailed) = "tool.call.failed",
     /// The agent asks the user a question; the job waits for the answer.
-    #[serde(rename = "clarification.requested")]
-    ClarificationRequested(ClarificationRequested),
+    ClarificationRequested(ClarificationRequested) = "clarification.requested",
     /// The user answered or skipped the question.
-    #[serde(rename = "clarification.received")]
-    ClarificationReceived(ClarificationReceived),
+    ClarificationReceived(ClarificationReceived) = "clarification.received",
     /// The agent proposed edits; staging them comes next.
-    #[serde(rename = "edits.proposed")]
-    EditsProposed(EditsProposed),
+    EditsProposed(EditsProposed) = "edits.proposed",
     /// The proposal could not be staged; the model is told why.
-    #[serde(rename = "edits.refused")]
-    EditsRefused(EditsRefused),
+    EditsRefused(EditsRefused) = "edits.refused",
     /// 80% of a budget is used: the model was told to wrap up.
-    #[serde(rename = "budget.warning")]
-    BudgetWarning(Budget),
+    BudgetWarning(Budget) = "budget.warning",
     /// A budget is used up: the model must propose now.
-    #[serde(rename = "budget.exhausted")]
-    BudgetExhausted(Budget),
+    BudgetExhausted(Budget) = "budget.exhausted",
     /// The server could not parse what the model generated; it counts as
     /// an invalid call, and the model is asked again.
-    #[serde(rename = "model.unreadable")]
-    Unreadable(Unreadable),
+    Unreadable(Unreadable) = "model.unreadable",
     /// The model stopped without proposing: it was told to end with
     /// `propose_edits` (an empty list if nothing needs to change).
-    #[serde(rename = "agent.reminded")]
-    Reminded(Reminded),
+    Reminded(Reminded) = "agent.reminded",
 }
-
-impl AgentEvent {
-    /// The event's type name, e.g. `tool.call.completed`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AgentEvent::ModelStep(_) => "model.step",
-            AgentEvent::AssistantDelta(_) => "assistant.delta",
-            AgentEvent::ProviderRetry(_) => "provider.retry",
-            AgentEvent::ToolCallRequested(_) => "tool.call.requested",
-            AgentEvent::ToolCallCompleted(_) => "tool.call.completed",
-            AgentEvent::ToolCallFailed(_) => "tool.call.failed",
-            AgentEvent::ClarificationRequested(_) => "clarification.requested",
-            AgentEvent::ClarificationReceived(_) => "clarification.received",
-            AgentEvent::EditsProposed(_) => "edits.proposed",
-            AgentEvent::EditsRefused(_) => "edits.refused",
-            AgentEvent::BudgetWarning(_) => "budget.warning",
-            AgentEvent::BudgetExhausted(_) => "budget.exhausted",
-            AgentEvent::Unreadable(_) => "model.unreadable",
-            AgentEvent::Reminded(_) => "agent.reminded",
-        }
-    }
 }
 
 /// How much of a job's budget is used.

@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::named_events::named_events;
+
 use crate::agent::{AgentEvent, FallbackReason, JobUsage};
 use crate::checkpoints::{RollbackMode, RollbackReport};
 use crate::config::AgentMode;
@@ -64,83 +66,44 @@ impl From<RuntimeEvent> for JobEvent {
     }
 }
 
+named_events! {
 /// An event the job runtime records.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(tag = "type", content = "data")]
 pub enum RuntimeEvent {
     /// The job was created.
-    #[serde(rename = "job.queued")]
-    Queued(JobQueued),
+    Queued(JobQueued) = "job.queued",
     /// The agent started on it.
-    #[serde(rename = "job.started")]
-    Started(JobBegan),
+    Started(JobBegan) = "job.started",
     /// Its status changed; the last event of a finished job.
-    #[serde(rename = "job.status")]
-    Status(StatusChanged),
+    Status(StatusChanged) = "job.status",
     /// Its edits are staged for review.
-    #[serde(rename = "job.awaiting_review")]
-    AwaitingReview(JobStaged),
+    AwaitingReview(JobStaged) = "job.awaiting_review",
     /// A budget ended it, with what it proposed, if anything.
-    #[serde(rename = "job.budget_exceeded")]
-    BudgetExceeded(JobOverBudget),
+    BudgetExceeded(JobOverBudget) = "job.budget_exceeded",
     /// It ended with nothing to change (or an answer in prose).
-    #[serde(rename = "job.completed")]
-    Completed(JobAnswered),
+    Completed(JobAnswered) = "job.completed",
     /// It failed.
-    #[serde(rename = "job.failed")]
-    Failed(JobFailed),
+    Failed(JobFailed) = "job.failed",
     /// The user cancelled it.
-    #[serde(rename = "job.cancelled")]
-    Cancelled(JobCancelled),
+    Cancelled(JobCancelled) = "job.cancelled",
     /// A provider of the chain took it on.
-    #[serde(rename = "provider.selected")]
-    ProviderSelected(ProviderSelected),
+    ProviderSelected(ProviderSelected) = "provider.selected",
     /// `hybrid_auto` moved it to the next provider.
-    #[serde(rename = "provider.fallback")]
-    ProviderFallback(ProviderFallback),
+    ProviderFallback(ProviderFallback) = "provider.fallback",
     /// The checkpoint before its proposal was taken.
-    #[serde(rename = "checkpoint.created")]
-    CheckpointCreated(CheckpointCreated),
+    CheckpointCreated(CheckpointCreated) = "checkpoint.created",
     /// Its hunks were computed.
-    #[serde(rename = "diff.generated")]
-    DiffGenerated(DiffGenerated),
+    DiffGenerated(DiffGenerated) = "diff.generated",
     /// One of its hunks was decided.
-    #[serde(rename = "review.updated")]
-    ReviewUpdated(ReviewUpdated),
+    ReviewUpdated(ReviewUpdated) = "review.updated",
     /// Its review is being applied.
-    #[serde(rename = "apply.started")]
-    ApplyStarted(ApplyStarted),
+    ApplyStarted(ApplyStarted) = "apply.started",
     /// Its review was applied (or conflicted).
-    #[serde(rename = "apply.completed")]
-    ApplyCompleted(ApplyCompleted),
+    ApplyCompleted(ApplyCompleted) = "apply.completed",
     /// Every hunk of it was decided and the files saved: the job is complete
     /// without an apply.
-    #[serde(rename = "review.finished")]
-    ReviewFinished(ReviewFinished),
+    ReviewFinished(ReviewFinished) = "review.finished",
 }
-
-impl RuntimeEvent {
-    /// The event's type name.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            RuntimeEvent::Queued(_) => "job.queued",
-            RuntimeEvent::Started(_) => "job.started",
-            RuntimeEvent::Status(_) => "job.status",
-            RuntimeEvent::AwaitingReview(_) => "job.awaiting_review",
-            RuntimeEvent::BudgetExceeded(_) => "job.budget_exceeded",
-            RuntimeEvent::Completed(_) => "job.completed",
-            RuntimeEvent::Failed(_) => "job.failed",
-            RuntimeEvent::Cancelled(_) => "job.cancelled",
-            RuntimeEvent::ProviderSelected(_) => "provider.selected",
-            RuntimeEvent::ProviderFallback(_) => "provider.fallback",
-            RuntimeEvent::CheckpointCreated(_) => "checkpoint.created",
-            RuntimeEvent::DiffGenerated(_) => "diff.generated",
-            RuntimeEvent::ReviewUpdated(_) => "review.updated",
-            RuntimeEvent::ApplyStarted(_) => "apply.started",
-            RuntimeEvent::ApplyCompleted(_) => "apply.completed",
-            RuntimeEvent::ReviewFinished(_) => "review.finished",
-        }
-    }
 }
 
 /// `job.queued`.
@@ -340,63 +303,38 @@ pub struct ReviewFinished {
     pub rejected: usize,
 }
 
+named_events! {
 /// An event of the project feed: what happened to the folder's files and
 /// their review.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(tag = "type", content = "data")]
 pub enum FeedEvent {
     /// The user edited a working buffer.
-    #[serde(rename = "file.edited")]
-    Edited(FileEdited),
+    Edited(FileEdited) = "file.edited",
     /// A buffer was saved to disk.
-    #[serde(rename = "file.saved")]
-    Saved(FileSaved),
+    Saved(FileSaved) = "file.saved",
     /// Hunks were decided.
-    #[serde(rename = "review.updated")]
-    ReviewUpdated(ReviewUpdated),
+    ReviewUpdated(ReviewUpdated) = "review.updated",
     /// A file Redline holds nothing for changed on disk.
-    #[serde(rename = "file.changed")]
-    Changed(FileChange),
+    Changed(FileChange) = "file.changed",
     /// A clean buffer took another program's change.
-    #[serde(rename = "file.reloaded")]
-    Reloaded(FileChange),
+    Reloaded(FileChange) = "file.reloaded",
     /// Another program changed a file Redline holds edits for.
-    #[serde(rename = "file.conflict")]
-    Conflict(FileChange),
+    Conflict(FileChange) = "file.conflict",
     /// A conflict was resolved.
-    #[serde(rename = "file.resolved")]
-    Resolved(FileResolved),
+    Resolved(FileResolved) = "file.resolved",
     /// A rollback ran.
-    #[serde(rename = "rollback.completed")]
-    RollbackCompleted(RollbackCompleted),
+    RollbackCompleted(RollbackCompleted) = "rollback.completed",
     /// A folder changed on disk (or the watcher lost track): the tree under
     /// `path` should be listed again.
-    #[serde(rename = "tree.changed")]
-    TreeChanged(TreeChanged),
+    TreeChanged(TreeChanged) = "tree.changed",
     /// A job's status changed: any job's, Redline's own or an external
     /// agent's, so a window follows work it did not start (a proposal to
     /// review, a question to answer).
-    #[serde(rename = "job.updated")]
-    JobUpdated(JobUpdated),
+    JobUpdated(JobUpdated) = "job.updated",
+}
 }
 
 impl FeedEvent {
-    /// The event's type name, e.g. `file.saved`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            FeedEvent::Edited(_) => "file.edited",
-            FeedEvent::Saved(_) => "file.saved",
-            FeedEvent::ReviewUpdated(_) => "review.updated",
-            FeedEvent::Changed(_) => "file.changed",
-            FeedEvent::Reloaded(_) => "file.reloaded",
-            FeedEvent::Conflict(_) => "file.conflict",
-            FeedEvent::Resolved(_) => "file.resolved",
-            FeedEvent::RollbackCompleted(_) => "rollback.completed",
-            FeedEvent::TreeChanged(_) => "tree.changed",
-            FeedEvent::JobUpdated(_) => "job.updated",
-        }
-    }
-
     /// The event for a change another program made.
     pub fn of_change(change: FileChange) -> FeedEvent {
         match change {
