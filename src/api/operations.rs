@@ -48,14 +48,14 @@ pub struct Operation {
 }
 
 /// What an operation takes from the request's path: nothing (`()`) or the
-/// `{id}` in it ([`Id`]).
+/// `{id}` in it ([`PathId`]).
 pub trait PathArg: Sized + Send + 'static {
     /// Reads it.
     fn extract(parts: &mut Parts) -> impl Future<Output = Result<Self, ApiError>> + Send;
 }
 
 /// The `{id}` of a path.
-pub struct Id(pub String);
+pub struct PathId(pub String);
 
 impl PathArg for () {
     async fn extract(_: &mut Parts) -> Result<(), ApiError> {
@@ -63,17 +63,17 @@ impl PathArg for () {
     }
 }
 
-impl PathArg for Id {
-    async fn extract(parts: &mut Parts) -> Result<Id, ApiError> {
+impl PathArg for PathId {
+    async fn extract(parts: &mut Parts) -> Result<PathId, ApiError> {
         Path::<String>::from_request_parts(parts, &())
             .await
-            .map(|Path(id)| Id(id))
+            .map(|Path(id)| PathId(id))
             .map_err(|e| ApiError::new("invalid_request", e.body_text()))
     }
 }
 
 /// What an operation takes from the query string: nothing (`()`) or a
-/// typed query ([`Q`]).
+/// typed query ([`QueryOf`]).
 pub trait QueryArg: Sized + Send + 'static {
     /// Its TypeScript type, if it takes one.
     fn ts() -> Option<String>;
@@ -82,7 +82,7 @@ pub trait QueryArg: Sized + Send + 'static {
 }
 
 /// A typed query string.
-pub struct Q<T>(pub T);
+pub struct QueryOf<T>(pub T);
 
 impl QueryArg for () {
     fn ts() -> Option<String> {
@@ -94,21 +94,21 @@ impl QueryArg for () {
     }
 }
 
-impl<T: DeserializeOwned + TS + Send + 'static> QueryArg for Q<T> {
+impl<T: DeserializeOwned + TS + Send + 'static> QueryArg for QueryOf<T> {
     fn ts() -> Option<String> {
         Some(T::name(&ts_rs::Config::default()))
     }
 
-    async fn extract(parts: &mut Parts) -> Result<Q<T>, ApiError> {
+    async fn extract(parts: &mut Parts) -> Result<QueryOf<T>, ApiError> {
         Query::<T>::from_request_parts(parts, &())
             .await
-            .map(|Query(v)| Q(v))
+            .map(|Query(v)| QueryOf(v))
             .map_err(|e| ApiError::new("invalid_request", e.body_text()))
     }
 }
 
 /// What an operation takes from the body: nothing (`()`, the body is not
-/// read) or JSON ([`B`]).
+/// read) or JSON ([`BodyOf`]).
 pub trait BodyArg: Sized + Send + 'static {
     /// Its TypeScript type, if it takes one.
     fn ts() -> Option<String>;
@@ -118,7 +118,7 @@ pub trait BodyArg: Sized + Send + 'static {
 }
 
 /// A JSON body.
-pub struct B<T>(pub T);
+pub struct BodyOf<T>(pub T);
 
 impl BodyArg for () {
     fn ts() -> Option<String> {
@@ -130,14 +130,14 @@ impl BodyArg for () {
     }
 }
 
-impl<T: DeserializeOwned + TS + Send + 'static> BodyArg for B<T> {
+impl<T: DeserializeOwned + TS + Send + 'static> BodyArg for BodyOf<T> {
     fn ts() -> Option<String> {
         Some(T::name(&ts_rs::Config::default()))
     }
 
-    async fn extract(request: Request) -> Result<B<T>, ApiError> {
+    async fn extract(request: Request) -> Result<BodyOf<T>, ApiError> {
         match Json::<T>::from_request(request, &()).await {
-            Ok(Json(v)) => Ok(B(v)),
+            Ok(Json(v)) => Ok(BodyOf(v)),
             Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => Err(ApiError::new(
                 "payload_too_large",
                 format!("the body is over {BODY_LIMIT} bytes"),
@@ -211,42 +211,42 @@ operations! {
         |api: Api, (), (), ()| async move { Ok(api.project()) };
 
     /// The project's files under a prefix, with their review state.
-    tree: GET "/api/files" ((), Q<TreeQuery>, ()) -> Vec<crate::workspace::TreeEntry> =
-        |api: Api, (), Q(q): Q<TreeQuery>, ()| async move { api.tree(&q) };
+    tree: GET "/api/files" ((), QueryOf<TreeQuery>, ()) -> Vec<crate::workspace::TreeEntry> =
+        |api: Api, (), QueryOf(q): QueryOf<TreeQuery>, ()| async move { api.tree(&q) };
     /// A folder's direct children: its folders with their file counts, its files with their state.
-    children: GET "/api/files/children" ((), Q<TreeQuery>, ()) -> crate::workspace::Listing =
-        |api: Api, (), Q(q): Q<TreeQuery>, ()| async move { api.children(&q.prefix) };
+    children: GET "/api/files/children" ((), QueryOf<TreeQuery>, ()) -> crate::workspace::Listing =
+        |api: Api, (), QueryOf(q): QueryOf<TreeQuery>, ()| async move { api.children(&q.prefix) };
     /// Every pending hunk, grouped by the job that proposed it, with a preview of each.
     review: GET "/api/review" ((), (), ()) -> crate::jobs::ReviewQueue =
         |api: Api, (), (), ()| async move { api.review() };
     /// One file as the editor shows it (its working buffer, or the disk).
-    file: GET "/api/files/content" ((), Q<FileQuery>, ()) -> crate::workspace::FileContent =
-        |api: Api, (), Q(q): Q<FileQuery>, ()| async move { api.file(&q.path) };
+    file: GET "/api/files/content" ((), QueryOf<FileQuery>, ()) -> crate::workspace::FileContent =
+        |api: Api, (), QueryOf(q): QueryOf<FileQuery>, ()| async move { api.file(&q.path) };
     /// The user's edit of a working buffer.
-    edit: PUT "/api/files/buffer" ((), (), B<EditBuffer>) -> crate::workspace::FileContent =
-        |api: Api, (), (), B(b)| async move { api.edit(b) };
+    edit: PUT "/api/files/buffer" ((), (), BodyOf<EditBuffer>) -> crate::workspace::FileContent =
+        |api: Api, (), (), BodyOf(b)| async move { api.edit(b) };
     /// Saves a file (its buffer without pending hunks), hash-checked.
-    save: POST "/api/files/save" ((), (), B<FileRequest>) -> crate::workspace::FileContent =
-        |api: Api, (), (), B(b)| async move { api.save(b) };
+    save: POST "/api/files/save" ((), (), BodyOf<FileRequest>) -> crate::workspace::FileContent =
+        |api: Api, (), (), BodyOf(b)| async move { api.save(b) };
     /// Accepts every pending hunk of a file.
-    accept_all: POST "/api/files/accept_all" ((), (), B<FileRequest>) -> crate::workspace::FileContent =
-        |api: Api, (), (), B(b)| async move { api.accept_all(b) };
+    accept_all: POST "/api/files/accept_all" ((), (), BodyOf<FileRequest>) -> crate::workspace::FileContent =
+        |api: Api, (), (), BodyOf(b)| async move { api.accept_all(b) };
     /// Resolves a conflict with another program's change.
-    resolve: POST "/api/files/resolve" ((), (), B<Resolve>) -> crate::workspace::Resolved =
-        |api: Api, (), (), B(b)| async move { api.resolve(b) };
+    resolve: POST "/api/files/resolve" ((), (), BodyOf<Resolve>) -> crate::workspace::Resolved =
+        |api: Api, (), (), BodyOf(b)| async move { api.resolve(b) };
     /// The paths that best match a query (quick open).
-    quick_open: GET "/api/files/find" ((), Q<QuickOpenQuery>, ()) -> crate::find::paths::FoundPaths =
-        |api: Api, (), Q(q): Q<QuickOpenQuery>, ()| async move {
+    quick_open: GET "/api/files/find" ((), QueryOf<QuickOpenQuery>, ()) -> crate::find::paths::FoundPaths =
+        |api: Api, (), QueryOf(q): QueryOf<QuickOpenQuery>, ()| async move {
             Ok(api.runtime().quick_open(&q.query, q.limit.unwrap_or(50).clamp(1, 500)))
         };
     /// A page of the lines matching a search, grouped by file.
-    search: GET "/api/search" ((), Q<crate::find::lines::SearchRequest>, ()) -> crate::find::lines::SearchResults =
-        |api: Api, (), Q(q): Q<crate::find::lines::SearchRequest>, ()| async move {
+    search: GET "/api/search" ((), QueryOf<crate::find::lines::SearchRequest>, ()) -> crate::find::lines::SearchResults =
+        |api: Api, (), QueryOf(q): QueryOf<crate::find::lines::SearchRequest>, ()| async move {
             Ok(api.runtime().search(&q)?)
         };
     /// The project feed from a cursor, waiting up to `wait_ms` for an event.
-    feed: GET "/api/events" ((), Q<EventsQuery>, ()) -> crate::jobs::FeedPage =
-        |api: Api, (), Q(q): Q<EventsQuery>, ()| async move {
+    feed: GET "/api/events" ((), QueryOf<EventsQuery>, ()) -> crate::jobs::FeedPage =
+        |api: Api, (), QueryOf(q): QueryOf<EventsQuery>, ()| async move {
             Ok(api.project_events(q.cursor, q.wait_ms).await)
         };
 
@@ -254,76 +254,76 @@ operations! {
     sessions: GET "/api/agent/sessions" ((), (), ()) -> Vec<crate::jobs::Session> =
         |api: Api, (), (), ()| async move { api.sessions() };
     /// Creates a session.
-    create_session: POST "/api/agent/sessions" ((), (), B<CreateSession>) -> super::SessionCreated =
-        |api: Api, (), (), B(b)| async move { api.create_session(b) };
+    create_session: POST "/api/agent/sessions" ((), (), BodyOf<CreateSession>) -> super::SessionCreated =
+        |api: Api, (), (), BodyOf(b)| async move { api.create_session(b) };
     /// One session.
-    session: GET "/api/agent/sessions/{id}" (Id, (), ()) -> crate::jobs::Session =
-        |api: Api, Id(id), (), ()| async move { api.session(&id) };
+    session: GET "/api/agent/sessions/{id}" (PathId, (), ()) -> crate::jobs::Session =
+        |api: Api, PathId(id), (), ()| async move { api.session(&id) };
     /// Renames a session.
-    rename_session: PATCH "/api/agent/sessions/{id}" (Id, (), B<RenameSession>) -> crate::jobs::Session =
-        |api: Api, Id(id), (), B(b)| async move { api.rename_session(&id, b) };
+    rename_session: PATCH "/api/agent/sessions/{id}" (PathId, (), BodyOf<RenameSession>) -> crate::jobs::Session =
+        |api: Api, PathId(id), (), BodyOf(b)| async move { api.rename_session(&id, b) };
     /// Deletes a session and its jobs (running ones are cancelled).
-    delete_session: DELETE "/api/agent/sessions/{id}" (Id, (), ()) -> super::SessionDeleted =
-        |api: Api, Id(id), (), ()| async move { api.delete_session(&id) };
+    delete_session: DELETE "/api/agent/sessions/{id}" (PathId, (), ()) -> super::SessionDeleted =
+        |api: Api, PathId(id), (), ()| async move { api.delete_session(&id) };
     /// Clears a session's chat and context, keeping its identity.
-    clear_session: POST "/api/agent/sessions/{id}/clear" (Id, (), ()) -> crate::jobs::Session =
-        |api: Api, Id(id), (), ()| async move { api.clear_session(&id) };
+    clear_session: POST "/api/agent/sessions/{id}/clear" (PathId, (), ()) -> crate::jobs::Session =
+        |api: Api, PathId(id), (), ()| async move { api.clear_session(&id) };
 
     /// Starts a job.
-    run: POST "/api/agent/run" ((), (), B<RunRequest>) -> super::JobStarted =
-        |api: Api, (), (), B(b)| async move { api.run(b) };
+    run: POST "/api/agent/run" ((), (), BodyOf<RunRequest>) -> super::JobStarted =
+        |api: Api, (), (), BodyOf(b)| async move { api.run(b) };
     /// One job, with its diff bundle once it awaits review.
-    job: GET "/api/agent/jobs/{id}" (Id, (), ()) -> crate::jobs::Job =
-        |api: Api, Id(id), (), ()| async move { api.job(&id) };
+    job: GET "/api/agent/jobs/{id}" (PathId, (), ()) -> crate::jobs::Job =
+        |api: Api, PathId(id), (), ()| async move { api.job(&id) };
     /// A job's events from a cursor, waiting up to `wait_ms` for one.
-    events: GET "/api/agent/jobs/{id}/events" (Id, Q<EventsQuery>, ()) -> crate::jobs::EventPage =
-        |api: Api, Id(id), Q(q): Q<EventsQuery>, ()| async move {
+    events: GET "/api/agent/jobs/{id}/events" (PathId, QueryOf<EventsQuery>, ()) -> crate::jobs::EventPage =
+        |api: Api, PathId(id), QueryOf(q): QueryOf<EventsQuery>, ()| async move {
             api.events(&id, q.cursor, q.wait_ms).await
         };
     /// Answers or skips the question a job waits on.
-    clarify: POST "/api/agent/jobs/{id}/clarify" (Id, (), B<Clarify>) -> crate::jobs::Job =
-        |api: Api, Id(id), (), B(b)| async move { api.clarify(&id, b) };
+    clarify: POST "/api/agent/jobs/{id}/clarify" (PathId, (), BodyOf<Clarify>) -> crate::jobs::Job =
+        |api: Api, PathId(id), (), BodyOf(b)| async move { api.clarify(&id, b) };
     /// Cancels a job.
-    cancel: POST "/api/agent/jobs/{id}/cancel" (Id, (), ()) -> crate::jobs::Job =
-        |api: Api, Id(id), (), ()| async move { api.cancel(&id) };
+    cancel: POST "/api/agent/jobs/{id}/cancel" (PathId, (), ()) -> crate::jobs::Job =
+        |api: Api, PathId(id), (), ()| async move { api.cancel(&id) };
     /// Runs a finished job's instruction again on the current content.
-    rerun: POST "/api/agent/jobs/{id}/rerun" (Id, (), ()) -> super::JobStarted =
-        |api: Api, Id(id), (), ()| async move { api.rerun(&id) };
+    rerun: POST "/api/agent/jobs/{id}/rerun" (PathId, (), ()) -> super::JobStarted =
+        |api: Api, PathId(id), (), ()| async move { api.rerun(&id) };
     /// Accepts, rejects or undoes the decision on one hunk.
-    decide: POST "/api/agent/hunks/{id}/decide" (Id, (), B<Decide>) -> super::Decided =
-        |api: Api, Id(id), (), B(b)| async move { api.decide(&id, b) };
+    decide: POST "/api/agent/hunks/{id}/decide" (PathId, (), BodyOf<Decide>) -> super::Decided =
+        |api: Api, PathId(id), (), BodyOf(b)| async move { api.decide(&id, b) };
     /// Applies a job's review: the listed hunks accepted, the job's others rejected.
-    apply: POST "/api/agent/apply" ((), (), B<Apply>) -> super::Applied =
-        |api: Api, (), (), B(b)| async move { api.apply(b) };
+    apply: POST "/api/agent/apply" ((), (), BodyOf<Apply>) -> super::Applied =
+        |api: Api, (), (), BodyOf(b)| async move { api.apply(b) };
 
     /// A page of checkpoints, newest first.
-    checkpoints: GET "/api/agent/checkpoints" ((), Q<CheckpointsQuery>, ()) -> crate::checkpoints::CheckpointPage =
-        |api: Api, (), Q(q): Q<CheckpointsQuery>, ()| async move { api.checkpoints(q) };
+    checkpoints: GET "/api/agent/checkpoints" ((), QueryOf<CheckpointsQuery>, ()) -> crate::checkpoints::CheckpointPage =
+        |api: Api, (), QueryOf(q): QueryOf<CheckpointsQuery>, ()| async move { api.checkpoints(q) };
     /// One checkpoint.
-    checkpoint: GET "/api/agent/checkpoints/{id}" (Id, (), ()) -> crate::checkpoints::Checkpoint =
-        |api: Api, Id(id), (), ()| async move { api.checkpoint(&id) };
+    checkpoint: GET "/api/agent/checkpoints/{id}" (PathId, (), ()) -> crate::checkpoints::Checkpoint =
+        |api: Api, PathId(id), (), ()| async move { api.checkpoint(&id) };
     /// The three-way view of one file of a checkpoint.
-    diff3: GET "/api/agent/checkpoints/{id}/diff3" (Id, Q<Diff3Query>, ()) -> crate::workspace::ThreeWay =
-        |api: Api, Id(id), Q(q): Q<Diff3Query>, ()| async move { api.diff3(&id, &q.file_path) };
+    diff3: GET "/api/agent/checkpoints/{id}/diff3" (PathId, QueryOf<Diff3Query>, ()) -> crate::workspace::ThreeWay =
+        |api: Api, PathId(id), QueryOf(q): QueryOf<Diff3Query>, ()| async move { api.diff3(&id, &q.file_path) };
     /// Rolls back to a checkpoint.
-    rollback: POST "/api/agent/checkpoints/{id}/rollback" (Id, (), B<Rollback>) -> crate::checkpoints::RollbackReport =
-        |api: Api, Id(id), (), B(b)| async move { api.rollback(&id, b) };
+    rollback: POST "/api/agent/checkpoints/{id}/rollback" (PathId, (), BodyOf<Rollback>) -> crate::checkpoints::RollbackReport =
+        |api: Api, PathId(id), (), BodyOf(b)| async move { api.rollback(&id, b) };
 
     /// The settings, keys shown as hints.
     settings: GET "/api/settings" ((), (), ()) -> crate::settings::Settings =
         |api: Api, (), (), ()| async move { Ok(api.settings()) };
     /// Changes settings; a key goes to the keychain.
-    update_settings: PUT "/api/settings" ((), (), B<SettingsUpdate>) -> crate::settings::SettingsSaved =
-        |api: Api, (), (), B(b)| async move { api.update_settings(b) };
+    update_settings: PUT "/api/settings" ((), (), BodyOf<SettingsUpdate>) -> crate::settings::SettingsSaved =
+        |api: Api, (), (), BodyOf(b)| async move { api.update_settings(b) };
     /// The models an OpenAI-compatible server lists.
-    models: GET "/api/settings/models" ((), Q<ModelsQuery>, ()) -> super::ModelList =
-        |api: Api, (), Q(q): Q<ModelsQuery>, ()| async move { Ok(api.models(q).await) };
+    models: GET "/api/settings/models" ((), QueryOf<ModelsQuery>, ()) -> super::ModelList =
+        |api: Api, (), QueryOf(q): QueryOf<ModelsQuery>, ()| async move { Ok(api.models(q).await) };
     /// Whether a job can run now, and the ways to make one run.
     setup: GET "/api/setup" ((), (), ()) -> crate::setup::Setup =
         |api: Api, (), (), ()| async move { Ok(api.setup().await) };
     /// Uses one of the setup's offers (saved as settings).
-    choose_setup: POST "/api/setup" ((), (), B<SetupChoice>) -> crate::settings::SettingsSaved =
-        |api: Api, (), (), B(b)| async move { api.choose_setup(b).await };
+    choose_setup: POST "/api/setup" ((), (), BodyOf<SetupChoice>) -> crate::settings::SettingsSaved =
+        |api: Api, (), (), BodyOf(b)| async move { api.choose_setup(b).await };
     /// The agent definitions a session can start with.
     agents: GET "/api/agents" ((), (), ()) -> Vec<crate::config::AgentDefinition> =
         |api: Api, (), (), ()| async move { Ok(api.runtime().agents()) };
