@@ -95,7 +95,7 @@ impl Runner {
                 }),
                 false => inner,
             };
-            Arc::new(Clock {
+            Arc::new(ChangesBeforeSteps {
                 inner,
                 other: other.clone(),
             })
@@ -389,12 +389,12 @@ impl OtherProgram {
 /// program makes the changes due after the tool calls answered so far — so
 /// a change lands between a tool's result and the model's next step, the
 /// same moment on every run.
-struct Clock {
+struct ChangesBeforeSteps {
     inner: Arc<dyn Provider>,
     other: Arc<OtherProgram>,
 }
 
-impl Provider for Clock {
+impl Provider for ChangesBeforeSteps {
     fn name(&self) -> &str {
         self.inner.name()
     }
