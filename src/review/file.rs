@@ -363,8 +363,7 @@ impl FileReview {
         };
         self.pieces
             .iter()
-            .filter(|p| p.ins != BASE && self.entries[p.ins as usize].origin == Origin::User)
-            .filter(|p| p.visible(&now) && !p.visible(&after))
+            .filter(|p| self.is_user_text(p) && p.visible(&now) && !p.visible(&after))
             .map(|p| p.text().to_owned())
             .collect()
     }
@@ -372,13 +371,16 @@ impl FileReview {
     /// Where each agent hunk stands in the buffer, in document order.
     pub fn spans(&self) -> Vec<Span> {
         let (reach, offsets) = self.reach();
-        let mut spans: Vec<(usize, Span)> = reach
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| Some((r.as_ref()?.0, self.span(i, &reach, &offsets))))
-            .collect();
-        spans.sort_by_key(|(lo, s)| (*lo, s.entry));
-        spans.into_iter().map(|(_, s)| s).collect()
+        in_document_order(&reach)
+            .into_iter()
+            .map(|i| self.span(i, &reach, &offsets))
+            .collect()
+    }
+
+    /// The agent entries in document order (what [`FileReview::spans`]
+    /// orders by, without working out their lines).
+    pub fn hunk_order(&self) -> Vec<usize> {
+        in_document_order(&self.reach().0)
     }
 
     /// Where agent entry `i` stands in the buffer; `None` for a user entry.
@@ -504,25 +506,20 @@ impl FileReview {
         })
     }
 
-    /// Whether text the user typed sits inside any hunk's text.
-    pub fn has_typing_inside(&self) -> bool {
-        self.pieces.iter().any(|p| {
-            p.within.is_some()
-                && p.ins != BASE
-                && self.entries[p.ins as usize].origin == Origin::User
-        })
+    /// The hunks with text the user typed inside their text that shows now:
+    /// rejecting one of them would take that text out too.
+    pub fn typed_inside(&self) -> BTreeSet<usize> {
+        let now = self.in_buffer();
+        self.pieces
+            .iter()
+            .filter(|p| self.is_user_text(p) && p.visible(&now))
+            .filter_map(|p| p.within.map(|w| w as usize))
+            .collect()
     }
 
-    /// Whether text the user typed sits inside entry `i`'s text and shows
-    /// now: rejecting it would take that text out too.
-    pub fn typed_inside(&self, i: usize) -> bool {
-        let now = self.in_buffer();
-        self.pieces.iter().any(|p| {
-            p.within == Some(i as u32)
-                && p.ins != BASE
-                && self.entries[p.ins as usize].origin == Origin::User
-                && p.visible(&now)
-        })
+    /// Whether the user typed `p`.
+    fn is_user_text(&self, p: &Piece) -> bool {
+        p.ins != BASE && self.entries[p.ins as usize].origin == Origin::User
     }
 
     /// The entry's change as a unified diff of the lines it replaced into its
@@ -564,4 +561,15 @@ fn in_buffer(entries: &[Entry]) -> impl Fn(u32) -> bool + '_ {
 /// Whether a change is an agent hunk.
 fn is_agent(entries: &[Entry]) -> impl Fn(u32) -> bool + '_ {
     |c| c != BASE && entries[c as usize].origin == Origin::Agent
+}
+
+/// The entries that `reach` places, by where they start (then by index).
+fn in_document_order(reach: &[Option<(usize, usize)>]) -> Vec<usize> {
+    let mut order: Vec<(usize, usize)> = reach
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| Some((r.as_ref()?.0, i)))
+        .collect();
+    order.sort_unstable();
+    order.into_iter().map(|(_, i)| i).collect()
 }

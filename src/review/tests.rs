@@ -221,8 +221,8 @@ fn typing_inside_a_hunk_goes_and_comes_with_it() {
         .replace("title\n", "My title\n");
     review.user_edit("f.md", &typed).unwrap();
     assert_eq!(disk(&review), BASE.replace("title\n", "My title\n"));
-    assert!(review.file("f.md").unwrap().typed_inside(1));
-    assert!(!review.file("f.md").unwrap().typed_inside(0));
+    assert!(review.file("f.md").unwrap().typed_inside().contains(&1));
+    assert!(!review.file("f.md").unwrap().typed_inside().contains(&0));
     let planned = review.plan("h_2", Status::Rejected).unwrap();
     assert_eq!(planned.hidden_user_text, ["-"]);
     review.decide("h_2", Status::Rejected, None).unwrap();

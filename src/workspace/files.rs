@@ -82,6 +82,7 @@ pub struct HunkSpan {
 fn spans_of(file: &FileReview) -> Vec<HunkSpan> {
     let entries = file.entries();
     let hunk = |i: usize| entries[i].hunk_id.clone();
+    let typed = file.typed_inside();
     file.spans()
         .into_iter()
         .filter_map(|s| {
@@ -95,7 +96,7 @@ fn spans_of(file: &FileReview) -> Vec<HunkSpan> {
                 old_text: s.old,
                 depends_on: file.depends_on(s.entry).filter_map(hunk).collect(),
                 dependents: file.dependents(s.entry).filter_map(hunk).collect(),
-                typed_inside: file.typed_inside(s.entry),
+                typed_inside: typed.contains(&s.entry),
             })
         })
         .collect()
@@ -209,9 +210,9 @@ fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState {
     let dirty = Some(text::content_hash(file.disk_view().as_bytes())) != file.disk_hash;
     let entries = file.entries();
     let pending: Vec<String> = file
-        .spans()
+        .hunk_order()
         .into_iter()
-        .map(|s| &entries[s.entry])
+        .map(|i| &entries[i])
         .filter(|e| e.status == Status::Pending)
         .filter_map(|e| e.hunk_id.clone())
         .collect();

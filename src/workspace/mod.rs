@@ -236,7 +236,7 @@ impl Workspace {
         let typed = self
             .review
             .file(&path)
-            .is_some_and(|f| f.has_typing_inside());
+            .is_some_and(|f| !f.typed_inside().is_empty());
         let planned = if typed {
             Some(self.plan_decision(hunk_id, status)?)
         } else {
