@@ -294,7 +294,16 @@ async fn run_tool(
         }
     };
     if let Some((path, text)) = version {
+        state.seen.insert(path.clone());
         state.read_versions.insert(path, text);
+    }
+    if let Ok(found) = &result
+        && name == "search_project"
+    {
+        let hits = found["results"].as_array().into_iter().flatten();
+        state
+            .seen
+            .extend(hits.filter_map(|r| r["file_path"].as_str().map(str::to_owned)));
     }
     let completed = |ok, result_count, error| {
         AgentEvent::ToolCallCompleted(ToolCallCompleted {
@@ -375,7 +384,7 @@ fn propose(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host)
         edits: edits.len(),
         files: files.into_iter().map(str::to_owned).collect(),
     }));
-    match host.propose(&edits) {
+    match host.propose(&edits, &state.seen) {
         Ok(staged) => {
             state.refusal = None;
             CallResult::Proposed(Proposal {

@@ -2,6 +2,8 @@
 //! project its tools read, a place for its events and its saved state, and
 //! the staging of its proposal. Every type the host speaks is the agent's own.
 
+use std::collections::BTreeSet;
+
 use super::events::AgentEvent;
 use super::state::{JobUsage, LoopState, Question};
 use crate::edits::{EditError, ProposedEdit};
@@ -24,7 +26,8 @@ pub trait Host: Send + Sync {
     /// Saves the loop's state, to resume from after a restart.
     fn save(&self, state: &LoopState);
     /// Checks and stages edits for review: a checkpoint, then the hunks.
-    fn propose(&self, edits: &[ProposedEdit]) -> Result<Staged, Refusal>;
+    /// `seen` are the files the model read or found by searching.
+    fn propose(&self, edits: &[ProposedEdit], seen: &BTreeSet<String>) -> Result<Staged, Refusal>;
     /// The job's usage so far on this provider, after every step and tool
     /// call and before waiting for an answer (a live meter). Default: nothing.
     fn usage(&self, _usage: &JobUsage) {}

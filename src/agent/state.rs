@@ -2,7 +2,7 @@
 //! while the job waits for the user, so a question survives a restart), the
 //! question asked, the usage counted, and the [`Outcome`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -75,6 +75,10 @@ pub struct LoopState {
     pub forced: bool,
     /// Each file's content as the model last read it, to pin its edits to.
     pub read_versions: BTreeMap<String, String>,
+    /// The files the model read or found by searching (review flags a
+    /// change to any other).
+    #[serde(default)]
+    pub seen: BTreeSet<String>,
     /// The question waited on.
     pub pending: Option<PendingQuestion>,
     /// Questions asked so far (for ids).

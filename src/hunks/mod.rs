@@ -7,6 +7,8 @@
 //! that still cannot be split is marked `oversized_hunk`.
 
 pub mod patch;
+pub mod triage;
+pub(crate) mod words;
 
 use std::time::Duration;
 
@@ -15,6 +17,7 @@ use similar::{Algorithm, DiffOp, TextDiff};
 
 use crate::edits::lines::content;
 use crate::edits::{FileProposal, PlacedEdit};
+use triage::{Pattern, RiskFlag};
 
 /// Size limits of one hunk (seed §23).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +66,14 @@ pub struct Hunk {
     /// Still over the size limits after splitting; review it as one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub oversized_hunk: bool,
+    /// The pattern of its job it belongs to (see [`triage`]), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub pattern: Option<String>,
+    /// Why it deserves a look (see [`triage::flags`]); empty when nothing does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<_>", optional)]
+    pub flags: Vec<RiskFlag>,
 }
 
 /// The hunks of one file.
@@ -102,6 +113,10 @@ pub struct DiffBundle {
     pub job_id: Option<String>,
     /// The files, sorted by path.
     pub files: Vec<FileDiff>,
+    /// Its patterns, largest first: hunks that make the same change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<_>", optional)]
+    pub patterns: Vec<Pattern>,
 }
 
 impl DiffBundle {
@@ -133,6 +148,7 @@ pub fn bundle_from(files: &[FileProposal], limits: &HunkLimits, first: u64) -> D
     DiffBundle {
         job_id: None,
         files,
+        patterns: Vec::new(),
     }
 }
 
@@ -178,6 +194,8 @@ fn file_diff(file: &FileProposal, limits: &HunkLimits, next_id: &mut u64) -> Fil
                 new_start: piece.new_start,
                 new_lines: piece.new_len,
                 oversized_hunk: oversized,
+                pattern: None,
+                flags: Vec::new(),
             });
             *next_id += 1;
         }

@@ -6,7 +6,7 @@
 //! by others ([`pieces`]). A hunk's status decides whether its insertions and
 //! deletions count, so the text for any set of decisions is the same whatever
 //! order they came in, by construction. Proposals are diffed below the line
-//! ([`words`]): a hunk is reviewed as lines but records only the words it
+//! ([`words`](crate::hunks::words)): a hunk is reviewed as lines but records only the words it
 //! changed. A hunk that rewrote text another hunk put there depends on it,
 //! and a decision carries its dependencies with it ([`FileReview::plan`]):
 //! nothing is refused. Text the user typed inside a hunk's text goes and
@@ -22,7 +22,6 @@ mod file;
 pub(crate) mod legacy;
 pub(crate) mod pieces;
 pub mod preview;
-mod words;
 
 pub(crate) use file::StoredLog;
 pub use file::{FileReview, Span};
@@ -34,9 +33,9 @@ use similar::{Algorithm, DiffOp, TextDiff};
 
 use crate::edits::FileProposal;
 use crate::hunks::DiffBundle;
+use crate::hunks::words::{self, line_starts};
 use crate::project::text;
 use pieces::Op;
-use words::line_starts;
 
 /// Who made a change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,12 +16,14 @@ pub use files::{
     Resolved, TreeEntry,
 };
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoints::{Checkpoint, CheckpointKind, CheckpointPage, FileSnapshot};
 use crate::edits::{EditError, ProposedEdit, prepare};
+use crate::hunks::triage::{JobContext, triage};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from};
 use crate::project::{Overlay, PathError, Project, View, WriteError};
 use crate::review::{Decision, Review, ReviewError, Status};
@@ -68,6 +70,9 @@ pub struct RunInfo {
     pub job_id: String,
     /// The instruction.
     pub instruction: String,
+    /// The files the run read or found by searching, for the risk rules;
+    /// `None` when unknown.
+    pub seen: Option<BTreeSet<String>>,
 }
 
 /// The three texts of a file at a checkpoint (seed §27).
@@ -171,6 +176,21 @@ impl Workspace {
             hunk.hunk_id = format!("h_{}", first + i as u64);
         }
         bundle.job_id = Some(run.job_id.clone());
+        let job = JobContext {
+            instruction: &run.instruction,
+            seen: run.seen.as_ref(),
+        };
+        triage(&proposals, &mut bundle, &job, || {
+            let mut notes: Vec<String> =
+                view.with_paths(|paths| paths.iter().map(|p| (*p).to_owned()).collect());
+            notes.extend(
+                proposals
+                    .iter()
+                    .filter(|p| p.created)
+                    .map(|p| p.file_path.clone()),
+            );
+            notes
+        });
         let snapshots = proposals
             .iter()
             .map(|p| FileSnapshot::take(&self.project, &self.review, &p.file_path))

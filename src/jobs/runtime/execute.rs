@@ -184,6 +184,7 @@ impl Runtime {
                 session_id: Some(job.session_id.clone()),
                 job_id: job.job_id.clone(),
                 instruction: job.instruction.clone(),
+                seen: None,
             },
             attempt: Mutex::new(attempt),
             earlier: Mutex::default(),

@@ -2,6 +2,7 @@
 //! go to the job's log, status changes to its record, proposals to the
 //! workspace as this job's.
 
+use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use super::{Runtime, Saved};
@@ -60,11 +61,15 @@ impl Host for JobHost {
         }
     }
 
-    fn propose(&self, edits: &[ProposedEdit]) -> Result<Staged, Refusal> {
+    fn propose(&self, edits: &[ProposedEdit], seen: &BTreeSet<String>) -> Result<Staged, Refusal> {
+        let run = RunInfo {
+            seen: Some(seen.clone()),
+            ..self.run.clone()
+        };
         match self
             .runtime
             .ws()
-            .propose(&self.run, edits, &HunkLimits::default())
+            .propose(&run, edits, &HunkLimits::default())
         {
             Ok((checkpoint, bundle)) => Ok(Staged {
                 checkpoint_id: checkpoint.checkpoint_id,

@@ -1,0 +1,472 @@
+//! Risk flags: the reasons a hunk deserves a look, by rules a reviewer can
+//! read. Most of what an agent damages over a long edit comes from rare,
+//! large mistakes hidden among good edits — a dropped section, a truncated
+//! note — so these rules look for exactly those, and stay quiet on the
+//! ordinary one-line change:
+//!
+//! | rule | a hunk is flagged when |
+//! |---|---|
+//! | [`DeletesSection`](Rule::DeletesSection) | it takes out a heading with its section, more than [`MAX_LINES`] lines or more than [`MAX_CHARS`] characters (net), and the request asks for no deletion |
+//! | [`ShrinksNote`](Rule::ShrinksNote) | its file ends up empty, or a third smaller (a note of at least [`MIN_SHRINK_BYTES`]), and this hunk takes text out |
+//! | [`FrontMatter`](Rule::FrontMatter) | it leaves front matter that no longer parses, or drops a key (unless the request asks for a deletion) |
+//! | [`DeadLink`](Rule::DeadLink) | it adds a link to a note or file that does not exist |
+//! | [`CodeBlock`](Rule::CodeBlock) | it changes lines of a fenced code block |
+//! | [`TableShape`](Rule::TableShape) | it leaves a table whose rows differ in their number of cells, or changes a table's number of columns |
+//! | [`UnreadFile`](Rule::UnreadFile) | its file is one the job never read or found by searching |
+//! | [`WholeFile`](Rule::WholeFile) | it rewrites nine tenths of a file of at least [`WHOLE_FILE_LINES`] lines |
+//! | [`BreaksPattern`](Rule::BreaksPattern) | the job's largest pattern holds nine tenths of its hunks (at least [`PATTERN_MIN`]) and this hunk is not in it |
+
+use std::collections::{BTreeSet, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::markdown::{self, Link};
+use super::patterns::Pattern;
+use super::{JobContext, slice};
+use crate::edits::FileProposal;
+use crate::hunks::Hunk;
+use crate::hunks::words::line_starts;
+
+/// Lines a hunk may take out before it is flagged as an unasked deletion.
+pub const MAX_LINES: usize = 5;
+/// Characters (net) a hunk may take out before it is flagged.
+pub const MAX_CHARS: usize = 300;
+/// The smallest note whose shrinking by a third is flagged (bytes).
+pub const MIN_SHRINK_BYTES: usize = 120;
+/// The smallest file whose rewrite as a whole is flagged (lines).
+pub const WHOLE_FILE_LINES: usize = 8;
+/// The fewest hunks of a pattern whose outliers are flagged.
+pub const PATTERN_MIN: usize = 10;
+
+/// Words in a request that ask for text to go; with one, deletions are not
+/// flagged as unasked.
+const DELETION_WORDS: &[&str] = &[
+    "delete",
+    "remove",
+    "drop",
+    "cut",
+    "trim",
+    "strip",
+    "prune",
+    "clear",
+    "erase",
+    "shorten",
+    "condense",
+    "shrink",
+    "merge",
+    "consolidate",
+    "rewrite",
+    "empty",
+];
+
+/// Why a hunk deserves a look.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// It deletes a section or many lines the request did not ask to delete.
+    DeletesSection,
+    /// It empties its note or cuts it by more than a third.
+    ShrinksNote,
+    /// It breaks the front matter or drops one of its keys.
+    FrontMatter,
+    /// It links to a note that does not exist.
+    DeadLink,
+    /// It changes a fenced code block.
+    CodeBlock,
+    /// It changes a table's shape.
+    TableShape,
+    /// It touches a file the job never read or searched.
+    UnreadFile,
+    /// It rewrites the whole file.
+    WholeFile,
+    /// It breaks the pattern the rest of the job follows.
+    BreaksPattern,
+}
+
+/// One reason a hunk deserves a look.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct RiskFlag {
+    /// The rule that flagged it.
+    pub rule: Rule,
+    /// What it found, in words for the reviewer.
+    pub reason: String,
+}
+
+/// One file of a proposal, with what the rules read of it.
+pub(super) struct FileTexts<'a> {
+    proposal: &'a FileProposal,
+    old_starts: Vec<usize>,
+    new_starts: Vec<usize>,
+}
+
+impl<'a> FileTexts<'a> {
+    pub(super) fn new(proposal: &'a FileProposal) -> FileTexts<'a> {
+        FileTexts {
+            old_starts: line_starts(&proposal.base),
+            new_starts: line_starts(&proposal.proposed),
+            proposal,
+        }
+    }
+
+    fn before(&self, hunk: &Hunk) -> &'a str {
+        slice(
+            &self.proposal.base,
+            &self.old_starts,
+            hunk.old_start,
+            hunk.old_lines,
+        )
+    }
+
+    fn after(&self, hunk: &Hunk) -> &'a str {
+        slice(
+            &self.proposal.proposed,
+            &self.new_starts,
+            hunk.new_start,
+            hunk.new_lines,
+        )
+    }
+
+    fn base_lines(&self) -> usize {
+        self.old_starts.len() - 1
+    }
+
+    /// The base with only `hunk` applied.
+    fn alone(&self, hunk: &Hunk) -> String {
+        let base = &self.proposal.base;
+        let at = |line: usize| self.old_starts.get(line).copied().unwrap_or(base.len());
+        let (from, to) = (at(hunk.old_start), at(hunk.old_start + hunk.old_lines));
+        format!("{}{}{}", &base[..from], self.after(hunk), &base[to..])
+    }
+}
+
+/// The rules, with what they know of the whole job.
+pub(super) struct Rules<'a, N> {
+    job: &'a JobContext<'a>,
+    patterns: &'a [Pattern],
+    member: &'a [Option<usize>],
+    /// The pattern the job follows, when one holds nine tenths of it.
+    dominant: Option<usize>,
+    deletion_asked: bool,
+    notes: Option<N>,
+    names: Option<NoteNames>,
+}
+
+impl<'a, N: FnOnce() -> Vec<String>> Rules<'a, N> {
+    pub(super) fn new(
+        job: &'a JobContext<'a>,
+        patterns: &'a [Pattern],
+        member: &'a [Option<usize>],
+        notes: N,
+    ) -> Rules<'a, N> {
+        let total = member.len();
+        let dominant = patterns
+            .first()
+            .filter(|p| p.hunks >= PATTERN_MIN && p.hunks * 10 >= total * 9)
+            .map(|_| 0);
+        let lower = job.instruction.to_lowercase();
+        let deletion_asked = lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| DELETION_WORDS.iter().any(|d| w.starts_with(d)));
+        Rules {
+            job,
+            patterns,
+            member,
+            dominant,
+            deletion_asked,
+            notes: Some(notes),
+            names: None,
+        }
+    }
+
+    /// The flags of `hunk`, the `index`th hunk of the job, in `file`.
+    pub(super) fn flags(
+        &mut self,
+        file: &FileTexts<'_>,
+        hunk: &Hunk,
+        index: usize,
+    ) -> Vec<RiskFlag> {
+        let (old, new) = (file.before(hunk), file.after(hunk));
+        let created = file.proposal.created;
+        let mut out = Vec::new();
+        let mut flag = |rule, reason: String| out.push(RiskFlag { rule, reason });
+        if !created && !self.deletion_asked {
+            if let Some(reason) = deletion(old, new) {
+                flag(Rule::DeletesSection, reason);
+            }
+        }
+        if !created && old.len() > new.len() {
+            if let Some(reason) = shrink(&file.proposal.base, &file.proposal.proposed) {
+                flag(Rule::ShrinksNote, reason);
+            }
+        }
+        if let Some(reason) = self.front_matter(file, hunk) {
+            flag(Rule::FrontMatter, reason);
+        }
+        for reason in self.dead_links(&file.proposal.file_path, old, new) {
+            flag(Rule::DeadLink, reason);
+        }
+        if let Some(reason) = code_block(&file.proposal.base, hunk) {
+            flag(Rule::CodeBlock, reason);
+        }
+        if let Some(reason) = table_shape(file, hunk, old, new) {
+            flag(Rule::TableShape, reason);
+        }
+        if let Some(seen) = self.job.seen
+            && !created
+            && !seen.contains(&file.proposal.file_path)
+        {
+            flag(
+                Rule::UnreadFile,
+                "the job never read this file or found it by searching".into(),
+            );
+        }
+        let lines = file.base_lines();
+        if !created
+            && lines >= WHOLE_FILE_LINES
+            && hunk.new_lines > 0
+            && hunk.old_lines * 10 >= lines * 9
+        {
+            flag(
+                Rule::WholeFile,
+                format!(
+                    "rewrites the whole file ({} of its {lines} lines)",
+                    hunk.old_lines
+                ),
+            );
+        }
+        if let Some(d) = self.dominant
+            && self.member[index] != Some(d)
+        {
+            let p = &self.patterns[d];
+            flag(
+                Rule::BreaksPattern,
+                format!(
+                    "breaks the pattern the rest of the job follows: “{}” → “{}” in {} hunks",
+                    p.removed, p.inserted, p.hunks
+                ),
+            );
+        }
+        out
+    }
+
+    fn front_matter(&self, file: &FileTexts<'_>, hunk: &Hunk) -> Option<String> {
+        let before = markdown::front_matter(&file.proposal.base);
+        // Only a hunk in (or just after) the front matter can change it.
+        let reach = before.as_ref().map_or(1, |fm| fm.lines.end);
+        if hunk.old_start > reach {
+            return None;
+        }
+        let alone = file.alone(hunk);
+        let after = markdown::front_matter(&alone);
+        let had: Vec<String> = match before.map(|fm| fm.keys) {
+            Some(Ok(keys)) => keys,
+            Some(_) => return None, // It was broken before: not this hunk's doing.
+            None => Vec::new(),
+        };
+        match after.map(|fm| fm.keys) {
+            Some(Err(why)) => Some(format!("leaves front matter that no longer parses: {why}")),
+            after if !self.deletion_asked => {
+                let kept: BTreeSet<String> = after
+                    .and_then(Result::ok)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect();
+                let dropped: Vec<String> = had.into_iter().filter(|k| !kept.contains(k)).collect();
+                (!dropped.is_empty()).then(|| {
+                    format!(
+                        "drops the front-matter key{} `{}`",
+                        if dropped.len() > 1 { "s" } else { "" },
+                        dropped.join("`, `")
+                    )
+                })
+            }
+            _ => None,
+        }
+    }
+
+    fn dead_links(&mut self, path: &str, old: &str, new: &str) -> Vec<String> {
+        let added: BTreeSet<Link> = markdown::links(new).into_iter().collect();
+        if added.is_empty() {
+            return Vec::new();
+        }
+        let had: BTreeSet<Link> = markdown::links(old).into_iter().collect();
+        let mut out = Vec::new();
+        for link in added.difference(&had) {
+            if self.names.is_none() {
+                let notes = self.notes.take().map(|n| n()).unwrap_or_default();
+                self.names = Some(NoteNames::new(&notes));
+            }
+            let names = self.names.as_ref().expect("set above");
+            match link {
+                Link::Wiki(target) if !names.resolves_wiki(target) => {
+                    out.push(format!("links to [[{target}]], but no note is called that"));
+                }
+                Link::Markdown(target) if !names.resolves_relative(path, target) => {
+                    out.push(format!("links to `{target}`, which does not exist"));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// Why `old` → `new` is a deletion worth a look, if it is.
+fn deletion(old: &str, new: &str) -> Option<String> {
+    let lines = |t: &str| {
+        t.split_inclusive('\n')
+            .filter(|l| !l.trim().is_empty())
+            .count()
+    };
+    let removed = lines(old).saturating_sub(lines(new));
+    let kept: HashSet<&str> = new.lines().filter_map(markdown::heading).collect();
+    if removed > 0
+        && let Some(title) = old
+            .lines()
+            .filter_map(markdown::heading)
+            .find(|h| !kept.contains(h))
+    {
+        return Some(format!(
+            "deletes the section “{title}” ({removed} lines) though the request asks for no deletion"
+        ));
+    }
+    if removed > MAX_LINES {
+        return Some(format!(
+            "deletes {removed} lines though the request asks for no deletion"
+        ));
+    }
+    let chars = old.chars().count().saturating_sub(new.chars().count());
+    (chars > MAX_CHARS)
+        .then(|| format!("deletes {chars} characters though the request asks for no deletion"))
+}
+
+/// Why a note going from `base` to `proposed` is cut too much, if it is.
+fn shrink(base: &str, proposed: &str) -> Option<String> {
+    if base.trim().is_empty() {
+        return None;
+    }
+    if proposed.trim().is_empty() {
+        return Some("empties the note".into());
+    }
+    (base.len() >= MIN_SHRINK_BYTES && proposed.len() * 3 < base.len() * 2).then(|| {
+        format!(
+            "cuts the note from {} to {} bytes (−{}%)",
+            base.len(),
+            proposed.len(),
+            100 - proposed.len() * 100 / base.len()
+        )
+    })
+}
+
+/// Why `hunk` touches a fenced code block of `base`, if it does.
+fn code_block(base: &str, hunk: &Hunk) -> Option<String> {
+    let (from, to) = (hunk.old_start, hunk.old_start + hunk.old_lines);
+    markdown::code_blocks(base)
+        .into_iter()
+        .find(|b| {
+            if from == to {
+                b.start < from && from < b.end
+            } else {
+                b.start < to && from < b.end
+            }
+        })
+        .map(|b| {
+            format!(
+                "changes the fenced code block of lines {}–{}",
+                b.start + 1,
+                b.end
+            )
+        })
+}
+
+/// Why `hunk` changes a table's shape, if it does.
+fn table_shape(file: &FileTexts<'_>, hunk: &Hunk, old: &str, new: &str) -> Option<String> {
+    if !old.contains('|') && !new.contains('|') {
+        return None;
+    }
+    let near = |text: &str, from: usize, len: usize| {
+        markdown::tables(text)
+            .into_iter()
+            .find(|t| t.start <= from + len && from <= t.end)
+            .map(|t| {
+                text.lines()
+                    .skip(t.start)
+                    .take(t.len())
+                    .map(markdown::columns)
+                    .collect::<Vec<_>>()
+            })
+    };
+    let after = near(&file.proposal.proposed, hunk.new_start, hunk.new_lines)?;
+    let (least, most) = (after.iter().min()?, after.iter().max()?);
+    if least != most {
+        return Some(format!(
+            "leaves a table whose rows have {least} and {most} cells"
+        ));
+    }
+    let before = near(&file.proposal.base, hunk.old_start, hunk.old_lines)?;
+    let was = before.first()?;
+    (was != most).then(|| format!("changes a table from {was} to {most} columns"))
+}
+
+/// The project's files, by the names links use.
+struct NoteNames {
+    /// Every path, lowercased, with and without `.md`.
+    paths: HashSet<String>,
+    /// Every file name, lowercased, with and without `.md`.
+    names: HashSet<String>,
+}
+
+impl NoteNames {
+    fn new(files: &[String]) -> NoteNames {
+        let mut paths = HashSet::new();
+        let mut names = HashSet::new();
+        for file in files {
+            let lower = file.to_lowercase();
+            let name = lower.rsplit('/').next().unwrap_or(&lower).to_owned();
+            if let Some(stem) = lower.strip_suffix(".md") {
+                paths.insert(stem.to_owned());
+                names.insert(name.trim_end_matches(".md").to_owned());
+            }
+            paths.insert(lower);
+            names.insert(name);
+        }
+        NoteNames { paths, names }
+    }
+
+    /// Obsidian's rule: a path-qualified target resolves by its path (from
+    /// the vault's root), a bare one by the file's name.
+    fn resolves_wiki(&self, target: &str) -> bool {
+        let lower = target.trim_start_matches('/').to_lowercase();
+        if lower.contains('/') {
+            self.paths.contains(&lower)
+        } else {
+            self.names.contains(&lower)
+        }
+    }
+
+    /// A Markdown link resolves from the note's folder (or the vault's root).
+    fn resolves_relative(&self, from: &str, target: &str) -> bool {
+        let folder = from.rsplit_once('/').map_or("", |(f, _)| f);
+        let mut parts: Vec<&str> = if target.starts_with('/') {
+            Vec::new()
+        } else {
+            folder.split('/').filter(|p| !p.is_empty()).collect()
+        };
+        for part in target.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                p => parts.push(p),
+            }
+        }
+        let joined = parts.join("/").to_lowercase();
+        self.paths.contains(&joined)
+            || self
+                .paths
+                .contains(&target.trim_start_matches('/').to_lowercase())
+    }
+}

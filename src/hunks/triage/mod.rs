@@ -1,0 +1,77 @@
+//! Triage: what the reviewer of a big change needs first. The hunks of a
+//! job that make the same change form [patterns](patterns) decided at once,
+//! and each hunk is marked with the [risks](flags) that deserve a look, so
+//! a 5,000-note change is reviewed as a few patterns and a few flagged
+//! hunks rather than accepted blind.
+//!
+//! Both are worked out once, when a proposal is staged, from the files as
+//! the job found them and as it proposed them; they are kept with the job's
+//! diff bundle.
+
+pub mod flags;
+mod markdown;
+pub mod patterns;
+
+use std::collections::BTreeSet;
+
+pub use flags::{RiskFlag, Rule};
+pub use patterns::Pattern;
+
+use crate::edits::FileProposal;
+use crate::hunks::DiffBundle;
+use crate::hunks::words::line_starts;
+
+/// What the rules know of the job besides its proposal.
+#[derive(Clone, Copy, Debug)]
+pub struct JobContext<'a> {
+    /// The request: deletions it asks for are not flagged as unasked.
+    pub instruction: &'a str,
+    /// The files the job read or found by searching; `None` when unknown
+    /// (then no hunk is flagged for touching a file it never saw).
+    pub seen: Option<&'a BTreeSet<String>>,
+}
+
+/// Marks every hunk of `bundle` with its pattern and its risks, and sets
+/// the bundle's patterns. `proposals` are the files of the bundle, in the
+/// same order; `notes` lists every file of the project as it will be with
+/// the proposal (for links to missing notes); it is called only when a hunk
+/// adds a link.
+pub fn triage(
+    proposals: &[FileProposal],
+    bundle: &mut DiffBundle,
+    job: &JobContext<'_>,
+    notes: impl FnOnce() -> Vec<String>,
+) {
+    let mut changes = Vec::new();
+    let mut files = Vec::new();
+    for (f, (proposal, diff)) in proposals.iter().zip(&bundle.files).enumerate() {
+        let (old, new) = (line_starts(&proposal.base), line_starts(&proposal.proposed));
+        for hunk in &diff.hunks {
+            let before = slice(&proposal.base, &old, hunk.old_start, hunk.old_lines);
+            let after = slice(&proposal.proposed, &new, hunk.new_start, hunk.new_lines);
+            changes.push(patterns::change_of(before, after));
+            files.push(f);
+        }
+    }
+    let (found, member) = patterns::group(&changes, &files);
+    let mut rules = flags::Rules::new(job, &found, &member, notes);
+    let mut i = 0;
+    for (proposal, diff) in proposals.iter().zip(&mut bundle.files) {
+        let file = flags::FileTexts::new(proposal);
+        for hunk in &mut diff.hunks {
+            hunk.pattern = member[i].map(|p| found[p].pattern_id.clone());
+            hunk.flags = rules.flags(&file, hunk, i);
+            i += 1;
+        }
+    }
+    bundle.patterns = found;
+}
+
+/// Lines `start..start + len` of `text`, whose line starts are `starts`.
+fn slice<'t>(text: &'t str, starts: &[usize], start: usize, len: usize) -> &'t str {
+    let at = |line: usize| starts.get(line).copied().unwrap_or(text.len());
+    &text[at(start)..at(start + len)]
+}
+
+#[cfg(test)]
+mod tests;
