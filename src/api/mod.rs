@@ -199,6 +199,17 @@ pub struct Decide {
     pub dry_run: Option<bool>,
 }
 
+/// `POST /api/review/decide`: accept, reject or undo (`pending`) many hunks
+/// at once — a pattern, every unflagged hunk of a job, or a list — as one
+/// step that one undo brings back.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct DecideMany {
+    /// Which hunks.
+    pub selection: crate::jobs::Selection,
+    /// The new status.
+    pub status: Status,
+}
+
 /// A decided hunk, every hunk the decision moved, and its file as it is now.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Decided {
@@ -562,6 +573,11 @@ impl Api {
             dry_run,
             file,
         })
+    }
+
+    /// Accepts, rejects or undoes many hunks at once.
+    pub fn decide_many(&self, req: DecideMany) -> Result<crate::jobs::DecidedMany, ApiError> {
+        Ok(self.runtime.decide_many(&req.selection, req.status)?)
     }
 
     /// Every pending hunk, grouped by the job that proposed it.

@@ -17,9 +17,9 @@ use serde::de::DeserializeOwned;
 use ts_rs::TS;
 
 use super::{
-    Api, ApiError, Apply, CheckpointsQuery, Clarify, CreateSession, Decide, Diff3Query, EditBuffer,
-    EventsQuery, FileQuery, FileRequest, ModelsQuery, QuickOpenQuery, RenameSession, Resolve,
-    Rollback, TreeQuery,
+    Api, ApiError, Apply, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Diff3Query,
+    EditBuffer, EventsQuery, FileQuery, FileRequest, ModelsQuery, QuickOpenQuery, RenameSession,
+    Resolve, Rollback, TreeQuery,
 };
 use crate::jobs::RunRequest;
 use crate::settings::SettingsUpdate;
@@ -292,6 +292,9 @@ operations! {
     /// Accepts, rejects or undoes the decision on one hunk.
     decide: POST "/api/agent/hunks/{id}/decide" (PathId, (), BodyOf<Decide>) -> super::Decided =
         |api: Api, PathId(id), (), BodyOf(b)| async move { api.decide(&id, b) };
+    /// Accepts, rejects or undoes many hunks at once (a pattern, every unflagged hunk of a job, a list), as one step.
+    decide_many: POST "/api/review/decide" ((), (), BodyOf<DecideMany>) -> crate::jobs::DecidedMany =
+        |api: Api, (), (), BodyOf(b)| async move { api.decide_many(b) };
     /// Applies a job's review: the listed hunks accepted, the job's others rejected.
     apply: POST "/api/agent/apply" ((), (), BodyOf<Apply>) -> super::Applied =
         |api: Api, (), (), BodyOf(b)| async move { api.apply(b) };

@@ -246,6 +246,61 @@ pub struct ReviewGroup {
     pub source: Option<String>,
     /// Its pending hunks, by path then line.
     pub hunks: Vec<crate::workspace::PendingHunk>,
+    /// Its patterns with pending hunks, largest first.
+    pub patterns: Vec<PatternGroup>,
+    /// How many of its pending hunks are flagged.
+    pub flagged: usize,
+}
+
+/// A pattern of a job, as the review list shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct PatternGroup {
+    /// The pattern (its counts are over all its hunks).
+    pub pattern: crate::hunks::triage::Pattern,
+    /// Its hunks still pending.
+    pub pending: usize,
+    /// The files they are in.
+    pub pending_files: usize,
+}
+
+/// Which hunks one decision covers (`POST /api/review/decide`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Selection {
+    /// The hunks of one pattern of a job: the pending ones to accept or
+    /// reject, the decided ones to undo.
+    Pattern {
+        /// The job.
+        job_id: String,
+        /// The pattern, `p1`, `p2`, ….
+        pattern_id: String,
+    },
+    /// Every pending hunk of a job that no risk rule flagged.
+    Unflagged {
+        /// The job.
+        job_id: String,
+    },
+    /// These hunks.
+    Hunks {
+        /// Their ids.
+        hunk_ids: Vec<String>,
+    },
+}
+
+/// What a decision on many hunks did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct DecidedMany {
+    /// What they were set to (`pending`: an undo).
+    pub status: crate::review::Status,
+    /// The hunks selected.
+    pub selected: usize,
+    /// Hunks whose status changed (those carried with them included).
+    pub moved: usize,
+    /// Files they are in.
+    pub files: usize,
+    /// Text the user typed inside them that the decision takes out of the
+    /// buffers (kept in a checkpoint; an undo brings it back).
+    pub hidden_user_text: Vec<String>,
 }
 
 /// A request to run an agent (seed §4 `POST /api/agent/run`).

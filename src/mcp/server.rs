@@ -102,8 +102,9 @@ impl RedlineMcp {
         tools.push(Tool::new(
             REVIEW_STATUS,
             "What the user decided on the hunks of a proposal: pending, accepted, rejected, \
-             changed (with the user's text when short) or rolled_back; with wait_ms, waits \
-             until every hunk asked about is decided.",
+             changed (with the user's text when short) or rolled_back, each with its pattern \
+             (hunks making the same change, listed under patterns) and the review's risk \
+             flags; with wait_ms, waits until every hunk asked about is decided.",
             object(schema),
         ));
         tools
@@ -256,7 +257,16 @@ impl RedlineMcp {
             .await
         {
             Ok(states) => {
-                CallToolResult::structured(json!({ "job_id": args.job_id, "hunks": states }))
+                let patterns = self
+                    .runtime
+                    .job(&args.job_id)
+                    .ok()
+                    .and_then(|j| j.diff_bundle)
+                    .map(|b| b.patterns)
+                    .unwrap_or_default();
+                CallToolResult::structured(
+                    json!({ "job_id": args.job_id, "hunks": states, "patterns": patterns }),
+                )
             }
             Err(e) => failure(e.code(), &e.to_string()),
         }

@@ -27,6 +27,7 @@ pub(crate) use file::StoredLog;
 pub use file::{FileReview, Span};
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use similar::{Algorithm, DiffOp, TextDiff};
@@ -195,7 +196,15 @@ pub struct Review {
     /// Per hunk, the statuses its latest decision moved, as they were: undo
     /// puts them back as one step. Kept for this run of the program only;
     /// after a restart, undo sets the hunk back to pending.
-    undo: HashMap<String, Vec<(String, Status, Status)>>,
+    undo: HashMap<String, Arc<UndoStep>>,
+}
+
+/// The statuses one decision moved: each hunk, its status before and after.
+/// A decision on many hunks at once (a pattern) is one step, shared by all
+/// of them.
+#[derive(Debug, Default)]
+struct UndoStep {
+    moves: Vec<(String, Status, Status)>,
 }
 
 impl Review {
@@ -428,15 +437,108 @@ impl Review {
         let decision = decision(file, &moves);
         file.set_statuses(&moves);
         file.entry_mut(i).reason = reason.map(str::to_owned);
-        self.undo.insert(
-            hunk_id.to_owned(),
-            decision
-                .moves
-                .iter()
-                .map(|m| (m.hunk_id.clone(), m.from, m.to))
-                .collect(),
-        );
+        let moves = decision
+            .moves
+            .iter()
+            .map(|m| (m.hunk_id.clone(), m.from, m.to))
+            .collect();
+        self.undo
+            .insert(hunk_id.to_owned(), Arc::new(UndoStep { moves }));
         Ok(decision)
+    }
+
+    /// Sets each of `hunk_ids` to `status` with what each carries (as
+    /// [`Review::decide`]), as one undo step: undoing any of them undoes
+    /// them all. Returns one decision per file, in path order.
+    pub fn decide_many(
+        &mut self,
+        hunk_ids: &[String],
+        status: Status,
+    ) -> Result<Vec<Decision>, ReviewError> {
+        let mut by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for hunk in hunk_ids {
+            let (path, i) = self.find_hunk(hunk)?;
+            by_file.entry(path).or_default().push(i);
+        }
+        let mut decisions = Vec::with_capacity(by_file.len());
+        let mut step = UndoStep::default();
+        for (path, indexes) in by_file {
+            let file = self.files.get_mut(&path).expect("found above");
+            let mut before: BTreeMap<usize, Status> = BTreeMap::new();
+            let mut hidden = Vec::new();
+            for i in indexes {
+                let moves = file.plan(i, status);
+                hidden.extend(file.user_text_hidden_by(&moves));
+                for &(j, _) in &moves {
+                    before.entry(j).or_insert(file.entries()[j].status);
+                }
+                file.set_statuses(&moves);
+                file.entry_mut(i).reason = None;
+            }
+            let entries = file.entries();
+            let moves: Vec<HunkMove> = before
+                .iter()
+                .map(|(&j, &from)| HunkMove {
+                    hunk_id: entries[j].hunk_id.clone().unwrap_or_default(),
+                    from,
+                    to: entries[j].status,
+                })
+                .collect();
+            step.moves
+                .extend(moves.iter().map(|m| (m.hunk_id.clone(), m.from, m.to)));
+            decisions.push(Decision {
+                path,
+                entry_ids: before.keys().map(|&j| entries[j].id.clone()).collect(),
+                moves,
+                hidden_user_text: hidden,
+            });
+        }
+        let step = Arc::new(step);
+        for hunk in hunk_ids {
+            self.undo.insert(hunk.clone(), Arc::clone(&step));
+        }
+        Ok(decisions)
+    }
+
+    /// Undoes the latest decisions on `hunk_ids`, each step once: a
+    /// pattern decided at once comes back at once. A hunk of a step that
+    /// was moved again since keeps where it is now; a hunk with no step
+    /// known goes back to pending. Returns one decision per file touched.
+    pub fn undo_many(&mut self, hunk_ids: &[String]) -> Result<Vec<Decision>, ReviewError> {
+        let mut steps: Vec<Arc<UndoStep>> = Vec::new();
+        let mut plain = Vec::new();
+        for hunk in hunk_ids {
+            self.find_hunk(hunk)?;
+            match self.undo.get(hunk) {
+                Some(step) if !steps.iter().any(|s| Arc::ptr_eq(s, step)) => {
+                    steps.push(Arc::clone(step))
+                }
+                Some(_) => {}
+                None => plain.push(hunk.clone()),
+            }
+        }
+        let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
+        for step in &steps {
+            for (hunk, from, to) in &step.moves {
+                self.undo.remove(hunk);
+                let Ok((path, i)) = self.find_hunk(hunk) else {
+                    continue;
+                };
+                if self.files[&path].entries()[i].status == *to {
+                    by_file.entry(path).or_default().push((i, *from));
+                }
+            }
+        }
+        let mut decisions = Vec::new();
+        for (path, moves) in by_file {
+            let file = self.files.get_mut(&path).expect("found above");
+            decisions.push(decision(file, &moves));
+            file.set_statuses(&moves);
+        }
+        for hunk in plain {
+            decisions.push(self.decide(&hunk, Status::Pending, None)?);
+        }
+        Ok(decisions)
     }
 
     /// Undoes the latest decision on `hunk_id`: every hunk it moved gets the
@@ -470,16 +572,25 @@ impl Review {
         hunk_id: &str,
     ) -> Result<Option<(String, Vec<(usize, Status)>)>, ReviewError> {
         let (path, _) = self.find_hunk(hunk_id)?;
-        let Some(group) = self.undo.get(hunk_id) else {
+        let Some(step) = self.undo.get(hunk_id) else {
             return Ok(None);
         };
+        if step
+            .moves
+            .iter()
+            .any(|(h, _, _)| self.hunks.get(h) != Some(&path))
+        {
+            // A step over many files is undone by `undo_many`.
+            return Ok(None);
+        }
         let file = &self.files[&path];
         let index = |h: &str| {
             file.entries()
                 .iter()
                 .position(|e| e.hunk_id.as_deref() == Some(h))
         };
-        let moves: Option<Vec<(usize, Status)>> = group
+        let moves: Option<Vec<(usize, Status)>> = step
+            .moves
             .iter()
             .map(|(h, from, to)| {
                 let i = index(h)?;

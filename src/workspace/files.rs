@@ -115,6 +115,14 @@ pub struct PendingHunk {
     pub line: usize,
     /// Its change, cut to what a list shows.
     pub preview: HunkPreview,
+    /// The pattern of its job it belongs to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub pattern: Option<String>,
+    /// Why it deserves a look; empty when nothing does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<_>", optional)]
+    pub flags: Vec<crate::hunks::triage::RiskFlag>,
 }
 
 /// One file of the tree.
@@ -280,6 +288,8 @@ impl Workspace {
                     path: file.path.clone(),
                     line: span.line + 1,
                     preview: preview(&span.old, &span.now),
+                    pattern: None,
+                    flags: Vec::new(),
                 });
             }
         }

@@ -272,20 +272,7 @@ impl Workspace {
                     "deciding"
                 },
             );
-            let snapshot = FileSnapshot::take(&self.project, &self.review, &planned.path)?;
-            self.store.add_checkpoint(
-                CheckpointKind::Decision,
-                None,
-                None,
-                &what,
-                vec![NewCheckpointFile {
-                    path: planned.path.clone(),
-                    snapshot,
-                    proposed: None,
-                    hunk_ids: Vec::new(),
-                    reverse_patches: Vec::new(),
-                }],
-            )?;
+            self.checkpoint_files(&what, [planned.path])?;
         }
         let decision = match status {
             Status::Pending => self.review.undo(hunk_id)?,
@@ -300,6 +287,75 @@ impl Workspace {
         self.store
             .save_statuses(&rows, reason.filter(|_| status != Status::Pending))?;
         Ok(decision)
+    }
+
+    /// Sets each of `hunk_ids` to `status` (with what each carries) as one
+    /// step, stored in one transaction; `pending` undoes their latest
+    /// decisions (a step over many hunks comes back whole). Files with text
+    /// the user typed inside a hunk are checkpointed first, as for one
+    /// decision. Returns one decision per file.
+    pub fn decide_many(
+        &mut self,
+        hunk_ids: &[String],
+        status: Status,
+    ) -> Result<Vec<Decision>, WorkspaceError> {
+        let mut typed = BTreeSet::new();
+        for hunk in hunk_ids {
+            let (path, _) = self.review.find_hunk(hunk)?;
+            if self
+                .review
+                .file(&path)
+                .is_some_and(|f| !f.typed_inside().is_empty())
+            {
+                typed.insert(path);
+            }
+        }
+        if !typed.is_empty() {
+            let what = format!(
+                "{} files before deciding {} hunks at once, with text typed inside them",
+                typed.len(),
+                hunk_ids.len()
+            );
+            self.checkpoint_files(&what, typed)?;
+        }
+        let decisions = match status {
+            Status::Pending => self.review.undo_many(hunk_ids)?,
+            _ => self.review.decide_many(hunk_ids, status)?,
+        };
+        let rows: Vec<(String, Status)> = decisions
+            .iter()
+            .flat_map(|d| {
+                d.entry_ids
+                    .iter()
+                    .cloned()
+                    .zip(d.moves.iter().map(|m| m.to))
+            })
+            .collect();
+        self.store.save_statuses(&rows, None)?;
+        Ok(decisions)
+    }
+
+    /// Takes a checkpoint of `paths` as they are now, saying `what` it holds.
+    fn checkpoint_files(
+        &mut self,
+        what: &str,
+        paths: impl IntoIterator<Item = String>,
+    ) -> Result<(), WorkspaceError> {
+        let files = paths
+            .into_iter()
+            .map(|path| {
+                Ok(NewCheckpointFile {
+                    snapshot: FileSnapshot::take(&self.project, &self.review, &path)?,
+                    path,
+                    proposed: None,
+                    hunk_ids: Vec::new(),
+                    reverse_patches: Vec::new(),
+                })
+            })
+            .collect::<Result<Vec<_>, PathError>>()?;
+        self.store
+            .add_checkpoint(CheckpointKind::Decision, None, None, what, files)?;
+        Ok(())
     }
 
     /// What [`Workspace::decide`] would move, changing nothing.

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{EXTERNAL_AGENT, Runtime};
+use crate::hunks::triage::RiskFlag;
 use crate::jobs::error::RuntimeError;
 use crate::jobs::model::Session;
 use crate::review::Status;
@@ -31,6 +32,12 @@ pub struct HunkState {
     /// The note the user gave with the decision (why it was rejected), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The pattern of the job it belongs to (hunks making the same change), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// Why the review flagged it for a look, if it did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<RiskFlag>,
 }
 
 impl HunkState {
@@ -70,7 +77,7 @@ impl Runtime {
                 if !hunk_ids.is_empty() && !hunk_ids.contains(&hunk.hunk_id) {
                     continue;
                 }
-                let state = match ws.review().hunk_fate(&hunk.hunk_id) {
+                let mut state = match ws.review().hunk_fate(&hunk.hunk_id) {
                     None => HunkState {
                         hunk_id: hunk.hunk_id.clone(),
                         file_path: diff.file_path.clone(),
@@ -78,6 +85,8 @@ impl Runtime {
                         status: "rolled_back".into(),
                         text: None,
                         reason: None,
+                        pattern: None,
+                        flags: Vec::new(),
                     },
                     Some(fate) => HunkState {
                         hunk_id: hunk.hunk_id.clone(),
@@ -92,8 +101,12 @@ impl Runtime {
                         .into(),
                         text: (fate.edited && fate.now.len() <= SHORT_TEXT).then_some(fate.now),
                         reason: fate.reason,
+                        pattern: None,
+                        flags: Vec::new(),
                     },
                 };
+                state.pattern = hunk.pattern.clone();
+                state.flags = hunk.flags.clone();
                 out.push(state);
             }
         }

@@ -1,15 +1,19 @@
 //! A job's review: decisions on its hunks one by one, and apply (decide the
 //! rest at once and write the files).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::{EXTERNAL_AGENT, Runtime};
 use crate::agent::{Fate, ReviewNote};
+use crate::hunks::{DiffBundle, Hunk};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
-    ApplyCompleted, ApplyStarted, FeedEvent, ReviewFinished, ReviewUpdated, RuntimeEvent,
+    ApplyCompleted, ApplyStarted, FeedEvent, ReviewBatch, ReviewFinished, ReviewUpdated,
+    RuntimeEvent,
 };
-use crate::jobs::model::{JobError, JobStatus, ReviewGroup, ReviewQueue, Session};
+use crate::jobs::model::{
+    DecidedMany, JobError, JobStatus, PatternGroup, ReviewGroup, ReviewQueue, Selection, Session,
+};
 use crate::jobs::records::Records;
 use crate::review::{Decision, Status};
 use crate::workspace::{AppliedFile, FileContent};
@@ -76,7 +80,100 @@ impl Runtime {
         Ok((decision, file))
     }
 
-    /// Every pending hunk of the project, grouped by job (oldest first).
+    /// Sets the hunks `selection` names to `status` as one step (`pending`
+    /// undoes their latest decision), and records one `review.batch` in
+    /// the log of each job whose hunks moved and in the project feed.
+    pub fn decide_many(
+        &self,
+        selection: &Selection,
+        status: Status,
+    ) -> Result<DecidedMany, RuntimeError> {
+        let hunk_ids = self.select(selection, status)?;
+        let (decisions, jobs) = {
+            let mut ws = self.ws();
+            let decisions = ws.decide_many(&hunk_ids, status)?;
+            let review = ws.review();
+            let mut jobs: Vec<String> = Vec::new();
+            for m in decisions.iter().flat_map(|d| &d.moves) {
+                let job = review
+                    .find_hunk(&m.hunk_id)
+                    .ok()
+                    .and_then(|(p, i)| review.file(&p)?.entries()[i].job_id.clone());
+                if let Some(job) = job.filter(|j| !jobs.contains(j)) {
+                    jobs.push(job);
+                }
+            }
+            (decisions, jobs)
+        };
+        let moved = decisions
+            .iter()
+            .flat_map(|d| &d.moves)
+            .filter(|m| m.from != m.to)
+            .count();
+        let batch = ReviewBatch {
+            job_ids: jobs.clone(),
+            status,
+            hunks: moved,
+            files: decisions.len(),
+        };
+        for job in &jobs {
+            self.emit(job, RuntimeEvent::ReviewBatch(batch.clone()));
+        }
+        self.inner.feed.push(FeedEvent::ReviewBatch(batch));
+        self.settle(jobs);
+        Ok(DecidedMany {
+            status,
+            selected: hunk_ids.len(),
+            moved,
+            files: decisions.len(),
+            hidden_user_text: decisions
+                .into_iter()
+                .flat_map(|d| d.hidden_user_text)
+                .collect(),
+        })
+    }
+
+    /// The hunks `selection` names: of a pattern or the unflagged ones, the
+    /// pending hunks to decide, or the decided ones to undo.
+    fn select(&self, selection: &Selection, status: Status) -> Result<Vec<String>, RuntimeError> {
+        let (job_id, pick): (&str, Box<dyn Fn(&Hunk) -> bool>) = match selection {
+            Selection::Hunks { hunk_ids } => return Ok(hunk_ids.clone()),
+            Selection::Pattern { job_id, pattern_id } => (
+                job_id,
+                Box::new(move |h: &Hunk| h.pattern.as_ref() == Some(pattern_id)),
+            ),
+            Selection::Unflagged { job_id } => (job_id, Box::new(|h: &Hunk| h.flags.is_empty())),
+        };
+        let job = self.job(job_id)?;
+        let bundle = job.diff_bundle.unwrap_or_default();
+        if let Selection::Pattern { pattern_id, .. } = selection
+            && !bundle.patterns.iter().any(|p| &p.pattern_id == pattern_id)
+        {
+            return Err(RuntimeError::Invalid(format!(
+                "job `{job_id}` has no pattern `{pattern_id}`"
+            )));
+        }
+        let ws = self.ws();
+        let review = ws.review();
+        let wanted = |h: &str| match review.find_hunk(h) {
+            Ok((path, i)) => {
+                let pending =
+                    review.file(&path).expect("found").entries()[i].status == Status::Pending;
+                pending != (status == Status::Pending)
+            }
+            Err(_) => false,
+        };
+        Ok(bundle
+            .files
+            .iter()
+            .flat_map(|f| &f.hunks)
+            .filter(|h| pick(h) && wanted(&h.hunk_id))
+            .map(|h| h.hunk_id.clone())
+            .collect())
+    }
+
+    /// Every pending hunk of the project, grouped by job (oldest first),
+    /// each with its pattern and flags, and each job's patterns.
     pub fn review_queue(&self) -> Result<ReviewQueue, RuntimeError> {
         let hunks = self.ws().pending_hunks();
         let mut groups: Vec<ReviewGroup> = Vec::new();
@@ -89,6 +186,8 @@ impl Runtime {
                     instruction: String::new(),
                     source: None,
                     hunks: vec![hunk],
+                    patterns: Vec::new(),
+                    flagged: 0,
                 }),
             }
         }
@@ -107,6 +206,9 @@ impl Runtime {
                     group.session_id = Some(job.session_id);
                     group.instruction = job.instruction;
                     order.push(job.created_at);
+                    if let Some(bundle) = &job.diff_bundle {
+                        triaged(group, bundle);
+                    }
                 }
                 None => {
                     group.instruction = "Other changes".into();
@@ -279,4 +381,43 @@ impl Runtime {
         });
         Ok(report)
     }
+}
+
+/// Gives `group`'s pending hunks their pattern and flags from the job's
+/// `bundle`, and the group its patterns with their pending counts.
+fn triaged(group: &mut ReviewGroup, bundle: &DiffBundle) {
+    let by_id: HashMap<&str, &Hunk> = bundle
+        .files
+        .iter()
+        .flat_map(|f| &f.hunks)
+        .map(|h| (h.hunk_id.as_str(), h))
+        .collect();
+    let mut counts: HashMap<&str, (usize, BTreeSet<String>)> = HashMap::new();
+    for pending in &mut group.hunks {
+        let Some(hunk) = by_id.get(pending.hunk_id.as_str()) else {
+            continue;
+        };
+        pending.pattern = hunk.pattern.clone();
+        pending.flags = hunk.flags.clone();
+        if let Some(p) = &hunk.pattern {
+            let (n, files) = counts.entry(p.as_str()).or_default();
+            *n += 1;
+            if !files.contains(&pending.path) {
+                files.insert(pending.path.clone());
+            }
+        }
+    }
+    group.flagged = group.hunks.iter().filter(|h| !h.flags.is_empty()).count();
+    group.patterns = bundle
+        .patterns
+        .iter()
+        .filter_map(|p| {
+            let (pending, files) = counts.get(p.pattern_id.as_str())?;
+            Some(PatternGroup {
+                pattern: p.clone(),
+                pending: *pending,
+                pending_files: files.len(),
+            })
+        })
+        .collect();
 }
