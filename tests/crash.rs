@@ -3,6 +3,10 @@
 //! the file holds one whole version (never a mix or a truncation), the store
 //! opens cleanly, and the next save is not mistaken for a conflict.
 //!
+//! A second child applies a job over thousands of notes in one batch and is
+//! killed in the middle, dozens of times: every note is whole, no temporary
+//! file outlives the next open, and that open completes the apply.
+//!
 //! The child is this test binary run again with `REDLINE_CRASH_CHILD` set.
 
 use std::io::{BufRead, BufReader};
@@ -117,6 +121,7 @@ fn crash_child_entry() {
         let (root, data) = dirs.split_once('\n').unwrap();
         match std::env::var("REDLINE_CRASH_MODE").as_deref() {
             Ok("write") => writer(Path::new(root)),
+            Ok("batch") => batch_child(Path::new(root), Path::new(data)),
             _ => child(Path::new(root), Path::new(data)),
         }
     }
@@ -203,4 +208,186 @@ fn sigkill_during_saves_leaves_a_whole_file_and_a_clean_store() {
     eprintln!(
         "{KILLS} kills, {mid_write} of them left a temporary file behind (the write was cut off)"
     );
+}
+
+/// Notes of the batch trials (`REDLINE_CRASH_NOTES`, default 5,000).
+fn batch_notes() -> usize {
+    std::env::var("REDLINE_CRASH_NOTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5_000)
+}
+
+fn batch_note(i: usize) -> String {
+    format!("Notes {:02}/note-{i:05}.md", i % 10)
+}
+
+/// The batch child: opens the workspace (which finishes what an earlier
+/// kill cut off), stages trial `k`'s rename of every note, accepts it as one
+/// step, says it is ready, and applies it.
+fn batch_child(root: &Path, data: &Path) -> ! {
+    let k: usize = std::env::var("REDLINE_CRASH_TRIAL")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut ws = open(root, data);
+    let edits: Vec<ProposedEdit> = (0..batch_notes())
+        .map(|i| ProposedEdit {
+            edit_id: format!("e_{i}"),
+            file_path: batch_note(i),
+            operation: Operation::Replace,
+            start_line: 3,
+            end_line: None,
+            new_text: format!("See [[Name {k}]] for more."),
+            old_text: None,
+            expected_hash: None,
+            rationale: String::new(),
+        })
+        .collect();
+    let run = RunInfo {
+        job_id: format!("job_{k}"),
+        ..RunInfo::default()
+    };
+    let (_, bundle) = ws.propose(&run, &edits, &HunkLimits::default()).unwrap();
+    let accepted: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    ready();
+    let report = ws.apply(&bundle, &accepted, &mut |_| {}).unwrap();
+    assert!(report.iter().all(|f| f.status == "applied"));
+    println!("applied");
+    std::process::exit(0)
+}
+
+#[test]
+fn sigkill_during_a_batch_apply_leaves_whole_notes_and_the_next_open_completes_it() {
+    let trials: usize = std::env::var("REDLINE_CRASH_TRIALS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24);
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root: PathBuf = vault.path().canonicalize().unwrap();
+    let notes = batch_notes();
+    for f in 0..10 {
+        std::fs::create_dir_all(root.join(format!("Notes {f:02}"))).unwrap();
+    }
+    for i in 0..notes {
+        std::fs::write(
+            root.join(batch_note(i)),
+            format!("# Note {i}\n\nSee [[Atlas]] for more.\n"),
+        )
+        .unwrap();
+    }
+    let whole = regex_lite(notes);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let (mut cut, mut finished_on_open, mut before_batch) = (0, 0, 0);
+    for trial in 0..trials {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "crash_child_entry",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(
+                "REDLINE_CRASH_CHILD",
+                format!("{}\n{}", root.display(), data.path().display()),
+            )
+            .env("REDLINE_CRASH_MODE", "batch")
+            .env("REDLINE_CRASH_TRIAL", trial.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let ready = lines.any(|line| line.unwrap().ends_with("ready"));
+        assert!(ready, "trial {trial}: the child ended before its apply");
+        // A batch of 5,000 notes takes a second or so: land anywhere in it.
+        std::thread::sleep(Duration::from_millis(rng.random_range(0..1_500)));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let mut written = 0;
+        for i in 0..notes {
+            let text = std::fs::read_to_string(root.join(batch_note(i))).unwrap();
+            let k = whole(i, &text)
+                .unwrap_or_else(|| panic!("trial {trial}: note {i} is torn: {text:?}"));
+            written += usize::from(k == Some(trial));
+        }
+        cut += usize::from(written < notes);
+        // Opening clears the temporary files and finishes the apply, once
+        // its batch was recorded; a kill before that leaves every note as it
+        // was and the job's hunks decided or not, as the store last had them.
+        let mut ws = open(&root, data.path());
+        for f in 0..10 {
+            assert_eq!(
+                leftovers(&root.join(format!("Notes {f:02}"))),
+                0,
+                "trial {trial}: a temporary file was left behind"
+            );
+        }
+        let versions: Vec<Option<usize>> = (0..notes)
+            .map(|i| {
+                whole(
+                    i,
+                    &std::fs::read_to_string(root.join(batch_note(i))).unwrap(),
+                )
+                .unwrap()
+            })
+            .collect();
+        let done = versions.iter().filter(|v| **v == Some(trial)).count();
+        if done == notes {
+            finished_on_open += usize::from(written < notes);
+        } else {
+            assert_eq!(
+                (done, written),
+                (0, 0),
+                "trial {trial}: the open finished only part of the apply"
+            );
+            let job = format!("job_{trial}");
+            let hunks: Vec<String> = ws
+                .review()
+                .files()
+                .flat_map(|f| {
+                    f.entries()
+                        .iter()
+                        .filter(|e| e.job_id.as_deref() == Some(job.as_str()))
+                })
+                .filter_map(|e| e.hunk_id.clone())
+                .collect();
+            assert_eq!(
+                hunks.len(),
+                notes,
+                "trial {trial}: the proposal was not kept"
+            );
+            ws.decide_many(&hunks, Status::Accepted).unwrap();
+            let paths: Vec<String> = (0..notes).map(batch_note).collect();
+            assert!(
+                ws.save_many(&paths, &mut |_| {})
+                    .unwrap()
+                    .iter()
+                    .all(Result::is_ok)
+            );
+            before_batch += 1;
+        }
+        drop(ws);
+    }
+    eprintln!(
+        "{trials} kills during a {notes}-note apply: {cut} cut it off; {finished_on_open} finished by the next open, \
+         {before_batch} came before its batch was recorded (nothing written); every note whole, no temporary file left"
+    );
+    assert!(
+        finished_on_open > 0,
+        "no kill landed inside a batch: the trials tested nothing"
+    );
+}
+
+/// Whether `text` is a whole version of note `i`: `Some(None)` the first,
+/// `Some(Some(k))` trial `k`'s, `None` anything else.
+fn regex_lite(_notes: usize) -> impl Fn(usize, &str) -> Option<Option<usize>> {
+    |i, text| {
+        let rest = text.strip_prefix(&format!("# Note {i}\n\nSee [["))?;
+        let name = rest.strip_suffix("]] for more.\n")?;
+        if name == "Atlas" {
+            return Some(None);
+        }
+        name.strip_prefix("Name ")?.parse().ok().map(Some)
+    }
 }

@@ -50,6 +50,7 @@ fn run(job: &str) -> RunInfo {
         session_id: Some("sess_1".into()),
         job_id: job.into(),
         instruction: "Rename Atlas to Meridian".into(),
+        seen: None,
     }
 }
 
@@ -141,7 +142,9 @@ fn the_whole_review_cycle_survives_a_restart() {
     assert!(statuses.contains(&(Some("h_2".into()), Status::Rejected)));
 
     // Apply: h_1 and h_3 in, the rest out; CRLF kept in the sync note.
-    let report = ws.apply(&bundle, &["h_1".into(), "h_3".into()]);
+    let report = ws
+        .apply(&bundle, &["h_1".into(), "h_3".into()], &mut |_| {})
+        .unwrap();
     assert!(report.iter().all(|f| f.status == "applied"), "{report:?}");
     assert_eq!(read(root, "Inbox/Meridian.md"), "# Meridian\n");
     assert_eq!(read(root, style), style_before, "h_4 was rejected by apply");
@@ -233,7 +236,13 @@ fn scoped_rollback_keeps_newer_edits_and_the_users_typing() {
     let (checkpoint, bundle) = ws
         .propose(&run("job_1"), &edits, &HunkLimits::default())
         .unwrap();
-    let report = ws.apply(&bundle, &["h_1".into(), "h_2".into(), "h_3".into()]);
+    let report = ws
+        .apply(
+            &bundle,
+            &["h_1".into(), "h_2".into(), "h_3".into()],
+            &mut |_| {},
+        )
+        .unwrap();
     assert!(report.iter().all(|f| f.status == "applied"), "{report:?}");
     // Later: the user adds a line at the top and types just after h_3's word.
     let now = read(root, "n.md");
@@ -341,7 +350,7 @@ fn a_created_file_the_user_edited_survives_a_hard_rollback() {
             &HunkLimits::default(),
         )
         .unwrap();
-    let report = ws.apply(&bundle, &["h_1".into()]);
+    let report = ws.apply(&bundle, &["h_1".into()], &mut |_| {}).unwrap();
     assert_eq!(report[0].status, "applied");
     ws.user_edit("new.md", "draft\nmy notes\n").unwrap();
     let report = ws
@@ -381,7 +390,9 @@ fn save_and_apply_write_only_accepted_text_over_the_expected_bytes() {
 
     // Another editor changes g.md behind Redline's back.
     std::fs::write(root.join("g.md"), "g changed elsewhere\n").unwrap();
-    let report = ws.apply(&bundle, &["h_1".into(), "h_3".into()]);
+    let report = ws
+        .apply(&bundle, &["h_1".into(), "h_3".into()], &mut |_| {})
+        .unwrap();
     let f = &report[0];
     assert_eq!(
         (f.status.as_str(), f.applied_hunks, f.rejected_hunks),
@@ -417,7 +428,7 @@ fn a_created_file_appears_only_when_accepted() {
             &HunkLimits::default(),
         )
         .unwrap();
-    let report = ws.apply(&bundle, &[]);
+    let report = ws.apply(&bundle, &[], &mut |_| {}).unwrap();
     assert_eq!(
         (report[0].status.as_str(), report[0].rejected_hunks),
         ("applied", 1)

@@ -5,6 +5,7 @@
 //! ([`Project::walk_files`]) and the guard share one configuration of the
 //! `ignore` crate, so a file the walk yields is one the guard accepts.
 
+mod batch;
 mod guard;
 pub mod index;
 mod path_list;
@@ -17,6 +18,7 @@ use std::sync::Mutex;
 
 use ignore::{WalkBuilder, WalkState};
 
+pub use batch::BatchWrite;
 pub use guard::{MAX_PATH_BYTES, PathError, ProjectPath};
 pub use index::{Index, IndexStats};
 pub use path_list::PathList;

@@ -108,54 +108,105 @@ impl Project {
         bytes: &[u8],
         expected: Option<&str>,
     ) -> Result<String, WriteError> {
+        let staged = self.stage_write(raw, bytes, expected)?;
+        // Flushed before the move, so that nothing slow sits between the
+        // last look at the target and the moment it changes.
+        staged
+            .tmp
+            .as_file()
+            .sync_all()
+            .map_err(|source| staged.io(source))?;
+        let parent = staged.parent.clone();
+        let landed = self.land(staged);
+        // A move, or the undoing of a swap, must be durable.
+        sync_dir(&parent);
+        landed
+    }
+
+    /// The first half of a checked write: the hash checked up front (a
+    /// conflict already on disk then costs no temporary file, and no swap
+    /// that shows our bytes at the target), missing folders created, and
+    /// the bytes in a temporary file beside the target with its
+    /// permissions, not yet flushed.
+    pub(super) fn stage_write(
+        &self,
+        raw: &str,
+        bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<StagedWrite, WriteError> {
         let path = self.resolve(raw)?;
-        let conflict = |found, kept| self.conflict(raw, expected, found, kept);
-        // Also checked up front: a conflict already on disk then costs no
-        // temporary file, and no swap that shows our bytes at the target.
         let found = self.disk_hash(raw)?;
         if found.as_deref() != expected {
-            return Err(conflict(found, None));
+            return Err(self.conflict(raw, expected, found, None));
         }
         let io = |source| WriteError::Io {
             path: raw.to_owned(),
             source,
         };
-        let target = path.abs();
-        let parent = target.parent().unwrap_or(self.root());
-        std::fs::create_dir_all(parent).map_err(io)?;
+        let target = path.abs().to_owned();
+        let parent = target.parent().unwrap_or(self.root()).to_owned();
+        std::fs::create_dir_all(&parent).map_err(io)?;
         let mut tmp = tempfile::Builder::new()
             .prefix(".redline-")
             .suffix(".tmp")
-            .tempfile_in(parent)
+            .tempfile_in(&parent)
             .map_err(io)?;
         tmp.write_all(bytes).map_err(io)?;
-        if let Ok(meta) = std::fs::metadata(target) {
+        if let Ok(meta) = std::fs::metadata(&target) {
             tmp.as_file()
                 .set_permissions(meta.permissions())
                 .map_err(io)?;
         }
-        // Flushed before the move, so that nothing slow sits between the
-        // last look at the target and the moment it changes.
-        tmp.as_file().sync_all().map_err(io)?;
-        let tmp = match move_checked(tmp, target, expected).map_err(io)? {
-            Moved::Done => {
-                sync_dir(parent);
-                return Ok(text::content_hash(bytes));
-            }
-            Moved::Conflict { found, kept } => {
-                // Undoing a swap must be as durable as the swap was.
-                sync_dir(parent);
-                return Err(conflict(found, kept));
-            }
+        Ok(StagedWrite {
+            raw: raw.to_owned(),
+            target,
+            parent,
+            tmp,
+            expected: expected.map(ToOwned::to_owned),
+            hash: text::content_hash(bytes),
+        })
+    }
+
+    /// The second half, once the temporary file is flushed: the move into
+    /// place, which is itself the hash check where the kernel allows (see
+    /// the module documentation). The folder is not synced here.
+    pub(super) fn land(&self, staged: StagedWrite) -> Result<String, WriteError> {
+        let expected = staged.expected.as_deref();
+        let conflict = |found, kept| self.conflict(&staged.raw, expected, found, kept);
+        let io = |source| WriteError::Io {
+            path: staged.raw.clone(),
+            source,
+        };
+        let tmp = match move_checked(staged.tmp, &staged.target, expected).map_err(io)? {
+            Moved::Done => return Ok(staged.hash),
+            Moved::Conflict { found, kept } => return Err(conflict(found, kept)),
             Moved::Unsupported(tmp) => tmp,
         };
-        let found = hash_at(target).map_err(io)?;
+        let found = hash_at(&staged.target).map_err(io)?;
         if found.as_deref() != expected {
             return Err(conflict(found, None));
         }
-        tmp.persist(target).map_err(|e| io(e.error))?;
-        sync_dir(parent);
-        Ok(text::content_hash(bytes))
+        tmp.persist(&staged.target).map_err(|e| io(e.error))?;
+        Ok(staged.hash)
+    }
+}
+
+/// A write half done: its bytes in a temporary file beside the target.
+pub(super) struct StagedWrite {
+    raw: String,
+    target: PathBuf,
+    pub(super) parent: PathBuf,
+    pub(super) tmp: NamedTempFile,
+    expected: Option<String>,
+    hash: String,
+}
+
+impl StagedWrite {
+    pub(super) fn io(&self, source: io::Error) -> WriteError {
+        WriteError::Io {
+            path: self.raw.clone(),
+            source,
+        }
     }
 }
 
@@ -176,7 +227,7 @@ impl Project {
 
     /// The index learns what a write or removal left at `raw` (whatever
     /// its outcome: a conflict may have put another program's bytes back).
-    fn reindex_raw(&self, raw: &str) {
+    pub(super) fn reindex_raw(&self, raw: &str) {
         if let Ok(path) = self.resolve(raw) {
             self.reindex(path.rel());
         }
@@ -440,7 +491,7 @@ impl Project {
 
 /// Flushes a folder so a rename in it survives a power cut. Best effort: some
 /// file systems refuse to open or sync folders, and the rename has happened.
-fn sync_dir(dir: &Path) {
+pub(super) fn sync_dir(dir: &Path) {
     if let Ok(dir) = std::fs::File::open(dir) {
         let _ = dir.sync_all();
     }

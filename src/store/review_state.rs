@@ -100,6 +100,39 @@ impl Store {
         Ok(())
     }
 
+    /// Records the hashes of many writes about to happen, in one transaction.
+    pub fn intend_writes(&mut self, writes: &[(String, String)]) -> Result<(), StoreError> {
+        self.transaction(|tx| {
+            let mut update = tx.prepare_cached(
+                "UPDATE review_files SET intended_disk_hash = ?2 WHERE path = ?1",
+            )?;
+            for (path, hash) in writes {
+                update.execute(params![path, hash])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Settles a batch of writes in one transaction: each file's new disk
+    /// hash (`None`: unchanged, the write did not happen), its intent cleared.
+    pub fn settle_writes(&mut self, writes: &[(String, Option<String>)]) -> Result<(), StoreError> {
+        self.transaction(|tx| {
+            let mut written = tx.prepare_cached(
+                "UPDATE review_files SET disk_hash = ?2, intended_disk_hash = NULL WHERE path = ?1",
+            )?;
+            let mut not = tx.prepare_cached(
+                "UPDATE review_files SET intended_disk_hash = NULL WHERE path = ?1",
+            )?;
+            for (path, hash) in writes {
+                match hash {
+                    Some(hash) => written.execute(params![path, hash])?,
+                    None => not.execute([path])?,
+                };
+            }
+            Ok(())
+        })
+    }
+
     /// Writes that were intended and not confirmed: `(path, hash)`.
     pub fn intended_writes(&self) -> Result<Vec<(String, String)>, StoreError> {
         let mut stmt = self

@@ -3,12 +3,15 @@
 //! over the bytes Redline last read or wrote there, and is recorded in the
 //! store first so that a crash in the middle is settled on the next open.
 
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
 
 use super::{Workspace, WorkspaceError};
-use crate::hunks::{DiffBundle, FileDiff};
-use crate::project::text;
+use crate::hunks::DiffBundle;
+use crate::project::{BatchWrite, text};
 use crate::review::{ReviewError, Status};
+use crate::store::StoreError;
 
 /// Where one job's review stands; see [`Workspace::review_progress`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -54,66 +57,141 @@ impl Workspace {
     /// keeps its mtime); a file a run created whose every hunk was rejected
     /// stays uncreated.
     pub fn save(&mut self, path: &str) -> Result<(), WorkspaceError> {
-        let file = self
-            .review
-            .file(path)
-            .ok_or_else(|| ReviewError::UnknownFile(path.to_owned()))?;
-        let text = file.disk_view();
-        if file.disk_hash.is_none()
-            && text.is_empty()
-            && !file.entries().iter().any(|e| e.status == Status::Accepted)
-        {
-            return Ok(());
+        let mut saved = self.save_many(&[path.to_owned()], &mut |_| {})?;
+        saved.pop().expect("one path, one outcome")
+    }
+
+    /// Saves each of `paths` as [`Workspace::save`] does, in one batch:
+    /// the temporary files written, flushed together, moved into place, the
+    /// folders flushed once (see [`Project::write_many`]). The hashes about
+    /// to be written are recorded first, in one transaction, so a crash
+    /// anywhere in the batch is settled on the next open (see
+    /// [`Workspace::open`]). Returns each file's outcome, in order; `Err`
+    /// only when the store fails. `progress`
+    /// hears how many files have been written.
+    ///
+    /// [`Project::write_many`]: crate::project::Project::write_many
+    pub fn save_many(
+        &mut self,
+        paths: &[String],
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Vec<Result<(), WorkspaceError>>, StoreError> {
+        let mut outcomes: Vec<Option<Result<(), WorkspaceError>>> = Vec::new();
+        // (outcome index, path, text, expected, hash)
+        let mut planned: Vec<(usize, &str, String, Option<String>, String)> = Vec::new();
+        for path in paths {
+            let Some(file) = self.review.file(path) else {
+                outcomes.push(Some(Err(ReviewError::UnknownFile(path.clone()).into())));
+                continue;
+            };
+            let text = file.disk_view();
+            let hash = text::content_hash(text.as_bytes());
+            let uncreated = file.disk_hash.is_none()
+                && text.is_empty()
+                && !file.entries().iter().any(|e| e.status == Status::Accepted);
+            if uncreated || file.disk_hash.as_deref() == Some(hash.as_str()) {
+                outcomes.push(Some(Ok(())));
+                continue;
+            }
+            planned.push((outcomes.len(), path, text, file.disk_hash.clone(), hash));
+            outcomes.push(None);
         }
-        let hash = text::content_hash(text.as_bytes());
-        if file.disk_hash.as_deref() == Some(hash.as_str()) {
-            return Ok(());
+        let intents: Vec<(String, String)> = planned
+            .iter()
+            .map(|(_, path, _, _, hash)| ((*path).to_owned(), hash.clone()))
+            .collect();
+        self.store.intend_writes(&intents)?;
+        let writes: Vec<BatchWrite<'_>> = planned
+            .iter()
+            .map(|(_, path, text, expected, _)| BatchWrite {
+                path,
+                bytes: text.as_bytes(),
+                expected: expected.as_deref(),
+            })
+            .collect();
+        let written = self.project.write_many(&writes, progress);
+        let mut settled = Vec::with_capacity(planned.len());
+        for ((k, path, ..), result) in planned.iter().zip(written) {
+            let hash = result.as_ref().ok().cloned();
+            if let Some(hash) = &hash {
+                self.review.file_mut(path).expect("found above").disk_hash = Some(hash.clone());
+            }
+            settled.push(((*path).to_owned(), hash));
+            outcomes[*k] = Some(result.map(drop).map_err(WorkspaceError::from));
         }
-        let expected = file.disk_hash.clone();
-        // The hash about to be written is recorded first: a crash between the
-        // write and the store's update is then recovered on open instead of
-        // looking like another program's change.
-        self.store.intend_write(path, Some(&hash))?;
-        let written = self
-            .project
-            .write_checked(path, text.as_bytes(), expected.as_deref());
-        if let Ok(hash) = &written {
-            self.review.file_mut(path).expect("found above").disk_hash = Some(hash.clone());
-            self.persist(path)?;
-        }
-        self.store.intend_write(path, None)?;
-        written.map(drop).map_err(WorkspaceError::from)
+        self.store.settle_writes(&settled)?;
+        Ok(outcomes
+            .into_iter()
+            .map(|o| o.expect("every path settled"))
+            .collect())
     }
 
     /// Ends the review of one job's hunks (`bundle`, its diff bundle): each
-    /// is accepted if `accepted` lists it and rejected otherwise,
-    /// whatever was decided before; then each file is saved. Other jobs'
-    /// pending hunks in the same files stay staged (a save leaves them out).
-    /// A file whose decisions or write conflict is reported and left
-    /// unwritten.
-    pub fn apply(&mut self, bundle: &DiffBundle, accepted: &[String]) -> Vec<AppliedFile> {
-        bundle
+    /// is accepted if `accepted` lists it and rejected otherwise, whatever
+    /// was decided before, as one step; then every file is saved in one
+    /// batch ([`Workspace::save_many`]). Other jobs' pending hunks in the
+    /// same files stay staged (a save leaves them out). A file whose write
+    /// conflicts is reported and left unwritten. `progress` hears how many
+    /// files have been written.
+    pub fn apply(
+        &mut self,
+        bundle: &DiffBundle,
+        accepted: &[String],
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Vec<AppliedFile>, WorkspaceError> {
+        let accepted: HashSet<&str> = accepted.iter().map(String::as_str).collect();
+        let mut to_accept = Vec::new();
+        let mut to_reject = Vec::new();
+        let mut counts = Vec::with_capacity(bundle.files.len());
+        for diff in &bundle.files {
+            let (mut applied, mut rejected) = (0, 0);
+            for hunk in &diff.hunks {
+                let Ok((path, i)) = self.review.find_hunk(&hunk.hunk_id) else {
+                    continue;
+                };
+                let status = self.review.file(&path).expect("found").entries()[i].status;
+                if accepted.contains(hunk.hunk_id.as_str()) {
+                    applied += 1;
+                    if status != Status::Accepted {
+                        to_accept.push(hunk.hunk_id.clone());
+                    }
+                } else {
+                    rejected += 1;
+                    if status != Status::Rejected {
+                        to_reject.push(hunk.hunk_id.clone());
+                    }
+                }
+            }
+            counts.push((applied, rejected));
+        }
+        // Accepting first: an accepted hunk accepts what it stands on, even
+        // another job's; a rejected one then rejects what builds on it.
+        if !to_accept.is_empty() {
+            self.decide_many(&to_accept, Status::Accepted)?;
+        }
+        if !to_reject.is_empty() {
+            self.decide_many(&to_reject, Status::Rejected)?;
+        }
+        let paths: Vec<String> = bundle.files.iter().map(|d| d.file_path.clone()).collect();
+        let saved = self.save_many(&paths, progress)?;
+        Ok(bundle
             .files
             .iter()
-            .map(|diff| {
-                let path = &diff.file_path;
-                let (mut applied, mut rejected) = (0, 0);
-                let decided = self.decide_all(diff, accepted, &mut applied, &mut rejected);
-                let outcome = decided.and_then(|()| self.save(path));
-                AppliedFile {
-                    file_path: path.clone(),
-                    applied_hunks: applied,
-                    rejected_hunks: rejected,
-                    status: if outcome.is_ok() {
-                        "applied"
-                    } else {
-                        "conflict"
-                    }
-                    .to_owned(),
-                    message: outcome.err().map(|e| e.to_string()),
+            .zip(counts)
+            .zip(saved)
+            .map(|((diff, (applied, rejected)), outcome)| AppliedFile {
+                file_path: diff.file_path.clone(),
+                applied_hunks: applied,
+                rejected_hunks: rejected,
+                status: if outcome.is_ok() {
+                    "applied"
+                } else {
+                    "conflict"
                 }
+                .to_owned(),
+                message: outcome.err().map(|e| e.to_string()),
             })
-            .collect()
+            .collect())
     }
 
     /// Where the review of `bundle` (one job's hunks) stands: its hunks
@@ -159,46 +237,5 @@ impl Workspace {
             };
             written && self.project.disk_hash(&file.path).ok().flatten() == file.disk_hash
         })
-    }
-
-    /// Sets each hunk of `diff` still under review to accepted (when
-    /// `accepted` lists it) or rejected, counting both. A hunk accepted here
-    /// accepts what it stands on, even another job's; one rejected here
-    /// rejects what builds on it.
-    fn decide_all(
-        &mut self,
-        diff: &FileDiff,
-        accepted: &[String],
-        applied: &mut usize,
-        rejected: &mut usize,
-    ) -> Result<(), WorkspaceError> {
-        let current: Vec<(String, Status)> = self
-            .review
-            .file(&diff.file_path)
-            .map(|f| {
-                f.entries()
-                    .iter()
-                    .filter_map(|e| Some((e.hunk_id.clone()?, e.status)))
-                    .filter(|(h, _)| diff.hunks.iter().any(|x| x.hunk_id == *h))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for (hunk, status) in current {
-            let accept = accepted.contains(&hunk);
-            let wanted = if accept {
-                Status::Accepted
-            } else {
-                Status::Rejected
-            };
-            if status != wanted {
-                self.decide(&hunk, wanted, None)?;
-            }
-            if accept {
-                *applied += 1;
-            } else {
-                *rejected += 1;
-            }
-        }
-        Ok(())
     }
 }

@@ -25,7 +25,7 @@ use crate::checkpoints::{Checkpoint, CheckpointKind, CheckpointPage, FileSnapsho
 use crate::edits::{EditError, ProposedEdit, prepare};
 use crate::hunks::triage::{JobContext, triage};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from};
-use crate::project::{Overlay, PathError, Project, View, WriteError};
+use crate::project::{Overlay, PathError, Project, View, WriteError, text};
 use crate::review::{Decision, Review, ReviewError, Status};
 use crate::store::{NewCheckpointFile, Store, StoreError};
 
@@ -98,28 +98,49 @@ pub struct Workspace {
 
 impl Workspace {
     /// Opens the workspace, loading the review state from `store`. A save
-    /// that a crash cut off between the disk write and the store is settled
-    /// by what the disk holds.
+    /// (or a batch of them) that a crash cut off is settled by what the disk
+    /// holds: a file that has the bytes about to be written is recorded as
+    /// written; one that still has the bytes from before is written now, so
+    /// an apply cut off midway completes; one another program changed
+    /// meanwhile is left for the user (a conflict, as for any such change).
     pub fn open(project: Project, mut store: Store) -> Result<Workspace, StoreError> {
         let mut review = store.load_review()?;
+        let mut unfinished = Vec::new();
+        let mut settled = Vec::new();
         for (path, intended) in store.intended_writes()? {
+            let mut written = None;
             if let Some(file) = review.file_mut(&path) {
-                if project.disk_hash(&path).ok().flatten().as_deref() == Some(intended.as_str()) {
-                    file.disk_hash = Some(intended);
+                let on_disk = project.disk_hash(&path).ok().flatten();
+                if on_disk.as_deref() == Some(intended.as_str()) {
+                    file.disk_hash = Some(intended.clone());
+                    written = Some(intended);
+                } else if on_disk == file.disk_hash
+                    && text::content_hash(file.disk_view().as_bytes()) == intended
+                {
+                    unfinished.push(path.clone());
                 }
-                store.save_file(file)?;
             }
-            store.intend_write(&path, None)?;
+            settled.push((path, written));
         }
+        store.settle_writes(&settled)?;
         for file in review.files() {
             // Best effort: a folder that cannot be listed has nothing to clear.
             let _ = project.remove_stale_writes(&file.path);
         }
-        Ok(Workspace {
+        let mut workspace = Workspace {
             project,
             review,
             store,
-        })
+        };
+        if !unfinished.is_empty() {
+            let saved = workspace.save_many(&unfinished, &mut |_| {})?;
+            for (path, outcome) in unfinished.iter().zip(saved) {
+                if let Err(e) = outcome {
+                    tracing::warn!(path, "a save cut off by a crash was not finished: {e}");
+                }
+            }
+        }
+        Ok(workspace)
     }
 
     /// The project.

@@ -5,7 +5,7 @@
 
 import type { KeyBinding } from "@codemirror/view";
 
-import { acceptAllInFile, decide, save, saveAll, step, undoDecision } from "./state/files";
+import { acceptAllInFile, decide, decideCurrentPattern, save, saveAll, step, undoDecision } from "./state/files";
 import { overlay } from "./state/store";
 import { addSelection } from "./state/context";
 
@@ -36,7 +36,21 @@ export const shortcuts: Shortcut[] = [
     cm: "Alt-Shift-n",
     run: () => void decide("rejected", undefined, true),
   },
-  { keys: "Alt+U", label: "Undo the last accept or reject (with the hunks it carried)", matches: alt("KeyU"), cm: "Alt-u", run: () => void undoDecision() },
+  {
+    keys: "Alt+Shift+Y",
+    label: "Accept every hunk of the current hunk's pattern (the same change across the job), as one step",
+    matches: (e) => e.altKey && !mod(e) && e.shiftKey && e.code === "KeyY",
+    cm: "Alt-Shift-y",
+    run: () => void decideCurrentPattern("accepted"),
+  },
+  {
+    keys: "Alt+Shift+X",
+    label: "Reject every hunk of the current hunk's pattern, as one step",
+    matches: (e) => e.altKey && !mod(e) && e.shiftKey && e.code === "KeyX",
+    cm: "Alt-Shift-x",
+    run: () => void decideCurrentPattern("rejected"),
+  },
+  { keys: "Alt+U", label: "Undo the last accept or reject (with the hunks it carried, or the whole pattern)", matches: alt("KeyU"), cm: "Alt-u", run: () => void undoDecision() },
   { keys: "Alt+J", label: "Next hunk (on to the next file at the end)", matches: alt("KeyJ"), cm: "Alt-j", run: () => void step(1) },
   { keys: "Alt+K", label: "Previous hunk", matches: alt("KeyK"), cm: "Alt-k", run: () => void step(-1) },
   { keys: "Alt+A", label: "Accept all hunks in the open file", matches: alt("KeyA"), cm: "Alt-a", run: () => void acceptAllInFile() },

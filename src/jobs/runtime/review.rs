@@ -8,8 +8,8 @@ use crate::agent::{Fate, ReviewNote};
 use crate::hunks::{DiffBundle, Hunk};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
-    ApplyCompleted, ApplyStarted, FeedEvent, ReviewBatch, ReviewFinished, ReviewUpdated,
-    RuntimeEvent,
+    ApplyCompleted, ApplyProgress, ApplyStarted, FeedEvent, ReviewBatch, ReviewFinished,
+    ReviewUpdated, RuntimeEvent,
 };
 use crate::jobs::model::{
     DecidedMany, JobError, JobStatus, PatternGroup, ReviewGroup, ReviewQueue, Selection, Session,
@@ -17,6 +17,9 @@ use crate::jobs::model::{
 use crate::jobs::records::Records;
 use crate::review::{Decision, Status};
 use crate::workspace::{AppliedFile, FileContent};
+
+/// The fewest files of an apply that reports its progress.
+const PROGRESS_FROM: usize = 500;
 
 impl Runtime {
     /// Accepts or rejects one hunk of a job's review (with the hunks that
@@ -351,7 +354,17 @@ impl Runtime {
         );
         // Only this job's hunks are decided: another job's pending hunks in
         // the same files stay staged, and saving writes the buffer without them.
-        let report = self.ws().apply(&bundle, accepted_hunk_ids);
+        let total = bundle.files.len();
+        // Only an apply long enough to watch reports how far it has come.
+        let mut progress = |done: usize| {
+            if total >= PROGRESS_FROM {
+                self.emit(
+                    job_id,
+                    RuntimeEvent::ApplyProgress(ApplyProgress { done, total }),
+                )
+            }
+        };
+        let report = self.ws().apply(&bundle, accepted_hunk_ids, &mut progress)?;
         let conflicts = report.iter().filter(|f| f.status == "conflict").count();
         self.emit(
             job_id,

@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { AgentDefinition, Applied, Apply, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, Decided, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, FoundPaths, Job, JobStarted, Listing, ModelList, ModelsQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
+import type { AgentDefinition, Applied, Apply, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, FoundPaths, Job, JobStarted, Listing, ModelList, ModelsQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
 
 const q = encodeURIComponent;
 
@@ -67,6 +67,8 @@ export const api = {
   rerun: (id: string) => call<JobStarted>("POST", `/api/agent/jobs/${q(id)}/rerun`),
   /** Accepts, rejects or undoes the decision on one hunk. */
   decide: (id: string, body: Decide) => call<Decided>("POST", `/api/agent/hunks/${q(id)}/decide`, body),
+  /** Accepts, rejects or undoes many hunks at once (a pattern, every unflagged hunk of a job, a list), as one step. */
+  decideMany: (body: DecideMany) => call<DecidedMany>("POST", `/api/review/decide`, body),
   /** Applies a job's review: the listed hunks accepted, the job's others rejected. */
   apply: (body: Apply) => call<Applied>("POST", `/api/agent/apply`, body),
   /** A page of checkpoints, newest first. */

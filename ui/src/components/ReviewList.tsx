@@ -1,26 +1,41 @@
 // Every pending hunk across the project, grouped by the job that proposed it
-// (its instruction as the heading), then by file, each hunk with a preview of
-// its change: click one to see it. Built for thousands of hunks: the list is
-// one flat run of fixed-height rows and only those in view are in the page;
-// the current hunk is marked without re-rendering the list.
+// (its instruction as the heading). Within a job, what deserves a look comes
+// first: the hunks the engine flagged, each with its reason; then the job's
+// patterns (the same change across many notes), each decided in one action
+// and opened to browse its occurrences; then every other hunk, by file. Click
+// a hunk to see it. Built for tens of thousands of hunks: the list is one
+// flat run of fixed-height rows and only those in view are in the page; the
+// current hunk is marked without re-rendering the list.
 
-import { effect } from "@preact/signals";
+import { effect, signal } from "@preact/signals";
 import { memo } from "preact/compat";
 import { useEffect, useMemo } from "preact/hooks";
-import type { PendingHunk } from "../api/types";
-import { openPath } from "../state/files";
+import type { PatternGroup, PendingHunk, RiskFlag } from "../api/types";
+import { decideMany, openPath, patternLabel } from "../state/files";
 import { currentHunk, hunkInfo, reviewItems, reviewJobs } from "../state/store";
 import { useVisibleRows } from "./visibleRows";
 
 /** A row's height in pixels (`.review-row` in styles.css). */
 const ROW = 22;
+/** Occurrences of a closed pattern shown under it. */
+const EXAMPLES = 3;
 
-type Row = { kind: "job"; key: string; instruction: string; source: string | null } | { kind: "file"; path: string } | { kind: "hunk"; id: string; path: string };
+/** The patterns opened to all their occurrences, by `job:pattern`. */
+const opened = signal<ReadonlySet<string>>(new Set());
+
+type Job = (typeof reviewJobs.value)[number];
+type Row =
+  | { kind: "job"; key: string; job: Job | undefined; flagged: number; unflagged: number }
+  | { kind: "section"; key: string; label: string }
+  | { kind: "pattern"; key: string; job: string; group: PatternGroup; open: boolean; flagged: number }
+  | { kind: "more"; key: string; pattern: string; hidden: number }
+  | { kind: "file"; path: string }
+  | { kind: "hunk"; id: string; path: string; indent?: boolean };
 
 export function ReviewList() {
   const items = reviewItems.value;
   const info = hunkInfo.value;
-  const rows = useMemo(() => flatten(items, info, reviewJobs.value), [items, info, reviewJobs.value]);
+  const rows = useMemo(() => flatten(items, info, reviewJobs.value, opened.value), [items, info, reviewJobs.value, opened.value]);
   const view = useVisibleRows(rows.length, ROW);
   // Where each hunk's row is, for bringing the current one into view.
   const at = useMemo(() => new Map(rows.flatMap((r, i) => (r.kind === "hunk" ? [[r.id, i] as const] : []))), [rows]);
@@ -47,24 +62,34 @@ export function ReviewList() {
       <div class="review-body" ref={view.body} onScroll={view.onScroll}>
         <div style={view.spacer}>
           <div style={view.shift}>
-            {rows.slice(view.first, view.last).map((r) =>
-              r.kind === "job" ? (
-                <div key={`j:${r.key}`} class="review-row review-instruction" title={r.instruction} data-testid="review-instruction" data-job-id={r.key}>
-                  {r.source && (
-                    <span class="review-source" title={`Proposed over MCP by ${r.source}`} data-testid="review-source">
-                      {r.source}
-                    </span>
-                  )}
-                  {r.instruction}
-                </div>
-              ) : r.kind === "file" ? (
-                <div key={`f:${r.path}`} class="review-row review-path" title={r.path}>
-                  {r.path}
-                </div>
-              ) : (
-                <ReviewItem key={r.id} id={r.id} path={r.path} hunk={info.get(r.id)} />
-              ),
-            )}
+            {rows.slice(view.first, view.last).map((r) => {
+              switch (r.kind) {
+                case "job":
+                  return <JobRow key={`j:${r.key}`} row={r} />;
+                case "section":
+                  return (
+                    <div key={`s:${r.key}`} class="review-row review-section" data-testid="review-section">
+                      {r.label}
+                    </div>
+                  );
+                case "pattern":
+                  return <PatternRow key={`p:${r.key}`} row={r} />;
+                case "more":
+                  return (
+                    <button key={`m:${r.key}`} class="review-row review-more" onClick={() => toggle(r.pattern)} data-testid="pattern-more">
+                      … {r.hidden.toLocaleString()} more: show all
+                    </button>
+                  );
+                case "file":
+                  return (
+                    <div key={`f:${r.path}`} class="review-row review-path" title={r.path}>
+                      {r.path}
+                    </div>
+                  );
+                case "hunk":
+                  return <ReviewItem key={r.id} id={r.id} path={r.path} hunk={info.get(r.id)} indent={r.indent} />;
+              }
+            })}
           </div>
         </div>
       </div>
@@ -72,16 +97,28 @@ export function ReviewList() {
   );
 }
 
-/** The list's rows: each job's heading, then each of its files with its hunks. */
-function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<string, PendingHunk>, jobs: { job_id?: string | null; instruction: string; source?: string | null }[]): Row[] {
-  const byJob = new Map<string, Map<string, string[]>>();
+/** The list's rows: each job's heading, its flagged hunks, its patterns
+ * (their first occurrences, or all of an opened one), then its other hunks
+ * by file. Each hunk has one row at most. */
+function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<string, PendingHunk>, jobs: Job[], open: ReadonlySet<string>): Row[] {
+  type Bucket = { flagged: { path: string; hunk: string }[]; patterns: Map<string, { path: string; hunk: string }[]>; files: Map<string, string[]>; count: number };
+  const byJob = new Map<string, Bucket>();
   for (const item of items) {
-    const job = info.get(item.hunk)?.job_id ?? "";
-    let files = byJob.get(job);
-    if (!files) byJob.set(job, (files = new Map()));
-    const ids = files.get(item.path);
-    if (ids) ids.push(item.hunk);
-    else files.set(item.path, [item.hunk]);
+    const h = info.get(item.hunk);
+    const job = h?.job_id ?? "";
+    let b = byJob.get(job);
+    if (!b) byJob.set(job, (b = { flagged: [], patterns: new Map(), files: new Map(), count: 0 }));
+    b.count++;
+    if (h?.flags?.length) b.flagged.push(item);
+    else if (h?.pattern) {
+      const list = b.patterns.get(h.pattern);
+      if (list) list.push(item);
+      else b.patterns.set(h.pattern, [item]);
+    } else {
+      const ids = b.files.get(item.path);
+      if (ids) ids.push(item.hunk);
+      else b.files.set(item.path, [item.hunk]);
+    }
   }
   const order = jobs.map((j) => j.job_id ?? "");
   const heading = new Map(jobs.map((j) => [j.job_id ?? "", j]));
@@ -92,25 +129,130 @@ function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<stri
   const rows: Row[] = [];
   for (const key of [...byJob.keys()].sort((a, b) => rank(a) - rank(b))) {
     const job = heading.get(key);
-    rows.push({ kind: "job", key, instruction: job?.instruction ?? "Other changes", source: job?.source ?? null });
-    for (const [path, ids] of byJob.get(key)!) {
+    const b = byJob.get(key)!;
+    rows.push({ kind: "job", key, job, flagged: b.flagged.length, unflagged: b.count - b.flagged.length });
+    if (b.flagged.length > 0) {
+      rows.push({ kind: "section", key: `${key}:flagged`, label: `Flagged · ${b.flagged.length.toLocaleString()}` });
+      for (const f of b.flagged) rows.push({ kind: "hunk", id: f.hunk, path: f.path });
+    }
+    const groups = (job?.patterns ?? []).filter((g) => b.patterns.has(g.pattern.pattern_id));
+    if (groups.length > 0) rows.push({ kind: "section", key: `${key}:patterns`, label: `Patterns · ${groups.length}` });
+    for (const group of groups) {
+      const id = group.pattern.pattern_id;
+      const shown = b.patterns.get(id)!;
+      const whole = `${key}:${id}`;
+      const isOpen = open.has(whole);
+      rows.push({ kind: "pattern", key: whole, job: key, group, open: isOpen, flagged: group.pending - shown.length });
+      const list = isOpen ? shown : shown.slice(0, EXAMPLES);
+      for (const o of list) rows.push({ kind: "hunk", id: o.hunk, path: o.path, indent: true });
+      if (!isOpen && shown.length > EXAMPLES) rows.push({ kind: "more", key: whole, pattern: whole, hidden: shown.length - EXAMPLES });
+    }
+    if (b.files.size > 0 && (groups.length > 0 || b.flagged.length > 0)) rows.push({ kind: "section", key: `${key}:other`, label: "Other changes" });
+    for (const [path, ids] of b.files) {
       rows.push({ kind: "file", path });
       for (const id of ids) rows.push({ kind: "hunk", id, path });
+    }
+    // Hunks of a pattern the job's listing does not know yet (a refresh away).
+    for (const [id, list] of b.patterns) {
+      if (groups.some((g) => g.pattern.pattern_id === id)) continue;
+      for (const o of list) rows.push({ kind: "hunk", id: o.hunk, path: o.path });
     }
   }
   return rows;
 }
 
-const ReviewItem = memo(function ReviewItem({ id, path, hunk }: { id: string; path: string; hunk: PendingHunk | undefined }) {
+function toggle(key: string) {
+  const next = new Set(opened.value);
+  if (!next.delete(key)) next.add(key);
+  opened.value = next;
+}
+
+function JobRow({ row }: { row: Extract<Row, { kind: "job" }> }) {
+  const instruction = row.job?.instruction ?? "Other changes";
+  const source = row.job?.source;
+  return (
+    <div class="review-row review-instruction" title={instruction} data-testid="review-instruction" data-job-id={row.key}>
+      {source && (
+        <span class="review-source" title={`Proposed over MCP by ${source}`} data-testid="review-source">
+          {source}
+        </span>
+      )}
+      <span class="review-title">{instruction}</span>
+      {row.flagged > 0 && (
+        <span class="flag-count" title={`${row.flagged} hunks deserve a look`} data-testid="flag-count">
+          ⚑ {row.flagged.toLocaleString()}
+        </span>
+      )}
+      {row.key && row.flagged > 0 && row.unflagged > 0 && (
+        <button
+          class="mini"
+          data-testid="accept-unflagged"
+          title="Accept every hunk of this job that no rule flagged, as one step (undo brings them all back)"
+          onClick={() => void decideMany({ kind: "unflagged", job_id: row.key }, "accepted", `every unflagged hunk of “${instruction}”`)}
+        >
+          Accept {row.unflagged.toLocaleString()} unflagged
+        </button>
+      )}
+    </div>
+  );
+}
+
+function PatternRow({ row }: { row: Extract<Row, { kind: "pattern" }> }) {
+  const p = row.group.pattern;
+  const label = patternLabel(p);
+  const selection = { kind: "pattern" as const, job_id: row.job, pattern_id: p.pattern_id };
+  return (
+    <div class="review-row review-pattern" data-testid="review-pattern" data-pattern-id={p.pattern_id}>
+      <button class="pattern-toggle" aria-expanded={row.open} onClick={() => toggle(row.key)} title={row.open ? "Show only the first occurrences" : "Show every occurrence"} data-testid="pattern-toggle">
+        {row.open ? "▾" : "▸"} {p.removed && <del>{p.removed}</del>}
+        {p.removed && p.inserted && " → "}
+        {p.inserted && <ins>{p.inserted}</ins>}
+        <span class="stat" data-testid="pattern-count">
+          {" "}
+          · {row.group.pending.toLocaleString()} hunks in {row.group.pending_files.toLocaleString()} files{row.flagged > 0 ? ` (${row.flagged} flagged, listed above)` : ""}
+        </span>
+      </button>
+      <button class="mini" data-testid="pattern-accept" title="Accept every hunk of this pattern, as one step (Alt+Shift+Y on one of them)" onClick={() => void decideMany(selection, "accepted", label)}>
+        Accept
+      </button>
+      <button class="mini" data-testid="pattern-reject" title="Reject every hunk of this pattern, as one step (Alt+Shift+X on one of them)" onClick={() => void decideMany(selection, "rejected", label)}>
+        Reject
+      </button>
+    </div>
+  );
+}
+
+/** A flag's rule, short, for the row (the reason is its title). */
+const RULE: Record<RiskFlag["rule"], string> = {
+  deletes_section: "deletes",
+  shrinks_note: "shrinks",
+  front_matter: "front matter",
+  dead_link: "dead link",
+  code_block: "code",
+  table_shape: "table",
+  unread_file: "unread file",
+  whole_file: "rewrite",
+  breaks_pattern: "outlier",
+};
+
+const ReviewItem = memo(function ReviewItem({ id, path, hunk, indent }: { id: string; path: string; hunk: PendingHunk | undefined; indent?: boolean }) {
+  const flags = hunk?.flags ?? [];
   return (
     <button
-      class={`review-row review-item${id === currentHunk.peek() ? " active" : ""}`}
+      class={`review-row review-item${indent ? " occurrence" : ""}${id === currentHunk.peek() ? " active" : ""}`}
       data-testid="review-item"
       data-hunk-id={id}
       data-path={path}
-      title={id}
+      data-flagged={flags.length > 0 || undefined}
+      title={flags.length > 0 ? `${path}\n${flags.map((f) => f.reason).join("\n")}` : path}
       onClick={() => void openPath(path, id)}
     >
+      {flags.length > 0 && (
+        <span class="flag" data-testid="hunk-flag">
+          ⚑ {flags.map((f) => RULE[f.rule]).join(", ")}
+        </span>
+      )}
+      {(indent || flags.length > 0) && <span class="where">{path.split("/").pop()}</span>}
       {hunk ? (
         <span class="preview" data-testid="hunk-preview">
           <span class="line">{hunk.line}</span>

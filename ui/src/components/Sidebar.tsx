@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { Job } from "../api/types";
 import * as agent from "../state/agent";
 import { addOpenFile, addSelection } from "../state/context";
-import { agents, contextRows, job, jobEvents, reviewItems, session, sessions, setup } from "../state/store";
+import { agents, contextRows, job, jobEvents, reviewItems, reviewJobs, session, sessions, setup } from "../state/store";
 import { SetupCard } from "./SetupCard";
 import { Timeline } from "./Timeline";
 
@@ -184,6 +184,10 @@ function JobBar() {
   const b = budget(j);
   const pendingInJob = jobPending.value;
   const finished = jobEvents.value.find((e) => e.type === "review.finished")?.data;
+  const flaggedInJob = reviewJobs.value.find((g) => g.job_id === j.job_id)?.flagged ?? 0;
+  // A long apply says how far it has come until it completes.
+  const lastApply = [...jobEvents.value].reverse().find((e) => e.type === "apply.progress" || e.type === "apply.completed");
+  const applying = lastApply?.type === "apply.progress" && lastApply.data.done < lastApply.data.total ? lastApply.data : null;
   return (
     <div class="jobbar">
       <div class="row">
@@ -202,6 +206,14 @@ function JobBar() {
           {j.error.message}
         </div>
       )}
+      {applying && (
+        <div class="row">
+          <progress data-testid="apply-progress" max={applying.total} value={applying.done} />
+          <span class="muted">
+            Writing {applying.done.toLocaleString()} of {applying.total.toLocaleString()} files
+          </span>
+        </div>
+      )}
       {finished && (
         <div class="muted" data-testid="review-finished">
           Review finished: {finished.accepted} accepted, {finished.rejected} rejected, all saved.
@@ -209,7 +221,10 @@ function JobBar() {
       )}
       {j.status === "awaiting_review" && (
         <div class="row">
-          <span class="muted">{pendingInJob > 0 ? `${pendingInJob} hunk(s) to review` : "All hunks decided: save the files to finish"}</span>
+          <span class="muted" data-testid="job-review-status">
+            {pendingInJob > 0 ? `${pendingInJob.toLocaleString()} hunk(s) to review` : "All hunks decided: save the files to finish"}
+            {flaggedInJob > 0 && <span class="flag-count"> · ⚑ {flaggedInJob.toLocaleString()} flagged</span>}
+          </span>
           <span class="spacer" />
           <button data-testid="accept-job" onClick={() => void agent.finishReview("all")} title="Accept every pending hunk and write the files">
             Accept all

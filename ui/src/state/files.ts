@@ -4,7 +4,7 @@
 
 import { batch } from "@preact/signals";
 import { api } from "../api/client";
-import type { FileContent, JobUpdated, Status, TreeEntry } from "../api/types";
+import type { FileContent, JobUpdated, Selection, Status, TreeEntry } from "../api/types";
 import type { EditorController } from "../editor/controller";
 import { ask } from "./confirm";
 import { metrics } from "./metrics";
@@ -12,8 +12,9 @@ import { attempt, currentHunk, hunkInfo, openFile, reviewJobs, settling, tell, t
 import { reloadListings } from "./tree";
 
 let editor: EditorController | null = null;
-/** Decisions made, newest last, with their file, for undo. */
-const decisions: { id: string; path: string }[] = [];
+/** Decisions made, newest last, for undo: one hunk with its file, or many
+ * hunks decided as one step (a pattern, every unflagged hunk of a job). */
+const decisions: ({ id: string; path: string } | { many: Selection; label: string })[] = [];
 /** The engine's answer to the last decision: decisions are sent one after
  * another, so each answer carries every decision before it, and an undo
  * never overtakes the decision it undoes. */
@@ -55,7 +56,7 @@ export async function refreshTree() {
   const started = performance.now();
   const [entries, review] = await Promise.all([attempt("Listing files", () => api.tree({ changed: true })), attempt("Listing the review", () => api.review())]);
   if (review) {
-    const jobs = review.jobs.map(({ job_id, instruction, source }) => ({ job_id, instruction, source }));
+    const jobs = review.jobs.map(({ job_id, instruction, source, patterns, flagged }) => ({ job_id, instruction, source, patterns, flagged }));
     if (!sameJson(jobs, reviewJobs.value)) reviewJobs.value = jobs;
     const info = new Map(review.jobs.flatMap((g) => g.hunks.map((h) => [h.hunk_id, kept(hunkInfo.value.get(h.hunk_id), h)] as const)));
     if (info.size !== hunkInfo.value.size || [...info].some(([id, h]) => hunkInfo.value.get(id) !== h)) hunkInfo.value = info;
@@ -253,7 +254,7 @@ async function decideAsked(status: Status, id: string, withReason: boolean) {
 
 /** Takes `id`'s newest decision off the undo list. */
 function forget(id: string) {
-  const i = decisions.map((d) => d.id).lastIndexOf(id);
+  const i = decisions.map((d) => ("id" in d ? d.id : null)).lastIndexOf(id);
   if (i >= 0) decisions.splice(i, 1);
 }
 
@@ -285,6 +286,10 @@ export async function undoDecision() {
   await lastDecision;
   const last = decisions.at(-1);
   if (!last) return tell("info", "No decision to undo");
+  if ("many" in last) {
+    decisions.pop();
+    return void (await sendMany(last.many, "pending", `Undid: ${last.label}`));
+  }
   const { id, path } = last;
   decidedHere.add(id);
   // Sent in turn like a decision, and counted as one: the answer to the
@@ -346,6 +351,41 @@ export async function step(direction: 1 | -1) {
     editor.goTo(next);
     metrics.nextShown(started, true);
   } else await goToNextFile(editor.openPath, direction);
+}
+
+/** Decides many hunks at once as one step (`label` says which, for the
+ * message and its undo): a pattern, every unflagged hunk of a job. */
+export async function decideMany(selection: Selection, status: "accepted" | "rejected", label: string) {
+  await lastDecision;
+  await editor?.flush().catch(() => undefined);
+  const done = await sendMany(selection, status, `${status === "accepted" ? "Accepted" : "Rejected"}: ${label}`);
+  if (done && done.moved > 0) decisions.push({ many: selection, label });
+}
+
+async function sendMany(selection: Selection, status: Status, said: string) {
+  const answered = attempt("Deciding", () => api.decideMany({ selection, status }));
+  lastDecision = answered;
+  const done = await answered;
+  if (!done) return undefined;
+  tell("info", `${said} (${done.moved.toLocaleString()} hunks in ${done.files.toLocaleString()} files)`);
+  await Promise.all([refreshTree(), reloadOpen()]);
+  return done;
+}
+
+/** Accepts (or rejects) every pending hunk of the current hunk's pattern. */
+export async function decideCurrentPattern(status: "accepted" | "rejected") {
+  const hunk = currentHunk.value ? hunkInfo.value.get(currentHunk.value) : undefined;
+  if (!hunk?.pattern || !hunk.job_id) return tell("info", "The current hunk is not part of a pattern");
+  const group = reviewJobs.value.find((j) => j.job_id === hunk.job_id)?.patterns.find((p) => p.pattern.pattern_id === hunk.pattern);
+  const label = group ? patternLabel(group.pattern) : `pattern ${hunk.pattern}`;
+  await decideMany({ kind: "pattern", job_id: hunk.job_id, pattern_id: hunk.pattern }, status, label);
+}
+
+/** A pattern in words: what it takes out and puts in. */
+export function patternLabel(p: { removed: string; inserted: string }) {
+  if (!p.removed) return `“${p.inserted}” added`;
+  if (!p.inserted) return `“${p.removed}” removed`;
+  return `“${p.removed}” → “${p.inserted}”`;
 }
 
 /** Accepts every pending hunk of the open file. */
@@ -460,6 +500,10 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
             break;
           case "tree.changed":
             listingsSoon();
+            break;
+          case "review.batch":
+            ahead.clear();
+            if (editor?.openPath) reload = true;
             break;
           case "job.updated":
             onJob(e.data);

@@ -13,7 +13,7 @@ export const needsFolder = signal(false);
  * (the folders' listings are in `state/tree.ts`). */
 export const tree = signal<TreeEntry[]>([]);
 /** The review's jobs, oldest first, as the engine last listed them (their hunks' details in `hunkInfo`). */
-export const reviewJobs = signal<Pick<ReviewGroup, "job_id" | "instruction" | "source">[]>([]);
+export const reviewJobs = signal<Pick<ReviewGroup, "job_id" | "instruction" | "source" | "patterns" | "flagged">[]>([]);
 /** Each pending hunk's job, line and preview, by hunk id. */
 export const hunkInfo = signal<ReadonlyMap<string, PendingHunk>>(new Map());
 /** The file in the editor, as the engine last described it. */
