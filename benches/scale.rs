@@ -66,9 +66,19 @@ fn edits(n: usize) -> Vec<ProposedEdit> {
         .collect()
 }
 
-/// Writes `n` small files into `dir` one at a time, each flushed and renamed
-/// (and its folder flushed): the floor of a save that does one file at a time.
+/// `n` small files in `dir`, for a floor to replace (a save replaces notes
+/// that exist: their old inodes go, which costs the file system too).
+fn existing(dir: &Path, n: usize, prefix: &str) {
+    for i in 0..n {
+        std::fs::write(dir.join(format!("{prefix}{i}.md")), note(i)).unwrap();
+    }
+}
+
+/// Replaces `n` small files in `dir` one at a time, each written to a
+/// temporary file, flushed and renamed over the old one (and its folder
+/// flushed): the floor of a save that does one file at a time.
 fn floor_one_by_one(dir: &Path, n: usize) -> Duration {
+    existing(dir, n, "f");
     let start = Instant::now();
     for i in 0..n {
         let tmp = dir.join(format!(".t{i}"));
@@ -81,9 +91,10 @@ fn floor_one_by_one(dir: &Path, n: usize) -> Duration {
     start.elapsed()
 }
 
-/// Writes `n` small files into `dir` in one batch: all written, one
-/// `syncfs`, all renamed, the folder flushed once.
+/// Replaces `n` small files in `dir` in one batch: all written, one
+/// `syncfs`, all renamed over the old ones, the folder flushed once.
 fn floor_batched(dir: &Path, n: usize) -> Duration {
+    existing(dir, n, "b");
     let start = Instant::now();
     let tmps: Vec<PathBuf> = (0..n)
         .map(|i| {

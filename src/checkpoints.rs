@@ -121,12 +121,17 @@ impl FileSnapshot {
 
     /// The state of `path` on disk now, whatever Redline holds for it.
     pub(crate) fn of_disk(project: &Project, path: &str) -> Result<FileSnapshot, PathError> {
-        let (text, disk_hash) = match project.read_text(path) {
-            Ok(file) => (Some(file.text), Some(file.hash)),
-            Err(PathError::NotFound(_)) => (None, None),
-            Err(e) => return Err(e),
-        };
-        Ok(FileSnapshot {
+        match project.read_text(path) {
+            Ok(file) => Ok(FileSnapshot::of_text(Some(file.text), Some(file.hash))),
+            Err(PathError::NotFound(_)) => Ok(FileSnapshot::of_text(None, None)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The state of a file not under review that was just read: `text`
+    /// hashing to `disk_hash` (`None` for both: no file).
+    pub(crate) fn of_text(text: Option<String>, disk_hash: Option<String>) -> FileSnapshot {
+        FileSnapshot {
             text,
             under_review: false,
             base: None,
@@ -135,7 +140,7 @@ impl FileSnapshot {
             log: None,
             entries: Vec::new(),
             order: Vec::new(),
-        })
+        }
     }
 
     /// The review state this snapshot restores, keeping what Redline knows of

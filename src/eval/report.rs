@@ -143,19 +143,22 @@ fn escape(text: &str) -> String {
 
 fn summary_table(runs: &[RunResults]) -> String {
     let mut out = String::from(
-        "<h2>Summary</h2><table><tr><th>run</th><th>model</th><th>success</th><th>accepted hunks</th><th>conflicts</th><th>tools / success</th><th>p50 s</th><th>p95 s</th><th>tokens in / out</th><th>cost $</th><th>asked</th><th>needless questions</th><th>malformed / job</th><th>relocations</th><th>unintended bytes proposed / written</th></tr>",
+        "<h2>Summary</h2><table><tr><th>run</th><th>model</th><th>success</th><th>accepted hunks</th><th>damage flagged</th><th>flagged, clean tasks</th><th>conflicts</th><th>tools / success</th><th>p50 s</th><th>p95 s</th><th>tokens in / out</th><th>cost $</th><th>asked</th><th>needless questions</th><th>malformed / job</th><th>relocations</th><th>unintended bytes proposed / written</th></tr>",
     );
     for r in runs {
         let s = &r.summary;
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}/{} ({:.0}%)</td><td>{:.0}%</td><td>{:.0}%</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{} / {}</td><td>{:.4}</td><td>{:.0}%</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{} / {}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}/{} ({:.0}%)</td><td>{:.0}%</td><td>{:.0}% of {}</td><td>{:.1}%</td><td>{:.0}%</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{} / {}</td><td>{:.4}</td><td>{:.0}%</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{} / {}</td></tr>",
             escape(&r.label),
             escape(&r.model),
             s.successes,
             s.tasks,
             s.success_rate * 100.0,
             s.accepted_hunk_ratio * 100.0,
+            s.damage_flagged_ratio * 100.0,
+            s.damaging,
+            s.clean_flag_rate * 100.0,
             s.conflict_rate * 100.0,
             s.tool_calls_per_success,
             s.latency_p50_ms as f64 / 1000.0,

@@ -16,6 +16,7 @@ use super::results::TaskResult;
 use super::task::{During, Task};
 use crate::agent::AgentEvent;
 use crate::config::{AgentMode, Config, ProviderKind, ProviderSettings};
+use crate::hunks::Hunk;
 use crate::jobs::{Job, JobEvent, JobStatus, Providers, RunRequest, Runtime, RuntimeEvent};
 use crate::providers::conversation::{Message, StepRequest};
 use crate::providers::{Notice, Protocol, Provider, ProviderError, Step};
@@ -262,6 +263,7 @@ fn review(
             );
         }
     }
+    triage(task, &files, result);
     let accepted: Vec<String> = oracle::review(task, start, &files)
         .into_iter()
         .filter(|d| d.accept)
@@ -269,6 +271,50 @@ fn review(
         .collect();
     result.accepted += accepted.len();
     Ok(accepted)
+}
+
+/// Counts the hunks of `files` the review flagged, and the damaging ones
+/// the task names (`[[damage]]`) that were proposed and flagged.
+fn triage(task: &Task, files: &[Proposed<'_>], result: &mut TaskResult) {
+    for file in files {
+        result.flagged += file
+            .diff
+            .hunks
+            .iter()
+            .filter(|h| !h.flags.is_empty())
+            .count();
+    }
+    for damage in &task.spec.damage {
+        let hits: Vec<&Hunk> = files
+            .iter()
+            .filter(|f| f.diff.file_path == damage.file)
+            .flat_map(|f| f.diff.hunks.iter().filter(|h| touches(f, h, &damage.text)))
+            .collect();
+        if !hits.is_empty() {
+            result.damaging += 1;
+            if hits.iter().any(|h| !h.flags.is_empty()) {
+                result.damaging_flagged += 1;
+            } else {
+                result.failures.push(format!(
+                    "the damage in {} ({}) was not flagged",
+                    damage.file, damage.kind
+                ));
+            }
+        }
+    }
+}
+
+/// Whether `hunk` of `file` takes out or puts in `text`.
+fn touches(file: &Proposed<'_>, hunk: &Hunk, text: &str) -> bool {
+    let lines = |t: Option<&str>, start: usize, len: usize| {
+        t.unwrap_or_default()
+            .split_inclusive('\n')
+            .skip(start)
+            .take(len)
+            .collect::<String>()
+    };
+    lines(file.base, hunk.old_start, hunk.old_lines).contains(text)
+        || lines(file.proposed, hunk.new_start, hunk.new_lines).contains(text)
 }
 
 /// Following one job's events to its end, playing the user.

@@ -44,6 +44,23 @@ pub struct TaskSpec {
     /// What must hold on disk after the review; all of them.
     #[serde(default, rename = "check")]
     pub checks: Vec<Check>,
+    /// Damaging edits the golden trace hides among good ones: the review's
+    /// risk flags should mark each.
+    #[serde(default, rename = "damage")]
+    pub damage: Vec<Damage>,
+}
+
+/// `[[damage]]`: one damaging hunk a task's trace proposes, for measuring
+/// whether the review flags it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Damage {
+    /// Its file.
+    pub file: String,
+    /// Text the damaging hunk takes out or puts in: which hunk it is.
+    pub text: String,
+    /// What kind of damage, for reading results (`dropped_paragraph`, `dead_link`, …).
+    pub kind: String,
 }
 
 /// `[clarify]`.

@@ -5,7 +5,8 @@
 //! bytes first go to its temporary file, then all of them are flushed
 //! together (on Linux one `syncfs` of the file system; elsewhere each file),
 //! then each is moved into place with its hash check (see the `write`
-//! module), then each folder that changed is flushed once. A crash before a
+//! module), in chunks of [`CHUNK`] files; then each folder that changed is
+//! flushed once. A crash before a
 //! move leaves the old file (and a hidden temporary one that
 //! [`Project::remove_stale_writes`] clears); after it, the new one.
 
@@ -13,6 +14,9 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::{Project, WriteError, write};
+
+/// Writes staged (temporary files open) at a time.
+const CHUNK: usize = 500;
 
 /// One write of a batch.
 #[derive(Clone, Copy, Debug)]
@@ -35,27 +39,30 @@ impl Project {
         writes: &[BatchWrite<'_>],
         progress: &mut dyn FnMut(usize),
     ) -> Vec<Result<String, WriteError>> {
-        let mut staged: Vec<Result<write::StagedWrite, WriteError>> = writes
-            .iter()
-            .map(|w| self.stage_write(w.path, w.bytes, w.expected))
-            .collect();
-        if let Err(e) = self.flush_all(&staged) {
-            // Nothing has moved yet: every temporary file goes with its write.
-            return staged
-                .into_iter()
-                .map(|s| s.and_then(|s| Err(s.io(std::io::Error::new(e.kind(), e.to_string())))))
-                .collect();
-        }
         let mut folders: BTreeSet<PathBuf> = BTreeSet::new();
-        let mut out = Vec::with_capacity(staged.len());
-        for (done, s) in staged.drain(..).enumerate() {
-            out.push(s.and_then(|s| {
-                folders.insert(s.parent.clone());
-                self.land(s)
-            }));
-            if (done + 1) % 500 == 0 {
-                progress(done + 1);
+        let mut out = Vec::with_capacity(writes.len());
+        // In chunks, so that the temporary files held open stay well under
+        // the process's limit on open files.
+        for chunk in writes.chunks(CHUNK) {
+            let staged: Vec<Result<write::StagedWrite, WriteError>> = chunk
+                .iter()
+                .map(|w| self.stage_write(w.path, w.bytes, w.expected))
+                .collect();
+            if let Err(e) = self.flush_all(&staged) {
+                // Nothing of this chunk has moved: each temporary file goes
+                // with its write, and the targets are as they were.
+                out.extend(staged.into_iter().map(|s| {
+                    s.and_then(|s| Err(s.io(std::io::Error::new(e.kind(), e.to_string()))))
+                }));
+                continue;
             }
+            out.extend(staged.into_iter().map(|s| {
+                s.and_then(|s| {
+                    folders.insert(s.parent.clone());
+                    self.land(s)
+                })
+            }));
+            progress(out.len());
         }
         for folder in &folders {
             write::sync_dir(folder);
@@ -63,7 +70,6 @@ impl Project {
         for w in writes {
             self.reindex_raw(w.path);
         }
-        progress(out.len());
         out
     }
 

@@ -4,9 +4,11 @@
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use super::review_state::save_file;
 use super::{Store, StoreError, put_blob, text_blob};
 use crate::checkpoints::{Checkpoint, CheckpointFile, CheckpointKind, FileSnapshot};
 use crate::project::text::content_hash;
+use crate::review::FileReview;
 
 /// A file of a checkpoint as stored: its snapshot (text apart) and what the
 /// API shows of it.
@@ -36,6 +38,21 @@ impl Store {
         instruction: &str,
         files: Vec<NewCheckpointFile>,
     ) -> Result<Checkpoint, StoreError> {
+        self.add_checkpoint_then_save(kind, session_id, job_id, instruction, files, [])
+    }
+
+    /// Records a checkpoint and then stores the whole review state of
+    /// `staged`, in one transaction: a run's proposal is either checkpointed
+    /// and staged, or neither (and the pages both touch are written once).
+    pub(crate) fn add_checkpoint_then_save<'a>(
+        &mut self,
+        kind: CheckpointKind,
+        session_id: Option<&str>,
+        job_id: Option<&str>,
+        instruction: &str,
+        files: Vec<NewCheckpointFile>,
+        staged: impl IntoIterator<Item = &'a FileReview>,
+    ) -> Result<Checkpoint, StoreError> {
         let created_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
         self.transaction(|tx| {
             let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoints", [], |r| r.get(0))?;
@@ -60,17 +77,20 @@ impl Store {
                     hunk_ids: file.hunk_ids,
                     reverse_patches: file.reverse_patches,
                 };
-                tx.execute(
+                tx.prepare_cached(
                     "INSERT INTO checkpoint_files (checkpoint_id, path, text_hash, proposed_hash, state)
                      VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![id, file.path, text_hash, proposed_hash, serde_json::to_string(&stored).expect("serializes")],
-                )?;
+                )?
+                .execute(params![id, file.path, text_hash, proposed_hash, serde_json::to_string(&stored).expect("serializes")])?;
                 affected.push(CheckpointFile {
                     file_path: file.path,
                     base_snapshot_hash: text_hash,
                     hunk_ids: stored.hunk_ids,
                     reverse_patches: stored.reverse_patches,
                 });
+            }
+            for file in staged {
+                save_file(tx, file)?;
             }
             Ok(Checkpoint {
                 checkpoint_id: id,

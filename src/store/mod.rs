@@ -260,20 +260,27 @@ impl Store {
 
 pub(crate) fn put_blob(conn: &Connection, bytes: &[u8]) -> Result<String, StoreError> {
     let hash = content_hash(bytes);
-    let exists: bool = conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM blobs WHERE hash = ?1)",
-        [&hash],
-        |r| r.get(0),
-    )?;
-    if !exists {
-        let data = lz4_flex::compress_prepend_size(bytes);
-        conn.execute(
-            "INSERT INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)",
-            params![hash, bytes.len() as i64, data],
-        )?;
+    // Cached statements: a checkpoint of thousands of files puts thousands
+    // of blobs, and parsing the SQL each time would cost more than the work.
+    // A small blob is compressed and offered at once (one statement); a big
+    // one is looked for first, so that text already stored is not
+    // compressed again.
+    if bytes.len() > SMALL_BLOB {
+        let exists: bool = conn
+            .prepare_cached("SELECT EXISTS(SELECT 1 FROM blobs WHERE hash = ?1)")?
+            .query_row([&hash], |r| r.get(0))?;
+        if exists {
+            return Ok(hash);
+        }
     }
+    let data = lz4_flex::compress_prepend_size(bytes);
+    conn.prepare_cached("INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)")?
+        .execute(params![hash, bytes.len() as i64, data])?;
     Ok(hash)
 }
+
+/// Blobs up to this size are compressed before looking whether they are stored.
+const SMALL_BLOB: usize = 4096;
 
 pub(crate) fn blob(conn: &Connection, hash: &str) -> Result<Vec<u8>, StoreError> {
     let data: Vec<u8> = conn

@@ -317,18 +317,19 @@ fn status_of(path: &str, text: &str) -> Result<Status, StoreError> {
     Status::parse(text).ok_or_else(|| StoreError::Corrupt(format!("{path}: status `{text}`")))
 }
 
-fn save_file(tx: &Transaction<'_>, file: &FileReview) -> Result<(), StoreError> {
+pub(super) fn save_file(tx: &Transaction<'_>, file: &FileReview) -> Result<(), StoreError> {
     let base_hash = put_blob(tx, file.base.as_bytes())?;
     let buffer_hash = put_blob(tx, file.buffer().as_bytes())?;
     let log = file.to_stored();
     let pieces_hash = put_blob(tx, log.text.as_bytes())?;
     let empty = put_blob(tx, b"")?;
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_hash)
          VALUES (?1, ?2, ?3, ?4, ?5, '[]', ?6, ?7)
          ON CONFLICT(path) DO UPDATE SET base_hash = ?2, disk_hash = ?3, created = ?4, buffer_hash = ?5,
                                          doc_order = '[]', pieces = ?6, pieces_hash = ?7",
-        params![
+    )?
+    .execute(params![
             file.path,
             base_hash,
             file.disk_hash,
@@ -338,7 +339,8 @@ fn save_file(tx: &Transaction<'_>, file: &FileReview) -> Result<(), StoreError> 
             pieces_hash,
         ],
     )?;
-    tx.execute("DELETE FROM entries WHERE path = ?1", [&file.path])?;
+    tx.prepare_cached("DELETE FROM entries WHERE path = ?1")?
+        .execute([&file.path])?;
     // The columns of the line-region log (old and new text, region) are
     // left empty: nothing reads them for a file stored with its pieces.
     let mut insert = tx.prepare_cached(

@@ -212,9 +212,18 @@ impl Workspace {
             );
             notes
         });
+        // A file not under review was just read to make its proposal: its
+        // snapshot is that text, not a second read of the disk.
         let snapshots = proposals
             .iter()
-            .map(|p| FileSnapshot::take(&self.project, &self.review, &p.file_path))
+            .map(|p| match self.review.file(&p.file_path) {
+                Some(_) => FileSnapshot::take(&self.project, &self.review, &p.file_path),
+                None if p.created => Ok(FileSnapshot::of_text(None, None)),
+                None => Ok(FileSnapshot::of_text(
+                    Some(p.base.clone()),
+                    p.base_file_hash.clone(),
+                )),
+            })
             .collect::<Result<Vec<_>, _>>()?;
 
         let mut staged = self.review.clone();
@@ -245,14 +254,12 @@ impl Workspace {
                 }
             })
             .collect();
-        let checkpoint = self.store.add_checkpoint(
+        let checkpoint = self.store.add_checkpoint_then_save(
             CheckpointKind::Run,
             run.session_id.as_deref(),
             Some(&run.job_id),
             &run.instruction,
             files,
-        )?;
-        self.store.save_files(
             proposals
                 .iter()
                 .map(|p| staged.file(&p.file_path).expect("staged")),

@@ -144,12 +144,13 @@ fn model_of(config: &Config, golden: bool) -> String {
 fn line(r: &TaskResult) -> String {
     let verdict = if r.success { "ok  " } else { "FAIL" };
     let mut out = format!(
-        "{:<34} {verdict} {} job(s) [{}] {}/{} hunks accepted, {} tools, {} questions, {:.1} s",
+        "{:<34} {verdict} {} job(s) [{}] {}/{} hunks accepted, {} flagged, {} tools, {} questions, {:.1} s",
         r.id,
         r.jobs,
         r.statuses.join(", "),
         r.accepted,
         r.hunks,
+        r.flagged,
         r.tool_calls,
         r.questions,
         r.latency_ms as f64 / 1000.0
@@ -171,6 +172,15 @@ fn print_summary(label: &str, s: &eval::Summary) {
     println!(
         "   accepted-hunk ratio     {:.0}%",
         s.accepted_hunk_ratio * 100.0
+    );
+    println!(
+        "   damage flagged          {:.0}% of {} damaging hunks (goal: all)",
+        s.damage_flagged_ratio * 100.0,
+        s.damaging
+    );
+    println!(
+        "   flagged, clean tasks    {:.1}% of hunks (goal: under 5%)",
+        s.clean_flag_rate * 100.0
     );
     println!("   conflict rate           {:.0}%", s.conflict_rate * 100.0);
     println!("   tool calls per success  {:.1}", s.tool_calls_per_success);
