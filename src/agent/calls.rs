@@ -278,10 +278,15 @@ async fn run_tool(
                 .map(|f| (f.path.rel().to_owned(), f.text)),
             _ => None,
         };
-        (result, version)
+        // Every file the search matched counts as seen, on any page.
+        let found = match &result {
+            Ok(_) if tool == "search_project" => tools::search::files_matching(view, &args),
+            _ => Vec::new(),
+        };
+        (result, version, found)
     })
     .await;
-    let (result, version) = match ran {
+    let (result, version, found) = match ran {
         Ok(ran) => ran,
         Err(e) => {
             return malformed(
@@ -297,14 +302,7 @@ async fn run_tool(
         state.seen.insert(path.clone());
         state.read_versions.insert(path, text);
     }
-    if let Ok(found) = &result
-        && name == "search_project"
-    {
-        let hits = found["results"].as_array().into_iter().flatten();
-        state
-            .seen
-            .extend(hits.filter_map(|r| r["file_path"].as_str().map(str::to_owned)));
-    }
+    state.seen.extend(found);
     let completed = |ok, result_count, error| {
         AgentEvent::ToolCallCompleted(ToolCallCompleted {
             tool_call_id: call.tool_call_id.clone(),

@@ -287,6 +287,25 @@ pub(crate) fn build_matcher(
     })
 }
 
+/// Every file with a line `args` (the tool's arguments) matches, not only
+/// those of the page the tool returned: what a search lets an agent see of
+/// the project, for the review's risk rules. Empty when the arguments do
+/// not decode or the query does not compile.
+pub fn files_matching<'a>(view: impl Into<View<'a>>, args: &serde_json::Value) -> Vec<String> {
+    let Ok(args) = serde_json::from_value::<SearchArgs>(args.clone()) else {
+        return Vec::new();
+    };
+    let query = Query {
+        pattern: &args.query,
+        regex: args.regex.unwrap_or(false),
+        case_sensitive: args.case_sensitive,
+        glob: args.glob.as_deref(),
+    };
+    find_matches(view, &query)
+        .map(|files| files.into_iter().map(|f| f.path).collect())
+        .unwrap_or_default()
+}
+
 /// The `search_project` tool.
 pub struct SearchProject;
 

@@ -10,6 +10,7 @@ use crate::jobs::error::{RuntimeError, not_found};
 use crate::jobs::events::{FeedEvent, JobEvent, JobUpdated, RuntimeEvent, StatusChanged};
 use crate::jobs::model::{Event, EventPage, Job, JobStatus, now};
 use crate::jobs::records::Records;
+use crate::review::Status;
 
 impl Runtime {
     /// Changes the stored job `job_id`; returns it as saved, or `None` when
@@ -88,11 +89,29 @@ impl Runtime {
         self.inner.changed.send_modify(|n| *n += 1);
     }
 
-    /// The job `id`, with its cursor.
+    /// The job `id`, with its cursor, and each hunk of its diff bundle
+    /// with the decision it has now (`accepted`: `null` while pending or
+    /// no longer under review).
     pub fn job(&self, id: &str) -> Result<Job, RuntimeError> {
-        let db = self.db();
-        let mut job = db.job(id)?.ok_or_else(|| not_found("job", id))?;
-        job.cursor = db.next_event_cursor(id)?;
+        let mut job = {
+            let db = self.db();
+            let mut job = db.job(id)?.ok_or_else(|| not_found("job", id))?;
+            job.cursor = db.next_event_cursor(id)?;
+            job
+        };
+        if let Some(bundle) = &mut job.diff_bundle {
+            let ws = self.ws();
+            let review = ws.review();
+            for hunk in bundle.files.iter_mut().flat_map(|f| &mut f.hunks) {
+                hunk.accepted = review.find_hunk(&hunk.hunk_id).ok().and_then(|(path, i)| {
+                    match review.file(&path)?.entries()[i].status {
+                        Status::Accepted => Some(true),
+                        Status::Rejected => Some(false),
+                        Status::Pending => None,
+                    }
+                });
+            }
+        }
         Ok(job)
     }
 

@@ -28,6 +28,8 @@ type Row =
   | { kind: "job"; key: string; job: Job | undefined; flagged: number; unflagged: number }
   | { kind: "section"; key: string; label: string }
   | { kind: "pattern"; key: string; job: string; group: PatternGroup; open: boolean; flagged: number }
+  | { kind: "pattern-actions"; key: string; job: string; group: PatternGroup; flagged: number }
+  | { kind: "job-actions"; key: string; instruction: string; unflagged: number }
   | { kind: "more"; key: string; pattern: string; hidden: number }
   | { kind: "file"; path: string }
   | { kind: "hunk"; id: string; path: string; indent?: boolean };
@@ -74,6 +76,21 @@ export function ReviewList() {
                   );
                 case "pattern":
                   return <PatternRow key={`p:${r.key}`} row={r} />;
+                case "pattern-actions":
+                  return <PatternActions key={`pa:${r.key}`} row={r} />;
+                case "job-actions":
+                  return (
+                    <div key={`ja:${r.key}`} class="review-row review-actions">
+                      <button
+                        class="mini"
+                        data-testid="accept-unflagged"
+                        title="Accept every hunk of this job that no rule flagged, as one step (undo brings them all back)"
+                        onClick={() => void decideMany({ kind: "unflagged", job_id: r.key }, "accepted", `every unflagged hunk of “${r.instruction}”`)}
+                      >
+                        Accept {r.unflagged.toLocaleString()} unflagged
+                      </button>
+                    </div>
+                  );
                 case "more":
                   return (
                     <button key={`m:${r.key}`} class="review-row review-more" onClick={() => toggle(r.pattern)} data-testid="pattern-more">
@@ -131,6 +148,7 @@ function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<stri
     const job = heading.get(key);
     const b = byJob.get(key)!;
     rows.push({ kind: "job", key, job, flagged: b.flagged.length, unflagged: b.count - b.flagged.length });
+    if (key && b.flagged.length > 0 && b.count > b.flagged.length) rows.push({ kind: "job-actions", key, instruction: job?.instruction ?? "", unflagged: b.count - b.flagged.length });
     if (b.flagged.length > 0) {
       rows.push({ kind: "section", key: `${key}:flagged`, label: `Flagged · ${b.flagged.length.toLocaleString()}` });
       for (const f of b.flagged) rows.push({ kind: "hunk", id: f.hunk, path: f.path });
@@ -143,6 +161,7 @@ function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<stri
       const whole = `${key}:${id}`;
       const isOpen = open.has(whole);
       rows.push({ kind: "pattern", key: whole, job: key, group, open: isOpen, flagged: group.pending - shown.length });
+      rows.push({ kind: "pattern-actions", key: whole, job: key, group, flagged: group.pending - shown.length });
       const list = isOpen ? shown : shown.slice(0, EXAMPLES);
       for (const o of list) rows.push({ kind: "hunk", id: o.hunk, path: o.path, indent: true });
       if (!isOpen && shown.length > EXAMPLES) rows.push({ kind: "more", key: whole, pattern: whole, hidden: shown.length - EXAMPLES });
@@ -183,35 +202,37 @@ function JobRow({ row }: { row: Extract<Row, { kind: "job" }> }) {
           ⚑ {row.flagged.toLocaleString()}
         </span>
       )}
-      {row.key && row.flagged > 0 && row.unflagged > 0 && (
-        <button
-          class="mini"
-          data-testid="accept-unflagged"
-          title="Accept every hunk of this job that no rule flagged, as one step (undo brings them all back)"
-          onClick={() => void decideMany({ kind: "unflagged", job_id: row.key }, "accepted", `every unflagged hunk of “${instruction}”`)}
-        >
-          Accept {row.unflagged.toLocaleString()} unflagged
-        </button>
-      )}
     </div>
   );
 }
 
 function PatternRow({ row }: { row: Extract<Row, { kind: "pattern" }> }) {
   const p = row.group.pattern;
+  return (
+    <button
+      class="review-row review-pattern"
+      aria-expanded={row.open}
+      onClick={() => toggle(row.key)}
+      title={`${patternLabel(p)}: ${row.open ? "show only the first occurrences" : "show every occurrence"}`}
+      data-testid="review-pattern"
+      data-pattern-id={p.pattern_id}
+    >
+      {row.open ? "▾" : "▸"} {p.removed && <del>{p.removed}</del>}
+      {p.removed && p.inserted && " → "}
+      {p.inserted && <ins>{p.inserted}</ins>}
+    </button>
+  );
+}
+
+function PatternActions({ row }: { row: Extract<Row, { kind: "pattern-actions" }> }) {
+  const p = row.group.pattern;
   const label = patternLabel(p);
   const selection = { kind: "pattern" as const, job_id: row.job, pattern_id: p.pattern_id };
   return (
-    <div class="review-row review-pattern" data-testid="review-pattern" data-pattern-id={p.pattern_id}>
-      <button class="pattern-toggle" aria-expanded={row.open} onClick={() => toggle(row.key)} title={row.open ? "Show only the first occurrences" : "Show every occurrence"} data-testid="pattern-toggle">
-        {row.open ? "▾" : "▸"} {p.removed && <del>{p.removed}</del>}
-        {p.removed && p.inserted && " → "}
-        {p.inserted && <ins>{p.inserted}</ins>}
-        <span class="stat" data-testid="pattern-count">
-          {" "}
-          · {row.group.pending.toLocaleString()} hunks in {row.group.pending_files.toLocaleString()} files{row.flagged > 0 ? ` (${row.flagged} flagged, listed above)` : ""}
-        </span>
-      </button>
+    <div class="review-row review-actions" data-pattern-id={p.pattern_id}>
+      <span class="stat" data-testid="pattern-count">
+        {row.group.pending.toLocaleString()} hunks in {row.group.pending_files.toLocaleString()} files{row.flagged > 0 ? ` (${row.flagged} flagged, above)` : ""}
+      </span>
       <button class="mini" data-testid="pattern-accept" title="Accept every hunk of this pattern, as one step (Alt+Shift+Y on one of them)" onClick={() => void decideMany(selection, "accepted", label)}>
         Accept
       </button>

@@ -1,0 +1,88 @@
+// Review at scale in a real browser: a link rename (`[[Atlas]]` →
+// `[[Meridian]]`) proposed in every one of 5,000 notes
+// (REDLINE_E2E_SCALE_NOTES for another size), one of which the agent got
+// wrong (`[[Meridain]]`, a note that does not exist). The review list shows
+// one pattern and one flagged hunk, with its reasons; the pattern is accepted
+// with one keystroke on an occurrence, the outlier rejected on its own, the
+// job applied in one batch; every note's bytes are checked.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { api, browser, call, replaceLine, serve, shot, vault, waitFor as until } from "./support.mjs";
+
+const NOTES = Number(process.env.REDLINE_E2E_SCALE_NOTES ?? 5000);
+const OUTLIER = Math.floor(NOTES / 2);
+const path = (i) => `Notes ${String(i % 20).padStart(2, "0")}/note-${String(i).padStart(5, "0")}.md`;
+const LINE = "See [[Atlas]] for more.";
+const note = (i, line = LINE) => `# Note ${i}\n\n${line}\n`;
+
+let dir, server, chrome, page;
+before(async () => {
+  const files = { "Meridian.md": "# Meridian\n", "Atlas.md": "# Atlas\n" };
+  const edits = [];
+  for (let i = 0; i < NOTES; i++) {
+    files[path(i)] = note(i);
+    edits.push(replaceLine(path(i), 3, LINE, i === OUTLIER ? "See [[Meridain]] for more." : "See [[Meridian]] for more."));
+  }
+  dir = vault(files);
+  server = await serve(dir, [call("search_project", { query: "[[Atlas]]" }), call("propose_edits", { edits, summary: "Renamed Atlas to Meridian." })]);
+  ({ browser: chrome, page } = await browser());
+});
+after(async () => {
+  await chrome?.close();
+  await server?.stop();
+});
+
+test(`a rename in ${NOTES.toLocaleString()} notes is reviewed as one pattern and one flagged outlier`, async () => {
+  await page.goto(server.url);
+  await page.getByTestId("instruction").fill("Rename Atlas to Meridian in every note, links included");
+  await page.getByTestId("run").click();
+  await page.getByTestId("review-count").filter({ hasText: new RegExp(`^${NOTES}$`) }).waitFor({ timeout: 120_000 });
+
+  // One pattern, counted; one flagged hunk first, with its reasons.
+  const pattern = page.getByTestId("review-pattern");
+  await pattern.waitFor();
+  assert.equal(await pattern.count(), 1);
+  const count = await page.getByTestId("pattern-count").textContent();
+  assert.match(count, new RegExp(`${(NOTES - 1).toLocaleString("en-US")} hunks in ${(NOTES - 1).toLocaleString("en-US")} files`));
+  assert.match(await pattern.textContent(), /Atlas.*→.*Meridian/);
+  const flagged = page.locator('[data-testid="review-item"][data-flagged]');
+  assert.equal(await flagged.count(), 1);
+  const flags = await flagged.getByTestId("hunk-flag").textContent();
+  assert.match(flags, /dead link/);
+  assert.match(flags, /outlier/);
+  assert.match(await flagged.getAttribute("title"), /\[\[Meridain\]\], but no note is called that/);
+  assert.match(await page.getByTestId("job-review-status").textContent(), /1 flagged/);
+  // The flagged hunk leads the job's rows; the pattern's first occurrences follow it.
+  const rows = await page.locator('.review-body [data-testid]').evaluateAll((els) => els.map((e) => e.dataset.testid));
+  assert.ok(rows.indexOf("review-item") < rows.indexOf("review-pattern"), `flagged first: ${rows.slice(0, 8)}`);
+  await shot(page, "scale-1-pattern-and-flag");
+
+  // One keystroke on an occurrence accepts the whole pattern.
+  const occurrence = page.locator('[data-testid="review-item"]:not([data-flagged])').first();
+  const opened = await occurrence.getAttribute("data-path");
+  await occurrence.click();
+  await page.getByTestId("open-path").filter({ hasText: opened }).waitFor();
+  await page.keyboard.press("Alt+Shift+Y");
+  await page.getByTestId("review-count").filter({ hasText: /^1$/ }).waitFor({ timeout: 60_000 });
+  assert.equal(await page.getByTestId("review-pattern").count(), 0, "the pattern is decided");
+
+  // The outlier, rejected on its own.
+  const outlierId = await flagged.getAttribute("data-hunk-id");
+  await flagged.click();
+  await page.getByTestId("open-path").filter({ hasText: path(OUTLIER) }).waitFor();
+  await page.locator(`[data-testid="hunk-reject"][data-hunk-id="${outlierId}"]`).click();
+  await page.getByTestId("review-count").filter({ hasText: /^0$/ }).waitFor();
+  await shot(page, "scale-2-decided");
+
+  // Applied in one batch: every accepted note written, the outlier as it was.
+  await page.getByTestId("apply-job").click();
+  await until(page, async () => (await api(server, "/api/review")).jobs.length === 0 && readFileSync(join(dir, path(0)), "utf8") === note(0, "See [[Meridian]] for more."), "the apply", 120_000);
+  for (let i = 0; i < NOTES; i++) {
+    const want = i === OUTLIER ? note(i) : note(i, "See [[Meridian]] for more.");
+    assert.equal(readFileSync(join(dir, path(i)), "utf8"), want, path(i));
+  }
+  await shot(page, "scale-3-applied");
+});
