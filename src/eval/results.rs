@@ -83,8 +83,8 @@ pub struct Summary {
     /// Damaging hunks flagged, over damaging hunks proposed (goal: all).
     #[serde(default)]
     pub damage_flagged_ratio: f64,
-    /// Flagged hunks over hunks, in the tasks that hide no damage (goal:
-    /// under 5%).
+    /// Flagged hunks over hunks, in the tasks whose jobs proposed no damage
+    /// a task names (goal: under 5%).
     #[serde(default)]
     pub clean_flag_rate: f64,
     /// Tasks with a conflict on apply, over tasks.
@@ -152,9 +152,7 @@ pub fn summarize(tasks: &[TaskResult]) -> Summary {
         damaging: sum(|t| t.damaging),
         damage_flagged_ratio: ratio(sum(|t| t.damaging_flagged), sum(|t| t.damaging)),
         clean_flag_rate: {
-            let clean = tasks
-                .iter()
-                .filter(|t| !t.tags.iter().any(|g| g == "damage"));
+            let clean = tasks.iter().filter(|t| t.damaging == 0);
             let (flagged, hunks) = clean.fold((0, 0), |(f, h), t| (f + t.flagged, h + t.hunks));
             ratio(flagged, hunks)
         },

@@ -13,7 +13,7 @@
 //! | [`CodeBlock`](Rule::CodeBlock) | it changes lines of a fenced code block |
 //! | [`TableShape`](Rule::TableShape) | it leaves a table whose rows differ in their number of cells, or changes a table's number of columns |
 //! | [`UnreadFile`](Rule::UnreadFile) | its file is one the job never read or found by searching |
-//! | [`WholeFile`](Rule::WholeFile) | it rewrites nine tenths of a file of at least [`WHOLE_FILE_LINES`] lines |
+//! | [`WholeFile`](Rule::WholeFile) | the job's hunks in its file, together, replace nine tenths of the non-blank lines of a file of at least [`WHOLE_FILE_LINES`] lines |
 //! | [`BreaksPattern`](Rule::BreaksPattern) | the job's largest pattern holds nine tenths of its hunks (at least [`PATTERN_MIN`]) and this hunk is not in it |
 
 use std::collections::{BTreeSet, HashSet};
@@ -99,13 +99,27 @@ pub(super) struct FileTexts<'a> {
     proposal: &'a FileProposal,
     old_starts: Vec<usize>,
     new_starts: Vec<usize>,
+    /// Non-blank lines of the base, and how many of them the hunks replace.
+    written: (usize, usize),
 }
 
 impl<'a> FileTexts<'a> {
-    pub(super) fn new(proposal: &'a FileProposal) -> FileTexts<'a> {
+    pub(super) fn new(proposal: &'a FileProposal, hunks: &[Hunk]) -> FileTexts<'a> {
+        let old_starts = line_starts(&proposal.base);
+        let filled = |from: usize, to: usize| {
+            (from..to)
+                .filter(|&l| !slice(&proposal.base, &old_starts, l, 1).trim().is_empty())
+                .count()
+        };
+        let lines = old_starts.len() - 1;
+        let replaced = hunks
+            .iter()
+            .map(|h| filled(h.old_start, (h.old_start + h.old_lines).min(lines)))
+            .sum();
         FileTexts {
-            old_starts: line_starts(&proposal.base),
+            written: (filled(0, lines), replaced),
             new_starts: line_starts(&proposal.proposed),
+            old_starts,
             proposal,
         }
     }
@@ -222,17 +236,16 @@ impl<'a, N: FnOnce() -> Vec<String>> Rules<'a, N> {
                 "the job never read this file or found it by searching".into(),
             );
         }
-        let lines = file.base_lines();
+        let (filled, replaced) = file.written;
         if !created
-            && lines >= WHOLE_FILE_LINES
-            && hunk.new_lines > 0
-            && hunk.old_lines * 10 >= lines * 9
+            && file.base_lines() >= WHOLE_FILE_LINES
+            && hunk.old_lines > 0
+            && replaced * 10 >= filled * 9
         {
             flag(
                 Rule::WholeFile,
                 format!(
-                    "rewrites the whole file ({} of its {lines} lines)",
-                    hunk.old_lines
+                    "is part of a rewrite of the whole file ({replaced} of its {filled} lines with text)"
                 ),
             );
         }

@@ -57,7 +57,7 @@ pub fn triage(
     let mut rules = flags::Rules::new(job, &found, &member, notes);
     let mut i = 0;
     for (proposal, diff) in proposals.iter().zip(&mut bundle.files) {
-        let file = flags::FileTexts::new(proposal);
+        let file = flags::FileTexts::new(proposal, &diff.hunks);
         for hunk in &mut diff.hunks {
             hunk.pattern = member[i].map(|p| found[p].pattern_id.clone());
             hunk.flags = rules.flags(&file, hunk, i);
