@@ -555,6 +555,37 @@ proptest! {
         prop_assert_eq!(disk(&review), before_disk);
     }
 
+    /// Many hunks decided at once (a pattern) end where deciding them one by
+    /// one in that order ends, statuses and bytes; one undo then gives back
+    /// the state before, whatever was decided before them.
+    #[test]
+    fn a_decision_on_many_is_the_decisions_on_each_and_undoes_as_one(
+        stack in arb_stack(), warmup in proptest::collection::vec((any::<proptest::sample::Index>(), 0u8..3), 0..4),
+        picks in proptest::collection::vec(any::<proptest::sample::Index>(), 1..6), status in 1u8..3,
+    ) {
+        let Stack { mut review, hunks, .. } = stack;
+        if hunks.is_empty() {
+            return Ok(());
+        }
+        for (i, s) in warmup {
+            review.decide(&hunks[i.index(hunks.len())], status_of(s), None).unwrap();
+        }
+        let mut chosen: Vec<String> = picks.iter().map(|i| hunks[i.index(hunks.len())].clone()).collect();
+        chosen.dedup();
+        let (before, before_disk, before_status) = (buffer(&review), disk(&review), statuses(&review));
+        let mut one_by_one = review.clone();
+        for hunk in &chosen {
+            one_by_one.decide(hunk, status_of(status), None).unwrap();
+        }
+        review.decide_many(&chosen, status_of(status)).unwrap();
+        prop_assert_eq!(statuses(&review), statuses(&one_by_one));
+        prop_assert_eq!(buffer(&review), buffer(&one_by_one));
+        review.undo_many(&chosen[..1]).unwrap();
+        prop_assert_eq!(statuses(&review), before_status);
+        prop_assert_eq!(buffer(&review), before);
+        prop_assert_eq!(disk(&review), before_disk);
+    }
+
     /// A reject never changes the user's text outside what it says it takes
     /// out (text typed inside the hunks it moves): a line the user typed
     /// anywhere else stays, whatever is rejected, in any order.
