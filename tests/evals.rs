@@ -81,9 +81,17 @@ async fn every_golden_trace_succeeds() {
     // Triage: every damaging hunk the tasks hide among good ones is flagged
     // (a task whose damage is not flagged fails above), and the clean
     // tasks' hunks are hardly ever flagged.
-    assert!(summary.damaging >= 10, "{} damaging hunks", summary.damaging);
+    assert!(
+        summary.damaging >= 10,
+        "{} damaging hunks",
+        summary.damaging
+    );
     assert_eq!(summary.damage_flagged_ratio, 1.0);
-    assert!(summary.clean_flag_rate < 0.05, "{}", summary.clean_flag_rate);
+    assert!(
+        summary.clean_flag_rate < 0.05,
+        "{}",
+        summary.clean_flag_rate
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -205,15 +205,17 @@ impl<'a, N: FnOnce() -> Vec<String>> Rules<'a, N> {
         let created = file.proposal.created;
         let mut out = Vec::new();
         let mut flag = |rule, reason: String| out.push(RiskFlag { rule, reason });
-        if !created && !self.deletion_asked {
-            if let Some(reason) = deletion(old, new) {
-                flag(Rule::DeletesSection, reason);
-            }
+        if !created
+            && !self.deletion_asked
+            && let Some(reason) = deletion(old, new)
+        {
+            flag(Rule::DeletesSection, reason);
         }
-        if !created && old.len() > new.len() {
-            if let Some(reason) = shrink(&file.proposal.base, &file.proposal.proposed) {
-                flag(Rule::ShrinksNote, reason);
-            }
+        if !created
+            && old.len() > new.len()
+            && let Some(reason) = shrink(&file.proposal.base, &file.proposal.proposed)
+        {
+            flag(Rule::ShrinksNote, reason);
         }
         if let Some(reason) = self.front_matter(file, hunk) {
             flag(Rule::FrontMatter, reason);

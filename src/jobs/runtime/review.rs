@@ -139,17 +139,19 @@ impl Runtime {
     /// The hunks `selection` names: of a pattern or the unflagged ones, the
     /// pending hunks to decide, or the decided ones to undo.
     fn select(&self, selection: &Selection, status: Status) -> Result<Vec<String>, RuntimeError> {
-        let (job_id, pick): (&str, Box<dyn Fn(&Hunk) -> bool>) = match selection {
+        // A pattern's hunks, or (no pattern) the unflagged ones.
+        let (job_id, pattern) = match selection {
             Selection::Hunks { hunk_ids } => return Ok(hunk_ids.clone()),
-            Selection::Pattern { job_id, pattern_id } => (
-                job_id,
-                Box::new(move |h: &Hunk| h.pattern.as_ref() == Some(pattern_id)),
-            ),
-            Selection::Unflagged { job_id } => (job_id, Box::new(|h: &Hunk| h.flags.is_empty())),
+            Selection::Pattern { job_id, pattern_id } => (job_id, Some(pattern_id)),
+            Selection::Unflagged { job_id } => (job_id, None),
+        };
+        let pick = |h: &Hunk| match pattern {
+            Some(p) => h.pattern.as_ref() == Some(p),
+            None => h.flags.is_empty(),
         };
         let job = self.job(job_id)?;
         let bundle = job.diff_bundle.unwrap_or_default();
-        if let Selection::Pattern { pattern_id, .. } = selection
+        if let Some(pattern_id) = pattern
             && !bundle.patterns.iter().any(|p| &p.pattern_id == pattern_id)
         {
             return Err(RuntimeError::Invalid(format!(
