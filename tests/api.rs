@@ -697,3 +697,86 @@ async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_hel
     );
     assert_eq!(h.read("notes/gamma.md"), "# Gamma\n\nTheir words.\n");
 }
+
+/// Twelve notes linking `[[Atlas]]`, and the note they should link to.
+fn twelve_notes(dir: &std::path::Path) {
+    std::fs::create_dir_all(dir.join("notes")).unwrap();
+    std::fs::write(dir.join("Meridian.md"), "# Meridian\n").unwrap();
+    for i in 0..12 {
+        std::fs::write(
+            dir.join(format!("notes/n{i:02}.md")),
+            format!("# Note {i}\n\nSee [[Atlas]] for more.\n"),
+        )
+        .unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pattern_and_the_unflagged_hunks_are_decided_at_once_and_undone_as_one_step() {
+    let edits: Vec<Value> = (0..12)
+        .map(|i| {
+            let new = if i == 7 { "See [[Meridain]] for more." } else { "See [[Meridian]] for more." };
+            json!({ "file_path": format!("notes/n{i:02}.md"), "operation": "replace", "start_line": 3,
+                    "end_line": 3, "new_text": new, "old_text": "See [[Atlas]] for more." })
+        })
+        .collect();
+    let turns = vec![
+        Turn::call("search_project", json!({ "query": "[[Atlas]]" })),
+        Turn::call("propose_edits", json!({ "edits": edits, "summary": "Renamed." })),
+    ];
+    let h = harness_on(twelve_notes, Protocol::OpenAiChat, turns, |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let (_, job) = door.start("Rename Atlas to Meridian in every note").await;
+    door.until(&job, "awaiting_review").await;
+
+    // One pattern of eleven; the twelfth is flagged, with its reasons.
+    let review = door.get("/api/review").await;
+    let group = &review["jobs"][0];
+    assert_eq!(group["flagged"], 1);
+    assert_eq!(
+        group["patterns"],
+        json!([{ "pattern": { "pattern_id": "p1", "removed": "Atlas", "inserted": "Meridian", "hunks": 11, "files": 11 },
+                 "pending": 11, "pending_files": 11 }])
+    );
+    let flagged: Vec<&Value> = group["hunks"].as_array().unwrap().iter().filter(|h| h.get("flags").is_some()).collect();
+    assert_eq!(flagged.len(), 1);
+    assert_eq!(flagged[0]["path"], "notes/n07.md");
+    let rules: Vec<&str> = flagged[0]["flags"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["dead_link", "breaks_pattern"]);
+    assert!(group["hunks"].as_array().unwrap().iter().filter(|h| h["pattern"] == "p1").count() == 11);
+
+    // The pattern, accepted at once: one event, every hunk accepted.
+    let mut cursor = 0;
+    let pattern = json!({ "kind": "pattern", "job_id": job, "pattern_id": "p1" });
+    let done = door.post("/api/review/decide", json!({ "selection": pattern, "status": "accepted" })).await;
+    assert_eq!((done["selected"].clone(), done["moved"].clone(), done["files"].clone()), (json!(11), json!(11), json!(11)));
+    let batch = door.feed_until(&mut cursor, "review.batch", None).await;
+    assert_eq!(batch.last().unwrap()["data"]["hunks"], 11);
+    let review = door.get("/api/review").await;
+    assert_eq!(review["jobs"][0]["hunks"].as_array().unwrap().len(), 1, "only the outlier is pending");
+    let decided = door.get(&format!("/api/agent/jobs/{job}")).await;
+    let accepted = decided["diff_bundle"]["files"].as_array().unwrap().iter().filter(|f| f["hunks"][0]["accepted"] == true).count();
+    assert_eq!(accepted, 11, "the job's hunks carry their decisions");
+
+    // Undone as one step; then every unflagged hunk accepted at once.
+    let undone = door.post("/api/review/decide", json!({ "selection": pattern, "status": "pending" })).await;
+    assert_eq!(undone["moved"], 11);
+    assert_eq!(door.get("/api/review").await["jobs"][0]["hunks"].as_array().unwrap().len(), 12);
+    let unflagged = json!({ "kind": "unflagged", "job_id": job });
+    let done = door.post("/api/review/decide", json!({ "selection": unflagged, "status": "accepted" })).await;
+    assert_eq!(done["moved"], 11);
+    let (status, body) = door
+        .call(Method::POST, "/api/review/decide", Some(json!({ "selection": { "kind": "pattern", "job_id": job, "pattern_id": "p9" }, "status": "accepted" })))
+        .await;
+    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (400, Some("invalid_request")));
+
+    // Applied: the eleven written in one batch, the outlier not.
+    let outlier = flagged[0]["hunk_id"].as_str().unwrap();
+    let ids: Vec<Value> = decided["diff_bundle"]["files"].as_array().unwrap().iter()
+        .map(|f| f["hunks"][0]["hunk_id"].clone()).filter(|h| h != outlier).collect();
+    let sid = decided["session_id"].clone();
+    let applied = door.post("/api/agent/apply", json!({ "session_id": sid, "job_id": job, "accepted_hunk_ids": ids })).await;
+    assert!(applied["applied_files"].as_array().unwrap().iter().all(|f| f["status"] == "applied"), "{applied}");
+    assert_eq!(h.read("notes/n00.md"), "# Note 0\n\nSee [[Meridian]] for more.\n");
+    assert_eq!(h.read("notes/n07.md"), "# Note 7\n\nSee [[Atlas]] for more.\n");
+}

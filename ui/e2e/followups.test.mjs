@@ -56,7 +56,7 @@ test("a follow-up stacks on pending work; each job's hunks are reviewed on their
   await page.getByTestId("instruction").fill(FOLLOW_UP);
   await page.getByTestId("run").click();
   await page.getByTestId("review-count").filter({ hasText: /^5$/ }).waitFor();
-  const headings = await page.getByTestId("review-instruction").allInnerTexts();
+  const headings = await page.getByTestId("review-title").allInnerTexts();
   assert.deepEqual(headings, [RENAME, FOLLOW_UP], "grouped by job, oldest first");
   const previews = await page.getByTestId("hunk-preview").allInnerTexts();
   assert.ok(previews.some((p) => p.includes("Atlas") && p.includes("Meridian") && p.length < 120), `a preview shows the change, not the whole line: ${previews}`);

@@ -4,13 +4,17 @@
 // wrong (`[[Meridain]]`, a note that does not exist). The review list shows
 // one pattern and one flagged hunk, with its reasons; the pattern is accepted
 // with one keystroke on an occurrence, the outlier rejected on its own, the
-// job applied in one batch; every note's bytes are checked.
+// job applied in one batch; every note's bytes are checked. Prints the
+// figures (not asserted; also in ui/e2e-artifacts/scale-figures.json): the
+// proposal staged (from the job's own events), the review list painted, the
+// pattern accepted (keystroke to the list redrawn), the apply, and the
+// longest task that blocked the page meanwhile.
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { api, browser, call, replaceLine, serve, shot, vault, waitFor as until } from "./support.mjs";
+import { api, artifacts, browser, call, replaceLine, serve, shot, vault, waitFor as until } from "./support.mjs";
 
 const NOTES = Number(process.env.REDLINE_E2E_SCALE_NOTES ?? 5000);
 const OUTLIER = Math.floor(NOTES / 2);
@@ -36,10 +40,22 @@ after(async () => {
 });
 
 test(`a rename in ${NOTES.toLocaleString()} notes is reviewed as one pattern and one flagged outlier`, async () => {
+  const figures = { notes: NOTES };
+  const longest = () => page.evaluate(() => Math.max(0, ...window.__long.splice(0)));
   await page.goto(server.url);
+  await page.evaluate(() => {
+    window.__long = [];
+    new PerformanceObserver((list) => window.__long.push(...list.getEntries().map((e) => e.duration))).observe({ type: "longtask" });
+  });
   await page.getByTestId("instruction").fill("Rename Atlas to Meridian in every note, links included");
   await page.getByTestId("run").click();
   await page.getByTestId("review-count").filter({ hasText: new RegExp(`^${NOTES}$`) }).waitFor({ timeout: 120_000 });
+  const jobId = (await api(server, "/api/review")).jobs[0].job_id;
+  const events = (await api(server, `/api/agent/jobs/${jobId}/events?cursor=0`)).events;
+  const at = (type) => Date.parse(events.find((e) => e.type === type).ts);
+  figures.staged_ms = at("job.awaiting_review") - at("edits.proposed");
+  figures.list_painted_ms = (await page.evaluate(() => window.__redlineMetrics.treeRenders.at(-1))).paintedMs;
+  figures.longest_task_while_staging_ms = await longest();
 
   // One pattern, counted; one flagged hunk first, with its reasons.
   const pattern = page.getByTestId("review-pattern");
@@ -65,8 +81,12 @@ test(`a rename in ${NOTES.toLocaleString()} notes is reviewed as one pattern and
   const opened = await occurrence.getAttribute("data-path");
   await occurrence.click();
   await page.getByTestId("open-path").filter({ hasText: opened }).waitFor();
+  await longest();
+  const pressed = Date.now();
   await page.keyboard.press("Alt+Shift+Y");
   await page.getByTestId("review-count").filter({ hasText: /^1$/ }).waitFor({ timeout: 60_000 });
+  figures.pattern_accepted_ms = Date.now() - pressed;
+  figures.longest_task_accepting_ms = await longest();
   assert.equal(await page.getByTestId("review-pattern").count(), 0, "the pattern is decided");
 
   // The outlier, rejected on its own.
@@ -78,8 +98,13 @@ test(`a rename in ${NOTES.toLocaleString()} notes is reviewed as one pattern and
   await shot(page, "scale-2-decided");
 
   // Applied in one batch: every accepted note written, the outlier as it was.
+  const applying = Date.now();
   await page.getByTestId("apply-job").click();
   await until(page, async () => (await api(server, "/api/review")).jobs.length === 0 && readFileSync(join(dir, path(0)), "utf8") === note(0, "See [[Meridian]] for more."), "the apply", 120_000);
+  figures.applied_ms = Date.now() - applying;
+  figures.longest_task_applying_ms = await longest();
+  console.log(`scale figures: ${JSON.stringify(figures)}`);
+  writeFileSync(join(artifacts, "scale-figures.json"), JSON.stringify(figures, null, 2));
   for (let i = 0; i < NOTES; i++) {
     const want = i === OUTLIER ? note(i) : note(i, "See [[Meridian]] for more.");
     assert.equal(readFileSync(join(dir, path(i)), "utf8"), want, path(i));

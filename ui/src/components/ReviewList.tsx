@@ -196,7 +196,9 @@ function JobRow({ row }: { row: Extract<Row, { kind: "job" }> }) {
           {source}
         </span>
       )}
-      <span class="review-title">{instruction}</span>
+      <span class="review-title" data-testid="review-title">
+        {instruction}
+      </span>
       {row.flagged > 0 && (
         <span class="flag-count" title={`${row.flagged} hunks deserve a look`} data-testid="flag-count">
           ⚑ {row.flagged.toLocaleString()}
