@@ -722,7 +722,10 @@ async fn a_pattern_and_the_unflagged_hunks_are_decided_at_once_and_undone_as_one
         .collect();
     let turns = vec![
         Turn::call("search_project", json!({ "query": "[[Atlas]]" })),
-        Turn::call("propose_edits", json!({ "edits": edits, "summary": "Renamed." })),
+        Turn::call(
+            "propose_edits",
+            json!({ "edits": edits, "summary": "Renamed." }),
+        ),
     ];
     let h = harness_on(twelve_notes, Protocol::OpenAiChat, turns, |_| {}).await;
     let door = Door::open(h.runtime.clone()).await;
@@ -738,45 +741,126 @@ async fn a_pattern_and_the_unflagged_hunks_are_decided_at_once_and_undone_as_one
         json!([{ "pattern": { "pattern_id": "p1", "removed": "Atlas", "inserted": "Meridian", "hunks": 11, "files": 11 },
                  "pending": 11, "pending_files": 11 }])
     );
-    let flagged: Vec<&Value> = group["hunks"].as_array().unwrap().iter().filter(|h| h.get("flags").is_some()).collect();
+    let flagged: Vec<&Value> = group["hunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h.get("flags").is_some())
+        .collect();
     assert_eq!(flagged.len(), 1);
     assert_eq!(flagged[0]["path"], "notes/n07.md");
-    let rules: Vec<&str> = flagged[0]["flags"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    let rules: Vec<&str> = flagged[0]["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
     assert_eq!(rules, ["dead_link", "breaks_pattern"]);
-    assert!(group["hunks"].as_array().unwrap().iter().filter(|h| h["pattern"] == "p1").count() == 11);
+    assert!(
+        group["hunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["pattern"] == "p1")
+            .count()
+            == 11
+    );
 
     // The pattern, accepted at once: one event, every hunk accepted.
     let mut cursor = 0;
     let pattern = json!({ "kind": "pattern", "job_id": job, "pattern_id": "p1" });
-    let done = door.post("/api/review/decide", json!({ "selection": pattern, "status": "accepted" })).await;
-    assert_eq!((done["selected"].clone(), done["moved"].clone(), done["files"].clone()), (json!(11), json!(11), json!(11)));
+    let done = door
+        .post(
+            "/api/review/decide",
+            json!({ "selection": pattern, "status": "accepted" }),
+        )
+        .await;
+    assert_eq!(
+        (
+            done["selected"].clone(),
+            done["moved"].clone(),
+            done["files"].clone()
+        ),
+        (json!(11), json!(11), json!(11))
+    );
     let batch = door.feed_until(&mut cursor, "review.batch", None).await;
     assert_eq!(batch.last().unwrap()["data"]["hunks"], 11);
     let review = door.get("/api/review").await;
-    assert_eq!(review["jobs"][0]["hunks"].as_array().unwrap().len(), 1, "only the outlier is pending");
+    assert_eq!(
+        review["jobs"][0]["hunks"].as_array().unwrap().len(),
+        1,
+        "only the outlier is pending"
+    );
     let decided = door.get(&format!("/api/agent/jobs/{job}")).await;
-    let accepted = decided["diff_bundle"]["files"].as_array().unwrap().iter().filter(|f| f["hunks"][0]["accepted"] == true).count();
+    let accepted = decided["diff_bundle"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["hunks"][0]["accepted"] == true)
+        .count();
     assert_eq!(accepted, 11, "the job's hunks carry their decisions");
 
     // Undone as one step; then every unflagged hunk accepted at once.
-    let undone = door.post("/api/review/decide", json!({ "selection": pattern, "status": "pending" })).await;
+    let undone = door
+        .post(
+            "/api/review/decide",
+            json!({ "selection": pattern, "status": "pending" }),
+        )
+        .await;
     assert_eq!(undone["moved"], 11);
-    assert_eq!(door.get("/api/review").await["jobs"][0]["hunks"].as_array().unwrap().len(), 12);
+    assert_eq!(
+        door.get("/api/review").await["jobs"][0]["hunks"]
+            .as_array()
+            .unwrap()
+            .len(),
+        12
+    );
     let unflagged = json!({ "kind": "unflagged", "job_id": job });
-    let done = door.post("/api/review/decide", json!({ "selection": unflagged, "status": "accepted" })).await;
+    let done = door
+        .post(
+            "/api/review/decide",
+            json!({ "selection": unflagged, "status": "accepted" }),
+        )
+        .await;
     assert_eq!(done["moved"], 11);
     let (status, body) = door
         .call(Method::POST, "/api/review/decide", Some(json!({ "selection": { "kind": "pattern", "job_id": job, "pattern_id": "p9" }, "status": "accepted" })))
         .await;
-    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (400, Some("invalid_request")));
+    assert_eq!(
+        (status.as_u16(), body["error"]["code"].as_str()),
+        (400, Some("invalid_request"))
+    );
 
     // Applied: the eleven written in one batch, the outlier not.
     let outlier = flagged[0]["hunk_id"].as_str().unwrap();
-    let ids: Vec<Value> = decided["diff_bundle"]["files"].as_array().unwrap().iter()
-        .map(|f| f["hunks"][0]["hunk_id"].clone()).filter(|h| h != outlier).collect();
+    let ids: Vec<Value> = decided["diff_bundle"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["hunks"][0]["hunk_id"].clone())
+        .filter(|h| h != outlier)
+        .collect();
     let sid = decided["session_id"].clone();
-    let applied = door.post("/api/agent/apply", json!({ "session_id": sid, "job_id": job, "accepted_hunk_ids": ids })).await;
-    assert!(applied["applied_files"].as_array().unwrap().iter().all(|f| f["status"] == "applied"), "{applied}");
-    assert_eq!(h.read("notes/n00.md"), "# Note 0\n\nSee [[Meridian]] for more.\n");
-    assert_eq!(h.read("notes/n07.md"), "# Note 7\n\nSee [[Atlas]] for more.\n");
+    let applied = door
+        .post(
+            "/api/agent/apply",
+            json!({ "session_id": sid, "job_id": job, "accepted_hunk_ids": ids }),
+        )
+        .await;
+    assert!(
+        applied["applied_files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["status"] == "applied"),
+        "{applied}"
+    );
+    assert_eq!(
+        h.read("notes/n00.md"),
+        "# Note 0\n\nSee [[Meridian]] for more.\n"
+    );
+    assert_eq!(
+        h.read("notes/n07.md"),
+        "# Note 7\n\nSee [[Atlas]] for more.\n"
+    );
 }
