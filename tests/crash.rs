@@ -101,6 +101,28 @@ fn child(root: &Path, data: &Path) -> ! {
     }
 }
 
+/// This test binary run again as the child `mode` (`write`, `workspace`,
+/// `batch`) of trial `trial`, its stdout piped.
+fn spawn_child(root: &Path, data: &Path, mode: &str, trial: usize) -> std::process::Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([
+            "crash_child_entry",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(
+            "REDLINE_CRASH_CHILD",
+            format!("{}\n{}", root.display(), data.display()),
+        )
+        .env("REDLINE_CRASH_MODE", mode)
+        .env("REDLINE_CRASH_TRIAL", trial.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 fn leftovers(root: &Path) -> usize {
     std::fs::read_dir(root)
         .unwrap()
@@ -140,26 +162,9 @@ fn sigkill_during_saves_leaves_a_whole_file_and_a_clean_store() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     let mut mid_write = 0;
     for kill in 0..KILLS {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "crash_child_entry",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(
-                "REDLINE_CRASH_CHILD",
-                format!("{}\n{}", root.display(), data.path().display()),
-            )
-            // Odd kills hit bare writes; even ones the whole save path with its store.
-            .env(
-                "REDLINE_CRASH_MODE",
-                if kill % 2 == 1 { "write" } else { "workspace" },
-            )
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        // Odd kills hit bare writes; even ones the whole save path with its store.
+        let mode = if kill % 2 == 1 { "write" } else { "workspace" };
+        let mut child = spawn_child(&root, data.path(), mode, 0);
         // The test harness prints its own lines first.
         let ready = BufReader::new(child.stdout.take().unwrap())
             .lines()
@@ -278,27 +283,10 @@ fn sigkill_during_a_batch_apply_leaves_whole_notes_and_the_next_open_completes_i
         )
         .unwrap();
     }
-    let whole = regex_lite(notes);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
     let (mut cut, mut finished_on_open, mut before_batch) = (0, 0, 0);
     for trial in 0..trials {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "crash_child_entry",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(
-                "REDLINE_CRASH_CHILD",
-                format!("{}\n{}", root.display(), data.path().display()),
-            )
-            .env("REDLINE_CRASH_MODE", "batch")
-            .env("REDLINE_CRASH_TRIAL", trial.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_child(&root, data.path(), "batch", trial);
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let ready = lines.any(|line| line.unwrap().ends_with("ready"));
         assert!(ready, "trial {trial}: the child ended before its apply");
@@ -309,7 +297,7 @@ fn sigkill_during_a_batch_apply_leaves_whole_notes_and_the_next_open_completes_i
         let mut written = 0;
         for i in 0..notes {
             let text = std::fs::read_to_string(root.join(batch_note(i))).unwrap();
-            let k = whole(i, &text)
+            let k = version_of(i, &text)
                 .unwrap_or_else(|| panic!("trial {trial}: note {i} is torn: {text:?}"));
             written += usize::from(k == Some(trial));
         }
@@ -327,7 +315,7 @@ fn sigkill_during_a_batch_apply_leaves_whole_notes_and_the_next_open_completes_i
         }
         let versions: Vec<Option<usize>> = (0..notes)
             .map(|i| {
-                whole(
+                version_of(
                     i,
                     &std::fs::read_to_string(root.join(batch_note(i))).unwrap(),
                 )
@@ -381,15 +369,13 @@ fn sigkill_during_a_batch_apply_leaves_whole_notes_and_the_next_open_completes_i
     );
 }
 
-/// Whether `text` is a whole version of note `i`: `Some(None)` the first,
-/// `Some(Some(k))` trial `k`'s, `None` anything else.
-fn regex_lite(_notes: usize) -> impl Fn(usize, &str) -> Option<Option<usize>> {
-    |i, text| {
-        let rest = text.strip_prefix(&format!("# Note {i}\n\nSee [["))?;
-        let name = rest.strip_suffix("]] for more.\n")?;
-        if name == "Atlas" {
-            return Some(None);
-        }
-        name.strip_prefix("Name ")?.parse().ok().map(Some)
+/// Which whole version of note `i` `text` is: `Some(None)` the first,
+/// `Some(Some(k))` trial `k`'s; `None` for anything else (a torn write).
+fn version_of(i: usize, text: &str) -> Option<Option<usize>> {
+    let rest = text.strip_prefix(&format!("# Note {i}\n\nSee [["))?;
+    let name = rest.strip_suffix("]] for more.\n")?;
+    if name == "Atlas" {
+        return Some(None);
     }
+    name.strip_prefix("Name ")?.parse().ok().map(Some)
 }

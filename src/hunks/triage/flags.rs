@@ -158,10 +158,11 @@ impl<'a> FileTexts<'a> {
 /// The rules, with what they know of the whole job.
 pub(super) struct Rules<'a, N> {
     job: &'a JobContext<'a>,
-    patterns: &'a [Pattern],
+    /// Each hunk's pattern, by index.
     member: &'a [Option<usize>],
-    /// The pattern the job follows, when one holds nine tenths of it.
-    dominant: Option<usize>,
+    /// The pattern the job follows: its largest, when that holds nine
+    /// tenths of its hunks (pattern 0).
+    dominant: Option<&'a Pattern>,
     deletion_asked: bool,
     notes: Option<N>,
     names: Option<NoteNames>,
@@ -177,15 +178,13 @@ impl<'a, N: FnOnce() -> Vec<String>> Rules<'a, N> {
         let total = member.len();
         let dominant = patterns
             .first()
-            .filter(|p| p.hunks >= PATTERN_MIN && p.hunks * 10 >= total * 9)
-            .map(|_| 0);
+            .filter(|p| p.hunks >= PATTERN_MIN && p.hunks * 10 >= total * 9);
         let lower = job.instruction.to_lowercase();
         let deletion_asked = lower
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| DELETION_WORDS.iter().any(|d| w.starts_with(d)));
         Rules {
             job,
-            patterns,
             member,
             dominant,
             deletion_asked,
@@ -251,10 +250,9 @@ impl<'a, N: FnOnce() -> Vec<String>> Rules<'a, N> {
                 ),
             );
         }
-        if let Some(d) = self.dominant
-            && self.member[index] != Some(d)
+        if let Some(p) = self.dominant
+            && self.member[index] != Some(0)
         {
-            let p = &self.patterns[d];
             flag(
                 Rule::BreaksPattern,
                 format!(

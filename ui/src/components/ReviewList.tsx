@@ -25,12 +25,12 @@ const opened = signal<ReadonlySet<string>>(new Set());
 
 type Job = (typeof reviewJobs.value)[number];
 type Row =
-  | { kind: "job"; key: string; job: Job | undefined; flagged: number; unflagged: number }
+  | { kind: "job"; key: string; job: Job | undefined; flagged: number }
   | { kind: "section"; key: string; label: string }
   | { kind: "pattern"; key: string; job: string; group: PatternGroup; open: boolean; flagged: number }
   | { kind: "pattern-actions"; key: string; job: string; group: PatternGroup; flagged: number }
   | { kind: "job-actions"; key: string; instruction: string; unflagged: number }
-  | { kind: "more"; key: string; pattern: string; hidden: number }
+  | { kind: "more"; key: string; hidden: number }
   | { kind: "file"; path: string }
   | { kind: "hunk"; id: string; path: string; indent?: boolean };
 
@@ -93,7 +93,7 @@ export function ReviewList() {
                   );
                 case "more":
                   return (
-                    <button key={`m:${r.key}`} class="review-row review-more" onClick={() => toggle(r.pattern)} data-testid="pattern-more">
+                    <button key={`m:${r.key}`} class="review-row review-more" onClick={() => toggle(r.key)} data-testid="pattern-more">
                       … {r.hidden.toLocaleString()} more: show all
                     </button>
                   );
@@ -147,7 +147,7 @@ function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<stri
   for (const key of [...byJob.keys()].sort((a, b) => rank(a) - rank(b))) {
     const job = heading.get(key);
     const b = byJob.get(key)!;
-    rows.push({ kind: "job", key, job, flagged: b.flagged.length, unflagged: b.count - b.flagged.length });
+    rows.push({ kind: "job", key, job, flagged: b.flagged.length });
     if (key && b.flagged.length > 0 && b.count > b.flagged.length) rows.push({ kind: "job-actions", key, instruction: job?.instruction ?? "", unflagged: b.count - b.flagged.length });
     if (b.flagged.length > 0) {
       rows.push({ kind: "section", key: `${key}:flagged`, label: `Flagged · ${b.flagged.length.toLocaleString()}` });
@@ -164,7 +164,7 @@ function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<stri
       rows.push({ kind: "pattern-actions", key: whole, job: key, group, flagged: group.pending - shown.length });
       const list = isOpen ? shown : shown.slice(0, EXAMPLES);
       for (const o of list) rows.push({ kind: "hunk", id: o.hunk, path: o.path, indent: true });
-      if (!isOpen && shown.length > EXAMPLES) rows.push({ kind: "more", key: whole, pattern: whole, hidden: shown.length - EXAMPLES });
+      if (!isOpen && shown.length > EXAMPLES) rows.push({ kind: "more", key: whole, hidden: shown.length - EXAMPLES });
     }
     if (b.files.size > 0 && (groups.length > 0 || b.flagged.length > 0)) rows.push({ kind: "section", key: `${key}:other`, label: "Other changes" });
     for (const [path, ids] of b.files) {

@@ -358,8 +358,27 @@ export async function step(direction: 1 | -1) {
 export async function decideMany(selection: Selection, status: "accepted" | "rejected", label: string) {
   await lastDecision;
   await editor?.flush().catch(() => undefined);
+  // Out of the list at once, as a single decision is; back if the engine refuses.
+  const ids = selected(selection);
+  for (const [id, path] of ids) settlingIn.set(id, path);
+  settling.value = new Set([...settling.value, ...ids.map(([id]) => id)]);
   const done = await sendMany(selection, status, `${status === "accepted" ? "Accepted" : "Rejected"}: ${label}`);
+  const taken = new Set(ids.map(([id]) => id));
+  unsettle((id) => taken.has(id));
   if (done && done.moved > 0) decisions.push({ many: selection, label });
+}
+
+/** The pending hunks `selection` names, with their files, as the page knows them. */
+function selected(selection: Selection): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [id, h] of hunkInfo.value) {
+    const hit =
+      selection.kind === "hunks"
+        ? selection.hunk_ids.includes(id)
+        : h.job_id === selection.job_id && (selection.kind === "pattern" ? h.pattern === selection.pattern_id : !h.flags?.length);
+    if (hit) out.push([id, h.path]);
+  }
+  return out;
 }
 
 async function sendMany(selection: Selection, status: Status, said: string) {
