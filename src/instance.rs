@@ -114,7 +114,12 @@ mod tests {
             assert_eq!(mode & 0o777, 0o600, "the token is the user's only");
         }
         drop(listener);
+        // The port just freed may be taken at once by another test's server
+        // (tests run side by side); port 1 (tcpmux, served by nothing here)
+        // is one where surely nothing answers.
+        let dead = super::claim(data.path(), root, 1, "secret").unwrap();
         assert_eq!(find(data.path(), root), None, "nothing answers there");
+        drop(dead);
         drop(claim);
         assert!(!Store::project_dir(data.path(), root).join(FILE).exists());
     }
