@@ -91,15 +91,6 @@ impl Store {
         })
     }
 
-    /// Records (or clears) the hash of a write about to happen to `path`.
-    pub fn intend_write(&self, path: &str, hash: Option<&str>) -> Result<(), StoreError> {
-        self.conn.execute(
-            "UPDATE review_files SET intended_disk_hash = ?2 WHERE path = ?1",
-            params![path, hash],
-        )?;
-        Ok(())
-    }
-
     /// Records the hashes of many writes about to happen, in one transaction.
     pub fn intend_writes(&mut self, writes: &[(String, String)]) -> Result<(), StoreError> {
         self.transaction(|tx| {
