@@ -115,7 +115,11 @@ fn floor_batched(dir: &Path, n: usize) -> Duration {
 fn at(n: usize) {
     let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     vault(dir.path(), n);
-    let project = Project::open(dir.path(), Limits::default()).unwrap();
+    // With the index `redline serve` keeps warm: its saves keep it current.
+    let project = Project::open(dir.path(), Limits::default())
+        .unwrap()
+        .with_index();
+    project.index().unwrap().fill(&project);
     let store = Store::open(data.path(), project.root()).unwrap();
     let mut ws = Workspace::open(project, store).unwrap();
     let run = RunInfo {

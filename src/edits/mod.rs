@@ -13,6 +13,7 @@ pub mod lines;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
+use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -250,11 +251,23 @@ pub fn prepare<'a>(
     let view = view.into();
     let project = view.project();
     let mut errors = Vec::new();
-    let mut by_file: BTreeMap<String, (ProjectPath, Vec<&ProposedEdit>)> = BTreeMap::new();
-    // Each distinct spelling goes through the guard once.
-    let mut resolved: HashMap<&str, Result<ProjectPath, PathError>> = HashMap::new();
-    let mut guard = project.guard();
     let mut ids = std::collections::HashSet::new();
+    // Each distinct spelling goes through the guard once, on every core (a
+    // guard is per thread: it holds the ignore rules it read).
+    let mut spellings: Vec<&str> = Vec::new();
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    for edit in edits {
+        first.entry(&edit.file_path).or_insert_with(|| {
+            spellings.push(&edit.file_path);
+            spellings.len() - 1
+        });
+    }
+    let resolved: Vec<Result<ProjectPath, PathError>> = spellings
+        .par_iter()
+        .with_min_len(PAR_MIN)
+        .map_init(|| project.guard(), |guard, raw| guard.resolve(raw))
+        .collect();
+    let mut by_file: BTreeMap<String, (ProjectPath, Vec<&ProposedEdit>)> = BTreeMap::new();
     for edit in edits {
         let fail = |kind| EditError {
             edit_id: edit.edit_id.clone(),
@@ -267,10 +280,7 @@ pub fn prepare<'a>(
             )));
             continue;
         }
-        let path = resolved
-            .entry(&edit.file_path)
-            .or_insert_with(|| guard.resolve(&edit.file_path));
-        match path {
+        match &resolved[first[edit.file_path.as_str()]] {
             Ok(path) => by_file
                 .entry(path.rel().to_owned())
                 .or_insert_with(|| (path.clone(), Vec::new()))
@@ -278,7 +288,7 @@ pub fn prepare<'a>(
                 .push(edit),
             // The error is reported for every edit of the path, each by its own id.
             Err(_) => errors.push(fail(
-                guard
+                project
                     .resolve(&edit.file_path)
                     .expect_err("refused above")
                     .into(),
@@ -286,9 +296,17 @@ pub fn prepare<'a>(
         }
     }
     let window = project.limits().edit_relocation_window;
-    let mut files = Vec::new();
-    for (_, (path, edits)) in by_file {
-        match prepare_file(&view, path, &edits, window) {
+    // Files are read and their edits placed on every core: a vault-wide
+    // proposal is thousands of small files.
+    let by_file: Vec<_> = by_file.into_values().collect();
+    let prepared: Vec<Result<FileProposal, Vec<EditError>>> = by_file
+        .into_par_iter()
+        .with_min_len(PAR_MIN)
+        .map(|(path, edits)| prepare_file(&view, path, &edits, window))
+        .collect();
+    let mut files = Vec::with_capacity(prepared.len());
+    for file in prepared {
+        match file {
             Ok(file) => files.push(file),
             Err(mut e) => errors.append(&mut e),
         }
@@ -300,6 +318,9 @@ pub fn prepare<'a>(
     errors.sort_by_key(|e| edits.iter().position(|x| x.edit_id == e.edit_id));
     Err(errors)
 }
+
+/// Files below this many go to one thread (a thread costs more than they do).
+const PAR_MIN: usize = 64;
 
 fn prepare_file(
     view: &View<'_>,

@@ -12,6 +12,7 @@ pub(crate) mod words;
 
 use std::time::Duration;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use similar::{Algorithm, DiffOp, TextDiff};
 
@@ -140,11 +141,15 @@ pub fn bundle(files: &[FileProposal], limits: &HunkLimits) -> DiffBundle {
 
 /// [`bundle`], numbering hunks from `h_<first>`, so ids stay unique across runs.
 pub fn bundle_from(files: &[FileProposal], limits: &HunkLimits, first: u64) -> DiffBundle {
-    let mut next_id = first;
-    let files = files
-        .iter()
-        .map(|file| file_diff(file, limits, &mut next_id))
+    // Files are diffed on every core, then their hunks numbered in order.
+    let mut files: Vec<FileDiff> = files
+        .par_iter()
+        .with_min_len(64)
+        .map(|file| file_diff(file, limits))
         .collect();
+    for (i, hunk) in files.iter_mut().flat_map(|f| &mut f.hunks).enumerate() {
+        hunk.hunk_id = format!("h_{}", first + i as u64);
+    }
     DiffBundle {
         job_id: None,
         files,
@@ -161,7 +166,8 @@ struct Block {
     new_len: usize,
 }
 
-fn file_diff(file: &FileProposal, limits: &HunkLimits, next_id: &mut u64) -> FileDiff {
+/// A file's diff; its hunks are numbered by the caller.
+fn file_diff(file: &FileProposal, limits: &HunkLimits) -> FileDiff {
     // Raw lines: a BOM stays on line 1, so patches carry it as the file does.
     // Edits keep the BOM, so the numbering matches `Lines`.
     let base: Vec<&str> = file.base.split_inclusive('\n').collect();
@@ -177,7 +183,7 @@ fn file_diff(file: &FileProposal, limits: &HunkLimits, next_id: &mut u64) -> Fil
             let new_text = &new[piece.new_start..piece.new_start + piece.new_len];
             let oversized = !fits(piece, &base, &new, limits);
             hunks.push(Hunk {
-                hunk_id: format!("h_{next_id}"),
+                hunk_id: String::new(),
                 patch: patch::render(
                     &file.file_path,
                     file.created,
@@ -197,7 +203,6 @@ fn file_diff(file: &FileProposal, limits: &HunkLimits, next_id: &mut u64) -> Fil
                 pattern: None,
                 flags: Vec::new(),
             });
-            *next_id += 1;
         }
     }
     FileDiff {

@@ -13,6 +13,8 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use rayon::prelude::*;
+
 use super::{Project, WriteError, write};
 
 /// Writes staged (temporary files open) at a time.
@@ -40,13 +42,28 @@ impl Project {
         progress: &mut dyn FnMut(usize),
     ) -> Vec<Result<String, WriteError>> {
         let mut folders: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut moved: Vec<String> = Vec::with_capacity(writes.len());
         let mut out = Vec::with_capacity(writes.len());
         // In chunks, so that the temporary files held open stay well under
-        // the process's limit on open files.
+        // the process's limit on open files. Each file is staged and moved
+        // on every core (a guard per thread: it holds the ignore rules).
         for chunk in writes.chunks(CHUNK) {
             let staged: Vec<Result<write::StagedWrite, WriteError>> = chunk
-                .iter()
-                .map(|w| self.stage_write(w.path, w.bytes, w.expected))
+                .par_iter()
+                .map_init(
+                    || self.guard(),
+                    |guard, w| {
+                        let path = guard.resolve(w.path)?;
+                        let rel = path.rel().to_owned();
+                        let staged = self.stage_write(w.path, path, w.bytes, w.expected);
+                        if staged.is_err() {
+                            // Whatever is there now (another program's
+                            // version, say) is what the index must hold.
+                            self.reindex_with(guard, &rel);
+                        }
+                        staged
+                    },
+                )
                 .collect();
             if let Err(e) = self.flush_all(&staged) {
                 // Nothing of this chunk has moved: each temporary file goes
@@ -56,20 +73,23 @@ impl Project {
                 }));
                 continue;
             }
-            out.extend(staged.into_iter().map(|s| {
-                s.and_then(|s| {
-                    folders.insert(s.parent.clone());
-                    self.land(s)
-                })
-            }));
+            for s in staged.iter().flatten() {
+                folders.insert(s.parent.clone());
+                moved.push(s.rel.clone());
+            }
+            let landed: Vec<Result<String, WriteError>> = staged
+                .into_par_iter()
+                .map(|s| s.and_then(|s| self.land(s)))
+                .collect();
+            out.extend(landed);
             progress(out.len());
         }
         for folder in &folders {
             write::sync_dir(folder);
         }
-        for w in writes {
-            self.reindex_raw(w.path);
-        }
+        moved
+            .par_iter()
+            .for_each_init(|| self.guard(), |guard, rel| self.reindex_with(guard, rel));
         out
     }
 

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{PathList, Project};
+use super::{Guard, PathList, Project};
 
 /// One file of the index.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -161,7 +161,14 @@ impl Index {
     /// gone otherwise. A folder (or a path that was one) has every file
     /// under it taken in again.
     pub fn refresh(&self, project: &Project, rel: &str) {
-        let path = project.resolve(rel).ok();
+        self.refresh_with(&mut project.guard(), rel);
+    }
+
+    /// [`Index::refresh`] through `guard`, for many paths in one operation
+    /// (a guard reads the ignore rules when it is made).
+    pub fn refresh_with(&self, guard: &mut Guard<'_>, rel: &str) {
+        let project = guard.project();
+        let path = guard.resolve(rel).ok();
         let meta = path
             .as_ref()
             .and_then(|p| std::fs::symlink_metadata(p.abs()).ok());

@@ -53,7 +53,12 @@ pub struct Guard<'p> {
     ignore: ignore::IncrementalIgnore,
 }
 
-impl Guard<'_> {
+impl<'p> Guard<'p> {
+    /// The project it guards.
+    pub fn project(&self) -> &'p Project {
+        self.project
+    }
+
     /// [`Project::resolve`] with this guard's ignore rules.
     pub fn resolve(&mut self, raw: &str) -> Result<ProjectPath, PathError> {
         let root = &self.project.root;
@@ -147,6 +152,13 @@ impl Project {
     pub fn reindex(&self, rel: &str) {
         if let Some(index) = &self.index {
             index.refresh(self, rel);
+        }
+    }
+
+    /// [`Project::reindex`] through `guard` (many paths in one operation).
+    pub fn reindex_with(&self, guard: &mut Guard<'_>, rel: &str) {
+        if let Some(index) = &self.index {
+            index.refresh_with(guard, rel);
         }
     }
 

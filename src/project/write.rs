@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
 
-use super::{PathError, Project, text};
+use super::{PathError, Project, ProjectPath, text};
 
 /// Why a write did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -108,7 +108,7 @@ impl Project {
         bytes: &[u8],
         expected: Option<&str>,
     ) -> Result<String, WriteError> {
-        let staged = self.stage_write(raw, bytes, expected)?;
+        let staged = self.stage_write(raw, self.resolve(raw)?, bytes, expected)?;
         // Flushed before the move, so that nothing slow sits between the
         // last look at the target and the moment it changes.
         staged
@@ -131,11 +131,14 @@ impl Project {
     pub(super) fn stage_write(
         &self,
         raw: &str,
+        path: ProjectPath,
         bytes: &[u8],
         expected: Option<&str>,
     ) -> Result<StagedWrite, WriteError> {
-        let path = self.resolve(raw)?;
-        let found = self.disk_hash(raw)?;
+        let found = hash_at(path.abs()).map_err(|source| PathError::Io {
+            path: raw.to_owned(),
+            source,
+        })?;
         if found.as_deref() != expected {
             return Err(self.conflict(raw, expected, found, None));
         }
@@ -159,6 +162,7 @@ impl Project {
         }
         Ok(StagedWrite {
             raw: raw.to_owned(),
+            rel: path.rel().to_owned(),
             target,
             parent,
             tmp,
@@ -194,6 +198,8 @@ impl Project {
 /// A write half done: its bytes in a temporary file beside the target.
 pub(super) struct StagedWrite {
     raw: String,
+    /// The file's normalised relative path.
+    pub(super) rel: String,
     target: PathBuf,
     pub(super) parent: PathBuf,
     pub(super) tmp: NamedTempFile,

@@ -4,8 +4,10 @@
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use super::review_state::save_file;
-use super::{Store, StoreError, put_blob, text_blob};
+use rayon::prelude::*;
+
+use super::review_state::{pack_file, save_file};
+use super::{Blobs, Packed, Store, StoreError, text_blob};
 use crate::checkpoints::{Checkpoint, CheckpointFile, CheckpointKind, FileSnapshot};
 use crate::project::text::content_hash;
 use crate::review::FileReview;
@@ -17,6 +19,16 @@ struct StoredFile {
     snapshot: FileSnapshot,
     hunk_ids: Vec<String>,
     reverse_patches: Vec<String>,
+}
+
+/// A checkpoint file made ready to store: its blobs packed, its state
+/// serialised.
+struct PackedCheckpointFile {
+    path: String,
+    text: Option<Packed>,
+    proposed: Option<Packed>,
+    stored: StoredFile,
+    state: String,
 }
 
 /// A file to record in a checkpoint.
@@ -54,6 +66,29 @@ impl Store {
         staged: impl IntoIterator<Item = &'a FileReview>,
     ) -> Result<Checkpoint, StoreError> {
         let created_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+        // Hashed, compressed and serialised on every core; the transaction
+        // then only runs statements.
+        let files: Vec<PackedCheckpointFile> = files
+            .into_par_iter()
+            .map(|mut file| {
+                let text = file.snapshot.text.take().map(|t| Packed::new(t.as_bytes()));
+                let proposed = file.proposed.as_deref().map(|t| Packed::new(t.as_bytes()));
+                let stored = StoredFile {
+                    snapshot: file.snapshot,
+                    hunk_ids: file.hunk_ids,
+                    reverse_patches: file.reverse_patches,
+                };
+                PackedCheckpointFile {
+                    state: serde_json::to_string(&stored).expect("serializes"),
+                    path: file.path,
+                    text,
+                    proposed,
+                    stored,
+                }
+            })
+            .collect();
+        let staged: Vec<&FileReview> = staged.into_iter().collect();
+        let staged: Vec<_> = staged.par_iter().map(|f| pack_file(f)).collect();
         self.transaction(|tx| {
             let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoints", [], |r| r.get(0))?;
             let id = format!("cp_{seq}");
@@ -68,29 +103,25 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![id, seq, session_id, job_id, kind_text, created_at, instruction],
             )?;
-            let mut affected = Vec::new();
+            let mut affected = Vec::with_capacity(files.len());
+            let mut blobs = Blobs::new(tx);
             for file in files {
-                let text_hash = file.snapshot.text.as_deref().map(|t| put_blob(tx, t.as_bytes())).transpose()?;
-                let proposed_hash = file.proposed.as_deref().map(|t| put_blob(tx, t.as_bytes())).transpose()?;
-                let stored = StoredFile {
-                    snapshot: FileSnapshot { text: None, ..file.snapshot },
-                    hunk_ids: file.hunk_ids,
-                    reverse_patches: file.reverse_patches,
-                };
+                let text_hash = file.text.as_ref().map(|b| blobs.put(b)).transpose()?;
+                let proposed_hash = file.proposed.as_ref().map(|b| blobs.put(b)).transpose()?;
                 tx.prepare_cached(
                     "INSERT INTO checkpoint_files (checkpoint_id, path, text_hash, proposed_hash, state)
                      VALUES (?1, ?2, ?3, ?4, ?5)",
                 )?
-                .execute(params![id, file.path, text_hash, proposed_hash, serde_json::to_string(&stored).expect("serializes")])?;
+                .execute(params![id, file.path, text_hash, proposed_hash, file.state])?;
                 affected.push(CheckpointFile {
                     file_path: file.path,
                     base_snapshot_hash: text_hash,
-                    hunk_ids: stored.hunk_ids,
-                    reverse_patches: stored.reverse_patches,
+                    hunk_ids: file.stored.hunk_ids,
+                    reverse_patches: file.stored.reverse_patches,
                 });
             }
-            for file in staged {
-                save_file(tx, file)?;
+            for file in &staged {
+                save_file(&mut blobs, file)?;
             }
             Ok(Checkpoint {
                 checkpoint_id: id,

@@ -169,12 +169,29 @@ impl Store {
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     pub fn open_at(path: &Path) -> Result<Store, StoreError> {
-        let conn = Connection::open(path)?;
+        let mut conn = Connection::open(path)?;
         // WAL with NORMAL sync: a crash loses at most the last transactions,
         // never the database, and commits do not wait for an fsync each.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // A run's proposal over thousands of files is one transaction: with
+        // SQLite's 2 MB default its pages spill to the log before the commit.
+        conn.pragma_update(None, "cache_size", -32_768)?;
+        // The log is copied into the database by a thread of the store's
+        // own once it holds CHECKPOINT_PAGES, never by the commit that
+        // filled it: SQLite's automatic checkpoint made a vault-wide
+        // proposal's commit wait for two fsyncs.
+        let checkpointer = checkpointer(path);
+        conn.wal_hook(Some(
+            move |_: &mut rusqlite::hooks::Wal, pages: std::ffi::c_int| {
+                if pages >= CHECKPOINT_PAGES {
+                    // Full: a checkpoint is already asked for.
+                    let _ = checkpointer.try_send(());
+                }
+                Ok(())
+            },
+        ))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         let mut store = Store { conn };
         store.migrate()?;
@@ -258,7 +275,61 @@ impl Store {
     }
 }
 
-pub(crate) fn put_blob(conn: &Connection, bytes: &[u8]) -> Result<String, StoreError> {
+/// A blob made ready to store away from the transaction (hashed and
+/// compressed on any thread), so that the transaction only runs statements.
+pub(crate) struct Packed {
+    hash: String,
+    size: usize,
+    data: Vec<u8>,
+}
+
+impl Packed {
+    /// `bytes`, hashed and compressed.
+    pub(crate) fn new(bytes: &[u8]) -> Packed {
+        Packed {
+            hash: content_hash(bytes),
+            size: bytes.len(),
+            data: lz4_flex::compress_prepend_size(bytes),
+        }
+    }
+}
+
+/// The blobs put by one transaction: a text it stores twice (a file's base
+/// is its checkpoint's text, its buffer the proposal) costs one statement.
+pub(crate) struct Blobs<'c> {
+    conn: &'c Connection,
+    put: std::collections::HashSet<String>,
+}
+
+impl<'c> Blobs<'c> {
+    /// Puts blobs through `conn`.
+    pub(crate) fn new(conn: &'c Connection) -> Blobs<'c> {
+        Blobs {
+            conn,
+            put: std::collections::HashSet::new(),
+        }
+    }
+
+    /// The connection the blobs go through.
+    pub(crate) fn conn(&self) -> &'c Connection {
+        self.conn
+    }
+
+    /// Stores `blob` (once per transaction) and returns its hash.
+    pub(crate) fn put(&mut self, blob: &Packed) -> Result<String, StoreError> {
+        if !self.put.contains(&blob.hash) {
+            self.conn
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)",
+                )?
+                .execute(params![blob.hash, blob.size as i64, blob.data])?;
+            self.put.insert(blob.hash.clone());
+        }
+        Ok(blob.hash.clone())
+    }
+}
+
+fn put_blob(conn: &Connection, bytes: &[u8]) -> Result<String, StoreError> {
     let hash = content_hash(bytes);
     // Cached statements: a checkpoint of thousands of files puts thousands
     // of blobs, and parsing the SQL each time would cost more than the work.
@@ -277,6 +348,32 @@ pub(crate) fn put_blob(conn: &Connection, bytes: &[u8]) -> Result<String, StoreE
     conn.prepare_cached("INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)")?
         .execute(params![hash, bytes.len() as i64, data])?;
     Ok(hash)
+}
+
+/// Log pages after which a commit asks for a checkpoint (SQLite's
+/// automatic checkpoint's default).
+const CHECKPOINT_PAGES: std::ffi::c_int = 1000;
+
+/// A thread that checkpoints the database at `path` (passively: readers
+/// and the writer go on meanwhile) each time it is asked; it ends with the
+/// returned sender.
+fn checkpointer(path: &Path) -> std::sync::mpsc::SyncSender<()> {
+    let (asks, asked) = std::sync::mpsc::sync_channel::<()>(1);
+    let path = path.to_owned();
+    std::thread::Builder::new()
+        .name("redline-checkpoint".into())
+        .spawn(move || {
+            let Ok(conn) = Connection::open(&path) else {
+                return;
+            };
+            for () in asked {
+                if let Err(e) = conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)") {
+                    tracing::debug!(error = %e, "checkpoint of the review database put off");
+                }
+            }
+        })
+        .expect("a thread starts");
+    asks
 }
 
 /// Blobs up to this size are compressed before looking whether they are stored.
@@ -319,6 +416,50 @@ mod tests {
         drop(conn);
         let err = Store::open_at(&path).unwrap_err();
         assert!(err.to_string().contains("newer than this Redline"), "{err}");
+    }
+
+    #[test]
+    fn a_big_commit_is_checkpointed_by_the_store_thread_not_by_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("redline.db");
+        let mut store = Store::open_at(&path).unwrap();
+        let size = || std::fs::metadata(&path).unwrap().len();
+        let before = size();
+        // Incompressible bytes, so that the log outgrows CHECKPOINT_PAGES
+        // (4 KiB pages): 64 blobs of 128 KiB.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut noise = |n: usize| -> Vec<u8> {
+            (0..n)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state as u8
+                })
+                .collect()
+        };
+        let blobs: Vec<Packed> = (0..64).map(|_| Packed::new(&noise(128 << 10))).collect();
+        store
+            .transaction(|tx| {
+                let mut put = Blobs::new(tx);
+                for blob in &blobs {
+                    put.put(blob)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        // The commit left its pages in the log; the thread copies them
+        // into the database file soon after.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while size() < before + (8 << 20) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the log was not checkpointed: the database file is {} bytes",
+                size()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(store.blob_count().unwrap(), 64);
     }
 
     #[test]

@@ -11,9 +11,11 @@
 //! piece log as they are loaded ([`crate::review::legacy`]) and stored again
 //! in the new form.
 
-use rusqlite::{Transaction, params};
+use rusqlite::params;
 
-use super::{Store, StoreError, put_blob, text_blob};
+use rayon::prelude::*;
+
+use super::{Blobs, Packed, Store, StoreError, text_blob};
 use crate::review::legacy::{LegacyEntry, LegacyFile};
 use crate::review::{Entry, FileReview, Origin, Review, Status, StoredLog};
 
@@ -32,7 +34,8 @@ type EntryRow = (
 impl Store {
     /// Stores `file`'s whole review state.
     pub fn save_file(&mut self, file: &FileReview) -> Result<(), StoreError> {
-        self.transaction(|tx| save_file(tx, file))
+        let packed = pack_file(file);
+        self.transaction(|tx| save_file(&mut Blobs::new(tx), &packed))
     }
 
     /// Stores the state of several files in one transaction.
@@ -40,9 +43,12 @@ impl Store {
         &mut self,
         files: impl IntoIterator<Item = &'a FileReview>,
     ) -> Result<(), StoreError> {
+        let files: Vec<&FileReview> = files.into_iter().collect();
+        let packed: Vec<PackedFile<'_>> = files.par_iter().map(|f| pack_file(f)).collect();
         self.transaction(|tx| {
-            for file in files {
-                save_file(tx, file)?;
+            let mut blobs = Blobs::new(tx);
+            for file in &packed {
+                save_file(&mut blobs, file)?;
             }
             Ok(())
         })
@@ -308,12 +314,36 @@ fn status_of(path: &str, text: &str) -> Result<Status, StoreError> {
     Status::parse(text).ok_or_else(|| StoreError::Corrupt(format!("{path}: status `{text}`")))
 }
 
-pub(super) fn save_file(tx: &Transaction<'_>, file: &FileReview) -> Result<(), StoreError> {
-    let base_hash = put_blob(tx, file.base.as_bytes())?;
-    let buffer_hash = put_blob(tx, file.buffer().as_bytes())?;
+/// A file's review state made ready to store (see [`Packed`]).
+pub(super) struct PackedFile<'f> {
+    file: &'f FileReview,
+    base: Packed,
+    buffer: Packed,
+    pieces: Packed,
+    pieces_json: String,
+    entries: Vec<Entry>,
+}
+
+/// Packs `file` for [`save_file`]; pure, so many files pack on every core.
+pub(super) fn pack_file(file: &FileReview) -> PackedFile<'_> {
     let log = file.to_stored();
-    let pieces_hash = put_blob(tx, log.text.as_bytes())?;
-    let empty = put_blob(tx, b"")?;
+    PackedFile {
+        file,
+        base: Packed::new(file.base.as_bytes()),
+        buffer: Packed::new(file.buffer().as_bytes()),
+        pieces: Packed::new(log.text.as_bytes()),
+        pieces_json: serde_json::to_string(&log.pieces).expect("pieces serialize"),
+        entries: log.entries,
+    }
+}
+
+pub(super) fn save_file(blobs: &mut Blobs<'_>, packed: &PackedFile<'_>) -> Result<(), StoreError> {
+    let file = packed.file;
+    let base_hash = blobs.put(&packed.base)?;
+    let buffer_hash = blobs.put(&packed.buffer)?;
+    let pieces_hash = blobs.put(&packed.pieces)?;
+    let empty = blobs.put(&Packed::new(b""))?;
+    let tx = blobs.conn();
     tx.prepare_cached(
         "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_hash)
          VALUES (?1, ?2, ?3, ?4, ?5, '[]', ?6, ?7)
@@ -326,7 +356,7 @@ pub(super) fn save_file(tx: &Transaction<'_>, file: &FileReview) -> Result<(), S
             file.disk_hash,
             file.created,
             buffer_hash,
-            serde_json::to_string(&log.pieces).expect("pieces serialize"),
+            packed.pieces_json,
             pieces_hash,
         ],
     )?;
@@ -339,7 +369,7 @@ pub(super) fn save_file(tx: &Transaction<'_>, file: &FileReview) -> Result<(), S
                               file_hash_before, snap_at, snap_len, reason)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?8, ?9, 0, 0, ?10)",
     )?;
-    for (seq, e) in log.entries.iter().enumerate() {
+    for (seq, e) in packed.entries.iter().enumerate() {
         insert.execute(params![
             e.id,
             file.path,

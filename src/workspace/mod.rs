@@ -19,11 +19,12 @@ pub use files::{
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoints::{Checkpoint, CheckpointKind, CheckpointPage, FileSnapshot};
 use crate::edits::{EditError, ProposedEdit, prepare};
-use crate::hunks::triage::{JobContext, triage};
+use crate::hunks::triage::{JobContext, assess};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from};
 use crate::project::{Overlay, PathError, Project, View, WriteError, text};
 use crate::review::{Decision, Review, ReviewError, Status};
@@ -201,17 +202,30 @@ impl Workspace {
             instruction: &run.instruction,
             seen: run.seen.as_ref(),
         };
-        triage(&proposals, &mut bundle, &job, || {
-            let mut notes: Vec<String> =
-                view.with_paths(|paths| paths.iter().map(|p| (*p).to_owned()).collect());
-            notes.extend(
-                proposals
-                    .iter()
-                    .filter(|p| p.created)
-                    .map(|p| p.file_path.clone()),
-            );
-            notes
-        });
+        // Triage reads what staging reads: both at once, on two cores.
+        let (assessment, staged) = rayon::join(
+            || {
+                assess(&proposals, &bundle, &job, || {
+                    let mut notes: Vec<String> =
+                        view.with_paths(|paths| paths.iter().map(|p| (*p).to_owned()).collect());
+                    notes.extend(
+                        proposals
+                            .iter()
+                            .filter(|p| p.created)
+                            .map(|p| p.file_path.clone()),
+                    );
+                    notes
+                })
+            },
+            || {
+                let mut staged = self.review.clone();
+                staged
+                    .stage(&run.job_id, &proposals, &bundle)
+                    .map(|()| staged)
+            },
+        );
+        assessment.mark(&mut bundle);
+        let staged = staged?;
         // A file not under review was just read to make its proposal: its
         // snapshot is that text, not a second read of the disk.
         let snapshots = proposals
@@ -225,11 +239,8 @@ impl Workspace {
                 )),
             })
             .collect::<Result<Vec<_>, _>>()?;
-
-        let mut staged = self.review.clone();
-        staged.stage(&run.job_id, &proposals, &bundle)?;
         let files = proposals
-            .iter()
+            .par_iter()
             .zip(snapshots)
             .zip(&bundle.files)
             .map(|((proposal, snapshot), diff)| {

@@ -32,16 +32,47 @@ pub struct JobContext<'a> {
 }
 
 /// Marks every hunk of `bundle` with its pattern and its risks, and sets
-/// the bundle's patterns. `proposals` are the files of the bundle, in the
-/// same order; `notes` lists every file of the project as it will be with
-/// the proposal (for links to missing notes); it is called only when a hunk
-/// adds a link.
+/// the bundle's patterns: [`assess`], then [`Assessment::mark`].
 pub fn triage(
     proposals: &[FileProposal],
     bundle: &mut DiffBundle,
     job: &JobContext<'_>,
     notes: impl FnOnce() -> Vec<String>,
 ) {
+    assess(proposals, bundle, job, notes).mark(bundle);
+}
+
+/// Each hunk's pattern and risks, in the bundle's order, and the patterns.
+#[derive(Clone, Debug)]
+pub struct Assessment {
+    marks: Vec<(Option<String>, Vec<RiskFlag>)>,
+    patterns: Vec<Pattern>,
+}
+
+impl Assessment {
+    /// Puts the marks on the hunks of `bundle` (the one assessed) and its
+    /// patterns on the bundle.
+    pub fn mark(self, bundle: &mut DiffBundle) {
+        let hunks = bundle.files.iter_mut().flat_map(|f| &mut f.hunks);
+        for (hunk, (pattern, flags)) in hunks.zip(self.marks) {
+            hunk.pattern = pattern;
+            hunk.flags = flags;
+        }
+        bundle.patterns = self.patterns;
+    }
+}
+
+/// Works out the pattern and the risks of every hunk of `bundle` without
+/// touching it (so that staging can read the bundle meanwhile).
+/// `proposals` are the files of the bundle, in the same order; `notes`
+/// lists every file of the project as it will be with the proposal (for
+/// links to missing notes); it is called only when a hunk adds a link.
+pub fn assess(
+    proposals: &[FileProposal],
+    bundle: &DiffBundle,
+    job: &JobContext<'_>,
+    notes: impl FnOnce() -> Vec<String>,
+) -> Assessment {
     let mut changes = Vec::new();
     let mut files = Vec::new();
     for (f, (proposal, diff)) in proposals.iter().zip(&bundle.files).enumerate() {
@@ -55,16 +86,20 @@ pub fn triage(
     }
     let (found, member) = patterns::group(&changes, &files);
     let mut rules = flags::Rules::new(job, &found, &member, notes);
+    let mut marks = Vec::with_capacity(member.len());
     let mut i = 0;
-    for (proposal, diff) in proposals.iter().zip(&mut bundle.files) {
+    for (proposal, diff) in proposals.iter().zip(&bundle.files) {
         let file = flags::FileTexts::new(proposal, &diff.hunks);
-        for hunk in &mut diff.hunks {
-            hunk.pattern = member[i].map(|p| found[p].pattern_id.clone());
-            hunk.flags = rules.flags(&file, hunk, i);
+        for hunk in &diff.hunks {
+            let pattern = member[i].map(|p| found[p].pattern_id.clone());
+            marks.push((pattern, rules.flags(&file, hunk, i)));
             i += 1;
         }
     }
-    bundle.patterns = found;
+    Assessment {
+        marks,
+        patterns: found,
+    }
 }
 
 /// Lines `start..start + len` of `text`, whose line starts are `starts`.
