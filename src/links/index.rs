@@ -199,10 +199,10 @@ impl LinkIndex {
     /// until the planned edits are applied and [upserted](Self::upsert).
     pub fn move_files<S: AsRef<str>>(&mut self, moves: &[(S, S)]) -> Result<(), MoveError> {
         let moves = self.checked(moves)?;
-        for (&from, _) in &moves {
+        for &from in moves.keys() {
             self.vault.remove(from);
         }
-        for (_, &to) in &moves {
+        for &to in moves.values() {
             self.vault.insert(to.to_owned());
         }
         let mut keys = HashSet::new();

@@ -444,11 +444,11 @@ fn past_code_span(text: &str, at: usize, end: usize) -> usize {
 /// is not a vault link (a URL, an anchor) but still to be stepped over.
 fn link_at(text: &str, open: usize, end: usize, embed: bool) -> Option<(Option<Link>, usize)> {
     let start = open - usize::from(embed);
-    if text[open..end].starts_with("[[") {
-        if let Some(link) = wikilink_at(text, open, end, start, embed) {
-            let next = link.span.end;
-            return Some((Some(link), next));
-        }
+    if text[open..end].starts_with("[[")
+        && let Some(link) = wikilink_at(text, open, end, start, embed)
+    {
+        let next = link.span.end;
+        return Some((Some(link), next));
     }
     markdown_at(text, open, end, start, embed)
 }
@@ -457,7 +457,8 @@ fn link_at(text: &str, open: usize, end: usize, embed: bool) -> Option<(Option<L
 fn wikilink_at(text: &str, open: usize, end: usize, start: usize, embed: bool) -> Option<Link> {
     let from = open + 2;
     let rest = &text[from..end];
-    let close = rest.find("]]")?;
+    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let close = line.find("]]")?;
     let inner = &rest[..close];
     if inner.contains(['\n', '[', ']']) {
         return None;
