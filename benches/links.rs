@@ -9,13 +9,48 @@
 //! `cargo bench --bench links`; `REDLINE_BENCH_NOTES=10000` picks another
 //! size and `REDLINE_BENCH_RUNS=9` the runs per measurement (default 5).
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 
-use redline::links::{LinkIndex, LinkSettings, apply_edits};
+use redline::links::{LinkIndex, LinkSettings, apply_edits, parse};
 
 const TARGET: &str = "Projects/Atlas.md";
 const LINKERS: usize = 2_000;
+
+/// The system allocator, counting the bytes live: the index's own memory,
+/// free of what the allocator keeps.
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn live_mb() -> f64 {
+    LIVE.load(Ordering::Relaxed) as f64 / 1e6
+}
 
 /// A deterministic stream of numbers (Knuth's MMIX LCG).
 struct Lcg(u64);
@@ -176,9 +211,9 @@ fn main() {
     let settings = LinkSettings::default();
     let notes = || vault.notes.iter().map(|(p, t)| (p.as_str(), t.as_str()));
 
-    let before = rss_mb();
+    let (rss, live) = (rss_mb(), live_mb());
     let mut index = LinkIndex::build(vault.files.iter().cloned(), notes());
-    let memory = rss_mb() - before;
+    let (rss, live) = (rss_mb() - rss, live_mb() - live);
     let (build, _) = timed(runs, || {
         black_box(LinkIndex::build(vault.files.iter().cloned(), notes()))
     });
@@ -188,10 +223,17 @@ fn main() {
         .map(|(p, _)| index.outgoing(p).len())
         .sum();
     println!(
-        "index build: {:.1} ms ({links} links); resident memory {:.1} MB",
+        "index build: {:.1} ms ({links} links); memory {live:.1} MB live, {rss:.1} MB resident",
         ms(build),
-        memory
     );
+    let (parsing, _) = timed(runs, || {
+        vault
+            .notes
+            .iter()
+            .map(|(_, text)| black_box(parse(text)).len())
+            .sum::<usize>()
+    });
+    println!("  of which parsing every note: {:.1} ms", ms(parsing));
     println!("backlinks of {TARGET}: {}", index.backlinks(TARGET).len());
 
     let rename = [(TARGET, "Archive/Atlas 2024.md")];

@@ -7,10 +7,11 @@
 //! and new names, never a rescan of the vault.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use super::parse::{Link, parse};
 use super::paths;
-use super::resolve::{FileSet, Resolution, Vault, Via, resolve};
+use super::resolve::{FileSet, Resolution, Vault, Via, candidates, resolve};
 use super::rewrite::{
     self, MoveError, Plan, SkipReason, Skipped, TextEdit, ambiguous_among, rename_heading, retarget,
 };
@@ -24,8 +25,15 @@ pub struct Resolved {
     /// What it points at in the vault as the index has it.
     pub resolution: Resolution,
     via: Via,
-    /// The key of its target's name; `None` for a same-note link.
-    key: Option<String>,
+}
+
+impl Resolved {
+    /// The key of its target's name; `None` for a same-note link. Worked
+    /// out when needed rather than kept: most links are never asked.
+    fn key(&self) -> Option<String> {
+        let path = self.link.path();
+        (!path.is_empty()).then(|| paths::key(&path))
+    }
 }
 
 /// A link and the note it is in.
@@ -37,6 +45,11 @@ pub struct LinkAt<'a> {
     pub link: &'a Resolved,
 }
 
+/// The notes holding links of one kind, sorted: a sorted `Vec` is a
+/// fraction of a `BTreeSet`'s memory for the one or two notes most names
+/// have, and the paths are shared with the index's own.
+type Sources = Vec<Arc<str>>;
+
 /// The links of a vault, resolved and kept so as files change. Build it
 /// once with [`LinkIndex::build`], then tell it each change: a note's text
 /// ([`upsert`](LinkIndex::upsert)), a file added, removed or moved.
@@ -44,11 +57,11 @@ pub struct LinkAt<'a> {
 pub struct LinkIndex {
     vault: Vault,
     /// Each note's links, in document order.
-    notes: HashMap<String, Vec<Resolved>>,
+    notes: HashMap<Arc<str>, Vec<Resolved>>,
     /// File → the notes with a link resolving to it.
-    backlinks: HashMap<String, BTreeSet<String>>,
+    backlinks: HashMap<String, Sources>,
     /// Name key → the notes with a link using that name.
-    by_key: HashMap<String, BTreeSet<String>>,
+    by_key: HashMap<String, Sources>,
 }
 
 impl LinkIndex {
@@ -76,7 +89,7 @@ impl LinkIndex {
         }
         for (path, links) in parsed {
             let resolved = index.resolve_all(&path, links);
-            index.register(path, resolved);
+            index.register(path.into(), resolved);
         }
         index
     }
@@ -100,7 +113,10 @@ impl LinkIndex {
                 self.outgoing(source)
                     .iter()
                     .filter(|r| r.resolution.file() == Some(path))
-                    .map(|link| LinkAt { source, link }),
+                    .map(|link| LinkAt {
+                        source: source.as_ref(),
+                        link,
+                    }),
             );
         }
         out
@@ -125,15 +141,15 @@ impl LinkIndex {
     }
 
     fn all(&self, keep: impl Fn(&Resolved) -> bool) -> Vec<LinkAt<'_>> {
-        let mut sources: Vec<&String> = self.notes.keys().collect();
-        sources.sort();
-        sources
+        let mut notes: Vec<(&Arc<str>, &Vec<Resolved>)> = self.notes.iter().collect();
+        notes.sort_unstable_by_key(|(source, _)| *source);
+        notes
             .into_iter()
-            .flat_map(|source| {
-                self.notes[source]
-                    .iter()
-                    .filter(|r| keep(r))
-                    .map(move |link| LinkAt { source, link })
+            .flat_map(|(source, links)| {
+                links.iter().filter(|r| keep(r)).map(move |link| LinkAt {
+                    source: source.as_ref(),
+                    link,
+                })
             })
             .collect()
     }
@@ -141,6 +157,12 @@ impl LinkIndex {
     /// What `link`, written in the note at `source`, points at.
     pub fn resolve(&self, link: &Link, source: &str) -> Resolution {
         self.vault.resolve(link, source)
+    }
+
+    /// The files `link`, written in the note at `source`, may mean (see
+    /// [`Vault::candidates`]): what an ambiguous link is ambiguous between.
+    pub fn candidates(&self, link: &Link, source: &str) -> Vec<String> {
+        self.vault.candidates(link, source)
     }
 
     /// The text of a new link to `file` from the note at `source`, written
@@ -166,7 +188,7 @@ impl LinkIndex {
         let arrived = self.vault.insert(path.to_owned());
         self.unregister(path);
         let resolved = self.resolve_all(path, parse(text));
-        self.register(path.to_owned(), resolved);
+        self.register(path.into(), resolved);
         if arrived {
             self.refresh(&HashSet::from([paths::key(path)]));
         }
@@ -217,7 +239,7 @@ impl LinkIndex {
         for (to, links) in carried {
             let links = links.into_iter().map(|r| r.link).collect();
             let resolved = self.resolve_all(to, links);
-            self.register(to.to_owned(), resolved);
+            self.register(to.into(), resolved);
         }
         self.refresh(&keys);
         Ok(())
@@ -267,20 +289,37 @@ impl LinkIndex {
                     .get(key)
                     .into_iter()
                     .flatten()
-                    .map(String::as_str),
+                    .map(AsRef::as_ref),
             );
         }
+        // What ambiguous links are ambiguous between, worked out once for
+        // the many links of a name hundreds of notes share.
+        let mut listed: HashMap<(String, bool, &str), Vec<String>> = HashMap::new();
         let mut plan = Plan::default();
         for source in sources {
             let moved = moves.get(source).copied();
             let now = moved.unwrap_or(source);
             for r in &self.notes[source] {
-                let concerned = moved.is_some() || r.key.as_ref().is_some_and(|k| keys.contains(k));
+                let key = r.key();
+                let concerned = moved.is_some() || key.as_ref().is_some_and(|k| keys.contains(k));
                 if !concerned {
                     continue;
                 }
-                if let Some(reason) = ambiguous_among(&r.resolution, |c| moves.contains_key(c)) {
-                    plan.skip(source, &r.link, reason);
+                if let Resolution::Ambiguous(_) = r.resolution {
+                    // Only a file that leaves can be one of those it may mean.
+                    if key.is_some_and(|k| after.departed_keys.contains(&k)) {
+                        let path = r.link.path();
+                        let relative = !r.link.is_wiki() && !path.starts_with('/')
+                            || path.starts_with("./")
+                            || path.starts_with("../");
+                        let context = if relative { paths::folder(source) } else { "" };
+                        let among = listed
+                            .entry((path.into_owned(), r.link.is_wiki(), context))
+                            .or_insert_with(|| candidates(&self.vault, &r.link, source));
+                        if let Some(reason) = ambiguous_among(among, |c| moves.contains_key(c)) {
+                            plan.skip(source, &r.link, reason);
+                        }
+                    }
                     continue;
                 }
                 let Some(target) = r.resolution.file() else {
@@ -307,32 +346,33 @@ impl LinkIndex {
     /// in the note itself). Links several files answer to, `note` among
     /// them, are left alone and reported.
     pub fn plan_heading_rename(&self, note: &str, old: &str, new: &str) -> Plan {
-        let mut sources: BTreeSet<&str> = BTreeSet::new();
-        sources.extend(
-            self.backlinks
-                .get(note)
-                .into_iter()
-                .flatten()
-                .map(String::as_str),
-        );
+        // Its backlinks, and the ambiguous links its name may be meant by.
         let key = paths::key(note);
-        sources.extend(
-            self.by_key
-                .get(&key)
-                .into_iter()
-                .flatten()
-                .map(String::as_str),
-        );
+        let sources: BTreeSet<&str> = self
+            .backlinks
+            .get(note)
+            .into_iter()
+            .chain(self.by_key.get(&key))
+            .flatten()
+            .map(AsRef::as_ref)
+            .collect();
         let mut plan = Plan::default();
         for source in sources {
             for r in &self.notes[source] {
                 let Some(renamed) = rename_heading(&r.link, old, new) else {
                     continue;
                 };
-                if let Some(reason) = ambiguous_among(&r.resolution, |c| c == note) {
-                    plan.skip(source, &r.link, reason);
-                } else if r.resolution.file() == Some(note) {
-                    plan.edit(source, &r.link, renamed.render());
+                match &r.resolution {
+                    Resolution::File(file) if file == note => {
+                        plan.edit(source, &r.link, renamed.render());
+                    }
+                    Resolution::Ambiguous(_) => {
+                        let among = candidates(&self.vault, &r.link, source);
+                        if let Some(reason) = ambiguous_among(&among, |c| c == note) {
+                            plan.skip(source, &r.link, reason);
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
@@ -377,27 +417,23 @@ impl LinkIndex {
             .into_iter()
             .map(|link| {
                 let (resolution, via) = resolve(&self.vault, &link, source);
-                let path = link.path();
-                let key = (!path.is_empty()).then(|| paths::key(&path));
                 Resolved {
                     link,
                     resolution,
                     via,
-                    key,
                 }
             })
             .collect()
     }
 
     /// Records the links of the note at `path` in the maps.
-    fn register(&mut self, path: String, links: Vec<Resolved>) {
-        for r in &links {
-            if let Some(key) = &r.key {
-                add(&mut self.by_key, key, &path);
-            }
-            if let Some(file) = r.resolution.file() {
-                add(&mut self.backlinks, file, &path);
-            }
+    fn register(&mut self, path: Arc<str>, links: Vec<Resolved>) {
+        let (keys, files) = names_of(&links);
+        for key in keys {
+            add(&mut self.by_key, &key, &path);
+        }
+        for file in files {
+            add(&mut self.backlinks, file, &path);
         }
         self.notes.insert(path, links);
     }
@@ -405,13 +441,12 @@ impl LinkIndex {
     /// Takes the links of the note at `path` out of the maps.
     fn unregister(&mut self, path: &str) -> Option<Vec<Resolved>> {
         let links = self.notes.remove(path)?;
-        for r in &links {
-            if let Some(key) = &r.key {
-                take(&mut self.by_key, key, path);
-            }
-            if let Some(file) = r.resolution.file() {
-                take(&mut self.backlinks, file, path);
-            }
+        let (keys, files) = names_of(&links);
+        for key in keys {
+            take(&mut self.by_key, &key, path);
+        }
+        for file in files {
+            take(&mut self.backlinks, file, path);
         }
         Some(links)
     }
@@ -419,7 +454,7 @@ impl LinkIndex {
     /// Resolves again the links using one of `keys`, after files with those
     /// keys arrived or left.
     fn refresh(&mut self, keys: &HashSet<String>) {
-        let sources: BTreeSet<String> = keys
+        let sources: BTreeSet<Arc<str>> = keys
             .iter()
             .flat_map(|key| self.by_key.get(key).into_iter().flatten().cloned())
             .collect();
@@ -428,7 +463,7 @@ impl LinkIndex {
                 continue;
             };
             for r in &mut links {
-                if r.key.as_ref().is_some_and(|k| keys.contains(k)) {
+                if r.key().is_some_and(|k| keys.contains(&k)) {
                     (r.resolution, r.via) = resolve(&self.vault, &r.link, &source);
                 }
             }
@@ -437,23 +472,40 @@ impl LinkIndex {
     }
 }
 
-fn add(map: &mut HashMap<String, BTreeSet<String>>, key: &str, path: &str) {
+/// The keys and the files `links` use, each once.
+fn names_of(links: &[Resolved]) -> (Vec<String>, Vec<&str>) {
+    let mut keys: Vec<String> = links.iter().filter_map(Resolved::key).collect();
+    let mut files: Vec<&str> = links.iter().filter_map(|r| r.resolution.file()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    files.sort_unstable();
+    files.dedup();
+    (keys, files)
+}
+
+fn add(map: &mut HashMap<String, Sources>, key: &str, path: &Arc<str>) {
     match map.get_mut(key) {
-        Some(set) => {
-            if !set.contains(path) {
-                set.insert(path.to_owned());
+        // Built in path order, a set mostly grows at its end.
+        Some(sources) if sources.last().is_none_or(|last| last < path) => {
+            sources.push(path.clone());
+        }
+        Some(sources) => {
+            if let Err(at) = sources.binary_search(path) {
+                sources.insert(at, path.clone());
             }
         }
         None => {
-            map.insert(key.to_owned(), BTreeSet::from([path.to_owned()]));
+            map.insert(key.to_owned(), vec![path.clone()]);
         }
     }
 }
 
-fn take(map: &mut HashMap<String, BTreeSet<String>>, key: &str, path: &str) {
-    if let Some(set) = map.get_mut(key) {
-        set.remove(path);
-        if set.is_empty() {
+fn take(map: &mut HashMap<String, Sources>, key: &str, path: &str) {
+    if let Some(sources) = map.get_mut(key) {
+        if let Ok(at) = sources.binary_search_by(|s| s.as_ref().cmp(path)) {
+            sources.remove(at);
+        }
+        if sources.is_empty() {
             map.remove(key);
         }
     }
@@ -483,6 +535,9 @@ struct Moved<'a> {
     moves: &'a HashMap<&'a str, &'a str>,
     arrived: HashSet<&'a str>,
     arrived_by_key: HashMap<String, Vec<&'a str>>,
+    /// The keys of the files that leave: only files with one of them need
+    /// checking against the moves.
+    departed_keys: HashSet<String>,
 }
 
 impl<'a> Moved<'a> {
@@ -496,6 +551,7 @@ impl<'a> Moved<'a> {
             moves,
             arrived: moves.values().copied().collect(),
             arrived_by_key,
+            departed_keys: moves.keys().map(|from| paths::key(from)).collect(),
         }
     }
 }
@@ -507,11 +563,15 @@ impl FileSet for Moved<'_> {
     }
 
     fn each_with_key(&self, key: &str, f: &mut dyn FnMut(&str)) {
-        self.before.each_with_key(key, &mut |path| {
-            if !self.moves.contains_key(path) {
-                f(path);
-            }
-        });
+        if self.departed_keys.contains(key) {
+            self.before.each_with_key(key, &mut |path| {
+                if !self.moves.contains_key(path) {
+                    f(path);
+                }
+            });
+        } else {
+            self.before.each_with_key(key, f);
+        }
         for path in self.arrived_by_key.get(key).into_iter().flatten() {
             f(path);
         }

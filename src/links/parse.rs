@@ -350,9 +350,6 @@ fn lines(text: &str, from: usize) -> impl Iterator<Item = Range<usize>> + '_ {
 /// ranges; one never closed runs to the end. A fence may be indented or
 /// quoted (`> ```), as in a list item or a callout.
 pub(crate) fn fenced_blocks(text: &str, from: usize) -> Vec<Range<usize>> {
-    if !text[from..].contains("```") && !text[from..].contains("~~~") {
-        return Vec::new();
-    }
     let mut blocks = Vec::new();
     let mut open: Option<(usize, u8, usize)> = None;
     for line in lines(text, from) {
@@ -457,10 +454,13 @@ fn link_at(text: &str, open: usize, end: usize, embed: bool) -> Option<(Option<L
 fn wikilink_at(text: &str, open: usize, end: usize, start: usize, embed: bool) -> Option<Link> {
     let from = open + 2;
     let rest = &text[from..end];
-    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
-    let close = line.find("]]")?;
+    // No bracket inside, so the first `]` must be the close, on this line.
+    let close = rest.find([']', '\n'])?;
+    if !rest[close..].starts_with("]]") {
+        return None;
+    }
     let inner = &rest[..close];
-    if inner.contains(['\n', '[', ']']) {
+    if inner.contains('[') {
         return None;
     }
     let (reference, alias, escaped_pipe) = match inner.find('|') {

@@ -47,25 +47,37 @@ pub(crate) fn lower(s: &str) -> String {
     s.chars().flat_map(char::to_lowercase).collect()
 }
 
-/// Whether the file at `file` (lower-cased) is what `target` (lower-cased)
-/// names: the same path, or the path with `.md` added to a target without it.
+/// Whether the file at `file` is what `target` (lower-cased) names, case
+/// aside: the same path, or the path with `.md` added to a target without it.
 pub(crate) fn matches(file: &str, target: &str) -> bool {
-    file == target
+    // Most paths are ASCII: compared in place, nothing allocated.
+    let (file, same): (Cow<'_, str>, fn(&str, &str) -> bool) = if file.is_ascii() {
+        (Cow::Borrowed(file), str::eq_ignore_ascii_case)
+    } else {
+        (Cow::Owned(lower(file)), |a, b| a == b)
+    };
+    same(&file, target)
         || (!ends_with_md(target)
             && file.len() == target.len() + 3
-            && file.starts_with(target)
-            && ends_with_md(file))
+            && ends_with_md(&file)
+            && file.is_char_boundary(target.len())
+            && same(&file[..target.len()], target))
 }
 
-/// Whether the file at `file` (lower-cased) ends with the components of
-/// `target` (lower-cased), `.md` added as in [`matches`].
+/// Whether the file at `file` ends with the components of `target`
+/// (lower-cased), case aside, `.md` added as in [`matches`].
 pub(crate) fn matches_suffix(file: &str, target: &str) -> bool {
-    let with_md = |len: usize| {
+    let file = if file.is_ascii() {
+        Cow::Borrowed(file)
+    } else {
+        Cow::Owned(lower(file))
+    };
+    let tail = |len: usize| {
         file.len() > len
             && file.as_bytes()[file.len() - len - 1] == b'/'
             && matches(&file[file.len() - len..], target)
     };
-    with_md(target.len()) || (!ends_with_md(target) && with_md(target.len() + 3))
+    tail(target.len()) || (!ends_with_md(target) && tail(target.len() + 3))
 }
 
 /// `rel` taken from `base` (a folder), with `.` and `..` worked out; `None`
@@ -223,6 +235,9 @@ mod tests {
         assert!(!matches("atlas.md.md", "atlas.md"));
         assert!(matches("chart.png.md", "chart.png"));
         assert!(matches_suffix("projects/atlas/plan.md", "atlas/plan"));
+        assert!(matches("Atlas.MD", "atlas") && matches("ÉTÉ.md", "été"));
+        assert!(matches_suffix("Projects/Atlas/Plan.md", "atlas/plan"));
+        assert!(matches_suffix("Dossier/Été/Ça.md", "été/ça"));
         assert!(!matches_suffix("projects/xatlas/plan.md", "atlas/plan"));
         assert!(!matches_suffix("atlas/plan.md", "atlas/plan"));
         assert_eq!(key("Projects/Atlas.MD"), "atlas");

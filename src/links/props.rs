@@ -307,9 +307,23 @@ proptest! {
             moves.iter().find(|(from, _)| from == path).map_or(path.to_owned(), |(_, to)| to.clone())
         };
         let after = Vault::new(case.files.iter().map(|f| moved(f)));
+        // Exactly the ambiguous links that may mean a moved file are reported.
+        let mut reported: Vec<(String, std::ops::Range<usize>)> = Vec::new();
         for skipped in &plan.skipped {
             prop_assert!(matches!(skipped.reason, SkipReason::Ambiguous(_)), "{:?}", skipped);
+            reported.push((skipped.source.clone(), skipped.span.clone()));
         }
+        let mut expected = Vec::new();
+        for (path, text) in &case.notes {
+            for link in parse(text) {
+                let among = index.candidates(&link, path);
+                if among.len() > 1 && among.iter().any(|c| moves.iter().any(|(from, to)| from == c && from != to)) {
+                    expected.push((path.clone(), link.span.clone()));
+                }
+            }
+        }
+        reported.sort_by_key(|(p, r)| (p.clone(), r.start));
+        prop_assert_eq!(reported, expected);
         for (path, text) in &case.notes {
             let new_text = plan.edits.get(path).map_or(text.clone(), |edits| apply_edits(text, edits));
             let (old_links, new_links) = (parse(text), parse(&new_text));

@@ -14,9 +14,10 @@ pub enum Resolution {
     /// This file (a vault path). A same-note link (`[[#Heading]]`) points
     /// at its own note.
     File(String),
-    /// Several files answer to it (sorted). Obsidian would pick one; Redline
-    /// does not guess, and leaves such a link alone.
-    Ambiguous(Vec<String>),
+    /// This many files answer to it ([`Vault::candidates`] lists them).
+    /// Obsidian would pick one; Redline does not guess, and leaves such a
+    /// link alone.
+    Ambiguous(usize),
     /// No file answers to it: a link to a missing note.
     Dangling,
     /// Its relative path climbs above the vault's root.
@@ -131,6 +132,12 @@ impl Vault {
     pub fn resolve(&self, link: &Link, source: &str) -> Resolution {
         resolve(self, link, source).0
     }
+
+    /// The files `link`, written in the note at `source`, may mean, sorted:
+    /// the one it resolves to, the several of an ambiguous link, or none.
+    pub fn candidates(&self, link: &Link, source: &str) -> Vec<String> {
+        candidates(self, link, source)
+    }
 }
 
 impl FileSet for Vault {
@@ -159,6 +166,29 @@ pub(crate) fn resolve<F: FileSet + ?Sized>(
     link: &Link,
     source: &str,
 ) -> (Resolution, Via) {
+    resolve_listing(files, link, source, None)
+}
+
+/// The files `link` in the note at `source` may mean in `files`, sorted.
+pub(crate) fn candidates<F: FileSet + ?Sized>(files: &F, link: &Link, source: &str) -> Vec<String> {
+    let mut list = Vec::new();
+    match resolve_listing(files, link, source, Some(&mut list)).0 {
+        Resolution::File(file) => vec![file],
+        Resolution::Ambiguous(_) => {
+            list.sort();
+            list
+        }
+        Resolution::Dangling | Resolution::OutsideVault => Vec::new(),
+    }
+}
+
+/// [`resolve`], listing in `list` the files of an ambiguous link.
+fn resolve_listing<F: FileSet + ?Sized>(
+    files: &F,
+    link: &Link,
+    source: &str,
+    mut list: Option<&mut Vec<String>>,
+) -> (Resolution, Via) {
     let path = link.path();
     if path.is_empty() {
         return (Resolution::File(source.to_owned()), Via::SameNote);
@@ -172,65 +202,101 @@ pub(crate) fn resolve<F: FileSet + ?Sized>(
         let Some(joined) = paths::join(paths::folder(source), &path) else {
             return (Resolution::OutsideVault, Via::Relative);
         };
-        match whole_path(files, &joined) {
+        match lookup(files, &joined, false, list.as_deref_mut()) {
             Some(found) => return (found, Via::Relative),
             None if explicit => return (Resolution::Dangling, Via::Relative),
             None => {}
         }
     }
-    let rooted = path.trim_start_matches('/');
-    let found = if path.starts_with('/') && !link.is_wiki() {
-        whole_path(files, rooted)
-    } else {
-        whole_path(files, rooted).or_else(|| path_end(files, rooted))
-    };
+    let ends = link.is_wiki() || !path.starts_with('/');
+    let found = lookup(files, path.trim_start_matches('/'), ends, list);
     (found.unwrap_or(Resolution::Dangling), Via::Vault)
 }
 
-/// The file at `path` from the root: exactly, with `.md` added, or the one
-/// whose path differs only in case.
-fn whole_path<F: FileSet + ?Sized>(files: &F, path: &str) -> Option<Resolution> {
+/// The file `path` names from the root (exactly, else with `.md` added,
+/// else differing only in case), or when `ends` the one whose path ends
+/// with it; `None` when none does. The files of an ambiguous answer go to
+/// `list` when there is one; otherwise they are only counted, so that a
+/// name hundreds of notes share costs no allocation.
+fn lookup<F: FileSet + ?Sized>(
+    files: &F,
+    path: &str,
+    ends: bool,
+    list: Option<&mut Vec<String>>,
+) -> Option<Resolution> {
     if paths::file_name(path).is_empty() {
         return Some(Resolution::Dangling);
     }
     if files.contains(path) {
         return Some(Resolution::File(path.to_owned()));
     }
-    if !paths::ends_with_md(path) {
-        let with_md = format!("{path}.md");
-        if files.contains(&with_md) {
-            return Some(Resolution::File(with_md));
-        }
-    }
+    let key = paths::key(path);
     let lower = paths::lower(path);
-    one_of(files, path, |file| paths::matches(file, &lower))
-}
-
-/// The one file whose path ends with the components of `path`.
-fn path_end<F: FileSet + ?Sized>(files: &F, path: &str) -> Option<Resolution> {
-    let lower = paths::lower(path);
-    one_of(files, path, |file| paths::matches_suffix(file, &lower))
-}
-
-/// The files with `path`'s key whose lower-cased path passes `test`: `None`
-/// when there are none, ambiguous when there are several.
-fn one_of<F: FileSet + ?Sized>(
-    files: &F,
-    path: &str,
-    test: impl Fn(&str) -> bool,
-) -> Option<Resolution> {
-    let mut found = Vec::new();
-    files.each_with_key(&paths::key(path), &mut |file| {
-        if test(&paths::lower(file)) {
-            found.push(file.to_owned());
+    let adds_md = !paths::ends_with_md(path);
+    let mut with_md = None;
+    let mut whole = Matches::new(list.is_some());
+    files.each_with_key(&key, &mut |file| {
+        if adds_md
+            && file.len() == path.len() + 3
+            && file.starts_with(path)
+            && file.ends_with(".md")
+        {
+            with_md = Some(file.to_owned());
+        } else if paths::matches(file, &lower) {
+            whole.add(file);
         }
     });
-    match found.len() {
-        0 => None,
-        1 => found.pop().map(Resolution::File),
-        _ => {
-            found.sort();
-            Some(Resolution::Ambiguous(found))
+    if with_md.is_some() {
+        return with_md.map(Resolution::File);
+    }
+    if whole.count > 0 || !ends {
+        return whole.into_resolution(list);
+    }
+    let mut end = Matches::new(list.is_some());
+    files.each_with_key(&key, &mut |file| {
+        if paths::matches_suffix(file, &lower) {
+            end.add(file);
+        }
+    });
+    end.into_resolution(list)
+}
+
+/// The files a lookup found in one of its passes.
+struct Matches {
+    count: usize,
+    first: Option<String>,
+    all: Option<Vec<String>>,
+}
+
+impl Matches {
+    fn new(listing: bool) -> Matches {
+        Matches {
+            count: 0,
+            first: None,
+            all: listing.then(Vec::new),
+        }
+    }
+
+    fn add(&mut self, file: &str) {
+        self.count += 1;
+        if self.count == 1 {
+            self.first = Some(file.to_owned());
+        }
+        if let Some(all) = &mut self.all {
+            all.push(file.to_owned());
+        }
+    }
+
+    fn into_resolution(self, list: Option<&mut Vec<String>>) -> Option<Resolution> {
+        match self.count {
+            0 => None,
+            1 => self.first.map(Resolution::File),
+            n => {
+                if let (Some(list), Some(all)) = (list, self.all) {
+                    *list = all;
+                }
+                Some(Resolution::Ambiguous(n))
+            }
         }
     }
 }

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use super::parse::{Link, Syntax};
 use super::paths;
-use super::resolve::{FileSet, Resolution, Via, resolve};
+use super::resolve::{FileSet, Via, resolve};
 use super::settings::{LinkSettings, NewLinkFormat};
 
 /// Replace the bytes `range` of a note's text with `text`.
@@ -302,16 +302,14 @@ fn heading_key(heading: &str) -> String {
     paths::lower(&link_heading(heading))
 }
 
-/// Why a link that several files answer to is left alone, when one of
-/// them is `changed`.
+/// Why a link that several files answer to is left alone: `None` when none
+/// of those `candidates` is `changed`.
 pub(crate) fn ambiguous_among(
-    resolution: &Resolution,
+    candidates: &[String],
     changed: impl Fn(&str) -> bool,
 ) -> Option<SkipReason> {
-    match resolution {
-        Resolution::Ambiguous(candidates) if candidates.iter().any(|c| changed(c)) => {
-            Some(SkipReason::Ambiguous(candidates.clone()))
-        }
-        _ => None,
-    }
+    candidates
+        .iter()
+        .any(|c| changed(c))
+        .then(|| SkipReason::Ambiguous(candidates.to_vec()))
 }

@@ -269,6 +269,12 @@ fn at(vault: &Vault, text: &str, source: &str) -> Resolution {
     vault.resolve(&one(text), source)
 }
 
+/// That the one link of `text` in `source` is ambiguous between `files`.
+fn assert_ambiguous(vault: &Vault, text: &str, source: &str, files: &[&str]) {
+    assert_eq!(at(vault, text, source), Resolution::Ambiguous(files.len()));
+    assert_eq!(vault.candidates(&one(text), source), files);
+}
+
 fn file(path: &str) -> Resolution {
     Resolution::File(path.into())
 }
@@ -298,12 +304,11 @@ fn wikilinks_resolve_by_path_then_by_the_end_of_one() {
         file("Projects/Atlas/Plan.md")
     );
     assert_eq!(at(&v, "[[jects/Atlas]]", from), Resolution::Dangling);
-    assert_eq!(
-        at(&v, "[[Plan]]", from),
-        Resolution::Ambiguous(vec![
-            "Archive/Plan.md".into(),
-            "Projects/Atlas/Plan.md".into()
-        ])
+    assert_ambiguous(
+        &v,
+        "[[Plan]]",
+        from,
+        &["Archive/Plan.md", "Projects/Atlas/Plan.md"],
     );
     // A file without an extension wins over the note of the same name.
     assert_eq!(at(&v, "[[Tasks]]", from), file("Tasks"));
@@ -332,14 +337,16 @@ fn bare_names_resolve_case_insensitively_and_duplicates_are_ambiguous() {
     );
     assert_eq!(at(&v, "[[Solo.md]]", "x.md"), file("Solo.md"));
     assert_eq!(at(&v, "[[Nobody]]", "x.md"), Resolution::Dangling);
+    assert_eq!(
+        v.candidates(&one("[[Nobody]]"), "x.md"),
+        Vec::<String>::new()
+    );
+    assert_eq!(v.candidates(&one("[[solo]]"), "x.md"), ["Solo.md"]);
     // Two notes named Atlas, one at the root: the path from the root wins,
     // as it does in Obsidian.
     assert_eq!(at(&v, "[[Atlas]]", "x.md"), file("Atlas.md"));
     let v = Vault::new(["A/Atlas.md", "B/atlas.md"]);
-    assert_eq!(
-        at(&v, "[[Atlas]]", "x.md"),
-        Resolution::Ambiguous(vec!["A/Atlas.md".into(), "B/atlas.md".into()])
-    );
+    assert_ambiguous(&v, "[[Atlas]]", "x.md", &["A/Atlas.md", "B/atlas.md"]);
 }
 
 #[test]
@@ -352,9 +359,11 @@ fn attachments_resolve_by_their_full_name() {
         file("img/chart.png")
     );
     // `[[chart.png]]` could also be a note named `chart.png.md`.
-    assert_eq!(
-        at(&vault(), "![[chart.png]]", "Note.md"),
-        Resolution::Ambiguous(vec!["img/chart.png".into(), "img/chart.png.md".into()])
+    assert_ambiguous(
+        &vault(),
+        "![[chart.png]]",
+        "Note.md",
+        &["img/chart.png", "img/chart.png.md"],
     );
 }
 
