@@ -513,6 +513,9 @@ fn take(map: &mut HashMap<String, Sources>, key: &str, path: &str) {
 
 impl Plan {
     fn edit(&mut self, source: &str, link: &Link, text: String) {
+        if text == link.render() {
+            return;
+        }
         let edits = self.edits.entry(source.to_owned()).or_default();
         edits.push(TextEdit {
             range: link.span.clone(),

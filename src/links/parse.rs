@@ -111,23 +111,22 @@ impl Link {
     /// percent escapes and backslash escapes undone in a Markdown link;
     /// surrounding whitespace trimmed. Empty for a same-note link.
     pub fn path(&self) -> Cow<'_, str> {
-        let target = match self.front_matter {
-            Some(quote) => quote.unescape(&self.target),
-            None => Cow::Borrowed(self.target.as_str()),
-        };
-        let decoded = if self.is_wiki() {
-            target
-        } else {
-            match paths::unescape_backslashes(&target) {
-                Cow::Borrowed(s) => Cow::Owned(paths::percent_decode(s).into_owned()),
-                Cow::Owned(s) => Cow::Owned(paths::percent_decode(&s).into_owned()),
-            }
-        };
-        match decoded {
-            Cow::Borrowed(s) => Cow::Borrowed(s.trim()),
-            Cow::Owned(s) if s.trim().len() == s.len() => Cow::Owned(s),
-            Cow::Owned(s) => Cow::Owned(s.trim().to_owned()),
+        then(self.decoded(&self.target), |s| Cow::Borrowed(s.trim()))
+    }
+
+    /// `raw`, the target or the subpath, decoded as [`Link::path`] says.
+    fn decoded<'a>(&self, raw: &'a str) -> Cow<'a, str> {
+        let mut out = Cow::Borrowed(raw);
+        if let Some(quote) = self.front_matter {
+            out = then(out, |s| quote.unescape(s));
         }
+        if !self.is_wiki() {
+            out = then(
+                then(out, paths::unescape_backslashes),
+                paths::percent_decode,
+            );
+        }
+        out
     }
 
     /// Whether the target was written with its `.md` extension.
@@ -171,14 +170,7 @@ impl Link {
 
     /// The subpath decoded as [`Link::path`] decodes the target.
     pub(crate) fn decoded_subpath(&self) -> Option<Cow<'_, str>> {
-        let raw = self.subpath.as_deref()?;
-        Some(match (self.front_matter, self.is_wiki()) {
-            (Some(quote), _) => quote.unescape(raw),
-            (None, true) => Cow::Borrowed(raw),
-            (None, false) => {
-                Cow::Owned(paths::percent_decode(&paths::unescape_backslashes(raw)).into_owned())
-            }
-        })
+        Some(self.decoded(self.subpath.as_deref()?))
     }
 
     /// The link written back: exactly its source text when unchanged.
@@ -276,6 +268,14 @@ impl Link {
             Some(quote) => quote.escape(&encoded).into_owned(),
             None => encoded.into_owned(),
         }
+    }
+}
+
+/// `s` passed through `f`, borrowing as long as neither allocates.
+fn then<'a>(s: Cow<'a, str>, f: impl for<'b> Fn(&'b str) -> Cow<'b, str>) -> Cow<'a, str> {
+    match s {
+        Cow::Borrowed(s) => f(s),
+        Cow::Owned(s) => Cow::Owned(f(&s).into_owned()),
     }
 }
 

@@ -51,15 +51,18 @@ pub(crate) fn lower(s: &str) -> String {
 /// aside: the same path, or the path with `.md` added to a target without it.
 pub(crate) fn matches(file: &str, target: &str) -> bool {
     // Most paths are ASCII: compared in place, nothing allocated.
-    let (file, same): (Cow<'_, str>, fn(&str, &str) -> bool) = if file.is_ascii() {
-        (Cow::Borrowed(file), str::eq_ignore_ascii_case)
+    if file.is_ascii() {
+        matches_as(file, target, str::eq_ignore_ascii_case)
     } else {
-        (Cow::Owned(lower(file)), |a, b| a == b)
-    };
-    same(&file, target)
+        matches_as(&lower(file), target, |a, b| a == b)
+    }
+}
+
+fn matches_as(file: &str, target: &str, same: fn(&str, &str) -> bool) -> bool {
+    same(file, target)
         || (!ends_with_md(target)
             && file.len() == target.len() + 3
-            && ends_with_md(&file)
+            && ends_with_md(file)
             && file.is_char_boundary(target.len())
             && same(&file[..target.len()], target))
 }

@@ -264,7 +264,8 @@ pub(crate) fn new_link<F: FileSet + ?Sized>(
 }
 
 /// `link` with each component of its heading subpath that names `old`
-/// renamed `new`; `None` when it has none (or points at a block).
+/// renamed `new`; `None` when it has none (or points at a block), or when
+/// `old` and `new` match alike.
 ///
 /// Headings compare as Obsidian matches them: case and runs of spaces
 /// aside, and with the characters a link cannot hold (`#|^[]`) as spaces.
@@ -274,6 +275,10 @@ pub(crate) fn rename_heading(link: &Link, old: &str, new: &str) -> Option<Link> 
         return None;
     }
     let wanted = heading_key(old);
+    if wanted == heading_key(new) {
+        // Links still match a heading renamed in case or spacing only.
+        return None;
+    }
     let mut renamed = false;
     let parts: Vec<String> = subpath
         .split('#')

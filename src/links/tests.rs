@@ -869,6 +869,11 @@ fn a_heading_rename_follows_in_every_link_to_it() {
         "[[Atlas#New: Goals 2]] [[Atlas#New: Goals 2|a]] [a](Atlas.md#New:%20Goals%202) [[Atlas#^blk]] [[Atlas#Top#New: Goals 2]] [[Other#Old Goals]]\n"
     );
     assert!(!plan.edits.contains_key("Other.md"));
+    // Renamed to itself, nothing changes.
+    assert_eq!(
+        index.plan_heading_rename("Atlas.md", "Old Goals", "Old Goals"),
+        Plan::default()
+    );
 }
 
 // The index.
