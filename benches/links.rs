@@ -96,7 +96,7 @@ struct Vault {
 fn note_path(i: usize) -> String {
     // Every 97th note is an `Index` of its folder: a name many notes share.
     let folder = format!("Area {}/Topic {}", i % 20, i % 400);
-    if i % 97 == 0 {
+    if i.is_multiple_of(97) {
         format!("{folder}/Index.md")
     } else {
         format!("{folder}/Note {i}.md")
@@ -118,7 +118,7 @@ fn generate(count: usize) -> Vault {
     let mut notes = Vec::with_capacity(paths.len());
     for (i, path) in paths.iter().enumerate() {
         let mut text = String::with_capacity(1200);
-        if i % 5 == 0 {
+        if i.is_multiple_of(5) {
             text.push_str("---\ntags: [work]\nrelated: \"[[Note 12]]\"\n---\n");
         }
         text.push_str("# Title\n\n");
@@ -137,7 +137,7 @@ fn generate(count: usize) -> Vault {
                 4 => text.push_str(&format!("![[img {}.png]]", rng.below(attachments.len()))),
                 _ => text.push_str("`[[not a link]]`"),
             }
-            if paragraph == 2 && i % 7 == 0 {
+            if paragraph == 2 && i.is_multiple_of(7) {
                 text.push_str("\n```\n[[Code]] stays\n```\n");
             }
             text.push_str("\n\n");

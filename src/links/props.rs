@@ -329,6 +329,15 @@ proptest! {
             let (old_links, new_links) = (parse(text), parse(&new_text));
             prop_assert_eq!(old_links.len(), new_links.len(), "{:?} became {:?}", text, new_text);
             prop_assert_eq!(gaps(text, &old_links), gaps(&new_text, &new_links));
+            // Front matter that was YAML still is, its list as long.
+            let yaml = |text: &str| {
+                let body = text.strip_prefix("---\n")?.split("---\n").next()?.to_owned();
+                let docs = yaml_rust2::YamlLoader::load_from_str(&body).ok()?;
+                docs.first()?["links"].as_vec().map(Vec::len)
+            };
+            if let Some(docs) = yaml(text) {
+                prop_assert_eq!(yaml(&new_text), Some(docs), "{:?}", new_text);
+            }
             let now = moved(path);
             for (old, new) in old_links.iter().zip(&new_links) {
                 match index.vault().resolve(old, path) {
