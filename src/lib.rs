@@ -35,6 +35,7 @@ pub mod find;
 pub mod hunks;
 pub mod instance;
 pub mod jobs;
+pub mod links;
 pub mod logging;
 pub mod loopback;
 pub mod mcp;
