@@ -50,17 +50,30 @@ export function getEditor() {
   return editor;
 }
 
+/** Refreshes started so far, and the newest whose answer was taken. */
+let refreshes = 0;
+let newestTaken = 0;
+
 /** Fetches the files with a working buffer again (their review state), and
  * the review's jobs and previews with them. */
 export async function refreshTree() {
   const started = performance.now();
+  const mine = ++refreshes;
   const [entries, review] = await Promise.all([attempt("Listing files", () => api.tree({ changed: true })), attempt("Listing the review", () => api.review())]);
+  // An answer older than one already taken is dropped.
+  if (mine < newestTaken) return;
+  newestTaken = mine;
   if (review) {
     const jobs = review.jobs.map(({ job_id, instruction, source, patterns, flagged }) => ({ job_id, instruction, source, patterns, flagged }));
     if (!sameJson(jobs, reviewJobs.value)) reviewJobs.value = jobs;
     const info = new Map(review.jobs.flatMap((g) => g.hunks.map((h) => [h.hunk_id, kept(hunkInfo.value.get(h.hunk_id), h)] as const)));
     if (info.size !== hunkInfo.value.size || [...info].some(([id, h]) => hunkInfo.value.get(id) !== h)) hunkInfo.value = info;
   }
+  // The review list draws the previews, then the tree the rows: two
+  // tasks, so that neither holds the page for long at 20,000 hunks. A
+  // refresh started meanwhile brings newer rows, and they win.
+  await new Promise((r) => setTimeout(r, 0));
+  if (mine < newestTaken) return;
   if (entries) {
     // Rows that did not change keep their objects, so that only their
     // rows are drawn again (a refresh follows every change in the project).
@@ -83,8 +96,27 @@ function kept<T>(old: T | undefined, fresh: T): T {
   return old !== undefined && sameJson(old, fresh) ? old : fresh;
 }
 
-function sameJson(a: unknown, b: unknown) {
-  return JSON.stringify(a) === JSON.stringify(b);
+/** Whether two values read from the engine's JSON are equal, field by
+ * field: a refresh compares tens of thousands of rows, and building two
+ * strings for each cost more than a frame at 20,000 hunks. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in x) {
+    if (x[key] === undefined) continue;
+    count++;
+    if (!sameJson(x[key], y[key])) return false;
+  }
+  for (const key in y) if (y[key] !== undefined) count--;
+  return count === 0;
 }
 
 /** The next file with pending hunks, fetched ahead so that moving onto it
