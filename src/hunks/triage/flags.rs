@@ -20,12 +20,13 @@ use std::collections::{BTreeSet, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::markdown::{self, Link};
+use super::markdown;
 use super::patterns::Pattern;
 use super::{JobContext, slice};
 use crate::edits::FileProposal;
 use crate::hunks::Hunk;
 use crate::hunks::words::line_starts;
+use crate::links::{self, Link, Vault};
 
 /// Lines a hunk may take out before it is flagged as an unasked deletion.
 pub const MAX_LINES: usize = 5;
@@ -165,7 +166,7 @@ pub(super) struct Rules<'a, N> {
     dominant: Option<&'a Pattern>,
     deletion_asked: bool,
     notes: Option<N>,
-    names: Option<NoteNames>,
+    vault: Option<Vault>,
 }
 
 impl<'a, N: FnOnce() -> Vec<String>> Rules<'a, N> {
@@ -189,7 +190,7 @@ impl<'a, N: FnOnce() -> Vec<String>> Rules<'a, N> {
             dominant,
             deletion_asked,
             notes: Some(notes),
-            names: None,
+            vault: None,
         }
     }
 
@@ -300,26 +301,31 @@ impl<'a, N: FnOnce() -> Vec<String>> Rules<'a, N> {
     }
 
     fn dead_links(&mut self, path: &str, old: &str, new: &str) -> Vec<String> {
-        let added: BTreeSet<Link> = markdown::links(new).into_iter().collect();
+        // A link is known by its kind and the path it names; one the hunk
+        // only kept (it was in the old text too) is not the hunk's doing.
+        let key = |l: &Link| (l.is_wiki(), l.path().into_owned());
+        let added = links::parse(new);
         if added.is_empty() {
             return Vec::new();
         }
-        let had: BTreeSet<Link> = markdown::links(old).into_iter().collect();
+        let had: BTreeSet<(bool, String)> = links::parse(old).iter().map(key).collect();
+        let mut seen = BTreeSet::new();
         let mut out = Vec::new();
-        for link in added.difference(&had) {
-            if self.names.is_none() {
-                let notes = self.notes.take().map(|n| n()).unwrap_or_default();
-                self.names = Some(NoteNames::new(&notes));
+        for link in &added {
+            let k = key(link);
+            // A link to a heading of this very note names no file.
+            if k.1.is_empty() || had.contains(&k) || !seen.insert(k) {
+                continue;
             }
-            let names = self.names.as_ref().expect("set above");
-            match link {
-                Link::Wiki(target) if !names.resolves_wiki(target) => {
-                    out.push(format!("links to [[{target}]], but no note is called that"));
-                }
-                Link::Markdown(target) if !names.resolves_relative(path, target) => {
-                    out.push(format!("links to `{target}`, which does not exist"));
-                }
-                _ => {}
+            let vault = self.vault.get_or_insert_with(|| {
+                Vault::new(self.notes.take().map(|n| n()).unwrap_or_default())
+            });
+            if vault.resolve(link, path).is_dangling() {
+                out.push(if link.is_wiki() {
+                    format!("links to [[{}]], but no note is called that", link.path())
+                } else {
+                    format!("links to `{}`, which does not exist", link.path())
+                });
             }
         }
         out
@@ -421,65 +427,4 @@ fn table_shape(file: &FileTexts<'_>, hunk: &Hunk, old: &str, new: &str) -> Optio
     let before = near(&file.proposal.base, hunk.old_start, hunk.old_lines)?;
     let was = before.first()?;
     (was != most).then(|| format!("changes a table from {was} to {most} columns"))
-}
-
-/// The project's files, by the names links use.
-struct NoteNames {
-    /// Every path, lowercased, with and without `.md`.
-    paths: HashSet<String>,
-    /// Every file name, lowercased, with and without `.md`.
-    names: HashSet<String>,
-}
-
-impl NoteNames {
-    fn new(files: &[String]) -> NoteNames {
-        let mut paths = HashSet::new();
-        let mut names = HashSet::new();
-        for file in files {
-            let lower = file.to_lowercase();
-            let name = lower.rsplit('/').next().unwrap_or(&lower).to_owned();
-            if let Some(stem) = lower.strip_suffix(".md") {
-                paths.insert(stem.to_owned());
-                names.insert(name.trim_end_matches(".md").to_owned());
-            }
-            paths.insert(lower);
-            names.insert(name);
-        }
-        NoteNames { paths, names }
-    }
-
-    /// Obsidian's rule: a path-qualified target resolves by its path (from
-    /// the vault's root), a bare one by the file's name.
-    fn resolves_wiki(&self, target: &str) -> bool {
-        let lower = target.trim_start_matches('/').to_lowercase();
-        if lower.contains('/') {
-            self.paths.contains(&lower)
-        } else {
-            self.names.contains(&lower)
-        }
-    }
-
-    /// A Markdown link resolves from the note's folder (or the vault's root).
-    fn resolves_relative(&self, from: &str, target: &str) -> bool {
-        let folder = from.rsplit_once('/').map_or("", |(f, _)| f);
-        let mut parts: Vec<&str> = if target.starts_with('/') {
-            Vec::new()
-        } else {
-            folder.split('/').filter(|p| !p.is_empty()).collect()
-        };
-        for part in target.split('/') {
-            match part {
-                "" | "." => {}
-                ".." => {
-                    parts.pop();
-                }
-                p => parts.push(p),
-            }
-        }
-        let joined = parts.join("/").to_lowercase();
-        self.paths.contains(&joined)
-            || self
-                .paths
-                .contains(&target.trim_start_matches('/').to_lowercase())
-    }
 }

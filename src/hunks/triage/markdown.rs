@@ -1,6 +1,7 @@
 //! The parts of a Markdown note the risk rules look at: its front matter,
-//! its fenced code blocks, its tables and its links. Only what the rules
-//! need, read line by line; not a Markdown parser.
+//! its fenced code blocks, its tables and its headings (its links are
+//! [`crate::links`]'s). Only what the rules need, read line by line; not a
+//! Markdown parser.
 
 use std::ops::Range;
 
@@ -126,83 +127,6 @@ pub(crate) fn tables(text: &str) -> Vec<Range<usize>> {
     out
 }
 
-/// A link in a note, as written.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Link {
-    /// `[[target]]`, `[[target|alias]]`, `[[target#heading]]`, `![[…]]`:
-    /// the target without heading, block or alias.
-    Wiki(String),
-    /// `[text](target)` with a relative target, percent-decoded, without
-    /// its `#fragment`.
-    Markdown(String),
-}
-
-/// The links of `text` that point into the vault (not URLs, not anchors
-/// within the note).
-pub(crate) fn links(text: &str) -> Vec<Link> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("[[") {
-        let after = &rest[at + 2..];
-        let Some(end) = after.find("]]") else { break };
-        let inner = &after[..end];
-        if !inner.contains('\n') {
-            let target = inner.split(['|', '#', '^']).next().unwrap_or("").trim();
-            if !target.is_empty() {
-                out.push(Link::Wiki(target.to_owned()));
-            }
-        }
-        rest = &after[end + 2..];
-    }
-    let mut rest = text;
-    while let Some(at) = rest.find("](") {
-        let after = &rest[at + 2..];
-        let Some(end) = after.find(')') else { break };
-        let raw = after[..end].trim();
-        let raw = raw
-            .strip_prefix('<')
-            .and_then(|r| r.strip_suffix('>'))
-            .unwrap_or(raw);
-        // A title after the target: `[x](note.md "Title")`.
-        let raw = raw.split(" \"").next().unwrap_or(raw);
-        let local = !raw.is_empty()
-            && !raw.starts_with('#')
-            && !raw.contains("://")
-            && !raw.starts_with("mailto:")
-            && !raw.contains('\n');
-        if local {
-            let target = raw.split('#').next().unwrap_or(raw);
-            out.push(Link::Markdown(percent_decoded(target)));
-        }
-        rest = &after[end + 1..];
-    }
-    out
-}
-
-fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (
-            bytes[i],
-            bytes.get(i + 1).copied().and_then(hex),
-            bytes.get(i + 2).copied().and_then(hex),
-        ) {
-            (b'%', Some(hi), Some(lo)) => {
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// Whether `line` is a Markdown heading (`# …` to `###### …`).
 pub(crate) fn heading(line: &str) -> Option<&str> {
     let bare = line.trim_end();
@@ -235,20 +159,5 @@ mod tests {
         assert_eq!(columns("| a | b | c |"), 3);
         assert_eq!(heading("## Plans\n"), Some("Plans"));
         assert_eq!(heading("#tag"), None);
-    }
-
-    #[test]
-    fn links_of_every_form() {
-        let text = "See [[Atlas]], [[Projects/Atlas#Goals|the plan]], ![[chart.png]], \
-                    [x](../Notes/Web%20Site.md#top), [y](https://e.com), [z](#here), [[a\nb]].";
-        assert_eq!(
-            links(text),
-            vec![
-                Link::Wiki("Atlas".into()),
-                Link::Wiki("Projects/Atlas".into()),
-                Link::Wiki("chart.png".into()),
-                Link::Markdown("../Notes/Web Site.md".into()),
-            ]
-        );
     }
 }

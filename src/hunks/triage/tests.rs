@@ -177,6 +177,20 @@ fn dead_link_flags_a_link_to_no_note() {
         of("See [the plan](Atlas%20Plan.md).\n"),
         vec![vec![Rule::DeadLink]]
     );
+    // Links in inline code are not links, a link to a heading of the note
+    // itself names no file, and a name two notes share is ambiguous, not
+    // dead (the link engine's rules).
+    assert_eq!(
+        of("Write `[[Meridian]]` to link; see [[#The plan]].\n"),
+        vec![Vec::<Rule>::new()]
+    );
+    let shared = rules(&triaged(
+        "Link it",
+        None,
+        &[("Notes/a.md", Some(base), "See [[Plan]].\n")],
+        &["Projects/Plan.md", "Archive/Plan.md"],
+    ));
+    assert_eq!(shared, vec![Vec::<Rule>::new()]);
     // A note the same proposal creates is there.
     let created = triaged(
         "Link it",
