@@ -31,6 +31,8 @@ pub mod config;
 pub mod edits;
 #[cfg(feature = "testkit")]
 pub mod eval;
+#[cfg(test)]
+mod explore;
 pub mod find;
 pub mod hunks;
 pub mod instance;

@@ -6,20 +6,10 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use proptest::test_runner::Config as ProptestConfig;
 
 use super::paths::{file_name, folder, percent_encode, relative, strip_md};
 use super::*;
-
-/// The cases each property runs: `cases`, or `REDLINE_EXPLORE_CASES`
-/// (`scripts/explore` runs them unpinned, many more times).
-fn config(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("REDLINE_EXPLORE_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(cases);
-    ProptestConfig::with_cases(cases)
-}
+use crate::explore::config;
 
 const FOLDERS: [&str; 4] = ["", "A", "B", "A/C"];
 const NAMES: [&str; 7] = ["x", "y", "X", "z w", "O'Neil", "Atlas", "p.png"];

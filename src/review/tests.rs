@@ -1,6 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::explore::config;
 use crate::hunks::{HunkLimits, bundle, bundle_from};
 
 /// A proposal made in memory: hunks need only the two texts.
@@ -415,16 +416,6 @@ fn decide_all(review: &mut Review, decisions: &[(String, Status)], seed: u64) {
             .decide(&decisions[i].0, decisions[i].1, None)
             .expect("every hunk can be decided at every moment");
     }
-}
-
-/// The cases each property runs: 2,000, or `REDLINE_EXPLORE_CASES`
-/// (`scripts/explore` runs them unpinned, many more times).
-fn config(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("REDLINE_EXPLORE_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(cases);
-    ProptestConfig::with_cases(cases)
 }
 
 proptest! {
