@@ -110,7 +110,10 @@ fn tools_lists_every_schema() {
         .iter()
         .map(|s| s["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["search_project", "read_file", "list_files"]);
+    assert_eq!(
+        names,
+        ["search_project", "read_file", "list_files", "links"]
+    );
     assert!(specs[0]["input_schema"]["properties"]["query"].is_object());
 }
 

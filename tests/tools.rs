@@ -484,3 +484,124 @@ fn matches_in_a_file_that_is_not_utf8_say_so_instead_of_showing_mojibake() {
     );
     assert_eq!(utf8["snippet"], "1:café budget");
 }
+
+#[test]
+fn links_lists_a_notes_links_both_ways_as_the_working_state_has_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "Projects/Website Redesign.md",
+            "# Website Redesign\n\nSee [[Atlas]], [[Plan]] and [[Nowhere]].\n",
+        ),
+        ("Projects/Atlas.md", "# Atlas\n"),
+        ("A/Plan.md", "# Plan A\n"),
+        ("B/Plan.md", "# Plan B\n"),
+        (
+            "Daily/Monday.md",
+            "Worked on [[Website Redesign#Goals|the site]].\n\
+             Also ![[Website Redesign]] and [notes](../Projects/Website%20Redesign.md).\n\
+             Not a link: `[[Website Redesign]]`.\n",
+        ),
+        (
+            "Daily/Tuesday.md",
+            "---\nrelated: \"[[Projects/Website Redesign]]\"\n---\nNothing else.\n",
+        ),
+        ("Daily/Wednesday.md", "The website redesign is done.\n"),
+    ];
+    for (path, text) in files {
+        std::fs::create_dir_all(dir.path().join(path).parent().unwrap()).unwrap();
+        std::fs::write(dir.path().join(path), text).unwrap();
+    }
+    let project = Project::open(dir.path(), Limits::default()).unwrap();
+    let out = ok(
+        &project,
+        "links",
+        json!({ "file_path": "Projects/Website Redesign.md" }),
+    );
+    let outgoing: Vec<(u64, &str, &str, Option<&str>)> = out["outgoing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["line"].as_u64().unwrap(),
+                l["text"].as_str().unwrap(),
+                l["status"].as_str().unwrap(),
+                l["target"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outgoing,
+        [
+            (3, "[[Atlas]]", "resolves", Some("Projects/Atlas.md")),
+            (3, "[[Plan]]", "ambiguous", None),
+            (3, "[[Nowhere]]", "dangling", None),
+        ]
+    );
+    let backlinks: Vec<(&str, u64, &str)> = out["backlinks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["file_path"].as_str().unwrap(),
+                l["line"].as_u64().unwrap(),
+                l["text"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // The link in inline code and the mention in prose are not links.
+    assert_eq!(
+        backlinks,
+        [
+            ("Daily/Monday.md", 1, "[[Website Redesign#Goals|the site]]"),
+            ("Daily/Monday.md", 2, "![[Website Redesign]]"),
+            (
+                "Daily/Monday.md",
+                2,
+                "[notes](../Projects/Website%20Redesign.md)"
+            ),
+            ("Daily/Tuesday.md", 2, "[[Projects/Website Redesign]]"),
+        ]
+    );
+    assert_eq!(out["total_backlinks"], 4);
+
+    // Paged; and a pending change (the working state) is what counts.
+    let page = ok(
+        &project,
+        "links",
+        json!({ "file_path": "Projects/Website Redesign.md", "limit": 3, "offset": 3 }),
+    );
+    assert_eq!(page["backlinks"].as_array().unwrap().len(), 1);
+    assert!(page.get("next_offset").is_none());
+    let mut overlay = redline::project::Overlay::new();
+    overlay.insert(
+        "Daily/Wednesday.md",
+        Some("The [[website redesign]] is done.\n".into()),
+    );
+    let view = redline::project::View::with(&project, &overlay);
+    let pending = tools::run(
+        view,
+        "links",
+        json!({ "file_path": "Projects/Website Redesign.md" }),
+    )
+    .unwrap();
+    assert_eq!(pending["total_backlinks"], 5);
+    assert_eq!(pending["backlinks"][4]["file_path"], "Daily/Wednesday.md");
+
+    // An attachment has backlinks and no links; a missing note is refused.
+    assert_eq!(
+        err_code(
+            &project,
+            "links",
+            json!({ "file_path": "Projects/Gone.md" })
+        )
+        .0,
+        "not_found"
+    );
+    assert_eq!(
+        err_code(&project, "links", json!({ "file_path": "../x.md" })).0,
+        "escapes_root"
+    );
+}

@@ -206,6 +206,7 @@ mod tests {
                 "search_project",
                 "read_file",
                 "list_files",
+                "links",
                 "clarify_user",
                 "propose_edits"
             ]

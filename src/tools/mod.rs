@@ -7,6 +7,7 @@
 //! failure is a [`ToolError`] with a stable `code`, returned to the model as a
 //! tool result, never a crash.
 
+pub mod links;
 pub mod list;
 pub mod read;
 pub mod search;
@@ -109,6 +110,7 @@ static TOOLS: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         entry::<search::SearchProject>(),
         entry::<read::ReadFile>(),
         entry::<list::ListFiles>(),
+        entry::<links::Links>(),
     ]
 });
 

@@ -25,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from common import error_code, propose_line, redline_mcp, structured
 
-TOOLS = {"search_project", "read_file", "list_files", "propose_edits", "ask_user", "review_status"}
+TOOLS = {"search_project", "read_file", "list_files", "links", "propose_edits", "ask_user", "review_status"}
 
 
 class Api:

@@ -26,7 +26,7 @@ async def main(redline, folder, data):
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
             assert set(tools) == {
-                "search_project", "read_file", "list_files",
+                "search_project", "read_file", "list_files", "links",
                 "propose_edits", "ask_user", "review_status",
             }, sorted(tools)
             assert "query" in tools["search_project"].inputSchema["properties"]
