@@ -31,17 +31,6 @@ pub struct JobContext<'a> {
     pub seen: Option<&'a BTreeSet<String>>,
 }
 
-/// Marks every hunk of `bundle` with its pattern and its risks, and sets
-/// the bundle's patterns: [`assess`], then [`Assessment::mark`].
-pub fn triage(
-    proposals: &[FileProposal],
-    bundle: &mut DiffBundle,
-    job: &JobContext<'_>,
-    notes: impl FnOnce() -> Vec<String>,
-) {
-    assess(proposals, bundle, job, notes).mark(bundle);
-}
-
 /// Each hunk's pattern and risks, in the bundle's order, and the patterns.
 #[derive(Clone, Debug)]
 pub struct Assessment {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{JobContext, Rule, triage};
+use super::{JobContext, Rule, assess};
 use crate::edits::FileProposal;
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from};
 
@@ -40,7 +40,7 @@ fn triaged(
         all.extend(changes.iter().map(|c| c.0.to_owned()));
         all
     };
-    triage(&proposals, &mut bundle, &job, notes);
+    assess(&proposals, &bundle, &job, notes).mark(&mut bundle);
     bundle
 }
 
