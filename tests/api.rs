@@ -864,3 +864,212 @@ async fn a_pattern_and_the_unflagged_hunks_are_decided_at_once_and_undone_as_one
         "# Note 7\n\nSee [[Atlas]] for more.\n"
     );
 }
+
+/// The ids of the hunks in a page of `/api/review`.
+fn page_ids(page: &Value) -> Vec<String> {
+    page["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["hunks"].as_array().unwrap())
+        .map(|h| h["hunk_id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_big_review_is_served_a_page_at_a_time_from_one_moment_and_applied_without_listing_its_hunks()
+ {
+    let edits: Vec<Value> = (0..12)
+        .map(|i| {
+            json!({ "file_path": format!("notes/n{i:02}.md"), "operation": "replace", "start_line": 3,
+                    "end_line": 3, "new_text": "See [[Meridian]] for more.", "old_text": "See [[Atlas]] for more." })
+        })
+        .collect();
+    let turns = vec![
+        Turn::call("search_project", json!({ "query": "[[Atlas]]" })),
+        Turn::call(
+            "propose_edits",
+            json!({ "edits": edits, "summary": "Renamed." }),
+        ),
+    ];
+    let h = harness_on(twelve_notes, Protocol::OpenAiChat, turns, |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let (sid, job) = door.start("Rename Atlas to Meridian in every note").await;
+    door.until(&job, "awaiting_review").await;
+
+    // The first page: five hunks, every job with its counts, the listing's number.
+    let first = door.get("/api/review?limit=5").await;
+    assert_eq!(
+        (first["total"].clone(), first["offset"].clone()),
+        (json!(12), json!(0))
+    );
+    assert_eq!(first["jobs"][0]["pending"], 12);
+    assert_eq!(first["jobs"][0]["patterns"][0]["pending"], 12);
+    let snapshot = first["snapshot"].as_u64().unwrap();
+    let mut ids = page_ids(&first);
+    assert_eq!(ids.len(), 5);
+
+    // A decision between pages: the later pages still come from the same
+    // moment, so no hunk is skipped or seen twice.
+    let (accepted, rejected) = (ids[0].clone(), ids[1].clone());
+    door.post(
+        &format!("/api/agent/hunks/{accepted}/decide"),
+        json!({ "status": "accepted" }),
+    )
+    .await;
+    door.post(
+        &format!("/api/agent/hunks/{rejected}/decide"),
+        json!({ "status": "rejected" }),
+    )
+    .await;
+    for offset in [5, 10] {
+        let page = door
+            .get(&format!(
+                "/api/review?offset={offset}&limit=5&snapshot={snapshot}"
+            ))
+            .await;
+        assert_eq!(
+            (page["snapshot"].as_u64(), page["offset"].as_u64()),
+            (Some(snapshot), Some(offset))
+        );
+        ids.extend(page_ids(&page));
+    }
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!((ids.len(), unique.len()), (12, 12), "{ids:?}");
+    // A new listing says what is pending now; an unknown number makes one too.
+    let now = door.get("/api/review").await;
+    assert_eq!(
+        (now["total"].clone(), now["jobs"][0]["pending"].clone()),
+        (json!(10), json!(10))
+    );
+    assert_ne!(now["snapshot"].as_u64(), Some(snapshot));
+    assert_eq!(
+        door.get("/api/review?snapshot=987654&limit=1").await["total"],
+        10
+    );
+
+    // The changed files, a page at a time, sorted, each once.
+    let mut files = Vec::new();
+    let mut snapshot = None::<u64>;
+    loop {
+        let at = files.len();
+        let query = snapshot.map_or(String::new(), |s| format!("&snapshot={s}"));
+        let page = door
+            .get(&format!("/api/files/changed?offset={at}&limit=5{query}"))
+            .await;
+        snapshot = page["snapshot"].as_u64();
+        assert_eq!(page["total"], 12);
+        files.extend(
+            page["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["path"].as_str().unwrap().to_owned()),
+        );
+        if files.len() >= 12 {
+            break;
+        }
+    }
+    let want: Vec<String> = (0..12).map(|i| format!("notes/n{i:02}.md")).collect();
+    assert_eq!(files, want);
+
+    // The job in brief: its status without its megabytes; in full, its hunks.
+    let brief = door.get(&format!("/api/agent/jobs/{job}?brief=true")).await;
+    assert_eq!(brief["status"], "awaiting_review");
+    assert_eq!(
+        (
+            brief["proposed_edits"].clone(),
+            brief["diff_bundle"].clone()
+        ),
+        (json!([]), Value::Null)
+    );
+    let full = door.get(&format!("/api/agent/jobs/{job}")).await;
+    assert_eq!(full["proposed_edits"].as_array().unwrap().len(), 12);
+
+    // The log gives the proposal's size, not its edits (the job has them).
+    let events = door
+        .get(&format!("/api/agent/jobs/{job}/events?cursor=0"))
+        .await;
+    let of = |kind: &str| {
+        events["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == kind)
+            .map(|e| e["data"].clone())
+            .collect::<Vec<Value>>()
+    };
+    let call = of("tool.call.requested")
+        .into_iter()
+        .find(|d| d["tool"] == "propose_edits")
+        .unwrap();
+    assert_eq!(
+        (
+            call["arguments"]["edits"].clone(),
+            call["arguments"]["summary"].clone()
+        ),
+        (json!(12), json!("Renamed."))
+    );
+    assert_eq!(
+        (
+            of("edits.proposed")[0]["edits"].clone(),
+            of("edits.proposed")[0]["files"].clone()
+        ),
+        (json!(12), json!(12))
+    );
+
+    // "Accept all": every hunk not rejected, with no ids listed.
+    let applied = door
+        .post(
+            "/api/agent/apply",
+            json!({ "session_id": sid, "job_id": job, "accepted_hunk_ids": [], "also_accept": "not_rejected", "brief": true }),
+        )
+        .await;
+    assert_eq!(applied["status"], "completed", "{applied}");
+    assert_eq!(
+        (applied["written"].clone(), applied["applied_files"].clone()),
+        (json!(12), json!([])),
+        "in brief, only the files not written are listed"
+    );
+    let rejected_path = full["diff_bundle"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["hunks"][0]["hunk_id"] == rejected.as_str())
+        .unwrap()["file_path"]
+        .clone();
+    for (i, path) in want.iter().enumerate() {
+        let link = if rejected_path == path.as_str() {
+            "Atlas"
+        } else {
+            "Meridian"
+        };
+        assert_eq!(
+            h.read(path),
+            format!("# Note {i}\n\nSee [[{link}]] for more.\n"),
+            "{path}"
+        );
+    }
+    let events = door
+        .get(&format!("/api/agent/jobs/{job}/events?cursor=0"))
+        .await;
+    let last = |kind: &str| {
+        events["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rfind(|e| e["type"] == kind)
+            .unwrap()["data"]
+            .clone()
+    };
+    assert_eq!(last("apply.started")["accepted"], 11);
+    assert_eq!(
+        (
+            last("apply.completed")["written"].clone(),
+            last("apply.completed")["not_written"].clone()
+        ),
+        (json!(12), json!([]))
+    );
+}

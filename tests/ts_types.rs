@@ -53,6 +53,8 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         // Queries.
         EventsQuery,
         TreeQuery,
+        redline::api::PageQuery,
+        redline::api::JobQuery,
         FileQuery,
         Diff3Query,
         // The desktop shell's one command.
@@ -65,6 +67,7 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         SessionDeleted,
         JobStarted,
         Job,
+        redline::api::ChangedFiles,
         EventPage,
         Decided,
         redline::jobs::DecidedMany,

@@ -133,13 +133,26 @@ async fn handle(
     host.emit(AgentEvent::ToolCallRequested(ToolCallRequested {
         tool_call_id: call.tool_call_id.clone(),
         tool: name.clone(),
-        arguments: args.clone(),
+        arguments: logged(&name, &args),
     }));
     match name.as_str() {
         PROPOSE_EDITS => propose(call, args, state, host),
         CLARIFY_USER => ask(call, args, state, host),
         _ => run_tool(call, &name, args, params, state, host).await,
     }
+}
+
+/// A call's arguments as its event records them: a proposal's edits as
+/// their number.
+fn logged(name: &str, args: &Value) -> Value {
+    let mut logged = args.clone();
+    if name == PROPOSE_EDITS
+        && let Some(edits) = logged.get_mut("edits")
+        && let Some(n) = edits.as_array().map(Vec::len)
+    {
+        *edits = n.into();
+    }
+    logged
 }
 
 /// Whether a call may run: complete, naming a tool this agent has (only
@@ -380,7 +393,7 @@ fn propose(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host)
     host.emit(AgentEvent::EditsProposed(EditsProposed {
         tool_call_id: call.tool_call_id.clone(),
         edits: edits.len(),
-        files: files.into_iter().map(str::to_owned).collect(),
+        files: files.len(),
     }));
     match host.propose(&edits, &state.seen) {
         Ok(staged) => {

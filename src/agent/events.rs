@@ -121,7 +121,10 @@ pub struct ToolCallRequested {
     pub tool_call_id: String,
     /// The tool, its name normalised.
     pub tool: String,
-    /// The arguments, as validated JSON.
+    /// The arguments, as validated JSON; a `propose_edits` call's `edits`
+    /// are given as their number (the job's `proposed_edits` has them, and
+    /// a vault-wide proposal is megabytes that every reader of the log
+    /// would fetch).
     pub arguments: Value,
 }
 
@@ -198,8 +201,10 @@ pub struct EditsProposed {
     pub tool_call_id: String,
     /// How many edits.
     pub edits: usize,
-    /// The files they name, sorted.
-    pub files: Vec<String>,
+    /// How many files they name (the job's `proposed_edits` has them; an
+    /// earlier version's list of them reads as its length).
+    #[serde(deserialize_with = "crate::named_events::count_or_list")]
+    pub files: usize,
 }
 
 /// One refused edit.

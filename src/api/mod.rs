@@ -5,8 +5,11 @@
 pub mod http;
 pub mod local;
 pub mod operations;
+mod snapshots;
 
 use std::path::PathBuf;
+
+use snapshots::Snapshots;
 
 use serde::{Deserialize, Serialize};
 
@@ -151,6 +154,31 @@ pub struct Apply {
     pub job_id: String,
     /// The hunks to accept; the job's others are rejected.
     pub accepted_hunk_ids: Vec<String>,
+    /// Which other hunks of the job it accepts (default: none), so that a
+    /// client need not fetch a vault-wide job's hunks to list them.
+    #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
+    pub also_accept: AlsoAccept,
+    /// Answer with only the files not written in `applied_files` (the
+    /// others counted in `written`): a vault-wide apply's list is
+    /// megabytes. Default false.
+    #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
+    pub brief: bool,
+}
+
+/// The hunks an apply accepts besides those it lists.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum AlsoAccept {
+    /// None.
+    #[default]
+    None,
+    /// Those the user accepted already (what "Apply" means: keep what was
+    /// decided, reject what is still pending).
+    Accepted,
+    /// Every hunk not rejected ("Accept all").
+    NotRejected,
 }
 
 /// What apply did (seed §4).
@@ -158,8 +186,10 @@ pub struct Apply {
 pub struct Applied {
     /// `completed`, or `conflict` when a file changed on disk.
     pub status: String,
-    /// Per file.
+    /// Per file (with `brief`, only those not written).
     pub applied_files: Vec<AppliedFile>,
+    /// Files written.
+    pub written: usize,
 }
 
 /// `POST /api/agent/checkpoints/<id>/rollback` (seed §27).
@@ -271,10 +301,46 @@ pub struct TreeQuery {
     #[serde(default)]
     #[ts(as = "Option<_>", optional)]
     pub prefix: String,
-    /// Only the files with a working buffer (default false).
+}
+
+/// The query of `GET /api/agent/jobs/<id>`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
+pub struct JobQuery {
+    /// Leave out `proposed_edits` (empty) and `diff_bundle` (null): a
+    /// vault-wide job's are megabytes, and a status line needs neither.
+    /// Default false.
     #[serde(default)]
     #[ts(as = "Option<_>", optional)]
-    pub changed: bool,
+    pub brief: bool,
+}
+
+/// The query of a listing served a page at a time (`GET /api/review`,
+/// `GET /api/files/changed`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
+pub struct PageQuery {
+    /// The first row wanted. Default 0.
+    #[serde(default)]
+    pub offset: Option<usize>,
+    /// Rows wanted. Default: every row from `offset` on.
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// The listing an earlier page came from (its answer's `snapshot`), so
+    /// that this page is cut from the same moment; a listing no longer kept
+    /// is made anew, under a new number.
+    #[serde(default)]
+    pub snapshot: Option<u64>,
+}
+
+/// The files with a working buffer, a page of them (`GET /api/files/changed`).
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct ChangedFiles {
+    /// The page's files, sorted, with their review state.
+    pub files: Vec<TreeEntry>,
+    /// Files in the whole listing.
+    pub total: usize,
+    /// The listing's number, for its next page.
+    pub snapshot: u64,
 }
 
 /// The query naming one file.
@@ -355,6 +421,8 @@ pub struct ModelList {
 pub struct Api {
     runtime: Runtime,
     config_file: Option<PathBuf>,
+    reviews: std::sync::Arc<Snapshots<crate::jobs::ReviewQueue>>,
+    changed: std::sync::Arc<Snapshots<Vec<TreeEntry>>>,
 }
 
 impl Api {
@@ -363,6 +431,8 @@ impl Api {
         Api {
             runtime,
             config_file: None,
+            reviews: Default::default(),
+            changed: Default::default(),
         }
     }
 
@@ -517,9 +587,14 @@ impl Api {
         })
     }
 
-    /// One job, with its diff bundle once it awaits review.
-    pub fn job(&self, id: &str) -> Result<Job, ApiError> {
-        Ok(self.runtime.job(id)?)
+    /// One job, with its diff bundle once it awaits review; `brief`,
+    /// without its edits and hunks.
+    pub fn job(&self, id: &str, q: &JobQuery) -> Result<Job, ApiError> {
+        Ok(if q.brief {
+            self.runtime.job_brief(id)?
+        } else {
+            self.runtime.job(id)?
+        })
     }
 
     /// A job's events from `cursor`, waiting up to `wait_ms` for one.
@@ -531,13 +606,13 @@ impl Api {
     pub fn clarify(&self, id: &str, req: Clarify) -> Result<Job, ApiError> {
         let answer = req.answer.filter(|a| !req.skip && !a.trim().is_empty());
         self.runtime.clarify(id, &req.question_id, answer)?;
-        self.job(id)
+        self.job(id, &JobQuery::default())
     }
 
     /// Cancels a job.
     pub fn cancel(&self, id: &str) -> Result<Job, ApiError> {
         self.runtime.cancel(id)?;
-        self.job(id)
+        self.job(id, &JobQuery::default())
     }
 
     /// Runs a finished job's instruction again on the current content.
@@ -581,14 +656,30 @@ impl Api {
     }
 
     /// Every pending hunk, grouped by the job that proposed it.
-    pub fn review(&self) -> Result<crate::jobs::ReviewQueue, ApiError> {
-        Ok(self.runtime.review_queue()?)
+    pub fn review(&self, q: &PageQuery) -> Result<crate::jobs::ReviewQueue, ApiError> {
+        let (snapshot, queue) = self
+            .reviews
+            .get_or_make(q.snapshot, || self.runtime.review_queue())?;
+        let rows = snapshots::window(queue.total, q.offset.unwrap_or(0), q.limit);
+        Ok(queue.page(rows, snapshot))
     }
 
-    /// The project's files under `prefix`, with their review state (only
-    /// those with a working buffer when `changed`).
+    /// The project's files under `prefix`, with their review state.
     pub fn tree(&self, q: &TreeQuery) -> Result<Vec<TreeEntry>, ApiError> {
-        Ok(self.runtime.tree(&q.prefix, q.changed)?)
+        Ok(self.runtime.tree(&q.prefix, false)?)
+    }
+
+    /// A page of the files with a working buffer, with their review state.
+    pub fn changed_files(&self, q: &PageQuery) -> Result<ChangedFiles, ApiError> {
+        let (snapshot, files) = self
+            .changed
+            .get_or_make(q.snapshot, || self.runtime.tree("", true))?;
+        let rows = snapshots::window(files.len(), q.offset.unwrap_or(0), q.limit);
+        Ok(ChangedFiles {
+            files: files[rows].to_vec(),
+            total: files.len(),
+            snapshot,
+        })
     }
 
     /// The direct children of a folder.
@@ -640,11 +731,43 @@ impl Api {
                 ),
             ));
         }
-        let applied_files = self.runtime.apply(&req.job_id, &req.accepted_hunk_ids)?;
-        let conflict = applied_files.iter().any(|f| f.status == "conflict");
+        let listed: std::collections::HashSet<&str> =
+            req.accepted_hunk_ids.iter().map(String::as_str).collect();
+        let also = |h: &crate::hunks::Hunk| match req.also_accept {
+            AlsoAccept::None => false,
+            AlsoAccept::Accepted => h.accepted == Some(true),
+            AlsoAccept::NotRejected => h.accepted != Some(false),
+        };
+        let mut accepted = req.accepted_hunk_ids.clone();
+        accepted.extend(
+            job.diff_bundle
+                .iter()
+                .flat_map(|b| &b.files)
+                .flat_map(|f| &f.hunks)
+                .filter(|h| also(h) && !listed.contains(h.hunk_id.as_str()))
+                .map(|h| h.hunk_id.clone()),
+        );
+        let applied_files = self.runtime.apply(&req.job_id, &accepted)?;
+        let conflicts = applied_files
+            .iter()
+            .filter(|f| f.status == "conflict")
+            .count();
         Ok(Applied {
-            status: if conflict { "conflict" } else { "completed" }.into(),
-            applied_files,
+            status: if conflicts > 0 {
+                "conflict"
+            } else {
+                "completed"
+            }
+            .into(),
+            written: applied_files.len() - conflicts,
+            applied_files: if req.brief {
+                applied_files
+                    .into_iter()
+                    .filter(|f| f.status == "conflict")
+                    .collect()
+            } else {
+                applied_files
+            },
         })
     }
 

@@ -18,8 +18,8 @@ use ts_rs::TS;
 
 use super::{
     Api, ApiError, Apply, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Diff3Query,
-    EditBuffer, EventsQuery, FileQuery, FileRequest, ModelsQuery, QuickOpenQuery, RenameSession,
-    Resolve, Rollback, TreeQuery,
+    EditBuffer, EventsQuery, FileQuery, FileRequest, JobQuery, ModelsQuery, PageQuery,
+    QuickOpenQuery, RenameSession, Resolve, Rollback, TreeQuery,
 };
 use crate::jobs::RunRequest;
 use crate::settings::SettingsUpdate;
@@ -216,9 +216,12 @@ operations! {
     /// A folder's direct children: its folders with their file counts, its files with their state.
     children: GET "/api/files/children" ((), QueryOf<TreeQuery>, ()) -> crate::workspace::Listing =
         |api: Api, (), QueryOf(q): QueryOf<TreeQuery>, ()| async move { api.children(&q.prefix) };
-    /// Every pending hunk, grouped by the job that proposed it, with a preview of each.
-    review: GET "/api/review" ((), (), ()) -> crate::jobs::ReviewQueue =
-        |api: Api, (), (), ()| async move { api.review() };
+    /// A page of the files with a working buffer, with their review state.
+    changed_files: GET "/api/files/changed" ((), QueryOf<PageQuery>, ()) -> super::ChangedFiles =
+        |api: Api, (), QueryOf(q): QueryOf<PageQuery>, ()| async move { api.changed_files(&q) };
+    /// Every pending hunk, grouped by the job that proposed it, with a preview of each; a page of them on request.
+    review: GET "/api/review" ((), QueryOf<PageQuery>, ()) -> crate::jobs::ReviewQueue =
+        |api: Api, (), QueryOf(q): QueryOf<PageQuery>, ()| async move { api.review(&q) };
     /// One file as the editor shows it (its working buffer, or the disk).
     file: GET "/api/files/content" ((), QueryOf<FileQuery>, ()) -> crate::workspace::FileContent =
         |api: Api, (), QueryOf(q): QueryOf<FileQuery>, ()| async move { api.file(&q.path) };
@@ -272,9 +275,9 @@ operations! {
     /// Starts a job.
     run: POST "/api/agent/run" ((), (), BodyOf<RunRequest>) -> super::JobStarted =
         |api: Api, (), (), BodyOf(b)| async move { api.run(b) };
-    /// One job, with its diff bundle once it awaits review.
-    job: GET "/api/agent/jobs/{id}" (PathId, (), ()) -> crate::jobs::Job =
-        |api: Api, PathId(id), (), ()| async move { api.job(&id) };
+    /// One job, with its diff bundle once it awaits review (`brief`: without its edits and hunks).
+    job: GET "/api/agent/jobs/{id}" (PathId, QueryOf<JobQuery>, ()) -> crate::jobs::Job =
+        |api: Api, PathId(id), QueryOf(q): QueryOf<JobQuery>, ()| async move { api.job(&id, &q) };
     /// A job's events from a cursor, waiting up to `wait_ms` for one.
     events: GET "/api/agent/jobs/{id}/events" (PathId, QueryOf<EventsQuery>, ()) -> crate::jobs::EventPage =
         |api: Api, PathId(id), QueryOf(q): QueryOf<EventsQuery>, ()| async move {

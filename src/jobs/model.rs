@@ -228,8 +228,45 @@ pub struct EventPage {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ReviewQueue {
     /// The jobs, oldest first; hunks of no known job come last, under a
-    /// group with no job id.
+    /// group with no job id. Every job with pending hunks is listed, with
+    /// the hunks of this page.
     pub jobs: Vec<ReviewGroup>,
+    /// Pending hunks in all: the rows a page is cut from, counted across
+    /// the jobs in their order.
+    pub total: usize,
+    /// The page's first row.
+    pub offset: usize,
+    /// The listing's number, for its next page (`GET /api/review?snapshot=`).
+    pub snapshot: u64,
+}
+
+impl ReviewQueue {
+    /// The page of hunks `rows` (counted across the jobs, in order), from
+    /// the listing numbered `snapshot`: every job with its counts, and
+    /// those of its hunks that fall in the page.
+    pub fn page(&self, rows: std::ops::Range<usize>, snapshot: u64) -> ReviewQueue {
+        let mut first = 0;
+        let jobs = self
+            .jobs
+            .iter()
+            .map(|group| {
+                let own = first..first + group.hunks.len();
+                first = own.end;
+                let start = rows.start.clamp(own.start, own.end) - own.start;
+                let end = rows.end.clamp(own.start, own.end) - own.start;
+                ReviewGroup {
+                    hunks: group.hunks[start..end].to_vec(),
+                    ..group.clone_without_hunks()
+                }
+            })
+            .collect();
+        ReviewQueue {
+            jobs,
+            total: self.total,
+            offset: rows.start,
+            snapshot,
+        }
+    }
 }
 
 /// The pending hunks of one job.
@@ -244,12 +281,29 @@ pub struct ReviewGroup {
     /// The external agent that proposed it (its MCP client's name), shown
     /// beside the heading; `null` for Redline's own agent.
     pub source: Option<String>,
-    /// Its pending hunks, by path then line.
+    /// Its pending hunks in the page, by path then line.
     pub hunks: Vec<crate::workspace::PendingHunk>,
+    /// Its pending hunks in all.
+    pub pending: usize,
     /// Its patterns with pending hunks, largest first.
     pub patterns: Vec<PatternGroup>,
     /// How many of its pending hunks are flagged.
     pub flagged: usize,
+}
+
+impl ReviewGroup {
+    fn clone_without_hunks(&self) -> ReviewGroup {
+        ReviewGroup {
+            job_id: self.job_id.clone(),
+            session_id: self.session_id.clone(),
+            instruction: self.instruction.clone(),
+            source: self.source.clone(),
+            hunks: Vec::new(),
+            pending: self.pending,
+            patterns: self.patterns.clone(),
+            flagged: self.flagged,
+        }
+    }
 }
 
 /// A pattern of a job, as the review list shows it.

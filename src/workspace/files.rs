@@ -5,6 +5,7 @@
 //! which the user resolves by choosing one — the other goes into a
 //! checkpoint, so nothing is lost either way.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Workspace, WorkspaceError};
@@ -273,27 +274,28 @@ impl Workspace {
 
     /// Every pending agent hunk, by path, in document order within a file.
     pub fn pending_hunks(&self) -> Vec<PendingHunk> {
-        let mut out = Vec::new();
-        for file in self.review.files().filter(|f| f.has_pending()) {
-            let entries = file.entries();
-            for span in file.spans() {
-                let e = &entries[span.entry];
-                let Some(hunk_id) = e.hunk_id.clone().filter(|_| e.status == Status::Pending)
-                else {
-                    continue;
-                };
-                out.push(PendingHunk {
-                    hunk_id,
-                    job_id: e.job_id.clone(),
-                    path: file.path.clone(),
-                    line: span.line + 1,
-                    preview: preview(&span.old, &span.now),
-                    pattern: None,
-                    flags: Vec::new(),
-                });
-            }
-        }
-        out
+        let files: Vec<&FileReview> = self.review.files().filter(|f| f.has_pending()).collect();
+        // Placing and previewing the hunks of tens of thousands of files:
+        // on both cores.
+        files
+            .into_par_iter()
+            .flat_map_iter(|file| {
+                let entries = file.entries();
+                file.spans().into_iter().filter_map(move |span| {
+                    let e = &entries[span.entry];
+                    let hunk_id = e.hunk_id.clone().filter(|_| e.status == Status::Pending)?;
+                    Some(PendingHunk {
+                        hunk_id,
+                        job_id: e.job_id.clone(),
+                        path: file.path.clone(),
+                        line: span.line + 1,
+                        preview: preview(&span.old, &span.now),
+                        pattern: None,
+                        flags: Vec::new(),
+                    })
+                })
+            })
+            .collect()
     }
 
     /// The project's files under `prefix` (the whole project for `""`),
@@ -364,16 +366,13 @@ impl Workspace {
     ) -> Result<(), WorkspaceError> {
         let folder = format!("{}/", scope.rel());
         let under = |p: &str| scope.rel().is_empty() || p.starts_with(&folder);
-        let mut reviewed = self
-            .review
-            .files()
-            .filter(|f| under(&f.path))
-            .map(|f| {
-                Ok((
-                    f.path.as_str(),
-                    state_of(f, &self.project.disk_hash(&f.path)?),
-                ))
-            })
+        // Each state reads its file and hashes two texts: on both cores, as
+        // a vault-wide review has tens of thousands.
+        let files: Vec<&FileReview> = self.review.files().filter(|f| under(&f.path)).collect();
+        let project = &self.project;
+        let mut reviewed = files
+            .into_par_iter()
+            .map(|f| Ok((f.path.as_str(), state_of(f, &project.disk_hash(&f.path)?))))
             .collect::<Result<Vec<_>, WorkspaceError>>()?;
         reviewed.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let mut reviewed = reviewed.into_iter().peekable();

@@ -239,8 +239,10 @@ pub struct ProviderFallback {
 pub struct CheckpointCreated {
     /// The checkpoint.
     pub checkpoint_id: String,
-    /// The files it covers.
-    pub files: Vec<String>,
+    /// How many files it covers (the checkpoint lists them; an earlier
+    /// version's list reads as its length).
+    #[serde(deserialize_with = "crate::named_events::count_or_list")]
+    pub files: usize,
 }
 
 /// `diff.generated`.
@@ -248,10 +250,8 @@ pub struct CheckpointCreated {
 pub struct DiffGenerated {
     /// Files with hunks.
     pub files: usize,
-    /// Hunks.
+    /// Hunks (the job's bundle has them).
     pub hunks: usize,
-    /// Their ids, in the bundle's order.
-    pub hunk_ids: Vec<String>,
 }
 
 /// `review.updated`: a decision on one hunk (`hunk_id`, `status`, `job_id`),
@@ -306,15 +306,25 @@ pub struct ApplyProgress {
 /// `apply.started`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ApplyStarted {
-    /// The hunks to accept; the job's others are rejected.
-    pub accepted_hunk_ids: Vec<String>,
+    /// How many hunks it accepts; the job's others are rejected (an
+    /// earlier version's list of their ids reads as its length).
+    #[serde(
+        alias = "accepted_hunk_ids",
+        deserialize_with = "crate::named_events::count_or_list"
+    )]
+    pub accepted: usize,
 }
 
 /// `apply.completed`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ApplyCompleted {
-    /// Per file.
-    pub applied_files: Vec<AppliedFile>,
+    /// Files written.
+    #[serde(default)]
+    pub written: usize,
+    /// The files not written, each with why (the response of the apply
+    /// has every file; this log would hold thousands of lines per apply).
+    #[serde(default)]
+    pub not_written: Vec<AppliedFile>,
     /// Files not written because they changed on disk.
     pub conflicts: usize,
     /// Whether re-running the job on the current content is offered.

@@ -99,13 +99,9 @@ fn job_samples() -> Vec<(usize, JobEvent)> {
         }),
         R::CheckpointCreated(CheckpointCreated {
             checkpoint_id: "cp_1".into(),
-            files: vec!["a.md".into()],
-        }),
-        R::DiffGenerated(DiffGenerated {
             files: 1,
-            hunks: 2,
-            hunk_ids: vec!["h_1".into(), "h_2".into()],
         }),
+        R::DiffGenerated(DiffGenerated { files: 1, hunks: 2 }),
         R::ReviewUpdated(ReviewUpdated {
             path: "a.md".into(),
             state: state(),
@@ -115,23 +111,22 @@ fn job_samples() -> Vec<(usize, JobEvent)> {
             accepted: None,
         }),
         R::ReviewBatch(batch()),
-        R::ApplyStarted(ApplyStarted {
-            accepted_hunk_ids: vec!["h_1".into()],
-        }),
+        R::ApplyStarted(ApplyStarted { accepted: 1 }),
         R::ApplyProgress(ApplyProgress {
             done: 500,
             total: 5_000,
         }),
         R::ApplyCompleted(ApplyCompleted {
-            applied_files: vec![AppliedFile {
-                file_path: "a.md".into(),
+            written: 1,
+            not_written: vec![AppliedFile {
+                file_path: "b.md".into(),
                 applied_hunks: 1,
-                rejected_hunks: 1,
-                status: "applied".into(),
-                message: None,
+                rejected_hunks: 0,
+                status: "conflict".into(),
+                message: Some("b.md changed on disk".into()),
             }],
-            conflicts: 0,
-            rerun_available: false,
+            conflicts: 1,
+            rerun_available: true,
         }),
         R::ReviewFinished(ReviewFinished {
             accepted: 3,
@@ -198,7 +193,7 @@ fn job_samples() -> Vec<(usize, JobEvent)> {
         A::EditsProposed(EditsProposed {
             tool_call_id: "call_4".into(),
             edits: 3,
-            files: vec!["a.md".into(), "b.md".into()],
+            files: 2,
         }),
         A::EditsRefused(EditsRefused {
             tool_call_id: "call_4".into(),
@@ -345,6 +340,52 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
             (i, e)
         })
         .collect()
+}
+
+#[test]
+fn lists_an_earlier_version_stored_in_events_read_as_their_counts() {
+    use RuntimeEvent as R;
+    let read = |kind: &str, data: &str| JobEvent::decode(kind, data).unwrap();
+    assert_eq!(
+        read(
+            "checkpoint.created",
+            r#"{"checkpoint_id": "cp_1", "files": ["a.md", "b.md"]}"#
+        ),
+        JobEvent::Runtime(R::CheckpointCreated(CheckpointCreated {
+            checkpoint_id: "cp_1".into(),
+            files: 2
+        }))
+    );
+    assert_eq!(
+        read(
+            "diff.generated",
+            r#"{"files": 1, "hunks": 2, "hunk_ids": ["h_1", "h_2"]}"#
+        ),
+        JobEvent::Runtime(R::DiffGenerated(DiffGenerated { files: 1, hunks: 2 }))
+    );
+    assert_eq!(
+        read(
+            "apply.started",
+            r#"{"accepted_hunk_ids": ["h_1", "h_2", "h_3"]}"#
+        ),
+        JobEvent::Runtime(R::ApplyStarted(ApplyStarted { accepted: 3 }))
+    );
+    let applied = r#"{"applied_files": [{"file_path": "a.md", "applied_hunks": 1, "rejected_hunks": 0, "status": "applied"}], "conflicts": 0, "rerun_available": false}"#;
+    assert!(matches!(
+        read("apply.completed", applied),
+        JobEvent::Runtime(R::ApplyCompleted(ApplyCompleted { conflicts: 0, .. }))
+    ));
+    assert_eq!(
+        read(
+            "edits.proposed",
+            r#"{"tool_call_id": "c", "edits": 3, "files": ["a.md"]}"#
+        ),
+        JobEvent::Agent(AgentEvent::EditsProposed(EditsProposed {
+            tool_call_id: "c".into(),
+            edits: 3,
+            files: 1
+        }))
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::host::JobHost;
+use super::log::record_status;
 use super::{Live, Runtime};
 use crate::agent::{
     self, AgentDefinition, Answer, FallbackReason, JobParams, JobUsage, LoopState, Outcome,
@@ -428,7 +429,7 @@ impl Runtime {
                 job_id,
                 RuntimeEvent::CheckpointCreated(CheckpointCreated {
                     checkpoint_id: p.checkpoint_id.clone(),
-                    files: p.bundle.files.iter().map(|f| f.file_path.clone()).collect(),
+                    files: p.bundle.files.len(),
                 }),
             );
             self.emit(
@@ -436,15 +437,10 @@ impl Runtime {
                 RuntimeEvent::DiffGenerated(DiffGenerated {
                     files: p.bundle.files.len(),
                     hunks: hunk_count(p),
-                    hunk_ids: p
-                        .bundle
-                        .files
-                        .iter()
-                        .flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.clone()))
-                        .collect(),
                 }),
             );
         }
+        // One write of the job (with a vault-wide proposal, megabytes).
         let job = self.set_job(job_id, |j| {
             j.usage = usage.clone();
             if let Some(p) = &review {
@@ -453,11 +449,12 @@ impl Runtime {
                 j.checkpoint_id = Some(p.checkpoint_id.clone());
                 j.summary = p.summary.clone();
             }
+            record_status(j, status, None);
         });
         let _ = self.db().put_loop_state(job_id, None);
         self.emit(job_id, event);
         // Last: a reader that sees the terminal `job.status` has seen all.
-        self.set_status(job_id, status, None);
+        self.announce_status(job_id, status, None, job.as_ref());
         if let Some(job) = job {
             let said = review.as_ref().and_then(|p| p.summary.clone()).or(said);
             let _ = self.update_session(&job.session_id, |s| {

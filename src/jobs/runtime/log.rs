@@ -27,16 +27,19 @@ impl Runtime {
 
     /// Records a status change (and the question waited on) and announces it.
     pub(super) fn set_status(&self, job_id: &str, status: JobStatus, question: Option<&Question>) {
-        let job = self.set_job(job_id, |j| {
-            j.status = status;
-            j.pending_question = question.cloned();
-            if status == JobStatus::Running && j.started_at.is_none() {
-                j.started_at = Some(now());
-            }
-            if status.is_terminal() && j.finished_at.is_none() {
-                j.finished_at = Some(now());
-            }
-        });
+        let job = self.set_job(job_id, |j| record_status(j, status, question));
+        self.announce_status(job_id, status, question, job.as_ref());
+    }
+
+    /// Says that job `id` is now `status` (recorded by [`record_status`]):
+    /// in its log and in the project feed.
+    pub(super) fn announce_status(
+        &self,
+        job_id: &str,
+        status: JobStatus,
+        question: Option<&Question>,
+        job: Option<&Job>,
+    ) {
         self.emit(
             job_id,
             RuntimeEvent::Status(StatusChanged {
@@ -46,8 +49,8 @@ impl Runtime {
         );
         if let Some(job) = job {
             self.inner.feed.push(FeedEvent::JobUpdated(JobUpdated {
-                job_id: job.job_id,
-                session_id: job.session_id,
+                job_id: job.job_id.clone(),
+                session_id: job.session_id.clone(),
                 status,
             }));
         }
@@ -115,6 +118,17 @@ impl Runtime {
         Ok(job)
     }
 
+    /// Job `id` without its edits and hunks (`proposed_edits` empty,
+    /// `diff_bundle` null).
+    pub fn job_brief(&self, id: &str) -> Result<Job, RuntimeError> {
+        let db = self.db();
+        let mut job = db.job(id)?.ok_or_else(|| not_found("job", id))?;
+        job.cursor = db.next_event_cursor(id)?;
+        job.proposed_edits = Vec::new();
+        job.diff_bundle = None;
+        Ok(job)
+    }
+
     /// The events of a job from `cursor` on. With `wait_ms`, waits up to that
     /// long for one to exist, answering the moment it does (long poll).
     pub async fn events(
@@ -153,5 +167,18 @@ fn clip(text: &str) -> &str {
     match text.char_indices().nth(300) {
         Some((at, _)) => &text[..at],
         None => text,
+    }
+}
+
+/// Sets `job`'s status, the question it waits on, and when it started or
+/// finished; [`Runtime::announce_status`] says so.
+pub(super) fn record_status(job: &mut Job, status: JobStatus, question: Option<&Question>) {
+    job.status = status;
+    job.pending_question = question.cloned();
+    if status == JobStatus::Running && job.started_at.is_none() {
+        job.started_at = Some(now());
+    }
+    if status.is_terminal() && job.finished_at.is_none() {
+        job.finished_at = Some(now());
     }
 }

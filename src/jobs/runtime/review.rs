@@ -178,7 +178,8 @@ impl Runtime {
     }
 
     /// Every pending hunk of the project, grouped by job (oldest first),
-    /// each with its pattern and flags, and each job's patterns.
+    /// each with its pattern and flags, and each job's patterns; in one
+    /// page, numbered 0 (the API pages it).
     pub fn review_queue(&self) -> Result<ReviewQueue, RuntimeError> {
         let hunks = self.ws().pending_hunks();
         let mut groups: Vec<ReviewGroup> = Vec::new();
@@ -191,6 +192,7 @@ impl Runtime {
                     instruction: String::new(),
                     source: None,
                     hunks: vec![hunk],
+                    pending: 0,
                     patterns: Vec::new(),
                     flagged: 0,
                 }),
@@ -199,6 +201,7 @@ impl Runtime {
         let db = self.db();
         let mut order = Vec::new();
         for group in &mut groups {
+            group.pending = group.hunks.len();
             let job = match &group.job_id {
                 Some(id) => db.job(id)?,
                 None => None,
@@ -224,8 +227,12 @@ impl Runtime {
         }
         let mut keyed: Vec<(String, ReviewGroup)> = order.into_iter().zip(groups).collect();
         keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        let jobs: Vec<ReviewGroup> = keyed.into_iter().map(|(_, g)| g).collect();
         Ok(ReviewQueue {
-            jobs: keyed.into_iter().map(|(_, g)| g).collect(),
+            total: jobs.iter().map(|g| g.hunks.len()).sum(),
+            offset: 0,
+            snapshot: 0,
+            jobs,
         })
     }
 
@@ -351,7 +358,7 @@ impl Runtime {
         self.emit(
             job_id,
             RuntimeEvent::ApplyStarted(ApplyStarted {
-                accepted_hunk_ids: accepted_hunk_ids.to_vec(),
+                accepted: accepted_hunk_ids.len(),
             }),
         );
         // Only this job's hunks are decided: another job's pending hunks in
@@ -371,7 +378,12 @@ impl Runtime {
         self.emit(
             job_id,
             RuntimeEvent::ApplyCompleted(ApplyCompleted {
-                applied_files: report.clone(),
+                written: report.len() - conflicts,
+                not_written: report
+                    .iter()
+                    .filter(|f| f.status == "conflict")
+                    .cloned()
+                    .collect(),
                 conflicts,
                 rerun_available: conflicts > 0,
             }),

@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { AgentDefinition, Applied, Apply, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, FoundPaths, Job, JobStarted, Listing, ModelList, ModelsQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
+import type { AgentDefinition, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileQuery, FileRequest, FoundPaths, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
 
 const q = encodeURIComponent;
 
@@ -23,8 +23,10 @@ export const api = {
   tree: (query: TreeQuery) => call<Array<TreeEntry>>("GET", `/api/files${search(query)}`),
   /** A folder's direct children: its folders with their file counts, its files with their state. */
   children: (query: TreeQuery) => call<Listing>("GET", `/api/files/children${search(query)}`),
-  /** Every pending hunk, grouped by the job that proposed it, with a preview of each. */
-  review: () => call<ReviewQueue>("GET", `/api/review`),
+  /** A page of the files with a working buffer, with their review state. */
+  changedFiles: (query: PageQuery) => call<ChangedFiles>("GET", `/api/files/changed${search(query)}`),
+  /** Every pending hunk, grouped by the job that proposed it, with a preview of each; a page of them on request. */
+  review: (query: PageQuery) => call<ReviewQueue>("GET", `/api/review${search(query)}`),
   /** One file as the editor shows it (its working buffer, or the disk). */
   file: (query: FileQuery) => call<FileContent>("GET", `/api/files/content${search(query)}`),
   /** The user's edit of a working buffer. */
@@ -55,8 +57,8 @@ export const api = {
   clearSession: (id: string) => call<Session>("POST", `/api/agent/sessions/${q(id)}/clear`),
   /** Starts a job. */
   run: (body: RunRequest) => call<JobStarted>("POST", `/api/agent/run`, body),
-  /** One job, with its diff bundle once it awaits review. */
-  job: (id: string) => call<Job>("GET", `/api/agent/jobs/${q(id)}`),
+  /** One job, with its diff bundle once it awaits review (`brief`: without its edits and hunks). */
+  job: (id: string, query: JobQuery) => call<Job>("GET", `/api/agent/jobs/${q(id)}${search(query)}`),
   /** A job's events from a cursor, waiting up to `wait_ms` for one. */
   events: (id: string, query: EventsQuery) => call<EventPage>("GET", `/api/agent/jobs/${q(id)}/events${search(query)}`),
   /** Answers or skips the question a job waits on. */

@@ -4,7 +4,7 @@
 // file and to pending hunks; only the rows in view are in the page: the tree
 // is one flat list of the visible rows, cut to the viewport.
 
-import { signal } from "@preact/signals";
+import { effect, signal } from "@preact/signals";
 import { memo } from "preact/compat";
 import { useEffect, useMemo } from "preact/hooks";
 import type { FolderEntry, Listing, TreeEntry } from "../api/types";
@@ -18,57 +18,89 @@ const ROW = 22;
 
 type Row = { kind: "folder"; folder: FolderEntry; depth: number } | { kind: "file"; entry: TreeEntry; depth: number };
 
+/** The files with a working buffer as the tree draws them: a task after
+ * `tree` changes, so that the review list and the tree, each a pass over
+ * every changed file (20,000 in a vault-wide review), are drawn in two
+ * tasks rather than one that holds the page. */
+const drawn = signal(tree.peek());
+effect(() => {
+  const now = tree.value;
+  setTimeout(() => {
+    if (tree.peek() === now) drawn.value = now;
+  }, 0);
+});
+
 /** Folders the user opened or closed, by path (others follow the default). */
 const toggled = signal<ReadonlyMap<string, boolean>>(new Map());
 
 const parentOf = (path: string) => (path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "");
 
-/** The visible rows: each open folder's listing, with the files that have a
- * working buffer (their state is the newest, and a run may have made them)
- * merged in; `missing` gets the open folders not loaded yet. */
-function flatten(listed: ReadonlyMap<string, Listing>, changed: TreeEntry[], isOpen: (path: string) => boolean, missing: string[]): Row[] {
-  const buffers = new Map<string, TreeEntry[]>();
-  const extraFolders = new Map<string, Set<string>>();
+/** The files with a working buffer by folder, and per folder the folders
+ * they add (ones a run made, or not listed yet). */
+type Buffers = { files: Map<string, TreeEntry[]>; folders: Map<string, Set<string>> };
+
+function byFolder(changed: TreeEntry[]): Buffers {
+  const files = new Map<string, TreeEntry[]>();
+  const folders = new Map<string, Set<string>>();
   for (const e of changed) {
     const parent = parentOf(e.path);
-    const here = buffers.get(parent);
+    const here = files.get(parent);
     if (here) here.push(e);
-    else buffers.set(parent, [e]);
+    else files.set(parent, [e]);
     // Up to the first folder known already: each folder is walked once.
     for (let above = parent; above !== ""; above = parentOf(above)) {
       const up = parentOf(above);
-      let inUp = extraFolders.get(up);
-      if (!inUp) extraFolders.set(up, (inUp = new Set()));
+      let inUp = folders.get(up);
+      if (!inUp) folders.set(up, (inUp = new Set()));
       if (inUp.has(above)) break;
       inUp.add(above);
     }
   }
+  return { files, folders };
+}
+
+/** Each folder's file rows, kept while its listing and its buffers are the
+ * same objects: a vault-wide review has 20,000 changed files in a few
+ * folders, and each folder listing that arrives would otherwise merge them
+ * all again. */
+const fileRows = new Map<string, { listing: Listing | undefined; buffers: TreeEntry[] | undefined; rows: Row[] }>();
+
+/** The visible rows: each open folder's listing, with the files that have a
+ * working buffer (their state is the newest, and a run may have made them)
+ * merged in; `missing` gets the open folders not loaded yet. */
+function flatten(listed: ReadonlyMap<string, Listing>, buffers: Buffers, isOpen: (path: string) => boolean, missing: string[]): Row[] {
   const rows: Row[] = [];
   const walk = (path: string, depth: number) => {
     const listing = listed.get(path);
     if (!listing) missing.push(path);
     const folders = [...(listing?.folders ?? [])];
-    for (const extra of extraFolders.get(path) ?? []) if (!folders.some((f) => f.path === extra)) folders.push({ path: extra, files: 0 });
+    for (const extra of buffers.folders.get(path) ?? []) if (!folders.some((f) => f.path === extra)) folders.push({ path: extra, files: 0 });
     for (const f of folders) {
       rows.push({ kind: "folder", folder: f, depth });
       if (isOpen(f.path)) walk(f.path, depth + 1);
     }
-    const newer = new Map((buffers.get(path) ?? []).map((e) => [e.path, e]));
-    const files = (listing?.files ?? []).map((e) => {
-      const e2 = newer.get(e.path);
-      newer.delete(e.path);
-      return e2 ?? (e.state.under_review ? { ...e, state: { under_review: false, dirty: false, conflict: false, pending_hunks: [] } } : e);
-    });
-    files.push(...newer.values());
-    if (newer.size > 0) files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    for (const e of files) rows.push({ kind: "file", entry: e, depth });
+    const mine = buffers.files.get(path);
+    let kept = fileRows.get(path);
+    if (!kept || kept.listing !== listing || kept.buffers !== mine) {
+      const newer = new Map((mine ?? []).map((e) => [e.path, e]));
+      const files = (listing?.files ?? []).map((e) => {
+        const e2 = newer.get(e.path);
+        newer.delete(e.path);
+        return e2 ?? (e.state.under_review ? { ...e, state: { under_review: false, dirty: false, conflict: false, pending_hunks: [] } } : e);
+      });
+      files.push(...newer.values());
+      if (newer.size > 0) files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      kept = { listing, buffers: mine, rows: files.map((entry) => ({ kind: "file", entry, depth })) };
+      fileRows.set(path, kept);
+    }
+    for (const r of kept.rows) rows.push(r);
   };
   walk("", 0);
   return rows;
 }
 
 export function FileTree() {
-  const changed = tree.value;
+  const changed = drawn.value;
   const listed = listings.value;
   const open = openFile.value?.path ?? null;
   const dirty = dirtyPaths.value;
@@ -86,7 +118,8 @@ export function FileTree() {
   const all = whole.value;
   const isOpen = (path: string) => toggled.value.get(path) ?? (all || wanted.has(path));
   const missing: string[] = [];
-  const rows = useMemo(() => flatten(listed, changed, isOpen, missing), [listed, changed, wanted, all, toggled.value]);
+  const buffers = useMemo(() => byFolder(changed), [changed]);
+  const rows = useMemo(() => flatten(listed, buffers, isOpen, missing), [listed, buffers, wanted, all, toggled.value]);
   useEffect(() => {
     for (const path of missing) void loadFolder(path);
   });

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { Job } from "../api/types";
 import * as agent from "../state/agent";
 import { addOpenFile, addSelection } from "../state/context";
-import { agents, contextRows, job, jobEvents, reviewItems, reviewJobs, session, sessions, setup } from "../state/store";
+import { agents, contextRows, hunkInfo, job, jobEvents, reviewItems, reviewJobs, session, sessions, setup } from "../state/store";
 import { SetupCard } from "./SetupCard";
 import { Timeline } from "./Timeline";
 
@@ -168,22 +168,23 @@ function budget(j: Job) {
   return { tools, tokens, ratio: Math.min(1, j.usage.tool_calls / Math.max(1, j.max_tool_calls)) };
 }
 
-/** The sidebar job's hunks still pending: the tree knows what is pending
- * now, the job's bundle only what it proposed. Computed once per change of
- * either, not on each of the job's events. */
+/** The sidebar job's hunks still pending, as the tree knows them now (it
+ * follows each decision at once). Computed once per change, not on each of
+ * the job's events. */
 const jobPending = computed(() => {
-  const files = job.value?.diff_bundle?.files;
-  if (!files) return 0;
-  const pendingNow = new Set(reviewItems.value.map((i) => i.hunk));
-  return files.reduce((n, f) => n + f.hunks.filter((h) => pendingNow.has(h.hunk_id)).length, 0);
+  const id = job.value?.job_id;
+  const info = hunkInfo.value;
+  let pending = 0;
+  for (const item of reviewItems.value) if (id !== undefined && info.get(item.hunk)?.job_id === id) pending++;
+  return pending;
 });
 
 function JobBar() {
   const j = job.value;
   if (!j) return <div class="jobbar jobbar-empty" />;
   const b = budget(j);
-  const pendingInJob = jobPending.value;
   const finished = jobEvents.value.find((e) => e.type === "review.finished")?.data;
+  const pendingInJob = jobPending.value;
   const flaggedInJob = reviewJobs.value.find((g) => g.job_id === j.job_id)?.flagged ?? 0;
   // A long apply says how far it has come until it completes.
   const lastApply = [...jobEvents.value].reverse().find((e) => e.type === "apply.progress" || e.type === "apply.completed");

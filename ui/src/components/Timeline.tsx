@@ -22,10 +22,11 @@ function summarize(args: JsonValue): string {
     .slice(0, 240);
 }
 
-/** How many edits a `propose_edits` call's arguments hold. */
+/** How many edits a `propose_edits` call's arguments hold (the log gives
+ * their number; an older log, the edits). */
 function editCount(args: JsonValue): number {
   const edits = args && typeof args === "object" && !Array.isArray(args) ? args.edits : undefined;
-  return Array.isArray(edits) ? edits.length : 0;
+  return Array.isArray(edits) ? edits.length : typeof edits === "number" ? edits : 0;
 }
 
 /** Folds the event log into rows: a call and its result share one row; text deltas join. */
@@ -70,7 +71,7 @@ export function rows(events: Event[]): Row[] {
         out.push({ key: `a${e.cursor}`, kind: "question", title: e.data.skipped ? "Skipped" : `Answered: ${e.data.answer ?? ""}` });
         break;
       case "edits.proposed":
-        out.push({ key: `e${e.cursor}`, kind: "note", title: `Proposed ${e.data.edits} edit(s) in ${e.data.files.length} file(s)` });
+        out.push({ key: `e${e.cursor}`, kind: "note", title: `Proposed ${e.data.edits} edit(s) in ${e.data.files} file(s)` });
         break;
       case "edits.refused": {
         const d = e.data;

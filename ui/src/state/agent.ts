@@ -2,7 +2,7 @@
 // clarification answer, and the job-wide review decisions.
 
 import { api } from "../api/client";
-import type { ContextRow, Job, JobUpdated, Session } from "../api/types";
+import type { AlsoAccept, ContextRow, JobUpdated, Session } from "../api/types";
 import { refreshTree, reloadOpen } from "./files";
 import { loadSetup } from "./setup";
 import { agents, attempt, contextRows, job, jobEvents, session, sessions, setup, tell } from "./store";
@@ -137,7 +137,7 @@ let following = 0;
 /** Shows job `id` and follows its events until it ends (or another job is shown). */
 export async function follow(id: string) {
   const ticket = ++following;
-  const first = await attempt("Loading the job", () => api.job(id));
+  const first = await attempt("Loading the job", () => api.job(id, { brief: true }));
   if (!first || ticket !== following) return;
   job.value = first;
   jobEvents.value = [];
@@ -158,7 +158,7 @@ export async function follow(id: string) {
     const changed = page.events.some((e) => e.type.startsWith("job.") || e.type === "clarification.requested" || e.type === "model.step" || e.type === "diff.generated");
     if (changed || page.status !== status) {
       status = page.status;
-      const fresh = await attempt("Loading the job", () => api.job(id));
+      const fresh = await attempt("Loading the job", () => api.job(id, { brief: true }));
       if (ticket !== following) return;
       if (fresh) job.value = fresh;
       if (page.events.some((e) => e.type === "job.awaiting_review" || e.type === "diff.generated")) await refreshTree();
@@ -222,6 +222,9 @@ export async function rerun() {
   if (started) void follow(started.job_id);
 }
 
+/** What each way of ending a review accepts besides nothing. */
+const ALSO_ACCEPT: Record<"all" | "none" | "decided", AlsoAccept> = { all: "not_rejected", none: "none", decided: "accepted" };
+
 /** Ends the job's review: `all` accepts every hunk still pending, `none`
  * rejects them, `decided` keeps what was decided (pending ones rejected);
  * the accepted hunks are written to disk. */
@@ -229,15 +232,13 @@ export async function finishReview(mode: "all" | "none" | "decided") {
   const j = job.value;
   const s = session.value;
   if (!j || !s) return;
-  const fresh: Job | undefined = await attempt("Loading the job", () => api.job(j.job_id));
-  if (!fresh) return;
-  const hunks = fresh.diff_bundle?.files.flatMap((f) => f.hunks) ?? [];
-  const ids = mode === "none" ? [] : hunks.filter((h) => mode === "all" ? h.accepted !== false : h.accepted === true).map((h) => h.hunk_id);
-  const applied = await attempt("Applying", () => api.apply({ session_id: s.session_id, job_id: j.job_id, accepted_hunk_ids: ids }));
+  // The engine lists the job's hunks: a vault-wide job's are megabytes.
+  const applied = await attempt("Applying", () => api.apply({ session_id: s.session_id, job_id: j.job_id, accepted_hunk_ids: [], also_accept: ALSO_ACCEPT[mode], brief: true }));
   if (!applied) return;
-  const conflicts = applied.applied_files.filter((f) => f.status !== "applied" && f.status !== "unchanged");
-  if (conflicts.length > 0) tell("error", `Not written: ${conflicts.map((f) => `${f.file_path} (${f.message ?? f.status})`).join(", ")}`);
-  else tell("info", `Wrote ${applied.applied_files.length} file(s)`);
+  const conflicts = applied.applied_files.filter((f) => f.status !== "applied");
+  const more = conflicts.length > 5 ? `, and ${(conflicts.length - 5).toLocaleString()} more` : "";
+  if (conflicts.length > 0) tell("error", `Not written: ${conflicts.slice(0, 5).map((f) => `${f.file_path} (${f.message ?? f.status})`).join(", ")}${more}`);
+  else tell("info", `Wrote ${applied.written.toLocaleString()} file(s)`);
   await Promise.all([refreshTree(), reloadOpen()]);
   void follow(j.job_id);
 }

@@ -4,7 +4,7 @@
 
 import { batch } from "@preact/signals";
 import { api } from "../api/client";
-import type { FileContent, JobUpdated, Selection, Status, TreeEntry } from "../api/types";
+import type { FileContent, JobUpdated, PendingHunk, Selection, Status, TreeEntry } from "../api/types";
 import type { EditorController } from "../editor/controller";
 import { ask } from "./confirm";
 import { metrics } from "./metrics";
@@ -50,39 +50,70 @@ export function getEditor() {
   return editor;
 }
 
-/** Refreshes started so far, and the newest whose answer was taken. */
+/** Refreshes started so far: only the newest takes its answer. */
 let refreshes = 0;
-let newestTaken = 0;
+
+/** Rows per page of the review and of the changed files: a page is what
+ * the page can take in within one frame (about 0.5 MB of JSON). */
+const PAGE = 2500;
+
+/** Every row of a listing the engine serves a page at a time, from one
+ * moment (its `snapshot`): each page fetched, parsed and taken in by
+ * `take` in its own task, so that 20,000 rows never hold the page for
+ * long. `null` when a page failed (it said why) or once `stale` says a
+ * newer fetch has begun. */
+async function paged<P extends { snapshot: number; total: number }>(what: string, fetch: (q: { offset: number; limit: number; snapshot: number | null }) => Promise<P>, take: (page: P) => number, stale: () => boolean, tries = 3): Promise<P | null> {
+  let first: P | undefined;
+  for (let offset = 0; ; ) {
+    const page = await attempt(what, () => fetch({ offset, limit: PAGE, snapshot: first?.snapshot ?? null }));
+    if (!page || stale()) return null;
+    // A listing dropped while its pages were fetched (others were made
+    // since): the later pages would come from another moment; start again.
+    if (first && page.snapshot !== first.snapshot) return tries > 1 ? paged(what, fetch, take, stale, tries - 1) : null;
+    first ??= page;
+    offset += take(page);
+    if (offset >= page.total) return first;
+    await new Promise((r) => setTimeout(r, 0));
+  }
+}
 
 /** Fetches the files with a working buffer again (their review state), and
- * the review's jobs and previews with them. */
+ * the review's jobs and previews with them: a page at a time, taken in as
+ * they come. */
 export async function refreshTree() {
   const started = performance.now();
   const mine = ++refreshes;
-  const [entries, review] = await Promise.all([attempt("Listing files", () => api.tree({ changed: true })), attempt("Listing the review", () => api.review())]);
-  // An answer older than one already taken is dropped.
-  if (mine < newestTaken) return;
-  newestTaken = mine;
+  const info = new Map<string, PendingHunk>();
+  const entries: TreeEntry[] = [];
+  const was = new Map(tree.value.map((e) => [e.path, e]));
+  const stale = () => mine !== refreshes;
+  const [review, files] = await Promise.all([
+    paged("Listing the review", api.review, (page) => {
+      for (const g of page.jobs) for (const h of g.hunks) info.set(h.hunk_id, kept(hunkInfo.value.get(h.hunk_id), h));
+      return page.jobs.reduce((n, g) => n + g.hunks.length, 0);
+    }, stale),
+    // Rows that did not change keep their objects, so that only their
+    // rows are drawn again (a refresh follows every change in the project).
+    paged("Listing files", api.changedFiles, (page) => {
+      for (const e of page.files) entries.push(kept(was.get(e.path), e));
+      return page.files.length;
+    }, stale),
+  ]);
+  // A newer refresh is under way, and its answer wins.
+  if (stale()) return;
   if (review) {
     const jobs = review.jobs.map(({ job_id, instruction, source, patterns, flagged }) => ({ job_id, instruction, source, patterns, flagged }));
     if (!sameJson(jobs, reviewJobs.value)) reviewJobs.value = jobs;
-    const info = new Map(review.jobs.flatMap((g) => g.hunks.map((h) => [h.hunk_id, kept(hunkInfo.value.get(h.hunk_id), h)] as const)));
     if (info.size !== hunkInfo.value.size || [...info].some(([id, h]) => hunkInfo.value.get(id) !== h)) hunkInfo.value = info;
   }
   // The review list draws the previews, then the tree the rows: two
   // tasks, so that neither holds the page for long at 20,000 hunks. A
   // refresh started meanwhile brings newer rows, and they win.
   await new Promise((r) => setTimeout(r, 0));
-  if (mine < newestTaken) return;
-  if (entries) {
-    // Rows that did not change keep their objects, so that only their
-    // rows are drawn again (a refresh follows every change in the project).
-    const was = new Map(tree.value.map((e) => [e.path, e]));
-    const next = entries.map((e) => kept(was.get(e.path), e));
-    if (next.length !== tree.value.length || next.some((e, i) => e !== tree.value[i])) {
-      tree.value = next;
-      metrics.treeFetched(started);
-    }
+  if (stale()) return;
+  if (files && (entries.length !== tree.value.length || entries.some((e, i) => e !== tree.value[i]))) {
+    tree.value = entries;
+    metrics.treeFetched(started);
   }
 }
 

@@ -10,6 +10,10 @@ export type Applied = {
  */
 status: string,
 /**
- * Per file.
+ * Per file (with `brief`, only those not written).
  */
-applied_files: Array<AppliedFile>, };
+applied_files: Array<AppliedFile>,
+/**
+ * Files written.
+ */
+written: number, };

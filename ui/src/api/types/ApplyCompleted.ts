@@ -6,9 +6,14 @@ import type { AppliedFile } from "./AppliedFile";
  */
 export type ApplyCompleted = {
 /**
- * Per file.
+ * Files written.
  */
-applied_files: Array<AppliedFile>,
+written: number,
+/**
+ * The files not written, each with why (the response of the apply
+ * has every file; this log would hold thousands of lines per apply).
+ */
+not_written: Array<AppliedFile>,
 /**
  * Files not written because they changed on disk.
  */

@@ -5,6 +5,7 @@
  */
 export type ApplyStarted = {
 /**
- * The hunks to accept; the job's others are rejected.
+ * How many hunks it accepts; the job's others are rejected (an
+ * earlier version's list of their ids reads as its length).
  */
-accepted_hunk_ids: Array<string>, };
+accepted: number, };

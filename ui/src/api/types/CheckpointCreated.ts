@@ -9,6 +9,7 @@ export type CheckpointCreated = {
  */
 checkpoint_id: string,
 /**
- * The files it covers.
+ * How many files it covers (the checkpoint lists them; an earlier
+ * version's list reads as its length).
  */
-files: Array<string>, };
+files: number, };

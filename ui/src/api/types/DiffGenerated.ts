@@ -9,10 +9,6 @@ export type DiffGenerated = {
  */
 files: number,
 /**
- * Hunks.
+ * Hunks (the job's bundle has them).
  */
-hunks: number,
-/**
- * Their ids, in the bundle's order.
- */
-hunk_ids: Array<string>, };
+hunks: number, };

@@ -13,6 +13,7 @@ tool_call_id: string,
  */
 edits: number,
 /**
- * The files they name, sorted.
+ * How many files they name (the job's `proposed_edits` has them; an
+ * earlier version's list of them reads as its length).
  */
-files: Array<string>, };
+files: number, };

@@ -24,9 +24,13 @@ instruction: string,
  */
 source: string | null,
 /**
- * Its pending hunks, by path then line.
+ * Its pending hunks in the page, by path then line.
  */
 hunks: Array<PendingHunk>,
+/**
+ * Its pending hunks in all.
+ */
+pending: number,
 /**
  * Its patterns with pending hunks, largest first.
  */

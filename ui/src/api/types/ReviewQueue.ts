@@ -7,6 +7,20 @@ import type { ReviewGroup } from "./ReviewGroup";
 export type ReviewQueue = {
 /**
  * The jobs, oldest first; hunks of no known job come last, under a
- * group with no job id.
+ * group with no job id. Every job with pending hunks is listed, with
+ * the hunks of this page.
  */
-jobs: Array<ReviewGroup>, };
+jobs: Array<ReviewGroup>,
+/**
+ * Pending hunks in all: the rows a page is cut from, counted across
+ * the jobs in their order.
+ */
+total: number,
+/**
+ * The page's first row.
+ */
+offset: number,
+/**
+ * The listing's number, for its next page (`GET /api/review?snapshot=`).
+ */
+snapshot: number, };

@@ -14,6 +14,9 @@ tool_call_id: string,
  */
 tool: string,
 /**
- * The arguments, as validated JSON.
+ * The arguments, as validated JSON; a `propose_edits` call's `edits`
+ * are given as their number (the job's `proposed_edits` has them, and
+ * a vault-wide proposal is megabytes that every reader of the log
+ * would fetch).
  */
 arguments: JsonValue, };

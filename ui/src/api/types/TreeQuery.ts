@@ -7,8 +7,4 @@ export type TreeQuery = {
 /**
  * The folder to list (default: the whole project).
  */
-prefix?: string,
-/**
- * Only the files with a working buffer (default false).
- */
-changed?: boolean, };
+prefix?: string, };
