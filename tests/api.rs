@@ -698,6 +698,31 @@ async fn another_programs_change_reloads_a_clean_buffer_and_conflicts_with_a_hel
     assert_eq!(h.read("notes/gamma.md"), "# Gamma\n\nTheir words.\n");
 }
 
+/// The twelve notes with a job that renames `[[Atlas]]` to `[[Meridian]]`
+/// in each (to `[[Meridain]]`, a note that does not exist, in note
+/// `outlier`), awaiting review: the harness, its door, the session, the job.
+async fn twelve_renamed(outlier: Option<usize>) -> (Harness, Door, String, String) {
+    let edits: Vec<Value> = (0..12)
+        .map(|i| {
+            let new = if Some(i) == outlier { "See [[Meridain]] for more." } else { "See [[Meridian]] for more." };
+            json!({ "file_path": format!("notes/n{i:02}.md"), "operation": "replace", "start_line": 3,
+                    "end_line": 3, "new_text": new, "old_text": "See [[Atlas]] for more." })
+        })
+        .collect();
+    let turns = vec![
+        Turn::call("search_project", json!({ "query": "[[Atlas]]" })),
+        Turn::call(
+            "propose_edits",
+            json!({ "edits": edits, "summary": "Renamed." }),
+        ),
+    ];
+    let h = harness_on(twelve_notes, Protocol::OpenAiChat, turns, |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let (sid, job) = door.start("Rename Atlas to Meridian in every note").await;
+    door.until(&job, "awaiting_review").await;
+    (h, door, sid, job)
+}
+
 /// Twelve notes linking `[[Atlas]]`, and the note they should link to.
 fn twelve_notes(dir: &std::path::Path) {
     std::fs::create_dir_all(dir.join("notes")).unwrap();
@@ -713,24 +738,7 @@ fn twelve_notes(dir: &std::path::Path) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pattern_and_the_unflagged_hunks_are_decided_at_once_and_undone_as_one_step() {
-    let edits: Vec<Value> = (0..12)
-        .map(|i| {
-            let new = if i == 7 { "See [[Meridain]] for more." } else { "See [[Meridian]] for more." };
-            json!({ "file_path": format!("notes/n{i:02}.md"), "operation": "replace", "start_line": 3,
-                    "end_line": 3, "new_text": new, "old_text": "See [[Atlas]] for more." })
-        })
-        .collect();
-    let turns = vec![
-        Turn::call("search_project", json!({ "query": "[[Atlas]]" })),
-        Turn::call(
-            "propose_edits",
-            json!({ "edits": edits, "summary": "Renamed." }),
-        ),
-    ];
-    let h = harness_on(twelve_notes, Protocol::OpenAiChat, turns, |_| {}).await;
-    let door = Door::open(h.runtime.clone()).await;
-    let (_, job) = door.start("Rename Atlas to Meridian in every note").await;
-    door.until(&job, "awaiting_review").await;
+    let (h, door, _, job) = twelve_renamed(Some(7)).await;
 
     // One pattern of eleven; the twelfth is flagged, with its reasons.
     let review = door.get("/api/review").await;
@@ -879,23 +887,7 @@ fn page_ids(page: &Value) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_big_review_is_served_a_page_at_a_time_from_one_moment_and_applied_without_listing_its_hunks()
  {
-    let edits: Vec<Value> = (0..12)
-        .map(|i| {
-            json!({ "file_path": format!("notes/n{i:02}.md"), "operation": "replace", "start_line": 3,
-                    "end_line": 3, "new_text": "See [[Meridian]] for more.", "old_text": "See [[Atlas]] for more." })
-        })
-        .collect();
-    let turns = vec![
-        Turn::call("search_project", json!({ "query": "[[Atlas]]" })),
-        Turn::call(
-            "propose_edits",
-            json!({ "edits": edits, "summary": "Renamed." }),
-        ),
-    ];
-    let h = harness_on(twelve_notes, Protocol::OpenAiChat, turns, |_| {}).await;
-    let door = Door::open(h.runtime.clone()).await;
-    let (sid, job) = door.start("Rename Atlas to Meridian in every note").await;
-    door.until(&job, "awaiting_review").await;
+    let (h, door, sid, job) = twelve_renamed(None).await;
 
     // The first page: five hunks, every job with its counts, the listing's number.
     let first = door.get("/api/review?limit=5").await;
