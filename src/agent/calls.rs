@@ -145,14 +145,18 @@ async fn handle(
 /// A call's arguments as its event records them: a proposal's edits as
 /// their number.
 fn logged(name: &str, args: &Value) -> Value {
-    let mut logged = args.clone();
-    if name == PROPOSE_EDITS
-        && let Some(edits) = logged.get_mut("edits")
-        && let Some(n) = edits.as_array().map(Vec::len)
-    {
-        *edits = n.into();
+    match args {
+        // Not cloned first: a vault-wide proposal's edits are megabytes.
+        Value::Object(fields) if name == PROPOSE_EDITS => fields
+            .iter()
+            .map(|(key, value)| match (key.as_str(), value) {
+                ("edits", Value::Array(edits)) => (key.clone(), edits.len().into()),
+                _ => (key.clone(), value.clone()),
+            })
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
+        _ => args.clone(),
     }
-    logged
 }
 
 /// Whether a call may run: complete, naming a tool this agent has (only

@@ -96,12 +96,7 @@ impl Runtime {
     /// with the decision it has now (`accepted`: `null` while pending or
     /// no longer under review).
     pub fn job(&self, id: &str) -> Result<Job, RuntimeError> {
-        let mut job = {
-            let db = self.db();
-            let mut job = db.job(id)?.ok_or_else(|| not_found("job", id))?;
-            job.cursor = db.next_event_cursor(id)?;
-            job
-        };
+        let mut job = self.stored_job(id)?;
         if let Some(bundle) = &mut job.diff_bundle {
             let ws = self.ws();
             let review = ws.review();
@@ -121,11 +116,17 @@ impl Runtime {
     /// Job `id` without its edits and hunks (`proposed_edits` empty,
     /// `diff_bundle` null).
     pub fn job_brief(&self, id: &str) -> Result<Job, RuntimeError> {
+        let mut job = self.stored_job(id)?;
+        job.proposed_edits = Vec::new();
+        job.diff_bundle = None;
+        Ok(job)
+    }
+
+    /// Job `id` as stored, with the cursor its log has reached.
+    fn stored_job(&self, id: &str) -> Result<Job, RuntimeError> {
         let db = self.db();
         let mut job = db.job(id)?.ok_or_else(|| not_found("job", id))?;
         job.cursor = db.next_event_cursor(id)?;
-        job.proposed_edits = Vec::new();
-        job.diff_bundle = None;
         Ok(job)
     }
 
