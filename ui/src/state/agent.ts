@@ -222,7 +222,7 @@ export async function rerun() {
   if (started) void follow(started.job_id);
 }
 
-/** What each way of ending a review accepts besides nothing. */
+/** The hunks each way of ending a review accepts (it lists none itself). */
 const ALSO_ACCEPT: Record<"all" | "none" | "decided", AlsoAccept> = { all: "not_rejected", none: "none", decided: "accepted" };
 
 /** Ends the job's review: `all` accepts every hunk still pending, `none`
