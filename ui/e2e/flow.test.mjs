@@ -47,6 +47,11 @@ test("ask, clarify, review, save, roll back and undo", async () => {
 
   await page.getByTestId("job-status").filter({ hasText: "awaiting_review" }).waitFor();
   await page.getByTestId("review-count").filter({ hasText: "3" }).waitFor();
+  // With no file open, the proposal's first file opens at its first hunk,
+  // and the keyboard stays where it was.
+  await page.getByTestId("open-path").filter({ hasText: "notes/alpha.md" }).waitFor();
+  await page.locator('[data-testid="hunk-accept"]').first().waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement?.closest(".cm-editor") ?? null), null, "the editor did not take the keyboard");
   assert.equal(disk(dir, "notes/alpha.md"), ALPHA, "nothing reaches the disk before a decision is saved");
   await shot(page, "flow-3-review");
 

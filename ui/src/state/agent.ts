@@ -3,7 +3,7 @@
 
 import { api } from "../api/client";
 import type { AlsoAccept, ContextRow, JobUpdated, Session } from "../api/types";
-import { refreshTree, reloadOpen } from "./files";
+import { openFirstPending, refreshTree, reloadOpen } from "./files";
 import { loadSetup } from "./setup";
 import { agents, attempt, contextRows, job, jobEvents, session, sessions, setup, tell } from "./store";
 
@@ -161,7 +161,10 @@ export async function follow(id: string) {
       const fresh = await attempt("Loading the job", () => api.job(id, { brief: true }));
       if (ticket !== following) return;
       if (fresh) job.value = fresh;
-      if (page.events.some((e) => e.type === "job.awaiting_review" || e.type === "diff.generated")) await refreshTree();
+      if (page.events.some((e) => e.type === "job.awaiting_review" || e.type === "diff.generated")) {
+        await refreshTree();
+        if (ticket === following) await openFirstPending(id);
+      }
       if (page.events.some((e) => e.type.startsWith("job."))) {
         const s = session.value;
         if (s) {

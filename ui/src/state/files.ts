@@ -8,7 +8,7 @@ import type { FileContent, JobUpdated, PendingHunk, Selection, Status, TreeEntry
 import type { EditorController } from "../editor/controller";
 import { ask } from "./confirm";
 import { metrics } from "./metrics";
-import { attempt, currentHunk, hunkInfo, openFile, reviewJobs, settling, tell, tree, unsynced } from "./store";
+import { attempt, currentHunk, hunkInfo, openFile, reviewItems, reviewJobs, settling, tell, tree, unsynced } from "./store";
 import { reloadListings } from "./tree";
 
 let editor: EditorController | null = null;
@@ -154,8 +154,9 @@ export function sameJson(a: unknown, b: unknown): boolean {
  * does not wait for the network; by path. */
 const ahead = new Map<string, Promise<FileContent | null>>();
 
-/** Opens `path` in the editor, on `hunk` if given (else its first pending hunk). */
-export async function openPath(path: string, hunk?: string | null) {
+/** Opens `path` in the editor, on `hunk` if given (else its first pending
+ * hunk), and puts the keyboard there unless `focus` is false. */
+export async function openPath(path: string, hunk?: string | null, focus = true) {
   await editorBound;
   if (editor?.openPath === path) {
     if (hunk) editor.goTo(hunk);
@@ -172,8 +173,18 @@ export async function openPath(path: string, hunk?: string | null) {
   if (!file) return;
   openFile.value = file;
   editor?.open(file, hunk);
-  editor?.view.focus();
+  if (focus) editor?.view.focus();
   fetchAhead(path);
+}
+
+/** Opens the first pending hunk of job `jobId` (in the tree's order) when
+ * no file is open: a proposal that just arrived is shown, and the keyboard
+ * stays where the user is typing. */
+export async function openFirstPending(jobId: string) {
+  if (openFile.value) return;
+  const info = hunkInfo.value;
+  const first = reviewItems.value.find((i) => info.get(i.hunk)?.job_id === jobId);
+  if (first) await openPath(first.path, first.hunk, false);
 }
 
 /** Fetches the file after `path` that has pending hunks, unless it is held already. */
