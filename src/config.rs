@@ -29,6 +29,7 @@ pub use crate::providers::http::HttpSettings;
 /// Every tunable limit of the engine, with the seed's §1 defaults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
+#[serde(deny_unknown_fields)]
 pub struct Limits {
     /// Tool calls one agent job may make. Default 12.
     pub max_tool_calls_per_job: usize,
@@ -168,6 +169,7 @@ impl ProviderKind {
 
 /// One model endpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(deny_unknown_fields)]
 pub struct ProviderSettings {
     /// Its wire format.
     pub provider: ProviderKind,
@@ -203,6 +205,7 @@ impl ProviderSettings {
 /// (seed §12).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[serde(deny_unknown_fields)]
 pub struct HybridSettings {
     /// Local attempts before falling back. Default 1.
     pub max_local_attempts: u32,
@@ -227,6 +230,7 @@ impl Default for HybridSettings {
 
 /// What a model costs, in US dollars per million tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Price {
     /// Per million input tokens.
     pub input_per_mtok: f64,
@@ -238,6 +242,7 @@ pub struct Price {
 /// use, and optionally its own model. The configuration file's `[[agents]]`;
 /// the agent module adds the built-in `default` and the tool check.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(deny_unknown_fields)]
 pub struct AgentDefinition {
     /// Its id, e.g. `default`.
     pub agent_id: String,
@@ -263,6 +268,7 @@ pub struct AgentDefinition {
 /// The whole configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[serde(deny_unknown_fields)]
 pub struct Config {
     /// Where Redline keeps its own state. `None` means the platform default.
     pub data_dir: Option<PathBuf>,
@@ -348,10 +354,23 @@ impl Config {
     }
 }
 
-/// A configuration that could not be loaded.
+/// A configuration that could not be loaded: a key no setting has, a value
+/// of the wrong type, a file that does not parse. Says which key, and for
+/// the file, which line.
 #[derive(Debug, thiserror::Error)]
-#[error("invalid configuration: {0}")]
-pub struct ConfigError(#[from] Box<figment::Error>);
+#[error("invalid configuration: {error}{}", line.map_or(String::new(), |n| format!(" (line {n})")))]
+pub struct ConfigError {
+    error: Box<figment::Error>,
+    /// The line of the file the key is on, when it is in the file.
+    line: Option<usize>,
+}
+
+impl ConfigError {
+    /// The line of the configuration file at fault, when there is one.
+    pub fn line(&self) -> Option<usize> {
+        self.line
+    }
+}
 
 /// The environment prefix of every variable Redline reads.
 const ENV_PREFIX: &str = "REDLINE_";
@@ -364,19 +383,33 @@ impl Config {
         if let Some(file) = file {
             figment = figment.merge(Toml::file_exact(file));
         }
+        let keys = config_keys();
         figment
-            .merge(Env::prefixed(ENV_PREFIX).map(|key| {
-                // Limits are flat in the environment and nested in the file.
-                // Nested keys outside the limits use `__`: REDLINE_REMOTE__MODEL.
-                let key = key.as_str().to_ascii_lowercase();
-                if limit_names().any(|name| name == key) {
-                    format!("limits.{key}").into()
-                } else {
-                    key.replace("__", ".").into()
-                }
-            }))
+            .merge(
+                Env::prefixed(ENV_PREFIX)
+                    .map(|key| {
+                        // Limits are flat in the environment and nested in the file.
+                        // Nested keys outside the limits use `__`: REDLINE_REMOTE__MODEL.
+                        let key = key.as_str().to_ascii_lowercase();
+                        if limit_names().any(|name| name == key) {
+                            format!("limits.{key}").into()
+                        } else {
+                            key.replace("__", ".").into()
+                        }
+                    })
+                    // Other `REDLINE_` variables (REDLINE_CONFIG, the tests'
+                    // switches) are not settings; a typo inside a section
+                    // (REDLINE_REMOTE__MODL) is refused like one in the file.
+                    .filter_map(move |key| {
+                        let section = key.as_str().split('.').next().unwrap_or_default();
+                        keys.iter().any(|k| k == section).then(|| key.into())
+                    }),
+            )
             .extract()
-            .map_err(|e| ConfigError(Box::new(e)))
+            .map_err(|error| ConfigError {
+                line: file.and_then(|file| line_of(file, &error)),
+                error: Box::new(error),
+            })
     }
 
     /// Loads the configuration from its default places (see the module docs).
@@ -409,13 +442,57 @@ fn project_dirs() -> Option<directories::ProjectDirs> {
     directories::ProjectDirs::from("", "", "redline")
 }
 
+/// The top-level keys of [`Config`], as the file spells them.
+fn config_keys() -> Vec<String> {
+    field_names(&Config::default())
+}
+
+/// The line of `file` that holds the key `error` is about, when the error
+/// came from that file and the key is in it.
+fn line_of(file: &Path, error: &figment::Error) -> Option<usize> {
+    use figment::error::Kind;
+    let from_file = error
+        .metadata
+        .as_ref()
+        .and_then(|m| m.source.as_ref())
+        .and_then(|s| s.file_path())
+        .is_some_and(|p| p == file);
+    if !from_file {
+        return None;
+    }
+    let mut path: Vec<&str> = error.path.iter().map(String::as_str).collect();
+    // figment names the unknown field in the path or only in the kind.
+    if let Kind::UnknownField(field, _) = &error.kind
+        && path.last() != Some(&field.as_str())
+    {
+        path.push(field);
+    }
+    let text = std::fs::read_to_string(file).ok()?;
+    let doc = toml_edit::Document::parse(text.as_str()).ok()?;
+    let mut table = doc.as_table() as &dyn toml_edit::TableLike;
+    let mut span = None;
+    for (i, key) in path.iter().enumerate() {
+        let (k, item) = table.get_key_value(key)?;
+        span = k.span();
+        if i + 1 < path.len() {
+            table = item.as_table_like()?;
+        }
+    }
+    Some(text[..span?.start].matches('\n').count() + 1)
+}
+
 /// The field names of [`Limits`], as the environment and the file spell them.
 fn limit_names() -> impl Iterator<Item = String> {
-    let value = serde_json::to_value(Limits::default()).expect("limits serialize");
+    field_names(&Limits::default()).into_iter()
+}
+
+/// The field names of a settings struct, as serialised.
+fn field_names(value: &impl Serialize) -> Vec<String> {
+    let value = serde_json::to_value(value).expect("settings serialize");
     let serde_json::Value::Object(map) = value else {
-        unreachable!("limits is a struct")
+        unreachable!("settings are structs")
     };
-    map.into_iter().map(|(k, _)| k)
+    map.into_iter().map(|(k, _)| k).collect()
 }
 
 #[cfg(test)]
@@ -491,6 +568,65 @@ mod tests {
                 .to_string()
                 .to_lowercase();
             assert!(err.contains("max_read_bytes_default"), "{err}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn a_key_no_setting_has_is_refused_with_its_line() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file(
+                "redline.toml",
+                "agent_mode = \"local\"\n\n[limits]\nmax_search_results_cap = 30\nmax_tool_calls_per_jobb = 3\n",
+            )?;
+            let err = Config::load_from(Some(Path::new("redline.toml"))).unwrap_err();
+            assert_eq!(err.line(), Some(5), "{err}");
+            let text = err.to_string();
+            assert!(text.contains("max_tool_calls_per_jobb"), "{text}");
+            assert!(text.ends_with("(line 5)"), "{text}");
+            // At the top and in any section alike.
+            jail.create_file(
+                "top.toml",
+                "data_dir = \"/tmp/x\"\nagent_moed = \"local\"\n",
+            )?;
+            let err = Config::load_from(Some(Path::new("top.toml"))).unwrap_err();
+            assert_eq!(err.line(), Some(2), "{err}");
+            jail.create_file(
+                "remote.toml",
+                "[remote]\nprovider = \"openai\"\nmodle = \"gpt-4.1\"\n",
+            )?;
+            let err = Config::load_from(Some(Path::new("remote.toml"))).unwrap_err();
+            assert!(err.to_string().contains("modle"), "{err}");
+            assert_eq!(err.line(), Some(3), "{err}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_in_the_file_names_its_key_and_line() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file(
+                "redline.toml",
+                "[limits]\n\nmax_read_lines_default = \"many\"\n",
+            )?;
+            let err = Config::load_from(Some(Path::new("redline.toml"))).unwrap_err();
+            assert!(err.to_string().contains("max_read_lines_default"), "{err}");
+            assert_eq!(err.line(), Some(3), "{err}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn other_redline_variables_are_not_settings_but_a_typo_in_a_section_is_refused() {
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("REDLINE_NO_KEYCHAIN", "1");
+            jail.set_env("REDLINE_REQUIRE_RG", "1");
+            jail.set_env("REDLINE_REMOTE__MODEL", "gpt-4.1");
+            assert_eq!(Config::load_from(None).unwrap().remote.model, "gpt-4.1");
+            jail.set_env("REDLINE_REMOTE__MODL", "gpt-4.1");
+            let err = Config::load_from(None).unwrap_err();
+            assert!(err.to_string().contains("modl"), "{err}");
+            assert_eq!(err.line(), None, "not from a file");
             Ok(())
         });
     }

@@ -183,6 +183,11 @@ pub fn save(file: &Path, next: &Config, update: &SettingsUpdate) -> Result<(), S
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(fail(e.to_string())),
     };
+    // A file that does not load is not edited: the settings screen says
+    // which key, which line, and the user fixes the file.
+    if !text.trim().is_empty() {
+        Config::load_from(Some(file)).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+    }
     let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| fail(format!("{e}")))?;
     let mut set = |path: &[&str], value: Value| -> Result<(), SettingsError> {
         let item = toml_edit::ser::to_document(&serde_json::json!({ "v": value }))
@@ -286,5 +291,29 @@ mod tests {
             key: "sk-secret-value-9876".into(),
         };
         assert_eq!(format!("{key:?}"), "KeyUpdate(Openai, ApiKey(…9876))");
+    }
+
+    #[test]
+    fn a_file_that_does_not_load_is_not_edited_and_the_refusal_says_where() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        let text =
+            "[remote]\nprovider = \"openai\"\nmodel = \"gpt-4o\"\n\n[limits]\nmax_sesions = 10\n";
+        std::fs::write(&file, text).unwrap();
+        let update: SettingsUpdate =
+            serde_json::from_value(json!({ "agent_mode": "local" })).unwrap();
+        let next = updated(&Config::default(), &update).unwrap();
+        let err = save(&file, &next, &update).unwrap_err();
+        assert!(matches!(err, SettingsError::Invalid(_)), "{err}");
+        let said = err.to_string();
+        assert!(
+            said.contains("max_sesions") && said.contains("(line 6)"),
+            "{said}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            text,
+            "the file is as it was"
+        );
     }
 }

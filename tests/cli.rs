@@ -98,6 +98,26 @@ fn limits_come_from_the_environment() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("invalid configuration"));
+
+    // A typo in the file is refused, not ignored: the key and its line.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(
+        &file,
+        "[limits]\nmax_search_results_cap = 30\nmax_tool_calls_per_jobb = 3\n",
+    )
+    .unwrap();
+    let typo = redline(&["config"])
+        .env("REDLINE_CONFIG", &file)
+        .output()
+        .unwrap();
+    assert_eq!(typo.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&typo.stderr);
+    assert!(
+        said.contains("max_tool_calls_per_jobb") && said.contains("(line 3)"),
+        "{said}"
+    );
+    assert!(typo.stdout.is_empty(), "nothing half-applied is printed");
 }
 
 #[test]

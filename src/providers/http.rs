@@ -21,7 +21,7 @@ use super::{Notice, Protocol, Provider, ProviderError, ProviderErrorKind, Step, 
 
 /// Timeouts and retries of provider calls.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct HttpSettings {
     /// Connecting. Default 10 s.
     pub connect_timeout_ms: u64,
