@@ -5,27 +5,25 @@
 pub mod http;
 pub mod local;
 pub mod operations;
+mod shapes;
 mod snapshots;
+
+pub use shapes::*;
 
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
 use snapshots::Snapshots;
 
-use serde::{Deserialize, Serialize};
-
-use crate::checkpoints::{Checkpoint, CheckpointPage, RollbackMode, RollbackReport};
-use crate::jobs::{
-    EventPage, FeedPage, Job, JobStatus, RunRequest, Runtime, RuntimeError, Session,
-};
+use crate::checkpoints::{Checkpoint, CheckpointPage, RollbackReport};
+use crate::jobs::{EventPage, FeedPage, Job, RunRequest, Runtime, RuntimeError, Session};
 use crate::providers::detect;
-use crate::review::{HunkMove, Status};
+use crate::settings::{self, Settings, SettingsError, SettingsSaved, SettingsUpdate};
+use crate::setup::{self, Setup, SetupChoice};
+use crate::workspace::{FileContent, Resolved, ThreeWay, TreeEntry, WorkspaceError};
 
 /// Longest note a decision may carry, in characters.
 const MAX_REASON: usize = 500;
-use crate::settings::{self, Settings, SettingsError, SettingsSaved, SettingsUpdate};
-use crate::setup::{self, Setup, SetupChoice};
-use crate::workspace::AppliedFile;
-use crate::workspace::{FileContent, Keep, Resolved, ThreeWay, TreeEntry, WorkspaceError};
 
 /// An API error: `{"error": {"code", "message"}}` with a matching HTTP status.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, ts_rs::TS)]
@@ -87,297 +85,6 @@ impl From<WorkspaceError> for ApiError {
     }
 }
 
-/// `GET /api/project`: the open folder.
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct ProjectInfo {
-    /// Its absolute path.
-    pub root: String,
-    /// Its name (the folder's last component).
-    pub name: String,
-    /// What its project index holds, and whether it is filled yet (searches
-    /// and quick open read the disk until it is); none where no index is kept.
-    #[ts(optional = nullable)]
-    pub index: Option<crate::project::IndexStats>,
-}
-
-/// `POST /api/agent/sessions`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
-pub struct CreateSession {
-    /// The agent definition (default `default`).
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub agent_id: Option<String>,
-}
-
-/// A new session (seed §4).
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct SessionCreated {
-    /// Its id.
-    pub session_id: String,
-    /// `active`.
-    pub status: String,
-    /// When.
-    pub created_at: String,
-}
-
-/// A started job (seed §4).
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct JobStarted {
-    /// Its id.
-    pub job_id: String,
-    /// `queued`.
-    pub status: JobStatus,
-}
-
-/// `POST /api/agent/jobs/<id>/clarify` (seed §4). A missing or empty answer,
-/// or `skip: true`, skips the question.
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct Clarify {
-    /// The question answered.
-    pub question_id: String,
-    /// The answer.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub answer: Option<String>,
-    /// Skip it instead.
-    #[serde(default)]
-    #[ts(as = "Option<_>", optional)]
-    pub skip: bool,
-}
-
-/// `POST /api/agent/apply` (seed §4).
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct Apply {
-    /// The session.
-    pub session_id: String,
-    /// The job whose review is applied.
-    pub job_id: String,
-    /// The hunks to accept; the job's others are rejected.
-    pub accepted_hunk_ids: Vec<String>,
-    /// Which other hunks of the job it accepts (default: none), so that a
-    /// client need not fetch a vault-wide job's hunks to list them.
-    #[serde(default)]
-    #[ts(as = "Option<_>", optional)]
-    pub also_accept: AlsoAccept,
-    /// Answer with only the files not written in `applied_files` (the
-    /// others counted in `written`): a vault-wide apply's list is
-    /// megabytes. Default false.
-    #[serde(default)]
-    #[ts(as = "Option<_>", optional)]
-    pub brief: bool,
-}
-
-/// The hunks an apply accepts besides those it lists.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum AlsoAccept {
-    /// None.
-    #[default]
-    None,
-    /// Those the user accepted already (what "Apply" means: keep what was
-    /// decided, reject what is still pending).
-    Accepted,
-    /// Every hunk not rejected ("Accept all").
-    NotRejected,
-}
-
-/// What apply did (seed §4).
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct Applied {
-    /// `completed`, or `conflict` when a file changed on disk.
-    pub status: String,
-    /// Per file (with `brief`, only those not written).
-    pub applied_files: Vec<AppliedFile>,
-    /// Files written.
-    pub written: usize,
-}
-
-/// `POST /api/agent/checkpoints/<id>/rollback` (seed §27).
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct Rollback {
-    /// `hard_all` or `scoped_selected`.
-    pub mode: RollbackMode,
-    /// The hunks, for `scoped_selected`.
-    #[serde(default)]
-    #[ts(as = "Option<_>", optional)]
-    pub hunk_ids: Vec<String>,
-}
-
-/// `PATCH /api/agent/sessions/<id>`: a new name (empty: no name).
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct RenameSession {
-    /// The name.
-    pub name: String,
-}
-
-/// `POST /api/agent/hunks/<id>/decide`: accept, reject, or undo (`pending`:
-/// every hunk the hunk's latest decision moved goes back, as one step).
-/// Accepting a hunk accepts the hunks it stands on; rejecting one rejects
-/// the hunks that build on it.
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct Decide {
-    /// The new status.
-    pub status: Status,
-    /// A short note with the decision (why it was rejected); the session's
-    /// next job is told it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub reason: Option<String>,
-    /// Only say what the decision would move; change nothing. Default false.
-    #[serde(default)]
-    #[ts(optional)]
-    pub dry_run: Option<bool>,
-}
-
-/// `POST /api/review/decide`: accept, reject or undo (`pending`) many hunks
-/// at once — a pattern, every unflagged hunk of a job, or a list — as one
-/// step that one undo brings back.
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct DecideMany {
-    /// Which hunks.
-    pub selection: crate::jobs::Selection,
-    /// The new status.
-    pub status: Status,
-}
-
-/// A decided hunk, every hunk the decision moved, and its file as it is now.
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct Decided {
-    /// The hunk.
-    pub hunk_id: String,
-    /// Its status now (or, for a dry run, after the decision).
-    pub status: Status,
-    /// Every hunk the decision moved (or would move): the hunk first, then
-    /// those carried with it.
-    pub moved: Vec<HunkMove>,
-    /// Text the user typed inside the moved hunks that the decision takes
-    /// out of the buffer (kept in a checkpoint; an undo brings it back).
-    pub hidden_user_text: Vec<String>,
-    /// Whether this only says what would happen.
-    pub dry_run: bool,
-    /// Its file (as it is now; unchanged by a dry run).
-    pub file: FileContent,
-}
-
-/// A request naming one file (save, accept all in a file).
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct FileRequest {
-    /// The file, relative to the project root.
-    pub path: String,
-}
-
-/// `PUT /api/files/buffer`: the user's edit of a working buffer.
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct EditBuffer {
-    /// The file, relative to the project root.
-    pub path: String,
-    /// The buffer's whole new text.
-    pub text: String,
-    /// The `hash` of the buffer text the edit was made on; when given, an
-    /// edit of a buffer that changed meanwhile is refused (`conflict`).
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub base_hash: Option<String>,
-}
-
-/// The query of a long poll (a job's events, the project feed).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
-pub struct EventsQuery {
-    /// The first event wanted. Default 0.
-    #[serde(default)]
-    #[ts(as = "Option<_>", optional)]
-    pub cursor: u64,
-    /// How long to wait for one when there is none yet, at most a minute.
-    /// Default 0 (answer at once).
-    #[serde(default)]
-    #[ts(as = "Option<_>", optional)]
-    pub wait_ms: u64,
-}
-
-/// The query of `GET /api/files` and of `GET /api/files/children` (which reads only `prefix`).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
-pub struct TreeQuery {
-    /// The folder to list (default: the whole project).
-    #[serde(default)]
-    #[ts(as = "Option<_>", optional)]
-    pub prefix: String,
-}
-
-/// The query of `GET /api/agent/jobs/<id>`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
-pub struct JobQuery {
-    /// Leave out `proposed_edits` (empty) and `diff_bundle` (null): a
-    /// vault-wide job's are megabytes, and a status line needs neither.
-    /// Default false.
-    #[serde(default)]
-    #[ts(as = "Option<_>", optional)]
-    pub brief: bool,
-}
-
-/// The query of a listing served a page at a time (`GET /api/review`,
-/// `GET /api/files/changed`).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
-#[ts(optional_fields = nullable)]
-pub struct PageQuery {
-    /// The first row wanted. Default 0.
-    #[serde(default)]
-    pub offset: Option<usize>,
-    /// Rows wanted. Default: every row from `offset` on.
-    #[serde(default)]
-    pub limit: Option<usize>,
-    /// The listing an earlier page came from (its answer's `snapshot`), so
-    /// that this page is cut from the same moment; a listing no longer kept
-    /// is made anew, under a new number.
-    #[serde(default)]
-    pub snapshot: Option<u64>,
-}
-
-/// The files with a working buffer, a page of them (`GET /api/files/changed`).
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct ChangedFiles {
-    /// The page's files, sorted, with their review state.
-    pub files: Vec<TreeEntry>,
-    /// Files in the whole listing.
-    pub total: usize,
-    /// The listing's number, for its next page.
-    pub snapshot: u64,
-}
-
-/// The query naming one file.
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct FileQuery {
-    /// The file, relative to the project root.
-    pub path: String,
-}
-
-/// The query of `GET /api/agent/checkpoints`: a page of them, newest first.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
-#[ts(optional_fields = nullable)]
-pub struct CheckpointsQuery {
-    /// Start after this checkpoint (the previous page's `next_before`).
-    #[serde(default)]
-    pub before: Option<String>,
-    /// Checkpoints per page. Default 50, at most 500.
-    #[serde(default)]
-    pub limit: Option<usize>,
-}
-
-/// The query of `GET /api/agent/checkpoints/<id>/diff3`.
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct Diff3Query {
-    /// The file of the checkpoint.
-    pub file_path: String,
-}
-
-/// `POST /api/files/resolve`: which version of a conflicting file to keep.
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct Resolve {
-    /// The file.
-    pub path: String,
-    /// `mine` (the buffer) or `theirs` (the disk).
-    pub keep: Keep,
-}
-
 impl From<SettingsError> for ApiError {
     fn from(e: SettingsError) -> ApiError {
         let code = match e {
@@ -386,34 +93,6 @@ impl From<SettingsError> for ApiError {
         };
         ApiError::new(code, e.to_string())
     }
-}
-
-/// `GET /api/files/find`: quick open's query.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
-#[ts(optional_fields = nullable)]
-pub struct QuickOpenQuery {
-    /// What was typed (fuzzy; a blank query lists paths in order).
-    #[serde(default)]
-    pub query: String,
-    /// Paths to return. Default 50, at most 500.
-    #[serde(default)]
-    pub limit: Option<usize>,
-}
-
-/// `GET /api/settings/models`: where to ask for a model list.
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct ModelsQuery {
-    /// An OpenAI-compatible base URL (`…/v1`).
-    pub base_url: String,
-}
-
-/// The models a server lists.
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
-pub struct ModelList {
-    /// Their ids; empty when none could be listed.
-    pub models: Vec<String>,
-    /// Why none could be listed.
-    pub error: Option<String>,
 }
 
 /// The operations, over one project's runtime.
