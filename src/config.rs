@@ -24,7 +24,36 @@ use figment::{
 };
 use serde::{Deserialize, Serialize};
 
-pub use crate::providers::http::HttpSettings;
+/// Timeouts and retries of provider calls.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HttpSettings {
+    /// Connecting. Default 10 s.
+    pub connect_timeout_ms: u64,
+    /// Silence inside a response (no byte for this long). Default 120 s.
+    pub idle_timeout_ms: u64,
+    /// One whole request. Default 10 min.
+    pub request_timeout_ms: u64,
+    /// Retries of a retryable failure. Default 3.
+    pub max_retries: u32,
+    /// First backoff; each retry doubles it. Default 500 ms.
+    pub backoff_ms: u64,
+    /// Longest wait between attempts, `retry-after` included. Default 60 s.
+    pub max_backoff_ms: u64,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            connect_timeout_ms: 10_000,
+            idle_timeout_ms: 120_000,
+            request_timeout_ms: 600_000,
+            max_retries: 3,
+            backoff_ms: 500,
+            max_backoff_ms: 60_000,
+        }
+    }
+}
 
 /// Every tunable limit of the engine, with the seed's §1 defaults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -142,14 +171,6 @@ pub enum ProviderKind {
 }
 
 impl ProviderKind {
-    /// Its wire format.
-    pub fn protocol(self) -> crate::providers::Protocol {
-        match self {
-            ProviderKind::Openai => crate::providers::Protocol::OpenAiChat,
-            ProviderKind::Anthropic => crate::providers::Protocol::AnthropicMessages,
-        }
-    }
-
     /// Its name: `openai` or `anthropic` (also the key's keychain entry).
     pub fn name(self) -> &'static str {
         match self {

@@ -79,7 +79,7 @@ impl Providers {
             };
             let provider = HttpProvider::new(
                 name,
-                settings.provider.protocol(),
+                settings.provider.into(),
                 settings.base_url(),
                 &settings.model,
                 key,

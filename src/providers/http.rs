@@ -12,43 +12,12 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use reqwest::header::{self, HeaderMap, HeaderValue};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::conversation::{StepRequest, ToolChoice};
 use super::keys::ApiKey;
 use super::{Notice, Protocol, Provider, ProviderError, ProviderErrorKind, Step, read_step_with};
-
-/// Timeouts and retries of provider calls.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct HttpSettings {
-    /// Connecting. Default 10 s.
-    pub connect_timeout_ms: u64,
-    /// Silence inside a response (no byte for this long). Default 120 s.
-    pub idle_timeout_ms: u64,
-    /// One whole request. Default 10 min.
-    pub request_timeout_ms: u64,
-    /// Retries of a retryable failure. Default 3.
-    pub max_retries: u32,
-    /// First backoff; each retry doubles it. Default 500 ms.
-    pub backoff_ms: u64,
-    /// Longest wait between attempts, `retry-after` included. Default 60 s.
-    pub max_backoff_ms: u64,
-}
-
-impl Default for HttpSettings {
-    fn default() -> Self {
-        HttpSettings {
-            connect_timeout_ms: 10_000,
-            idle_timeout_ms: 120_000,
-            request_timeout_ms: 600_000,
-            max_retries: 3,
-            backoff_ms: 500,
-            max_backoff_ms: 60_000,
-        }
-    }
-}
+pub use crate::config::HttpSettings;
 
 /// A client builder whose TLS is rustls over ring's crypto (installed as the
 /// process's default provider the first time), with the platform's roots.

@@ -211,6 +211,16 @@ pub enum Protocol {
     AnthropicMessages,
 }
 
+impl From<crate::config::ProviderKind> for Protocol {
+    /// The wire format a configured provider speaks.
+    fn from(kind: crate::config::ProviderKind) -> Protocol {
+        match kind {
+            crate::config::ProviderKind::Openai => Protocol::OpenAiChat,
+            crate::config::ProviderKind::Anthropic => Protocol::AnthropicMessages,
+        }
+    }
+}
+
 /// Why a stream could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum StreamError {
