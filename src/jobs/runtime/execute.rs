@@ -372,7 +372,7 @@ impl Runtime {
     /// answer or its error, its usage; the session's chat and pending review;
     /// and, last, the terminal status.
     fn finish(&self, job_id: &str, usage: JobUsage, outcome: Outcome) {
-        let (status, event, review, said) = match outcome {
+        let (status, event, review, reply) = match outcome {
             Outcome::Proposed(p) => {
                 let event = RuntimeEvent::AwaitingReview(JobStaged {
                     checkpoint_id: p.checkpoint_id.clone(),
@@ -456,15 +456,15 @@ impl Runtime {
         // Last: a reader that sees the terminal `job.status` has seen all.
         self.announce_status(job_id, status, None, job.as_ref());
         if let Some(job) = job {
-            let said = review.as_ref().and_then(|p| p.summary.clone()).or(said);
+            let reply = review.as_ref().and_then(|p| p.summary.clone()).or(reply);
             let _ = self.update_session(&job.session_id, |s| {
                 if review.is_some() {
                     s.pending_review = Some(job_id.to_owned());
                 }
-                if let Some(said) = said {
+                if let Some(reply) = reply {
                     s.chat.push(ChatMessage {
                         role: "assistant".into(),
-                        content: said,
+                        content: reply,
                         job_id: Some(job_id.to_owned()),
                         ts: now(),
                     });

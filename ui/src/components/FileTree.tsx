@@ -80,8 +80,8 @@ function flatten(listed: ReadonlyMap<string, Listing>, buffers: Buffers, isOpen:
       if (isOpen(f.path)) walk(f.path, depth + 1);
     }
     const mine = buffers.files.get(path);
-    let kept = fileRows.get(path);
-    if (!kept || kept.listing !== listing || kept.buffers !== mine) {
+    let cached = fileRows.get(path);
+    if (!cached || cached.listing !== listing || cached.buffers !== mine) {
       const newer = new Map((mine ?? []).map((e) => [e.path, e]));
       const files = (listing?.files ?? []).map((e) => {
         const e2 = newer.get(e.path);
@@ -90,10 +90,10 @@ function flatten(listed: ReadonlyMap<string, Listing>, buffers: Buffers, isOpen:
       });
       files.push(...newer.values());
       if (newer.size > 0) files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      kept = { listing, buffers: mine, rows: files.map((entry) => ({ kind: "file", entry, depth })) };
-      fileRows.set(path, kept);
+      cached = { listing, buffers: mine, rows: files.map((entry) => ({ kind: "file", entry, depth })) };
+      fileRows.set(path, cached);
     }
-    for (const r of kept.rows) rows.push(r);
+    for (const r of cached.rows) rows.push(r);
   };
   walk("", 0);
   return rows;

@@ -33,7 +33,7 @@ const engine = [fromEngine.of(true), Transaction.addToHistory.of(false)];
 const KEPT_STATES = 30;
 
 /** A closed file's editor, as it was left. */
-interface Kept {
+interface Parked {
   state: EditorState;
   scroll: number;
 }
@@ -68,7 +68,7 @@ export class EditorController {
   private sending: Promise<void> | null = null;
   private dirty = false;
   /** Closed files' editor states, least recently closed first. */
-  private readonly kept = new Map<string, Kept>();
+  private readonly parked = new Map<string, Parked>();
   /** The scroll position, as of the last scroll: read when a file closes,
    * when the editor's layout is dirty and asking would force one. */
   private scrolled = 0;
@@ -133,16 +133,16 @@ export class EditorController {
     this.dirty = false;
     this.path = file.path;
     this.hash = file.hash;
-    const kept = this.kept.get(file.path);
-    this.kept.delete(file.path);
-    if (kept) {
-      this.view.setState(kept.state);
+    const parked = this.parked.get(file.path);
+    this.parked.delete(file.path);
+    if (parked) {
+      this.view.setState(parked.state);
       // The engine's text now (another job's hunks, a reload) comes in as
       // an engine change: the history stays the user's.
       const changes = smallestChange(this.view.state.doc.toString(), file.text);
       this.view.dispatch({ changes: changes ?? undefined, effects: setHunks.of({ spans: file.hunks }), annotations: engine });
       if (hunk) this.goTo(hunk, true);
-      else this.view.requestMeasure({ read: () => null, write: () => (this.view.scrollDOM.scrollTop = kept.scroll) });
+      else this.view.requestMeasure({ read: () => null, write: () => (this.view.scrollDOM.scrollTop = parked.scroll) });
       this.trackCurrent();
       return;
     }
@@ -154,9 +154,9 @@ export class EditorController {
 
   /** Keeps the open file's editor state for when it is opened again. */
   private keep(path: string) {
-    this.kept.delete(path);
-    this.kept.set(path, { state: this.view.state, scroll: this.scrolled });
-    if (this.kept.size > KEPT_STATES) this.kept.delete(this.kept.keys().next().value!);
+    this.parked.delete(path);
+    this.parked.set(path, { state: this.view.state, scroll: this.scrolled });
+    if (this.parked.size > KEPT_STATES) this.parked.delete(this.parked.keys().next().value!);
   }
 
   /** Takes in the engine's view of the open file after an action. Typing made

@@ -89,13 +89,13 @@ export async function refreshTree() {
   const stale = () => mine !== refreshes;
   const [review, files] = await Promise.all([
     paged("Listing the review", api.review, (page) => {
-      for (const g of page.jobs) for (const h of g.hunks) info.set(h.hunk_id, kept(hunkInfo.value.get(h.hunk_id), h));
+      for (const g of page.jobs) for (const h of g.hunks) info.set(h.hunk_id, reuse(hunkInfo.value.get(h.hunk_id), h));
       return page.jobs.reduce((n, g) => n + g.hunks.length, 0);
     }, stale),
     // Rows that did not change keep their objects, so that only their
     // rows are drawn again (a refresh follows every change in the project).
     paged("Listing files", api.changedFiles, (page) => {
-      for (const e of page.files) entries.push(kept(was.get(e.path), e));
+      for (const e of page.files) entries.push(reuse(was.get(e.path), e));
       return page.files.length;
     }, stale),
   ]);
@@ -123,7 +123,7 @@ function idle() {
 }
 
 /** `old` if it equals `fresh`, else `fresh`. */
-function kept<T>(old: T | undefined, fresh: T): T {
+function reuse<T>(old: T | undefined, fresh: T): T {
   return old !== undefined && sameJson(old, fresh) ? old : fresh;
 }
 
@@ -205,7 +205,7 @@ export async function openAt(path: string, line: number) {
 }
 
 /** Takes in the engine's answer about a file: the editor if it is open, its tree row. */
-export function took(file: FileContent) {
+export function takeAnswer(file: FileContent) {
   if (ahead.has(file.path)) ahead.set(file.path, Promise.resolve(file));
   if (openFile.value?.path === file.path) {
     openFile.value = file;
@@ -227,7 +227,7 @@ export function took(file: FileContent) {
 export async function sendEdit(path: string, text: string, baseHash: string): Promise<FileContent> {
   try {
     const file = await api.edit({ path, text, base_hash: baseHash });
-    took(file);
+    takeAnswer(file);
     return file;
   } catch (e) {
     tell("error", `Your edit to ${path} was not taken: ${e instanceof Error ? e.message : e}`);
@@ -287,12 +287,12 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     // The tree takes every decision on the file so far: none is settling.
     batch(() => {
       unsettle((h, p) => h === id || p === decided.file.path);
-      took(decided.file);
+      takeAnswer(decided.file);
     });
     if (status === "pending" && editor.openPath === decided.file.path) editor.goTo(id);
   } else if (path) {
     const file = await attempt(`Reloading ${path}`, () => api.file({ path }));
-    if (file) took(file);
+    if (file) takeAnswer(file);
   }
 }
 
@@ -317,7 +317,7 @@ async function decideAsked(status: Status, id: string, withReason: boolean) {
   const done = await answered;
   if (!done) return;
   decisions.push({ id, path });
-  if (sentFor.get(path) === sent) took(done.file);
+  if (sentFor.get(path) === sent) takeAnswer(done.file);
   const moved = done.moved.filter((m) => m.hunk_id !== id && m.from !== m.to).length;
   tell("info", `${status === "rejected" ? "Rejected" : "Accepted"} ${id}${moved > 0 ? ` and ${moved} hunk(s) with it` : ""}${answer.reason ? " (reason noted for the agent)" : ""}`);
   if (editor?.openPath !== path) return;
@@ -381,7 +381,7 @@ export async function undoDecision() {
   // was fetched of it ahead, take it before it is opened.
   batch(() => {
     unsettle((h) => h === id);
-    if (sentFor.get(path) === sent) took(owner.file);
+    if (sentFor.get(path) === sent) takeAnswer(owner.file);
   });
   if (editor?.openPath !== owner.file.path) await openPath(owner.file.path, id);
   else editor.goTo(id);
@@ -488,7 +488,7 @@ export async function acceptAllInFile() {
   await lastDecision;
   await editor?.flush().catch(() => undefined);
   const file = await attempt(`Accepting all in ${path}`, () => api.acceptAll({ path }));
-  if (file) took(file);
+  if (file) takeAnswer(file);
 }
 
 /** Saves the open file (its pending hunks stay out of the disk's copy). */
@@ -505,7 +505,7 @@ export async function save(path = editor?.openPath) {
   }
   const file = await attempt(`Saving ${path}`, () => api.save({ path }));
   if (file) {
-    took(file);
+    takeAnswer(file);
     tell("info", `Saved ${path}`);
   }
 }
@@ -521,7 +521,7 @@ export async function saveAll() {
   for (const path of paths) {
     const file = await attempt(`Saving ${path}`, () => api.save({ path }));
     if (!file) continue;
-    took(file);
+    takeAnswer(file);
     saved += 1;
   }
   if (saved > 0) tell("info", `Saved ${saved} file(s)`);
@@ -533,7 +533,7 @@ export async function resolve(keep: "mine" | "theirs") {
   if (!path) return;
   const done = await attempt(`Resolving ${path}`, () => api.resolve({ path, keep }));
   if (done) {
-    took(done.file);
+    takeAnswer(done.file);
     tell("info", `Kept ${keep === "mine" ? "your version" : "the version on disk"}; the other is in checkpoint ${done.checkpoint_id}`);
   }
 }
@@ -543,7 +543,7 @@ export async function reloadOpen() {
   const path = editor?.openPath;
   if (!path) return;
   const file = await attempt(`Reloading ${path}`, () => api.file({ path }));
-  if (file) took(file);
+  if (file) takeAnswer(file);
 }
 
 let treeTimer: ReturnType<typeof setTimeout> | undefined;
