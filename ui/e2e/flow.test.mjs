@@ -96,6 +96,10 @@ test("ask, clarify, review, save, roll back and undo", async () => {
   await page.getByTestId("open-checkpoints").click();
   await page.getByTestId("checkpoint").first().waitFor();
   await page.getByTestId("compare").locator(".cm-editor").first().waitFor();
+  // Named by the request and the lines, not by ids.
+  assert.equal(await page.getByTestId("checkpoint-title").textContent(), "Mark every note final");
+  const hunkLabels = await page.locator(".cp-hunk").allTextContents();
+  assert.ok(hunkLabels.length > 0 && hunkLabels.every((l) => /^line \d+$/.test(l.trim())), hunkLabels.join(" | "));
   await shot(page, "flow-7-checkpoints");
   await page.locator('[data-testid="checkpoint-hunk"]').nth(2).check();
   await page.getByTestId("rollback-selected").click();

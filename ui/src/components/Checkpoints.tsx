@@ -5,7 +5,7 @@
 import { signal } from "@preact/signals";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
-import type { Checkpoint, RollbackReport, ThreeWay } from "../api/types";
+import type { Checkpoint, CheckpointFile, RollbackReport, ThreeWay } from "../api/types";
 import { refreshTree, reloadOpen } from "../state/files";
 import { attempt, overlay, tell } from "../state/store";
 import { reloadListings } from "../state/tree";
@@ -38,6 +38,21 @@ async function loadOlder() {
   older.value = page.next_before;
 }
 
+/** Where a run's hunk sat in the proposed text, from its reverse patch
+ * (`@@ -line,…`), when the file recorded one per hunk. */
+function hunkLine(f: CheckpointFile, i: number): number | null {
+  if (f.reverse_patches.length !== f.hunk_ids.length) return null;
+  const at = /^@@ -(\d+)/m.exec(f.reverse_patches[i] ?? "");
+  return at ? Number(at[1]) : null;
+}
+
+/** What a person recognises a checkpoint by: its request, shortened, and
+ * its kind when it has none. */
+function title(cp: Checkpoint) {
+  const text = cp.instruction || `${cp.kind} checkpoint`;
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
 function when(rfc3339: string) {
   const d = new Date(rfc3339);
   return Number.isNaN(d.getTime()) ? rfc3339 : d.toLocaleString();
@@ -48,7 +63,7 @@ async function rolledBack(report: RollbackReport) {
   revision.value += 1;
   const failed = report.files.filter((f) => f.status === "conflict");
   if (failed.length) tell("error", `Not rolled back: ${failed.map((f) => `${f.file_path} (${f.message ?? f.status})`).join(", ")}`);
-  else tell("info", `Rolled back ${report.files.length} file(s) in their buffers: save to write them (undo: ${report.undo_checkpoint_id})`);
+  else tell("info", `Rolled back ${report.files.length} file(s) in their buffers: save to write them (the checkpoints panel can undo it)`);
   await Promise.all([refreshTree(), reloadListings(), reloadOpen(), reloadCheckpoints()]);
 }
 
@@ -126,7 +141,10 @@ function Detail({ cp }: { cp: Checkpoint }) {
   return (
     <div class="cp-detail">
       <div class="row">
-        <strong>{cp.checkpoint_id}</strong>
+        <strong title={cp.checkpoint_id} data-testid="checkpoint-title">
+          {title(cp)}
+        </strong>
+        <span class="muted">{when(cp.created_at)}</span>
         <span class="spacer" />
         <button
           data-testid="rollback-selected"
@@ -156,12 +174,15 @@ function Detail({ cp }: { cp: Checkpoint }) {
             <button class="link" data-testid="checkpoint-file" onClick={() => setFile(f.file_path)}>
               {f.file_path}
             </button>
-            {f.hunk_ids.map((h) => (
-              <label key={h} class="cp-hunk">
-                <input type="checkbox" data-testid="checkpoint-hunk" data-hunk-id={h} checked={chosen.has(h)} onChange={() => toggle(h)} />
-                {h}
-              </label>
-            ))}
+            {f.hunk_ids.map((h, i) => {
+              const line = hunkLine(f, i);
+              return (
+                <label key={h} class="cp-hunk" title={h}>
+                  <input type="checkbox" data-testid="checkpoint-hunk" data-hunk-id={h} checked={chosen.has(h)} onChange={() => toggle(h)} />
+                  {line === null ? `change ${i + 1}` : `line ${line}`}
+                </label>
+              );
+            })}
           </div>
         ))}
       </div>
