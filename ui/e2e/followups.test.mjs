@@ -10,14 +10,14 @@ import { api as get, browser, call, disk, replaceLine, serve, shot, vault, waitF
 
 const LONG = `This note is about the project: ${"lorem ipsum ".repeat(10)}Atlas${" dolor sit amet".repeat(8)}`;
 const A = `# Alpha\n\n${LONG}\n`;
-const B = "# Beta\n\nAtlas beta notes.\n";
+const B = "# Beta\n\nAtlas beta notes, due in the third quarter.\n";
 const C = "# Gamma\n\nAtlas launch.\n";
 
 const RENAME = "Rename Atlas to Meridian";
 const FOLLOW_UP = "Also put the new name in the Alpha and Gamma headings";
 const TURNS = [
   call("propose_edits", {
-    edits: [replaceLine("a.md", 3, LONG, LONG.replace("Atlas", "Meridian")), replaceLine("b.md", 3, "Atlas beta notes.", "Meridian beta notes."), replaceLine("c.md", 3, "Atlas launch.", "Meridian launch.")],
+    edits: [replaceLine("a.md", 3, LONG, LONG.replace("Atlas", "Meridian")), replaceLine("b.md", 3, "Atlas beta notes, due in the third quarter.", "Meridian beta notes, due on 9 September."), replaceLine("c.md", 3, "Atlas launch.", "Meridian launch.")],
     summary: "Renamed.",
   }),
   call("read_file", { file_path: "a.md" }),
@@ -74,6 +74,14 @@ test("a follow-up stacks on pending work; each job's hunks are reviewed on their
   assert.ok(added.includes("Meridian"), `marked in the new text: ${added}`);
   assert.ok(removed.includes("Atlas"), `marked in the old text: ${removed}`);
   await shot(page, "followups-2-word-marks");
+  // Whole words are marked, not "Septemb" against "quart" with their
+  // shared "er" left out.
+  await page.locator('[data-testid="tree-file"][data-path="b.md"]').click();
+  await page.getByTestId("open-path").filter({ hasText: /^b\.md/ }).waitFor();
+  const addedInB = (await page.getByTestId("word-added").allInnerTexts()).join("|");
+  const removedInB = (await page.getByTestId("word-removed").allInnerTexts()).join("|");
+  assert.equal(addedInB, "Meridian|on 9 September");
+  assert.equal(removedInB, "Atlas|in the third quarter");
 
   // One rejected from each job; the others accepted.
   await decide("b.md", hunkIn(rename, "b.md"), "reject");

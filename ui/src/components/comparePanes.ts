@@ -1,7 +1,7 @@
 // The three panes of a checkpoint's compare, as read-only CodeMirror views:
 // loaded only when a compare is shown.
 
-import { presentableDiff } from "@codemirror/merge";
+import { wordDiff } from "../editor/words";
 import { EditorState, type Range } from "@codemirror/state";
 import { Decoration, EditorView } from "@codemirror/view";
 import type { ThreeWay } from "../api/types";
@@ -33,7 +33,7 @@ function marks(spans: [number, number][], mark: Decoration) {
 export function showPanes(three: ThreeWay, hosts: (HTMLElement | null)[]): () => void {
   const base = three.checkpoint_base ?? "";
   const texts = [base, three.agent_proposed ?? "", three.current_file ?? ""];
-  const changes = texts.slice(1).map((t) => presentableDiff(base, t));
+  const changes = texts.slice(1).map((t) => wordDiff(base, t));
   const extensions = [
     marks(
       changes.flat().map((c) => [c.fromA, c.toA]),

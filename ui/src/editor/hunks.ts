@@ -5,10 +5,11 @@
 // (`FileContent.hunks`) and are mapped through every local change until the
 // next reply replaces them.
 
-import { type Change, presentableDiff } from "@codemirror/merge";
+import type { Change } from "@codemirror/merge";
 import { type EditorState, type Extension, type Range, StateEffect, StateField } from "@codemirror/state";
 import { Decoration, type DecorationSet, EditorView, WidgetType } from "@codemirror/view";
 import type { HunkSpan, Status } from "../api/types";
+import { wordDiff } from "./words";
 
 /** A hunk where it is in the document now. */
 export interface Hunk {
@@ -63,7 +64,7 @@ function wordChanges(oldText: string, newText: string): readonly Change[] {
   const key = `${oldText}\u0000${newText}`;
   let changes = changesCache.get(key);
   if (!changes) {
-    changes = presentableDiff(oldText, newText);
+    changes = wordDiff(oldText, newText);
     if (changesCache.size > 2000) changesCache.clear();
     changesCache.set(key, changes);
   }
