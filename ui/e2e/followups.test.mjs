@@ -11,13 +11,13 @@ import { api as get, browser, call, disk, replaceLine, serve, shot, vault, waitF
 const LONG = `This note is about the project: ${"lorem ipsum ".repeat(10)}Atlas${" dolor sit amet".repeat(8)}`;
 const A = `# Alpha\n\n${LONG}\n`;
 const B = "# Beta\n\nAtlas beta notes, due in the third quarter.\n";
-const C = "# Gamma\n\nAtlas launch.\n";
+const C = "# Gamma\n\nAtlas launch, build 3f9a2c71d04e5b6a8c9d0e1f2a3b4c5d.\n";
 
 const RENAME = "Rename Atlas to Meridian";
 const FOLLOW_UP = "Also put the new name in the Alpha and Gamma headings";
 const TURNS = [
   call("propose_edits", {
-    edits: [replaceLine("a.md", 3, LONG, LONG.replace("Atlas", "Meridian")), replaceLine("b.md", 3, "Atlas beta notes, due in the third quarter.", "Meridian beta notes, due on 9 September."), replaceLine("c.md", 3, "Atlas launch.", "Meridian launch.")],
+    edits: [replaceLine("a.md", 3, LONG, LONG.replace("Atlas", "Meridian")), replaceLine("b.md", 3, "Atlas beta notes, due in the third quarter.", "Meridian beta notes, due on 9 September."), replaceLine("c.md", 3, "Atlas launch, build 3f9a2c71d04e5b6a8c9d0e1f2a3b4c5d.", "Meridian launch, build 3f9a2c71d04e5b6a8c9d0e1f2a3b4c5e.")],
     summary: "Renamed.",
   }),
   call("read_file", { file_path: "a.md" }),
@@ -82,6 +82,12 @@ test("a follow-up stacks on pending work; each job's hunks are reviewed on their
   const removedInB = (await page.getByTestId("word-removed").allInnerTexts()).join("|");
   assert.equal(addedInB, "Meridian|on 9 September");
   assert.equal(removedInB, "Atlas|in the third quarter");
+  // Inside one long token (a build hash), the characters that changed.
+  await page.locator('[data-testid="tree-file"][data-path="c.md"]').click();
+  await page.getByTestId("open-path").filter({ hasText: /^c\.md/ }).waitFor();
+  const addedInC = (await page.getByTestId("word-added").allInnerTexts()).map((t) => t.trim());
+  assert.deepEqual(await page.getByTestId("word-removed").allInnerTexts(), ["Atlas", "d"]);
+  assert.deepEqual(addedInC, ["(Meridian)", "Meridian", "e"], "the heading's insertion leaves “Gamma” alone");
 
   // One rejected from each job; the others accepted.
   await decide("b.md", hunkIn(rename, "b.md"), "reject");
@@ -94,7 +100,7 @@ test("a follow-up stacks on pending work; each job's hunks are reviewed on their
   await page.getByTestId("save-all").click();
   await until(page, () => disk(dir, "a.md") === A.replace("# Alpha", "# Alpha (Meridian)").replace("Atlas", "Meridian"), "a.md saved with both jobs' hunks");
   assert.equal(disk(dir, "b.md"), B, "the rejected rename never reached the disk");
-  await until(page, () => disk(dir, "c.md") === C.replace("Atlas launch", "Meridian launch"), "c.md: the rename kept, the rejected heading left out");
+  await until(page, () => disk(dir, "c.md") === C.replace("Atlas launch", "Meridian launch").replace("c5d.", "c5e."), "c.md: the rename kept, the rejected heading left out");
 
   // Both reviews finished without Apply.
   await until(page, async () => (await get(server, `/api/agent/jobs/${followUp.job_id}`)).status === "completed", "the follow-up completed");

@@ -29,11 +29,14 @@ export function wholeWords(a: string, b: string, changes: readonly Change[]): Ch
     const floor = prev ? Math.min(fromA - prev.toA, fromB - prev.toB) : Math.min(fromA, fromB);
     const next = changes[i + 1];
     const ceiling = next ? Math.min(next.fromA - toA, next.fromB - toB) : Math.min(a.length - toA, b.length - toB);
-    const touchesWord = isWord(a[fromA]) || isWord(b[fromB]) || isWord(a[toA - 1]) || isWord(b[toB - 1]);
+    // Widened only where the change itself begins or ends inside a word:
+    // a word inserted after another leaves that one alone.
+    const startsInWord = (toA > fromA && isWord(a[fromA])) || (toB > fromB && isWord(b[fromB]));
+    const endsInWord = (toA > fromA && isWord(a[toA - 1])) || (toB > fromB && isWord(b[toB - 1]));
     let back = 0;
-    if (touchesWord) while (back < floor && isWord(a[fromA - back - 1])) back++;
+    if (startsInWord) while (back < floor && isWord(a[fromA - back - 1])) back++;
     let ahead = 0;
-    if (touchesWord) while (ahead < ceiling && isWord(a[toA + ahead])) ahead++;
+    if (endsInWord) while (ahead < ceiling && isWord(a[toA + ahead])) ahead++;
     const widened = { fromA: fromA - back, toA: toA + ahead, fromB: fromB - back, toB: toB + ahead };
     // One long token on both sides, one run of word characters: keep the
     // characters.
