@@ -121,7 +121,8 @@ class Removed extends WidgetType {
       old.className = "cm-hunk-removed";
       const text = this.hunk.oldText.replace(/\r?\n$/, "");
       let at = 0;
-      for (const c of this.changes) {
+      // An insertion takes nothing out: it has no mark here.
+      for (const c of this.changes.filter((c) => c.toA > c.fromA)) {
         old.append(text.slice(at, c.fromA));
         const word = document.createElement("del");
         word.className = "cm-hunk-word-removed";
