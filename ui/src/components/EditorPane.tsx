@@ -5,7 +5,7 @@ import { computed, effect } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { editorBindings } from "../shortcuts";
 import { acceptAllInFile, bindEditor, decide, markUnsynced, resolve, save, sendEdit, step } from "../state/files";
-import { currentHunk, dirtyPaths, openFile } from "../state/store";
+import { currentHunk, dirtyPaths, openFile, reviewJobs } from "../state/store";
 import { listings } from "../state/tree";
 
 /** No hunk to act on: bound to the buttons' `disabled`, so moving between
@@ -43,6 +43,13 @@ async function loadEditorCode() {
   return import("../editor/controller");
 }
 
+/** A hunk's box is headed by its job's request, cut short. */
+function hunkLabel(jobId: string | null) {
+  const request = reviewJobs.peek().find((j) => j.job_id === jobId)?.instruction;
+  if (!request) return jobId ? "Proposed change" : "Change";
+  return request.length > 48 ? `${request.slice(0, 48)}…` : request;
+}
+
 export function EditorPane() {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -54,6 +61,7 @@ export function EditorPane() {
         if (!live) return;
         controller = new EditorController(host.current!, {
           decide: (id, status) => void decide(status, id),
+          label: hunkLabel,
           send: sendEdit,
           unsynced: markUnsynced,
           current: (id) => {

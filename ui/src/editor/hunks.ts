@@ -23,11 +23,16 @@ export interface Hunk {
   lines: number;
   /** The lines it replaced. */
   oldText: string;
+  /** The job that proposed it. */
+  jobId: string | null;
 }
 
 /** What the buttons on a hunk do. */
 export interface HunkActions {
   decide(id: string, status: Status): void;
+  /** What a hunk's box is headed with: the request of the job that
+   * proposed it (`null`: no job), as a person recognises it. */
+  label(jobId: string | null): string;
 }
 
 interface HunkState {
@@ -52,7 +57,7 @@ export function place(state: EditorState, spans: HunkSpan[]): Hunk[] {
   return spans.map((s) => {
     const from = start(s.line);
     const to = s.lines === 0 ? from : doc.line(Math.min(s.line + s.lines, doc.lines)).to;
-    return { id: s.hunk_id, status: s.status, from, to, lines: s.lines, oldText: s.old_text };
+    return { id: s.hunk_id, status: s.status, from, to, lines: s.lines, oldText: s.old_text, jobId: s.job_id };
   });
 }
 
@@ -113,7 +118,8 @@ class Removed extends WidgetType {
     bar.className = "cm-hunk-bar";
     const label = document.createElement("span");
     label.className = "cm-hunk-label";
-    label.textContent = this.hunk.id;
+    label.textContent = this.actions.label(this.hunk.jobId);
+    label.title = this.hunk.id;
     bar.append(label, this.button("accept", "Accept", "Alt+Y", "accepted"), this.button("reject", "Reject", "Alt+N", "rejected"));
     box.append(bar);
     if (this.hunk.oldText) {
