@@ -60,6 +60,9 @@ test("a follow-up stacks on pending work; each job's hunks are reviewed on their
   assert.deepEqual(headings, [RENAME, FOLLOW_UP], "grouped by job, oldest first");
   const previews = await page.getByTestId("hunk-preview").allInnerTexts();
   assert.ok(previews.some((p) => p.includes("Atlas") && p.includes("Meridian") && p.length < 120), `a preview shows the change, not the whole line: ${previews}`);
+  // A row leads with the change: a dozen characters of the text before it at most.
+  const leads = await page.locator('[data-testid="hunk-preview"]').evaluateAll((rows) => rows.map((r) => r.querySelector(".ctx")?.textContent ?? ""));
+  assert.ok(leads.some((l) => l.startsWith("…")) && leads.every((l) => l.length <= 13), leads.join(" | "));
   await shot(page, "followups-1-grouped");
 
   const review = await get(server, "/api/review");

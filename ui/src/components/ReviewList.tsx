@@ -258,6 +258,15 @@ const RULE: Record<RiskFlag["rule"], string> = {
   breaks_pattern: "outlier",
 };
 
+/** Characters of the text before a change a row shows: a row is narrow,
+ * and the change, not the line's start, is what it is for. */
+const LEAD = 12;
+
+/** The end of the text before a change, as much as a row shows. */
+function lead(before: string) {
+  return before.length > LEAD ? `…${before.slice(-LEAD)}` : before;
+}
+
 const ReviewItem = memo(function ReviewItem({ id, path, hunk, indent }: { id: string; path: string; hunk: PendingHunk | undefined; indent?: boolean }) {
   const flags = hunk?.flags ?? [];
   return (
@@ -279,7 +288,7 @@ const ReviewItem = memo(function ReviewItem({ id, path, hunk, indent }: { id: st
       {hunk ? (
         <span class="preview" data-testid="hunk-preview">
           <span class="line">{hunk.line}</span>
-          <span class="ctx">{hunk.preview.before}</span>
+          <span class="ctx">{lead(hunk.preview.before)}</span>
           {hunk.preview.removed && <del>{hunk.preview.removed}</del>}
           {hunk.preview.added && <ins>{hunk.preview.added}</ins>}
           <span class="ctx">{hunk.preview.after}</span>
