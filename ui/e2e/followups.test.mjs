@@ -73,6 +73,7 @@ test("a follow-up stacks on pending work; each job's hunks are reviewed on their
   await page.locator('[data-testid="tree-file"][data-path="a.md"]').click();
   await page.getByTestId("open-path").filter({ hasText: /^a\.md/ }).waitFor();
   // Each hunk's box is headed by the request that made it.
+  await page.locator(".cm-hunk-label").nth(1).waitFor();
   const labels = await page.locator(".cm-hunk-label").allInnerTexts();
   assert.deepEqual(labels.sort(), [`${FOLLOW_UP.slice(0, 48)}…`, RENAME].sort());
   const added = await page.getByTestId("word-added").allInnerTexts();

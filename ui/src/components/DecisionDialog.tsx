@@ -3,7 +3,7 @@
 // ones an accepted hunk stands on) or takes out text the user typed inside
 // it; and takes a reason for a reject, which the next job is told.
 
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 import { question } from "../state/confirm";
 import { hunkInfo } from "../state/store";
 
@@ -23,7 +23,8 @@ export function DecisionDialog() {
   const q = question.value;
   const reason = useRef<HTMLInputElement>(null);
   const confirm = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
+  // Before the dialog is painted: a key pressed the moment it shows is its.
+  useLayoutEffect(() => {
     if (!q) return;
     (q.withReason || q.status === "rejected" ? reason.current : confirm.current)?.focus();
     // Enter and Esc answer it wherever the focus is: it is the one thing on

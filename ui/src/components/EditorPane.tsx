@@ -69,9 +69,16 @@ export function EditorPane() {
           },
         }, editorBindings());
         bindEditor(controller);
+        // A job's request may be known only after its hunks are drawn.
+        stopRelabel = effect(() => {
+          void reviewJobs.value;
+          controller?.relabel();
+        });
       });
+    let stopRelabel: (() => void) | undefined;
     return () => {
       live = false;
+      stopRelabel?.();
       if (!controller) return;
       bindEditor(null);
       controller.view.destroy();

@@ -21,7 +21,7 @@ import {
   lineNumbers,
 } from "@codemirror/view";
 import type { FileContent, Status } from "../api/types";
-import { type Hunk, type HunkActions, type HunkField, focusHunk, hunkExtension, hunkField, markHunk, setHunks } from "./hunks";
+import { type Hunk, type HunkActions, type HunkField, focusHunk, hunkExtension, hunkField, markHunk, relabelHunks, setHunks } from "./hunks";
 
 /** Marks changes that came from the engine, not from the user's typing. */
 const fromEngine = Annotation.define<boolean>();
@@ -244,6 +244,11 @@ export class EditorController {
   }
 
   /** Moves the cursor to the start of `line` (1-based) and scrolls it into the middle of the view. */
+  /** Heads the hunks' boxes again: their jobs' requests are known now. */
+  relabel() {
+    this.view.dispatch({ effects: relabelHunks.of(null) });
+  }
+
   goToLine(line: number) {
     const doc = this.view.state.doc;
     const at = doc.line(Math.min(Math.max(1, line), doc.lines)).from;

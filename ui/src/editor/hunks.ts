@@ -47,6 +47,8 @@ export const setHunks = StateEffect.define<{ spans: HunkSpan[]; current?: string
 export const markHunk = StateEffect.define<{ id: string; status: Status }>();
 /** Makes a hunk the current one (the one the keys act on). */
 export const focusHunk = StateEffect.define<string | null>();
+/** Heads the hunks' boxes again ({@link HunkActions.label} says more now). */
+export const relabelHunks = StateEffect.define<null>();
 
 /** Positions of `spans` in `state`'s document. */
 export function place(state: EditorState, spans: HunkSpan[]): Hunk[] {
@@ -86,6 +88,8 @@ class Removed extends WidgetType {
     readonly actions: HunkActions,
     /** The word-level changes against the new text; empty to strike the whole text. */
     readonly changes: readonly Change[],
+    /** What the box is headed with. */
+    readonly label: string,
   ) {
     super();
   }
@@ -95,16 +99,20 @@ class Removed extends WidgetType {
       other.hunk.id === this.hunk.id &&
       other.hunk.oldText === this.hunk.oldText &&
       other.current === this.current &&
-      other.changes === this.changes
+      other.changes === this.changes &&
+      other.label === this.label
     );
   }
 
-  /** Becoming (or ceasing to be) the current hunk changes one class: the
-   * box is kept rather than drawn again, so its height needs no new measure. */
+  /** Becoming (or ceasing to be) the current hunk changes one class, a
+   * new heading one text: the box is kept rather than drawn again, so its
+   * height needs no new measure. */
   updateDOM(dom: HTMLElement) {
     const was = drawn.get(dom);
     if (!was || was.hunk.id !== this.hunk.id || was.hunk.oldText !== this.hunk.oldText || was.changes !== this.changes) return false;
     dom.classList.toggle("cm-hunk-current", this.current);
+    const label = dom.querySelector(".cm-hunk-label");
+    if (label) label.textContent = this.label;
     drawn.set(dom, this);
     return true;
   }
@@ -118,7 +126,7 @@ class Removed extends WidgetType {
     bar.className = "cm-hunk-bar";
     const label = document.createElement("span");
     label.className = "cm-hunk-label";
-    label.textContent = this.actions.label(this.hunk.jobId);
+    label.textContent = this.label;
     label.title = this.hunk.id;
     bar.append(label, this.button("accept", "Accept", "Alt+Y", "accepted"), this.button("reject", "Reject", "Alt+N", "rejected"));
     box.append(bar);
@@ -183,7 +191,7 @@ function decorate(state: EditorState, hunks: Hunk[], current: string | null, act
       const all = wordChanges(oldText, newText);
       if (worthMarking(all, oldText, newText)) changes = all;
     }
-    ranges.push(Decoration.widget({ widget: new Removed(h, isCurrent, actions, changes), block: true, side: -1 }).range(h.from));
+    ranges.push(Decoration.widget({ widget: new Removed(h, isCurrent, actions, changes, actions.label(h.jobId)), block: true, side: -1 }).range(h.from));
     if (h.lines > 0) {
       const first = state.doc.lineAt(h.from).number;
       const last = state.doc.lineAt(h.to).number;
@@ -220,6 +228,8 @@ export function hunkField(actions: HunkActions) {
           changed = true;
         } else if (e.is(focusHunk)) {
           current = e.value;
+          changed = true;
+        } else if (e.is(relabelHunks)) {
           changed = true;
         }
       }

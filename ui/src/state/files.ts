@@ -599,6 +599,11 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
             if (editor?.openPath) reload = true;
             break;
           case "job.updated":
+            // A job that staged hunks may have staged some in the open file.
+            if (e.data.status === "awaiting_review") {
+              ahead.clear();
+              reload = true;
+            }
             onJob(e.data);
             break;
           case "file.edited":
