@@ -873,6 +873,20 @@ async fn a_pattern_and_the_unflagged_hunks_are_decided_at_once_and_undone_as_one
     );
 }
 
+/// The data of every event of `kind` in job `job`'s log, in order.
+async fn logged(door: &Door, job: &str, kind: &str) -> Vec<Value> {
+    let events = door
+        .get(&format!("/api/agent/jobs/{job}/events?cursor=0"))
+        .await;
+    events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == kind)
+        .map(|e| e["data"].clone())
+        .collect()
+}
+
 /// The ids of the hunks in a page of `/api/review`.
 fn page_ids(page: &Value) -> Vec<String> {
     page["jobs"]
@@ -981,19 +995,8 @@ async fn a_big_review_is_served_a_page_at_a_time_from_one_moment_and_applied_wit
     assert_eq!(full["proposed_edits"].as_array().unwrap().len(), 12);
 
     // The log gives the proposal's size, not its edits (the job has them).
-    let events = door
-        .get(&format!("/api/agent/jobs/{job}/events?cursor=0"))
-        .await;
-    let of = |kind: &str| {
-        events["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|e| e["type"] == kind)
-            .map(|e| e["data"].clone())
-            .collect::<Vec<Value>>()
-    };
-    let call = of("tool.call.requested")
+    let call = logged(&door, &job, "tool.call.requested")
+        .await
         .into_iter()
         .find(|d| d["tool"] == "propose_edits")
         .unwrap();
@@ -1004,11 +1007,9 @@ async fn a_big_review_is_served_a_page_at_a_time_from_one_moment_and_applied_wit
         ),
         (json!(12), json!("Renamed."))
     );
+    let proposed = logged(&door, &job, "edits.proposed").await.remove(0);
     assert_eq!(
-        (
-            of("edits.proposed")[0]["edits"].clone(),
-            of("edits.proposed")[0]["files"].clone()
-        ),
+        (proposed["edits"].clone(), proposed["files"].clone()),
         (json!(12), json!(12))
     );
 
@@ -1044,23 +1045,13 @@ async fn a_big_review_is_served_a_page_at_a_time_from_one_moment_and_applied_wit
             "{path}"
         );
     }
-    let events = door
-        .get(&format!("/api/agent/jobs/{job}/events?cursor=0"))
-        .await;
-    let last = |kind: &str| {
-        events["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .rfind(|e| e["type"] == kind)
-            .unwrap()["data"]
-            .clone()
-    };
-    assert_eq!(last("apply.started")["accepted"], 11);
+    let started = logged(&door, &job, "apply.started").await.pop().unwrap();
+    assert_eq!(started["accepted"], 11);
+    let completed = logged(&door, &job, "apply.completed").await.pop().unwrap();
     assert_eq!(
         (
-            last("apply.completed")["written"].clone(),
-            last("apply.completed")["not_written"].clone()
+            completed["written"].clone(),
+            completed["not_written"].clone()
         ),
         (json!(12), json!([]))
     );
