@@ -154,34 +154,51 @@ export function sameJson(a: unknown, b: unknown): boolean {
  * does not wait for the network; by path. */
 const ahead = new Map<string, Promise<FileContent | null>>();
 
+/** Opens started so far, and how many are under way: the newest open
+ * wins over one still fetching its file. */
+let opens = 0;
+let opening = 0;
+
 /** Opens `path` in the editor, on `hunk` if given (else its first pending
- * hunk), and puts the keyboard there unless `focus` is false. */
+ * hunk), and puts the keyboard there unless `focus` is false. An open
+ * started after this one wins: this one then does nothing. */
 export async function openPath(path: string, hunk?: string | null, focus = true) {
-  await editorBound;
-  if (editor?.openPath === path) {
-    if (hunk) editor.goTo(hunk);
-    return;
+  const mine = ++opens;
+  opening++;
+  try {
+    await editorBound;
+    if (mine !== opens) return;
+    if (editor?.openPath === path) {
+      if (hunk) editor.goTo(hunk);
+      return;
+    }
+    await editor?.flush().catch(() => undefined);
+    const early = await ahead.get(path);
+    ahead.delete(path);
+    const known = tree.value.find((e) => e.path === path)?.state;
+    // Taken only while it is what the tree says the file is now: another
+    // program's change or a job's proposal since then shows in its state.
+    const current = early && (known ? sameJson(early.state, known) : !early.state.under_review);
+    const file = current ? early : await attempt(`Opening ${path}`, () => api.file({ path }));
+    if (!file || mine !== opens) return;
+    openFile.value = file;
+    editor?.open(file, hunk);
+    if (focus) editor?.view.focus();
+    fetchAhead(path);
+  } finally {
+    opening--;
   }
-  await editor?.flush().catch(() => undefined);
-  const early = await ahead.get(path);
-  ahead.delete(path);
-  const known = tree.value.find((e) => e.path === path)?.state;
-  // Taken only while it is what the tree says the file is now: another
-  // program's change or a job's proposal since then shows in its state.
-  const current = early && (known ? sameJson(early.state, known) : !early.state.under_review);
-  const file = current ? early : await attempt(`Opening ${path}`, () => api.file({ path }));
-  if (!file) return;
-  openFile.value = file;
-  editor?.open(file, hunk);
-  if (focus) editor?.view.focus();
-  fetchAhead(path);
 }
 
 /** Opens the first pending hunk of job `jobId` (in the tree's order) when
- * no file is open: a proposal that just arrived is shown, and the keyboard
- * stays where the user is typing. */
+ * no file is open, at the page's next idle moment: a proposal that just
+ * arrived is shown, and the keyboard stays where the user is typing. */
 export async function openFirstPending(jobId: string) {
-  if (openFile.value) return;
+  // Once the page is idle: a vault-wide review has just been drawn.
+  const before = opens;
+  await idle();
+  // Not over a file the user has opened, or is opening.
+  if (openFile.value || opening > 0 || opens !== before) return;
   const info = hunkInfo.value;
   const first = reviewItems.value.find((i) => info.get(i.hunk)?.job_id === jobId);
   if (first) await openPath(first.path, first.hunk, false);
