@@ -146,7 +146,10 @@ async fn a_tool_chain_ends_in_review_and_apply_writes_the_accepted_hunk() {
         let updates = strings(&page.events, "review.updated", "status");
         assert_eq!(updates, ["rejected", "pending"]);
 
-        let applied = h.runtime.apply(&job.job_id, &[hunk]).unwrap();
+        let applied = h
+            .runtime
+            .apply(&h.runtime.job(&job.job_id).unwrap(), &[hunk])
+            .unwrap();
         assert_eq!(applied[0].status, "applied");
         assert_eq!(h.read("notes/alpha.md"), ALPHA.replace("draft", "final"));
         assert_eq!(
@@ -783,14 +786,19 @@ async fn a_conflict_on_apply_writes_nothing_and_a_rerun_is_linked_to_the_job() {
         .hunk_id
         .clone();
     assert!(
-        h.runtime.apply(&job.job_id, &["h_999".into()]).is_err(),
+        h.runtime
+            .apply(&h.runtime.job(&job.job_id).unwrap(), &["h_999".into()])
+            .is_err(),
         "a hunk of no job of this one"
     );
 
     // Another editor changes the file after the agent read it.
     let theirs = "# Alpha\n\nStatus: archived\nOwner: Ann\n";
     std::fs::write(h.vault.path().join("notes/alpha.md"), theirs).unwrap();
-    let report = h.runtime.apply(&job.job_id, &[hunk]).unwrap();
+    let report = h
+        .runtime
+        .apply(&h.runtime.job(&job.job_id).unwrap(), &[hunk])
+        .unwrap();
     assert_eq!(report[0].status, "conflict");
     assert_eq!(
         h.read("notes/alpha.md"),

@@ -146,7 +146,10 @@ async fn race(seed: u64) {
         .filter(|_| rng.random_bool(0.5))
         .map(|(_, h)| h.clone())
         .collect();
-    let report = h.runtime.apply(&job.job_id, &accepted).unwrap();
+    let report = h
+        .runtime
+        .apply(&h.runtime.job(&job.job_id).unwrap(), &accepted)
+        .unwrap();
     let markers = other.join().unwrap();
     settle(&h.runtime).await;
 

@@ -426,7 +426,7 @@ impl Api {
                 .filter(|h| also(h) && !listed.contains(h.hunk_id.as_str()))
                 .map(|h| h.hunk_id.clone()),
         );
-        let applied_files = self.runtime.apply(&req.job_id, &accepted)?;
+        let applied_files = self.runtime.apply(&job, &accepted)?;
         let conflicts = applied_files
             .iter()
             .filter(|f| f.status == "conflict")

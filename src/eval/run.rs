@@ -167,7 +167,7 @@ impl Runner {
                     break;
                 }
                 let accepted = review(task, runtime, &done, start, result)?;
-                let report = runtime.apply(&done.job_id, &accepted)?;
+                let report = runtime.apply(&done, &accepted)?;
                 let after = runtime.job(&done.job_id)?.status;
                 result.statuses.push(after.as_str().to_owned());
                 result.latency_ms = started.elapsed().as_millis() as u64;

@@ -12,7 +12,8 @@ use crate::jobs::events::{
     ReviewUpdated, RuntimeEvent,
 };
 use crate::jobs::model::{
-    DecidedMany, JobError, JobStatus, PatternGroup, ReviewGroup, ReviewQueue, Selection, Session,
+    DecidedMany, Job, JobError, JobStatus, PatternGroup, ReviewGroup, ReviewQueue, Selection,
+    Session,
 };
 use crate::jobs::records::Records;
 use crate::review::{Decision, Status};
@@ -335,14 +336,17 @@ impl Runtime {
     /// others rejected, and the files written after their hash check. A file
     /// that changed on disk is a `conflict`: nothing is written for it, and
     /// the job can be re-run on the current content ([`Runtime::rerun`]).
+    /// `job` is as [`Runtime::job`] answered it: the caller has it already,
+    /// and a vault-wide job is megabytes to read again.
     pub fn apply(
         &self,
-        job_id: &str,
+        job: &Job,
         accepted_hunk_ids: &[String],
     ) -> Result<Vec<AppliedFile>, RuntimeError> {
-        let job = self.job(job_id)?;
+        let job_id = job.job_id.as_str();
         let bundle = job
             .diff_bundle
+            .as_ref()
             .filter(|_| {
                 matches!(
                     job.status,
@@ -373,7 +377,7 @@ impl Runtime {
                 )
             }
         };
-        let report = self.ws().apply(&bundle, accepted_hunk_ids, &mut progress)?;
+        let report = self.ws().apply(bundle, accepted_hunk_ids, &mut progress)?;
         let conflicts = report.iter().filter(|f| f.status == "conflict").count();
         self.emit(
             job_id,

@@ -6,6 +6,7 @@ import { signal } from "@preact/signals";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { Checkpoint, CheckpointFile, RollbackReport, ThreeWay } from "../api/types";
+import { clip } from "../clip";
 import { refreshTree, reloadOpen } from "../state/files";
 import { attempt, overlay, tell } from "../state/store";
 import { reloadListings } from "../state/tree";
@@ -49,8 +50,7 @@ function hunkLine(f: CheckpointFile, i: number): number | null {
 /** What a person recognises a checkpoint by: its request, shortened, and
  * its kind when it has none. */
 function title(cp: Checkpoint) {
-  const text = cp.instruction || `${cp.kind} checkpoint`;
-  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+  return clip(cp.instruction || `${cp.kind} checkpoint`, 60);
 }
 
 function when(rfc3339: string) {

@@ -4,6 +4,7 @@
 // it; and takes a reason for a reject, which the next job is told.
 
 import { useLayoutEffect, useRef } from "preact/hooks";
+import { clip } from "../clip";
 import { question } from "../state/confirm";
 import { hunkInfo } from "../state/store";
 
@@ -74,7 +75,7 @@ export function DecisionDialog() {
           )}
           {q.hidden.length > 0 && (
             <p data-testid="decision-hidden">
-              It also takes out what you typed inside it: {q.hidden.map((t) => `“${t.length > 60 ? `${t.slice(0, 60)}…` : t}”`).join(", ")}. A checkpoint keeps it, and
+              It also takes out what you typed inside it: {q.hidden.map((t) => `“${clip(t, 60)}”`).join(", ")}. A checkpoint keeps it, and
               undo (Alt+U) brings it back.
             </p>
           )}

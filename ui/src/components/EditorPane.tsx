@@ -3,6 +3,7 @@
 
 import { computed, effect } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
+import { clip } from "../clip";
 import { editorBindings } from "../shortcuts";
 import { acceptAllInFile, bindEditor, decide, markUnsynced, resolve, save, sendEdit, step } from "../state/files";
 import { currentHunk, dirtyPaths, openFile, reviewJobs } from "../state/store";
@@ -47,7 +48,7 @@ async function loadEditorCode() {
 function hunkLabel(jobId: string | null) {
   const request = reviewJobs.peek().find((j) => j.job_id === jobId)?.instruction;
   if (!request) return jobId ? "Proposed change" : "Change";
-  return request.length > 48 ? `${request.slice(0, 48)}…` : request;
+  return clip(request, 48);
 }
 
 export function EditorPane() {
