@@ -3,15 +3,19 @@
 //! the same buffer, the same hunk statuses, the same disk view where that
 //! build had one — and now every hunk can be decided, a hard rollback to its
 //! old checkpoint restores what it held, and the store is written anew.
+//! A file whose piece text schema version 4 kept as a blob (5 keeps it in the
+//! file's row) loads the same.
 
 use std::path::Path;
 
 use redline::checkpoints::RollbackMode;
 use redline::config::Limits;
+use redline::edits::{Operation, ProposedEdit};
+use redline::hunks::HunkLimits;
 use redline::project::Project;
 use redline::review::Status;
 use redline::store::{MIGRATIONS, Store};
-use redline::workspace::Workspace;
+use redline::workspace::{RunInfo, Workspace};
 use serde_json::Value;
 
 fn fixture() -> (tempfile::TempDir, Value) {
@@ -119,4 +123,61 @@ fn rusqlite_version(path: &Path) -> i64 {
     let conn = rusqlite::Connection::open(path).unwrap();
     conn.pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap()
+}
+
+#[test]
+fn a_piece_text_stored_as_a_blob_by_version_4_still_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    std::fs::create_dir(&vault).unwrap();
+    std::fs::write(vault.join("a.md"), "one\ntwo\nthree\n").unwrap();
+    let mut ws = open(dir.path());
+    let edit = ProposedEdit {
+        edit_id: "e_1".into(),
+        file_path: "a.md".into(),
+        operation: Operation::Replace,
+        start_line: 2,
+        end_line: None,
+        new_text: "TWO".into(),
+        old_text: None,
+        expected_hash: None,
+        rationale: String::new(),
+    };
+    let run = RunInfo {
+        session_id: None,
+        job_id: "job_1".into(),
+        instruction: "Shout two".into(),
+        seen: None,
+    };
+    ws.propose(&run, &[edit], &HunkLimits::default()).unwrap();
+    let buffer = ws.review().file("a.md").unwrap().buffer();
+    let hunks = statuses(&ws, "a.md");
+    drop(ws);
+
+    // The row as version 4 wrote it: the piece text a blob, named by hash.
+    let conn = rusqlite::Connection::open(dir.path().join("redline.db")).unwrap();
+    let packed: Vec<u8> = conn
+        .query_row(
+            "SELECT pieces_text FROM review_files WHERE path = 'a.md'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let text = lz4_flex::decompress_size_prepended(&packed).unwrap();
+    let hash = redline::project::text::content_hash(&text);
+    conn.execute(
+        "INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)",
+        rusqlite::params![hash, text.len() as i64, packed],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE review_files SET pieces_text = NULL, pieces_hash = ?1 WHERE path = 'a.md'",
+        [&hash],
+    )
+    .unwrap();
+    drop(conn);
+
+    let ws = open(dir.path());
+    assert_eq!(ws.review().file("a.md").unwrap().buffer(), buffer);
+    assert_eq!(statuses(&ws, "a.md"), hunks);
 }

@@ -204,6 +204,37 @@ pub(crate) fn check_names(raw: &str, parts: &[&str]) -> Result<(), PathError> {
     Ok(())
 }
 
+/// What a path with no symlink on it names: see [`unlinked`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// Nothing, from some component on.
+    Missing,
+    /// A file (or anything else that is not a folder).
+    File,
+    /// A folder.
+    Dir,
+}
+
+/// What `rel` (already normalised, not empty) names under the canonical
+/// `root`, when none of its components is a symlink; `None` when one is, or
+/// when a component cannot be looked at (the caller then follows links, and
+/// reports what it finds).
+pub(crate) fn unlinked(root: &Path, rel: &str) -> Option<Found> {
+    let mut path = root.to_path_buf();
+    let mut found = Found::Missing;
+    for name in rel.split('/') {
+        path.push(name);
+        match path.symlink_metadata() {
+            Ok(meta) if meta.file_type().is_symlink() => return None,
+            Ok(meta) if meta.is_dir() => found = Found::Dir,
+            Ok(_) => found = Found::File,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(Found::Missing),
+            Err(_) => return None,
+        }
+    }
+    Some(found)
+}
+
 /// Resolves `rel` (already normalised) under the canonical `root`, following
 /// symlinks as far as the path exists. Returns the canonical path, which may
 /// not exist yet. A dangling symlink anywhere is refused, since writing

@@ -65,7 +65,16 @@ impl<'p> Guard<'p> {
         let parts = guard::normalize(raw)?;
         guard::check_names(raw, &parts)?;
         let rel = parts.join("/");
-        self.check_ignored(raw, &rel)?;
+        // The common path has no symlink on it: one look at each of its
+        // components settles it, where following links looks at every
+        // folder above the root too.
+        if let Some(found) = guard::unlinked(root, &rel) {
+            self.check_ignored(raw, &rel, found == guard::Found::Dir)?;
+            let abs = root.join(&rel);
+            return Ok(ProjectPath::new(rel, abs));
+        }
+        let is_dir = root.join(&rel).is_dir();
+        self.check_ignored(raw, &rel, is_dir)?;
         let abs = guard::resolve_links(raw, root, Path::new(&rel))?;
         let target = guard::relative_to(root, &abs)
             .ok_or_else(|| PathError::SymlinkEscape(raw.to_owned()))?;
@@ -73,7 +82,10 @@ impl<'p> Guard<'p> {
             // A symlink inside the root: its target must pass the same rules.
             let recheck = guard::normalize(&target)
                 .and_then(|parts| guard::check_names(&target, &parts))
-                .and_then(|()| self.check_ignored(&target, &target));
+                .and_then(|()| {
+                    let is_dir = self.project.root.join(&target).is_dir();
+                    self.check_ignored(&target, &target, is_dir)
+                });
             if let Err(reason) = recheck {
                 return Err(PathError::SymlinkTarget {
                     path: raw.to_owned(),
@@ -85,11 +97,10 @@ impl<'p> Guard<'p> {
         Ok(ProjectPath::new(rel, abs))
     }
 
-    fn check_ignored(&mut self, raw: &str, rel: &str) -> Result<(), PathError> {
+    fn check_ignored(&mut self, raw: &str, rel: &str, is_dir: bool) -> Result<(), PathError> {
         if rel.is_empty() {
             return Ok(());
         }
-        let is_dir = self.project.root.join(rel).is_dir();
         if self.ignore.matched(rel, is_dir).is_ignore() {
             return Err(PathError::Ignored(raw.to_owned()));
         }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use rayon::prelude::*;
 
-use super::review_state::{pack_file, save_file};
+use super::review_state::{PackedFile, pack_file, save_file};
 use super::{Blobs, Packed, Store, StoreError, text_blob};
 use crate::checkpoints::{Checkpoint, CheckpointFile, CheckpointKind, FileSnapshot};
 use crate::project::text::content_hash;
@@ -50,88 +50,57 @@ impl Store {
         instruction: &str,
         files: Vec<NewCheckpointFile>,
     ) -> Result<Checkpoint, StoreError> {
-        self.add_checkpoint_then_save(kind, session_id, job_id, instruction, files, [])
+        let files = pack_checkpoint_files(files);
+        let what = Header::new(kind, session_id, job_id, instruction);
+        self.transaction(|tx| write_checkpoint(&mut Blobs::new(tx), &what, files, &[]))
     }
 
-    /// Records a checkpoint and then stores the whole review state of
-    /// `staged`, in one transaction: a run's proposal is either checkpointed
-    /// and staged, or neither (and the pages both touch are written once).
-    pub(crate) fn add_checkpoint_then_save<'a>(
+    /// Records a run's proposal: a checkpoint, then the whole review state
+    /// of the files it staged, in one transaction (a proposal is either
+    /// checkpointed and staged, or neither). `texts` (the texts the files
+    /// had and are proposed to have) go into the content store on a thread
+    /// of their own while `compute` works out the rest on this one: the
+    /// checkpoint's files and the staged review, from which `staged` picks
+    /// the files to store. An error from `compute` stores nothing.
+    pub(crate) fn add_proposal<R, E: From<StoreError>>(
         &mut self,
-        kind: CheckpointKind,
-        session_id: Option<&str>,
-        job_id: Option<&str>,
-        instruction: &str,
-        files: Vec<NewCheckpointFile>,
-        staged: impl IntoIterator<Item = &'a FileReview>,
-    ) -> Result<Checkpoint, StoreError> {
-        let created_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
-        // Hashed, compressed and serialised on every core; the transaction
-        // then only runs statements.
-        let files: Vec<PackedCheckpointFile> = files
-            .into_par_iter()
-            .map(|mut file| {
-                let text = file.snapshot.text.take().map(|t| Packed::new(t.as_bytes()));
-                let proposed = file.proposed.as_deref().map(|t| Packed::new(t.as_bytes()));
-                let stored = StoredFile {
-                    snapshot: file.snapshot,
-                    hunk_ids: file.hunk_ids,
-                    reverse_patches: file.reverse_patches,
-                };
-                PackedCheckpointFile {
-                    state: serde_json::to_string(&stored).expect("serializes"),
-                    path: file.path,
-                    text,
-                    proposed,
-                    stored,
-                }
-            })
+        what: &Header<'_>,
+        texts: &[&str],
+        compute: impl FnOnce() -> Result<(R, Vec<NewCheckpointFile>), E>,
+        staged: impl Fn(&R) -> Vec<&FileReview>,
+    ) -> Result<(Checkpoint, R), E> {
+        let texts: Vec<Packed> = texts
+            .par_iter()
+            .map(|t| Packed::new(t.as_bytes()))
             .collect();
-        let staged: Vec<&FileReview> = staged.into_iter().collect();
-        let staged: Vec<_> = staged.par_iter().map(|f| pack_file(f)).collect();
-        self.transaction(|tx| {
-            let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoints", [], |r| r.get(0))?;
-            let id = format!("cp_{seq}");
-            let kind_text = match kind {
-                CheckpointKind::Run => "run",
-                CheckpointKind::Rollback => "rollback",
-                CheckpointKind::Resolve => "resolve",
-                CheckpointKind::Decision => "decision",
+        std::thread::scope(|scope| {
+            let (send, rows) = std::sync::mpsc::sync_channel::<Rows>(1);
+            let writer = scope.spawn(move || {
+                self.transaction(|tx| {
+                    let mut blobs = Blobs::new(tx);
+                    for text in &texts {
+                        blobs.put(text)?;
+                    }
+                    // A closed channel: `compute` failed; the transaction
+                    // is rolled back.
+                    let (files, review) = rows.recv().map_err(|_| StoreError::Abandoned)?;
+                    write_checkpoint(&mut blobs, what, files, &review)
+                })
+            });
+            let computed = compute();
+            let (out, files) = match computed {
+                Ok(computed) => computed,
+                Err(e) => {
+                    drop(send);
+                    let _ = writer.join().expect("the store's writer does not panic");
+                    return Err(e);
+                }
             };
-            tx.execute(
-                "INSERT INTO checkpoints (id, seq, session_id, job_id, kind, created_at, instruction)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![id, seq, session_id, job_id, kind_text, created_at, instruction],
-            )?;
-            let mut affected = Vec::with_capacity(files.len());
-            let mut blobs = Blobs::new(tx);
-            for file in files {
-                let text_hash = file.text.as_ref().map(|b| blobs.put(b)).transpose()?;
-                let proposed_hash = file.proposed.as_ref().map(|b| blobs.put(b)).transpose()?;
-                tx.prepare_cached(
-                    "INSERT INTO checkpoint_files (checkpoint_id, path, text_hash, proposed_hash, state)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                )?
-                .execute(params![id, file.path, text_hash, proposed_hash, file.state])?;
-                affected.push(CheckpointFile {
-                    file_path: file.path,
-                    base_snapshot_hash: text_hash,
-                    hunk_ids: file.stored.hunk_ids,
-                    reverse_patches: file.stored.reverse_patches,
-                });
-            }
-            for file in &staged {
-                save_file(&mut blobs, file)?;
-            }
-            Ok(Checkpoint {
-                checkpoint_id: id,
-                session_id: session_id.map(ToOwned::to_owned),
-                job_id: job_id.map(ToOwned::to_owned),
-                kind,
-                created_at: created_at.clone(),
-                instruction: instruction.to_owned(),
-                affected_files: affected,
-            })
+            let review: Vec<PackedFile> = staged(&out).par_iter().map(|f| pack_file(f)).collect();
+            // The writer only hangs up by failing, which `join` reports.
+            let _ = send.send((pack_checkpoint_files(files), review));
+            let checkpoint = writer.join().expect("the store's writer does not panic")?;
+            Ok((checkpoint, out))
         })
     }
 
@@ -306,6 +275,124 @@ fn file_of(path: String, stored: StoredFile, text_hash: Option<String>) -> Check
     }
 }
 
+/// A checkpoint's files and the review state stored with it, packed.
+type Rows = (Vec<PackedCheckpointFile>, Vec<PackedFile>);
+
+/// What a checkpoint is: its kind, the session and job it belongs to, the
+/// request it is named by, and when it was made.
+pub(crate) struct Header<'a> {
+    kind: CheckpointKind,
+    session_id: Option<&'a str>,
+    job_id: Option<&'a str>,
+    instruction: &'a str,
+    created_at: String,
+}
+
+impl<'a> Header<'a> {
+    /// A checkpoint made now.
+    pub(crate) fn new(
+        kind: CheckpointKind,
+        session_id: Option<&'a str>,
+        job_id: Option<&'a str>,
+        instruction: &'a str,
+    ) -> Header<'a> {
+        Header {
+            kind,
+            session_id,
+            job_id,
+            instruction,
+            created_at: humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+        }
+    }
+}
+
+/// Hashes, compresses and serialises `files` on every core, so that the
+/// transaction only runs statements.
+fn pack_checkpoint_files(files: Vec<NewCheckpointFile>) -> Vec<PackedCheckpointFile> {
+    files
+        .into_par_iter()
+        .map(|mut file| {
+            let text = file.snapshot.text.take().map(|t| Packed::new(t.as_bytes()));
+            let proposed = file.proposed.as_deref().map(|t| Packed::new(t.as_bytes()));
+            let stored = StoredFile {
+                snapshot: file.snapshot,
+                hunk_ids: file.hunk_ids,
+                reverse_patches: file.reverse_patches,
+            };
+            PackedCheckpointFile {
+                state: serde_json::to_string(&stored).expect("serializes"),
+                path: file.path,
+                text,
+                proposed,
+                stored,
+            }
+        })
+        .collect()
+}
+
+/// Writes a checkpoint's rows, then the review state of `staged`.
+fn write_checkpoint(
+    blobs: &mut Blobs<'_>,
+    what: &Header<'_>,
+    files: Vec<PackedCheckpointFile>,
+    staged: &[PackedFile],
+) -> Result<Checkpoint, StoreError> {
+    let tx = blobs.conn();
+    let seq: i64 = tx.query_row(
+        "SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoints",
+        [],
+        |r| r.get(0),
+    )?;
+    let id = format!("cp_{seq}");
+    let kind_text = match what.kind {
+        CheckpointKind::Run => "run",
+        CheckpointKind::Rollback => "rollback",
+        CheckpointKind::Resolve => "resolve",
+        CheckpointKind::Decision => "decision",
+    };
+    tx.execute(
+        "INSERT INTO checkpoints (id, seq, session_id, job_id, kind, created_at, instruction)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            id,
+            seq,
+            what.session_id,
+            what.job_id,
+            kind_text,
+            what.created_at,
+            what.instruction
+        ],
+    )?;
+    let mut affected = Vec::with_capacity(files.len());
+    for file in files {
+        let text_hash = file.text.as_ref().map(|b| blobs.put(b)).transpose()?;
+        let proposed_hash = file.proposed.as_ref().map(|b| blobs.put(b)).transpose()?;
+        tx.prepare_cached(
+            "INSERT INTO checkpoint_files (checkpoint_id, path, text_hash, proposed_hash, state)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![id, file.path, text_hash, proposed_hash, file.state])?;
+        affected.push(CheckpointFile {
+            file_path: file.path,
+            base_snapshot_hash: text_hash,
+            hunk_ids: file.stored.hunk_ids,
+            reverse_patches: file.stored.reverse_patches,
+        });
+    }
+    for file in staged {
+        save_file(blobs, file)?;
+    }
+    Ok(Checkpoint {
+        checkpoint_id: id,
+        session_id: what.session_id.map(ToOwned::to_owned),
+        job_id: what.job_id.map(ToOwned::to_owned),
+        kind: what.kind,
+        created_at: what.created_at.clone(),
+        instruction: what.instruction.to_owned(),
+        affected_files: affected,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,6 +457,40 @@ mod tests {
                 .unwrap()
                 .0
                 .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_proposal_whose_rest_cannot_be_worked_out_stores_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path(), std::path::Path::new("/p")).unwrap();
+        let what = Header::new(CheckpointKind::Run, None, Some("job_1"), "Rename");
+        let texts = ["before\n", "after\n"];
+        let failed = store.add_proposal(
+            &what,
+            &texts,
+            || Err::<((), Vec<NewCheckpointFile>), _>(StoreError::Corrupt("no".into())),
+            |()| Vec::new(),
+        );
+        assert!(matches!(failed, Err(StoreError::Corrupt(_))));
+        assert_eq!(store.blob_count().unwrap(), 0, "the texts went with it");
+        assert!(store.checkpoints_page(None, 10).unwrap().0.is_empty());
+
+        let (checkpoint, out) = store
+            .add_proposal(
+                &what,
+                &texts,
+                || Ok::<_, StoreError>((7, vec![file("a.md", "before\n")])),
+                |_| Vec::new(),
+            )
+            .unwrap();
+        assert_eq!(out, 7);
+        assert_eq!(checkpoint.affected_files.len(), 1);
+        assert_eq!(store.blob_count().unwrap(), 2, "both texts, the first once");
+        assert_eq!(
+            Some(checkpoint),
+            store.checkpoint("cp_1").unwrap(),
+            "stored as returned"
         );
     }
 }

@@ -8,7 +8,7 @@
 //! `PRAGMA user_version`; [`MIGRATIONS`] run in order on open.
 
 mod checkpoint_state;
-pub(crate) use checkpoint_state::NewCheckpointFile;
+pub(crate) use checkpoint_state::{Header, NewCheckpointFile};
 mod job_state;
 pub use job_state::{EventRow, JobColumns};
 mod review_state;
@@ -38,6 +38,10 @@ pub enum StoreError {
     /// Stored data does not decode.
     #[error("the review database is damaged: {0}")]
     Corrupt(String),
+    /// A write was given up before it was committed, because what it was
+    /// to store could not be worked out; nothing of it was stored.
+    #[error("a write was given up before it was committed")]
+    Abandoned,
 }
 
 /// Schema migrations; the database's `user_version` counts those applied.
@@ -123,6 +127,66 @@ pub const MIGRATIONS: &[&str] = &[
     "ALTER TABLE review_files ADD COLUMN pieces TEXT;
     ALTER TABLE review_files ADD COLUMN pieces_hash TEXT REFERENCES blobs(hash);
     ALTER TABLE entries ADD COLUMN reason TEXT;",
+    // 5: references to the content store are no longer foreign keys (every
+    // writer puts a blob before naming it, in the same transaction, and a
+    // missing blob reads as corrupt): checking them cost six index lookups
+    // per file of a proposal. And a file's piece text is kept in its row
+    // (compressed), not as a blob: it is that file's alone. A row with
+    // `pieces_hash` set and no `pieces_text` was written by 4. The tables
+    // are rebuilt as SQLite's documentation prescribes, foreign keys off.
+    "CREATE TABLE review_files_5 (
+        path TEXT PRIMARY KEY,
+        base_hash TEXT NOT NULL,
+        disk_hash TEXT,
+        created INTEGER NOT NULL,
+        buffer_hash TEXT NOT NULL,
+        doc_order TEXT NOT NULL,
+        intended_disk_hash TEXT,
+        pieces TEXT,
+        pieces_hash TEXT,
+        pieces_text BLOB
+    );
+    INSERT INTO review_files_5 (path, base_hash, disk_hash, created, buffer_hash, doc_order,
+                                intended_disk_hash, pieces, pieces_hash)
+        SELECT path, base_hash, disk_hash, created, buffer_hash, doc_order,
+               intended_disk_hash, pieces, pieces_hash FROM review_files;
+    DROP TABLE review_files;
+    ALTER TABLE review_files_5 RENAME TO review_files;
+    CREATE TABLE entries_5 (
+        id TEXT PRIMARY KEY,
+        path TEXT NOT NULL REFERENCES review_files(path) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        origin TEXT NOT NULL,
+        job_id TEXT,
+        hunk_id TEXT,
+        status TEXT NOT NULL,
+        snap_status TEXT NOT NULL,
+        old_hash TEXT NOT NULL,
+        new_hash TEXT NOT NULL,
+        file_hash_before TEXT NOT NULL,
+        snap_at INTEGER NOT NULL,
+        snap_len INTEGER NOT NULL,
+        covers TEXT NOT NULL DEFAULT '[]',
+        reason TEXT
+    );
+    INSERT INTO entries_5 SELECT id, path, seq, origin, job_id, hunk_id, status, snap_status,
+        old_hash, new_hash, file_hash_before, snap_at, snap_len, covers, reason FROM entries;
+    DROP TABLE entries;
+    ALTER TABLE entries_5 RENAME TO entries;
+    CREATE INDEX entries_by_path ON entries(path, seq);
+    CREATE UNIQUE INDEX entries_by_hunk ON entries(hunk_id) WHERE hunk_id IS NOT NULL;
+    CREATE TABLE checkpoint_files_5 (
+        checkpoint_id TEXT NOT NULL REFERENCES checkpoints(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        text_hash TEXT,
+        proposed_hash TEXT,
+        state TEXT NOT NULL,
+        PRIMARY KEY (checkpoint_id, path)
+    );
+    INSERT INTO checkpoint_files_5 SELECT checkpoint_id, path, text_hash, proposed_hash, state
+        FROM checkpoint_files;
+    DROP TABLE checkpoint_files;
+    ALTER TABLE checkpoint_files_5 RENAME TO checkpoint_files;",
 ];
 
 /// An open store.
@@ -174,7 +238,6 @@ impl Store {
         // never the database, and commits do not wait for an fsync each.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
         // A run's proposal over thousands of files is one transaction: with
         // SQLite's 2 MB default its pages spill to the log before the commit.
         conn.pragma_update(None, "cache_size", -32_768)?;
@@ -195,6 +258,7 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         let mut store = Store { conn };
         store.migrate()?;
+        store.conn.pragma_update(None, "foreign_keys", "ON")?;
         Ok(store)
     }
 
@@ -206,9 +270,22 @@ impl Store {
                 MIGRATIONS.len()
             )));
         }
+        // Foreign keys are off while tables are rebuilt (a dropped table
+        // would take its children with it), and checked before each commit.
+        // (SQLite as built here turns them on by default.)
+        self.conn.pragma_update(None, "foreign_keys", "OFF")?;
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(version) {
             let tx = self.conn.transaction()?;
             tx.execute_batch(sql)?;
+            let broken: Option<String> = tx
+                .query_row("PRAGMA foreign_key_check", [], |r| r.get(0))
+                .optional()?;
+            if let Some(table) = broken {
+                return Err(StoreError::Corrupt(format!(
+                    "migration {} left a broken reference in `{table}`",
+                    i + 1
+                )));
+            }
             tx.pragma_update(None, "user_version", (i + 1) as i64)?;
             tx.commit()?;
         }
@@ -416,6 +493,57 @@ mod tests {
         drop(conn);
         let err = Store::open_at(&path).unwrap_err();
         assert!(err.to_string().contains("newer than this Redline"), "{err}");
+    }
+
+    #[test]
+    fn rows_cascade_while_names_of_blobs_are_left_to_their_writers() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_at(&dir.path().join("redline.db")).unwrap();
+        let on: i64 = store
+            .conn
+            .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+            .unwrap();
+        assert_eq!(on, 1, "foreign keys are back on after migrating");
+        // No blob of that name exists: the row is stored all the same.
+        store
+            .conn
+            .execute(
+                "INSERT INTO review_files (path, base_hash, created, buffer_hash, doc_order)
+                 VALUES ('a.md', 'sha256:none', 0, 'sha256:none', '[]')",
+                [],
+            )
+            .unwrap();
+        store
+            .conn
+            .execute(
+                "INSERT INTO entries (id, path, seq, origin, status, snap_status, old_hash, new_hash,
+                                      file_hash_before, snap_at, snap_len)
+                 VALUES ('u_1', 'a.md', 0, 'user', 'accepted', 'accepted', '', '', '', 0, 0)",
+                [],
+            )
+            .unwrap();
+        // An entry of a file that is not under review is refused...
+        assert!(
+            store
+                .conn
+                .execute(
+                    "INSERT INTO entries (id, path, seq, origin, status, snap_status, old_hash,
+                                          new_hash, file_hash_before, snap_at, snap_len)
+                     VALUES ('u_2', 'b.md', 0, 'user', 'accepted', 'accepted', '', '', '', 0, 0)",
+                    [],
+                )
+                .is_err()
+        );
+        // ...and a file's entries go with it.
+        store
+            .conn
+            .execute("DELETE FROM review_files WHERE path = 'a.md'", [])
+            .unwrap();
+        let left: i64 = store
+            .conn
+            .query_row("SELECT COUNT(*) FROM entries", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(left, 0);
     }
 
     #[test]

@@ -44,7 +44,7 @@ impl Store {
         files: impl IntoIterator<Item = &'a FileReview>,
     ) -> Result<(), StoreError> {
         let files: Vec<&FileReview> = files.into_iter().collect();
-        let packed: Vec<PackedFile<'_>> = files.par_iter().map(|f| pack_file(f)).collect();
+        let packed: Vec<PackedFile> = files.par_iter().map(|f| pack_file(f)).collect();
         self.transaction(|tx| {
             let mut blobs = Blobs::new(tx);
             for file in &packed {
@@ -160,27 +160,49 @@ impl Store {
             String,
             String,
             Option<String>,
+            Option<Vec<u8>>,
             Option<String>,
         );
         let rows: Vec<Row> = self
             .conn
             .prepare(
-                "SELECT path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_hash
+                "SELECT path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_text,
+                        pieces_hash
                  FROM review_files ORDER BY path",
             )?
             .query_map([], |r| r.try_into())?
             .collect::<Result<_, _>>()?;
         let mut migrated = Vec::new();
-        for (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_hash) in
-            rows
+        for (
+            path,
+            base_hash,
+            disk_hash,
+            created,
+            buffer_hash,
+            doc_order,
+            pieces,
+            pieces_text,
+            pieces_hash,
+        ) in rows
         {
             let base = text_blob(&self.conn, &base_hash)?;
             let corrupt = |what: String| StoreError::Corrupt(format!("{path}: {what}"));
-            let file = match (pieces, pieces_hash) {
-                (Some(pieces), Some(hash)) => {
+            // Schema 5 keeps the piece text in the row; 4 kept it as a blob.
+            let text = match (pieces_text, pieces_hash) {
+                (Some(packed), _) => Some(
+                    lz4_flex::decompress_size_prepended(&packed)
+                        .ok()
+                        .and_then(|bytes| String::from_utf8(bytes).ok())
+                        .ok_or_else(|| corrupt("its piece text does not unpack".into()))?,
+                ),
+                (None, Some(hash)) => Some(text_blob(&self.conn, &hash)?),
+                (None, None) => None,
+            };
+            let file = match (pieces, text) {
+                (Some(pieces), Some(text)) => {
                     let log = StoredLog {
                         entries: self.load_entries(&path)?,
-                        text: text_blob(&self.conn, &hash)?,
+                        text,
                         pieces: serde_json::from_str(&pieces)
                             .map_err(|e| corrupt(format!("pieces: {e}")))?,
                     };
@@ -314,41 +336,45 @@ fn status_of(path: &str, text: &str) -> Result<Status, StoreError> {
     Status::parse(text).ok_or_else(|| StoreError::Corrupt(format!("{path}: status `{text}`")))
 }
 
-/// A file's review state made ready to store (see [`Packed`]).
-pub(super) struct PackedFile<'f> {
-    file: &'f FileReview,
+/// A file's review state made ready to store (see [`Packed`]); owned, so
+/// that it can be handed to the thread that writes it.
+pub(super) struct PackedFile {
+    path: String,
+    disk_hash: Option<String>,
+    created: bool,
     base: Packed,
     buffer: Packed,
-    pieces: Packed,
+    /// The piece text, compressed.
+    pieces_text: Vec<u8>,
     pieces_json: String,
     entries: Vec<Entry>,
 }
 
 /// Packs `file` for [`save_file`]; pure, so many files pack on every core.
-pub(super) fn pack_file(file: &FileReview) -> PackedFile<'_> {
+pub(super) fn pack_file(file: &FileReview) -> PackedFile {
     let log = file.to_stored();
     PackedFile {
-        file,
+        path: file.path.clone(),
+        disk_hash: file.disk_hash.clone(),
+        created: file.created,
         base: Packed::new(file.base.as_bytes()),
         buffer: Packed::new(file.buffer().as_bytes()),
-        pieces: Packed::new(log.text.as_bytes()),
+        pieces_text: lz4_flex::compress_prepend_size(log.text.as_bytes()),
         pieces_json: serde_json::to_string(&log.pieces).expect("pieces serialize"),
         entries: log.entries,
     }
 }
 
-pub(super) fn save_file(blobs: &mut Blobs<'_>, packed: &PackedFile<'_>) -> Result<(), StoreError> {
-    let file = packed.file;
-    let base_hash = blobs.put(&packed.base)?;
-    let buffer_hash = blobs.put(&packed.buffer)?;
-    let pieces_hash = blobs.put(&packed.pieces)?;
+pub(super) fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<(), StoreError> {
+    let base_hash = blobs.put(&file.base)?;
+    let buffer_hash = blobs.put(&file.buffer)?;
     let empty = blobs.put(&Packed::new(b""))?;
     let tx = blobs.conn();
     tx.prepare_cached(
-        "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_hash)
+        "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_text)
          VALUES (?1, ?2, ?3, ?4, ?5, '[]', ?6, ?7)
          ON CONFLICT(path) DO UPDATE SET base_hash = ?2, disk_hash = ?3, created = ?4, buffer_hash = ?5,
-                                         doc_order = '[]', pieces = ?6, pieces_hash = ?7",
+                                         doc_order = '[]', pieces = ?6, pieces_text = ?7, pieces_hash = NULL",
     )?
     .execute(params![
             file.path,
@@ -356,8 +382,8 @@ pub(super) fn save_file(blobs: &mut Blobs<'_>, packed: &PackedFile<'_>) -> Resul
             file.disk_hash,
             file.created,
             buffer_hash,
-            packed.pieces_json,
-            pieces_hash,
+            file.pieces_json,
+            file.pieces_text,
         ],
     )?;
     tx.prepare_cached("DELETE FROM entries WHERE path = ?1")?
@@ -369,7 +395,7 @@ pub(super) fn save_file(blobs: &mut Blobs<'_>, packed: &PackedFile<'_>) -> Resul
                               file_hash_before, snap_at, snap_len, reason)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?8, ?9, 0, 0, ?10)",
     )?;
-    for (seq, e) in packed.entries.iter().enumerate() {
+    for (seq, e) in file.entries.iter().enumerate() {
         insert.execute(params![
             e.id,
             file.path,

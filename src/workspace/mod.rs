@@ -23,12 +23,12 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoints::{Checkpoint, CheckpointKind, CheckpointPage, FileSnapshot};
-use crate::edits::{EditError, ProposedEdit, prepare};
+use crate::edits::{EditError, FileProposal, ProposedEdit, prepare};
 use crate::hunks::triage::{JobContext, assess};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from};
 use crate::project::{Overlay, PathError, Project, View, WriteError, text};
 use crate::review::{Decision, Review, ReviewError, Status};
-use crate::store::{NewCheckpointFile, Store, StoreError};
+use crate::store::{Header, NewCheckpointFile, Store, StoreError};
 
 /// Why a workspace operation failed; the state is as it was before it.
 #[derive(Debug, thiserror::Error)]
@@ -198,83 +198,61 @@ impl Workspace {
             hunk.hunk_id = format!("h_{}", first + i as u64);
         }
         bundle.job_id = Some(run.job_id.clone());
-        let job = JobContext {
-            instruction: &run.instruction,
-            seen: run.seen.as_ref(),
-        };
-        // Triage reads what staging reads: both at once, on two cores.
-        let (assessment, staged) = rayon::join(
-            || {
-                assess(&proposals, &bundle, &job, || {
-                    let mut notes: Vec<String> =
-                        view.with_paths(|paths| paths.iter().map(|p| (*p).to_owned()).collect());
-                    notes.extend(
-                        proposals
-                            .iter()
-                            .filter(|p| p.created)
-                            .map(|p| p.file_path.clone()),
-                    );
-                    notes
-                })
-            },
-            || {
-                let mut staged = self.review.clone();
-                staged
-                    .stage(&run.job_id, &proposals, &bundle)
-                    .map(|()| staged)
-            },
-        );
-        assessment.mark(&mut bundle);
-        let staged = staged?;
-        // A file not under review was just read to make its proposal: its
-        // snapshot is that text, not a second read of the disk.
-        let snapshots = proposals
+        // The texts of files not under review are known now: the store
+        // takes them in while the hunks are triaged and staged.
+        let texts: Vec<&str> = proposals
             .iter()
-            .map(|p| match self.review.file(&p.file_path) {
-                Some(_) => FileSnapshot::take(&self.project, &self.review, &p.file_path),
-                None if p.created => Ok(FileSnapshot::of_text(None, None)),
-                None => Ok(FileSnapshot::of_text(
-                    Some(p.base.clone()),
-                    p.base_file_hash.clone(),
-                )),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let files = proposals
-            .par_iter()
-            .zip(snapshots)
-            .zip(&bundle.files)
-            .map(|((proposal, snapshot), diff)| {
-                let file = staged.file(&proposal.file_path).expect("staged");
-                let reverse_patches = diff
-                    .hunks
-                    .iter()
-                    .filter_map(|h| {
-                        let i = file
-                            .entries()
-                            .iter()
-                            .position(|e| e.hunk_id.as_deref() == Some(&h.hunk_id))?;
-                        file.patch(i, true)
-                    })
-                    .collect();
-                NewCheckpointFile {
-                    path: proposal.file_path.clone(),
-                    snapshot,
-                    proposed: Some(proposal.proposed.clone()),
-                    hunk_ids: diff.hunks.iter().map(|h| h.hunk_id.clone()).collect(),
-                    reverse_patches,
-                }
-            })
+            .filter(|p| self.review.file(&p.file_path).is_none())
+            .flat_map(|p| [(!p.created).then_some(p.base.as_str()), Some(&p.proposed)])
+            .flatten()
             .collect();
-        let checkpoint = self.store.add_checkpoint_then_save(
+        let what = Header::new(
             CheckpointKind::Run,
             run.session_id.as_deref(),
             Some(&run.job_id),
             &run.instruction,
-            files,
-            proposals
-                .iter()
-                .map(|p| staged.file(&p.file_path).expect("staged")),
-        )?;
+        );
+        let compute = || {
+            let job = JobContext {
+                instruction: &run.instruction,
+                seen: run.seen.as_ref(),
+            };
+            // Triage reads what staging reads: both at once, on two cores.
+            let (assessment, staged) = rayon::join(
+                || {
+                    assess(&proposals, &bundle, &job, || {
+                        let mut notes: Vec<String> = view
+                            .with_paths(|paths| paths.iter().map(|p| (*p).to_owned()).collect());
+                        notes.extend(
+                            proposals
+                                .iter()
+                                .filter(|p| p.created)
+                                .map(|p| p.file_path.clone()),
+                        );
+                        notes
+                    })
+                },
+                || {
+                    let mut staged = self.review.clone();
+                    staged
+                        .stage(&run.job_id, &proposals, &bundle)
+                        .map(|()| staged)
+                },
+            );
+            assessment.mark(&mut bundle);
+            let staged = staged?;
+            let files =
+                checkpoint_files(&self.project, &self.review, &proposals, &bundle, &staged)?;
+            Ok::<_, WorkspaceError>(((staged, bundle), files))
+        };
+        let (checkpoint, (staged, bundle)) =
+            self.store
+                .add_proposal(&what, &texts, compute, |(staged, _)| {
+                    proposals
+                        .iter()
+                        .map(|p| staged.file(&p.file_path).expect("staged"))
+                        .collect()
+                })?;
         self.review = staged;
         Ok((checkpoint, bundle))
     }
@@ -497,4 +475,55 @@ impl Workspace {
             None => Ok(self.project.disk_hash(path)?),
         }
     }
+}
+
+/// What a run's checkpoint records of each file of `proposals`: its text
+/// before, what was proposed, and how to take each hunk of `bundle` back
+/// out of `staged` (`review` is the review before).
+fn checkpoint_files(
+    project: &Project,
+    review: &Review,
+    proposals: &[FileProposal],
+    bundle: &DiffBundle,
+    staged: &Review,
+) -> Result<Vec<NewCheckpointFile>, WorkspaceError> {
+    // A file not under review was just read to make its proposal: its
+    // snapshot is that text, not a second read of the disk.
+    let snapshots = proposals
+        .iter()
+        .map(|p| match review.file(&p.file_path) {
+            Some(_) => FileSnapshot::take(project, review, &p.file_path),
+            None if p.created => Ok(FileSnapshot::of_text(None, None)),
+            None => Ok(FileSnapshot::of_text(
+                Some(p.base.clone()),
+                p.base_file_hash.clone(),
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(proposals
+        .par_iter()
+        .zip(snapshots)
+        .zip(&bundle.files)
+        .map(|((proposal, snapshot), diff)| {
+            let file = staged.file(&proposal.file_path).expect("staged");
+            let reverse_patches = diff
+                .hunks
+                .iter()
+                .filter_map(|h| {
+                    let i = file
+                        .entries()
+                        .iter()
+                        .position(|e| e.hunk_id.as_deref() == Some(&h.hunk_id))?;
+                    file.patch(i, true)
+                })
+                .collect();
+            NewCheckpointFile {
+                path: proposal.file_path.clone(),
+                snapshot,
+                proposed: Some(proposal.proposed.clone()),
+                hunk_ids: diff.hunks.iter().map(|h| h.hunk_id.clone()).collect(),
+                reverse_patches,
+            }
+        })
+        .collect())
 }
