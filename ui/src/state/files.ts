@@ -53,6 +53,11 @@ export function getEditor() {
 /** Refreshes started so far: only the newest takes its answer. */
 let refreshes = 0;
 
+/** Files' rows changed by an answer of the engine taken here (a decision,
+ * an edit, a save): a refresh that began before one may have listed the
+ * file as it was before, and must not win over it. */
+let answers = 0;
+
 /** Rows per page of the review and of the changed files: a page is what
  * the page can take in within one frame (about 0.5 MB of JSON). */
 const PAGE = 2500;
@@ -83,6 +88,7 @@ async function paged<P extends { snapshot: number; total: number }>(what: string
 export async function refreshTree() {
   const started = performance.now();
   const mine = ++refreshes;
+  const answered = answers;
   const info = new Map<string, PendingHunk>();
   const entries: TreeEntry[] = [];
   const was = new Map(tree.value.map((e) => [e.path, e]));
@@ -101,6 +107,8 @@ export async function refreshTree() {
   ]);
   // A newer refresh is under way, and its answer wins.
   if (stale()) return;
+  // An answer taken meanwhile may be newer than these pages: list again.
+  if (answers !== answered) return refreshTree();
   if (review) {
     const jobs = review.jobs.map(({ job_id, instruction, source, patterns, flagged }) => ({ job_id, instruction, source, patterns, flagged }));
     if (!sameJson(jobs, reviewJobs.value)) reviewJobs.value = jobs;
@@ -111,6 +119,7 @@ export async function refreshTree() {
   // refresh started meanwhile brings newer rows, and they win.
   await new Promise((r) => setTimeout(r, 0));
   if (stale()) return;
+  if (answers !== answered) return refreshTree();
   if (files && (entries.length !== tree.value.length || entries.some((e, i) => e !== tree.value[i]))) {
     tree.value = entries;
     metrics.treeFetched(started);
@@ -238,6 +247,7 @@ export function takeAnswer(file: FileContent) {
   } else if (file.state.under_review) next[i] = { ...rows[i], state: file.state };
   else next.splice(i, 1);
   tree.value = next;
+  answers++;
 }
 
 /** The editor's link to the engine for the user's typing. */
