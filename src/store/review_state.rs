@@ -365,10 +365,14 @@ pub(super) fn pack_file(file: &FileReview) -> PackedFile {
     }
 }
 
+/// The empty text, which every entry of a file stored with its pieces
+/// names for its old and new text: hashed once, not once per file.
+static EMPTY: std::sync::LazyLock<Packed> = std::sync::LazyLock::new(|| Packed::new(b""));
+
 pub(super) fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<(), StoreError> {
     let base_hash = blobs.put(&file.base)?;
     let buffer_hash = blobs.put(&file.buffer)?;
-    let empty = blobs.put(&Packed::new(b""))?;
+    let empty = blobs.put(&EMPTY)?;
     let tx = blobs.conn();
     tx.prepare_cached(
         "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_text)
