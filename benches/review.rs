@@ -39,6 +39,7 @@ fn replace(id: usize, path: &str, line: usize, text: &str) -> ProposedEdit {
         old_text: None,
         expected_hash: None,
         rationale: String::new(),
+        new_path: None,
     }
 }
 

@@ -62,6 +62,7 @@ fn edits(n: usize) -> Vec<ProposedEdit> {
             old_text: None,
             expected_hash: None,
             rationale: String::new(),
+            new_path: None,
         })
         .collect()
 }

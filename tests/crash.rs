@@ -79,6 +79,7 @@ fn child(root: &Path, data: &Path) -> ! {
                 old_text: None,
                 expected_hash: None,
                 rationale: String::new(),
+                new_path: None,
             };
             let run = RunInfo {
                 job_id: job.into(),
@@ -247,6 +248,7 @@ fn batch_child(root: &Path, data: &Path) -> ! {
             old_text: None,
             expected_hash: None,
             rationale: String::new(),
+            new_path: None,
         })
         .collect();
     let run = RunInfo {

@@ -142,6 +142,7 @@ fn a_piece_text_stored_as_a_blob_by_version_4_still_loads() {
         old_text: None,
         expected_hash: None,
         rationale: String::new(),
+        new_path: None,
     };
     let run = RunInfo {
         session_id: None,

@@ -42,6 +42,7 @@ fn edit(id: &str, path: &str, op: Operation, start: usize, new_text: &str) -> Pr
         old_text: None,
         expected_hash: None,
         rationale: String::new(),
+        new_path: None,
     }
 }
 

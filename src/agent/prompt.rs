@@ -57,6 +57,8 @@ you will change with read_file. Its lines are numbered `<n>\\t<text>`; use those
 reviews each change, so propose exactly what the instruction asks, no more.
 - For replace and delete, set old_text to the exact current text of the target lines \
 (without the numbers). For create, give the whole file as new_text.
+- To rename or move a file, use move with new_path; every link to it is rewritten by \
+Redline, so do not edit those links yourself. To delete a whole file, use delete_file.
 - If the instruction is ambiguous in a way that changes the edits, ask with clarify_user \
 (one question); otherwise do not ask.
 - If nothing needs to change, call propose_edits with an empty list and say why in the summary.";

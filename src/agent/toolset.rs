@@ -36,7 +36,9 @@ pub struct ProposeEditsArgs {
 pub struct ModelEdit {
     /// The file, relative to the project root, as the tools name it.
     pub file_path: String,
-    /// `replace`, `insert` (before `start_line`), `delete`, or `create` (a new file).
+    /// `replace`, `insert` (before `start_line`), `delete` (lines), `create` (a new file),
+    /// `move` (the whole file to `new_path`: a rename; every link to it is updated by
+    /// itself), or `delete_file` (the whole file).
     pub operation: Operation,
     /// First target line, 1-based, as `read_file` numbers lines.
     #[serde(default)]
@@ -53,6 +55,9 @@ pub struct ModelEdit {
     /// Why, in a sentence.
     #[serde(default)]
     pub rationale: Option<String>,
+    /// For `move`: the file's new path, relative to the project root.
+    #[serde(default)]
+    pub new_path: Option<String>,
 }
 
 impl ModelEdit {
@@ -68,6 +73,7 @@ impl ModelEdit {
             old_text: self.old_text,
             expected_hash: None,
             rationale: self.rationale.unwrap_or_default(),
+            new_path: self.new_path,
         }
     }
 }

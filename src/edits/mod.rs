@@ -8,6 +8,7 @@
 //! the stated range, the edit is moved there and the move is recorded. An edit
 //! never lands on text it did not target.
 
+mod file_ops;
 pub mod lines;
 
 use std::borrow::Cow;
@@ -18,6 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::project::{PathError, ProjectPath, View};
+pub use file_ops::{FileOp, FileOpProposal, prepare_file_ops};
 use lines::{Lines, content, edit_lines, range_hash};
 
 /// What an edit does.
@@ -32,6 +34,19 @@ pub enum Operation {
     Delete,
     /// Create a new file with `new_text`; fails if the file exists.
     Create,
+    /// Move (rename) the whole file to `new_path`; links to it follow by
+    /// themselves. Fails if a file is at `new_path`.
+    Move,
+    /// Delete the whole file.
+    DeleteFile,
+}
+
+impl Operation {
+    /// Whether it changes a whole file (`move`, `delete_file`) rather than
+    /// its lines.
+    pub fn is_file_op(self) -> bool {
+        matches!(self, Operation::Move | Operation::DeleteFile)
+    }
 }
 
 /// One change a model proposes (seed §6).
@@ -64,6 +79,10 @@ pub struct ProposedEdit {
     /// Why, in a sentence.
     #[serde(default)]
     pub rationale: String,
+    /// Where `move` takes the file, relative to the project root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub new_path: Option<String>,
 }
 
 fn one() -> usize {
@@ -223,7 +242,7 @@ pub fn pin(edit: &mut ProposedEdit, read_version: &str) {
             .unwrap_or(edit.start_line)
             .saturating_sub(start),
         Operation::Insert => usize::from(start < lines.len()),
-        Operation::Create => return,
+        Operation::Create | Operation::Move | Operation::DeleteFile => return,
     };
     let Some(target) = lines.lines.get(start..start + len) else {
         return;
@@ -256,7 +275,9 @@ pub fn prepare<'a>(
     // guard is per thread: it holds the ignore rules it read).
     let mut spellings: Vec<&str> = Vec::new();
     let mut first: HashMap<&str, usize> = HashMap::new();
-    for edit in edits {
+    // Whole-file operations are checked by `prepare_file_ops`.
+    let edits: Vec<&ProposedEdit> = edits.iter().filter(|e| !e.operation.is_file_op()).collect();
+    for edit in &edits {
         first.entry(&edit.file_path).or_insert_with(|| {
             spellings.push(&edit.file_path);
             spellings.len() - 1
@@ -268,7 +289,7 @@ pub fn prepare<'a>(
         .map_init(|| project.guard(), |guard, raw| guard.resolve(raw))
         .collect();
     let mut by_file: BTreeMap<String, (ProjectPath, Vec<&ProposedEdit>)> = BTreeMap::new();
-    for edit in edits {
+    for &edit in &edits {
         let fail = |kind| EditError {
             edit_id: edit.edit_id.clone(),
             file_path: edit.file_path.clone(),
@@ -517,7 +538,9 @@ fn locate(edit: &ProposedEdit, lines: &Lines<'_>, window: usize) -> Result<Targe
                 .map_or(usize::from(start <= total), Vec::len),
             true,
         ),
-        Operation::Create => unreachable!("handled per file"),
+        Operation::Create | Operation::Move | Operation::DeleteFile => {
+            unreachable!("handled per file")
+        }
     };
     let at = start - 1;
     let end_line = start + checked_len.max(1) - 1;

@@ -24,6 +24,7 @@ fn edit(op: Operation, start: usize, end: Option<usize>, new_text: &str) -> Prop
         old_text: None,
         expected_hash: None,
         rationale: String::new(),
+        new_path: None,
     }
 }
 

@@ -11,10 +11,16 @@
 //!
 //! Checks that need several hunks together (a `contains` spanning two of
 //! them) are not broken by either alone, so both are accepted.
+//!
+//! A move or deletion of a whole file ([`review_ops`]) is accepted when the
+//! checks ask for what it does: a move when a check names its target and
+//! none says the file must stay where it was, a deletion when a check says
+//! the file must not exist.
 
 use super::checks::{self, Snapshot};
 use super::task::Task;
-use crate::hunks::{FileDiff, Hunk};
+use crate::edits::FileOp;
+use crate::hunks::{FileDiff, FileOpHunk, Hunk};
 
 /// The oracle's decision on one hunk.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +86,38 @@ pub fn review(task: &Task, start: &Snapshot, files: &[Proposed<'_>]) -> Vec<Deci
         }
     }
     out
+}
+
+/// Decides the moves and deletions of a job for `task` (see the module
+/// documentation).
+pub fn review_ops(task: &Task, ops: &[FileOpHunk]) -> Vec<Decision> {
+    let named = |path: &str, gone: bool| {
+        task.spec
+            .checks
+            .iter()
+            .any(|c| c.file == path && (c.exists == Some(false)) == gone)
+    };
+    let must_go = |path: &str| named(path, true);
+    let must_stay = |path: &str| named(path, false);
+    ops.iter()
+        .map(|op| {
+            let (accept, why) = match &op.op {
+                FileOp::Move { to } => (
+                    must_stay(to) && !must_stay(&op.file_path),
+                    format!("no check asks for {} to move to {to}", op.file_path),
+                ),
+                FileOp::Delete => (
+                    must_go(&op.file_path),
+                    format!("no check asks for {} to go", op.file_path),
+                ),
+            };
+            Decision {
+                hunk_id: op.hunk_id.clone(),
+                accept,
+                reason: (!accept).then_some(why),
+            }
+        })
+        .collect()
 }
 
 /// The file with only `hunk` of its proposal applied.

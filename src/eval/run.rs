@@ -264,8 +264,9 @@ fn review(
         }
     }
     triage(task, &files, result);
-    let accepted: Vec<String> = oracle::review(task, start, &files)
+    let accepted: Vec<String> = oracle::review_ops(task, &bundle.file_ops)
         .into_iter()
+        .chain(oracle::review(task, start, &files))
         .filter(|d| d.accept)
         .map(|d| d.hunk_id)
         .collect();

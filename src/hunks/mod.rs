@@ -6,6 +6,7 @@
 //! at edit boundaries, then after blank lines, then after sentence ends; one
 //! that still cannot be split is marked `oversized_hunk`.
 
+mod file_ops;
 pub mod patch;
 pub mod triage;
 pub(crate) mod words;
@@ -18,6 +19,7 @@ use similar::{Algorithm, DiffOp, TextDiff};
 
 use crate::edits::lines::content;
 use crate::edits::{FileProposal, PlacedEdit};
+pub use file_ops::{FileOpHunk, file_op_hunks};
 use triage::{Pattern, RiskFlag};
 
 /// Size limits of one hunk (seed §23).
@@ -118,14 +120,37 @@ pub struct DiffBundle {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<_>", optional)]
     pub patterns: Vec<Pattern>,
+    /// Its moves and deletions of whole files, by path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<_>", optional)]
+    pub file_ops: Vec<FileOpHunk>,
 }
 
 impl DiffBundle {
     /// Every hunk's id, in order.
     pub fn hunk_ids(&self) -> impl Iterator<Item = &str> {
-        self.files
-            .iter()
-            .flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.as_str()))
+        self.file_ops.iter().map(|op| op.hunk_id.as_str()).chain(
+            self.files
+                .iter()
+                .flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.as_str())),
+        )
+    }
+
+    /// How many hunks it has, whole-file operations included.
+    pub fn hunk_count(&self) -> usize {
+        self.file_ops.len() + self.files.iter().map(|f| f.hunks.len()).sum::<usize>()
+    }
+
+    /// Every file it touches, once each: those of its line hunks and of
+    /// its whole-file operations.
+    pub fn paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self.files.iter().map(|f| f.file_path.clone()).collect();
+        for op in &self.file_ops {
+            if !paths.contains(&op.file_path) {
+                paths.push(op.file_path.clone());
+            }
+        }
+        paths
     }
 
     /// Whether `hunk_id` is one of its hunks.
@@ -154,6 +179,7 @@ pub fn bundle_from(files: &[FileProposal], limits: &HunkLimits, first: u64) -> D
         job_id: None,
         files,
         patterns: Vec::new(),
+        file_ops: Vec::new(),
     }
 }
 

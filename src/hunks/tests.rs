@@ -27,6 +27,7 @@ fn replace(id: &str, start: usize, end: usize, new_text: &str) -> ProposedEdit {
         old_text: None,
         expected_hash: None,
         rationale: String::new(),
+        new_path: None,
     }
 }
 

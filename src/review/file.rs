@@ -77,6 +77,8 @@ pub struct FileReview {
     depends_on: Vec<BTreeSet<usize>>,
     /// Per entry, the entries that depend on it.
     dependents: Vec<Vec<usize>>,
+    /// A move or deletion of the whole file (see [`super::op`]).
+    pub(super) op: Option<super::StagedOp>,
 }
 
 impl FileReview {
@@ -97,6 +99,7 @@ impl FileReview {
             entries: Vec::new(),
             depends_on: Vec::new(),
             dependents: Vec::new(),
+            op: None,
         }
     }
 
@@ -127,6 +130,7 @@ impl FileReview {
             buffer: Rope::new(),
             depends_on: Vec::new(),
             dependents: Vec::new(),
+            op: None,
         };
         file.buffer = Rope::from_str(&pieces::render(&file.pieces, &in_buffer(&file.entries)));
         file.find_dependencies();

@@ -331,6 +331,7 @@ impl LegacyFile {
                 status: Status::Pending,
                 file_hash_before: old.file_hash_before.clone(),
                 reason: None,
+                follows: Vec::new(),
             };
             let status = statuses[i];
             let (at, there, wanted) = match step {

@@ -20,11 +20,13 @@
 mod buffer;
 mod file;
 pub(crate) mod legacy;
+mod op;
 pub(crate) mod pieces;
 pub mod preview;
 
 pub(crate) use file::StoredLog;
 pub use file::{FileReview, Span};
+pub use op::StagedOp;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -106,6 +108,10 @@ pub struct Entry {
     /// The note the user gave with its last decision, if any.
     #[serde(default)]
     pub reason: Option<String>,
+    /// The moves (hunk ids) this hunk follows: a link rewritten because
+    /// its note moved, which only makes sense with the move.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub follows: Vec<String>,
 }
 
 impl Entry {
@@ -137,6 +143,11 @@ pub enum ReviewError {
     /// There is no conflict to resolve: the disk holds what Redline knows.
     #[error("`{0}` has no conflict with the disk")]
     NoConflict(String),
+    /// The file already has a move or deletion under review.
+    #[error(
+        "`{0}` already has a move or deletion under review; decide that one before proposing another"
+    )]
+    OpStaged(String),
 }
 
 /// One hunk a decision moved.
@@ -164,6 +175,25 @@ pub struct Decision {
     /// Text the user typed inside the moved hunks that the decision takes
     /// out of the buffer (it comes back with an undo).
     pub hidden_user_text: Vec<String>,
+}
+
+impl Decision {
+    /// One decision of `decisions` (of several files), reported as the
+    /// decision on `path`: every move of every file, in order.
+    pub fn merged(path: String, decisions: Vec<Decision>) -> Decision {
+        let mut merged = Decision {
+            path,
+            moves: Vec::new(),
+            entry_ids: Vec::new(),
+            hidden_user_text: Vec::new(),
+        };
+        for d in decisions {
+            merged.moves.extend(d.moves);
+            merged.entry_ids.extend(d.entry_ids);
+            merged.hidden_user_text.extend(d.hidden_user_text);
+        }
+        merged
+    }
 }
 
 /// What became of one agent hunk.
@@ -197,6 +227,10 @@ pub struct Review {
     /// puts them back as one step. Kept for this run of the program only;
     /// after a restart, undo sets the hunk back to pending.
     undo: HashMap<String, Arc<UndoStep>>,
+    /// Per target of a staged move, the file it moves (see [`op`]).
+    moved_to: HashMap<String, String>,
+    /// Per move, the link hunks that follow it (see [`op`]).
+    followers: HashMap<String, Vec<String>>,
 }
 
 /// The statuses one decision moved: each hunk, its status before and after.
@@ -263,6 +297,7 @@ impl Review {
                     status: Status::Pending,
                     file_hash_before: before.clone(),
                     reason: None,
+                    follows: Vec::new(),
                 });
             }
             for hunk in &diff.hunks {
@@ -343,6 +378,7 @@ impl Review {
                 status: Status::Accepted,
                 file_hash_before: before.clone(),
                 reason: None,
+                follows: Vec::new(),
             });
             typed_ops(
                 k,
@@ -369,7 +405,16 @@ impl Review {
             }
             if let Some(hunk) = &entry.hunk_id {
                 self.hunks.insert(hunk.clone(), file.path.clone());
+                for moved in &entry.follows {
+                    self.followers
+                        .entry(moved.clone())
+                        .or_default()
+                        .push(hunk.clone());
+                }
             }
+        }
+        if let Some(to) = file.op().and_then(|op| op.op.target()) {
+            self.moved_to.insert(to.to_owned(), file.path.clone());
         }
         self.files.insert(file.path.clone(), file);
     }
@@ -380,6 +425,10 @@ impl Review {
         for hunk in file.entries().iter().filter_map(|e| e.hunk_id.as_ref()) {
             self.hunks.remove(hunk);
             self.undo.remove(hunk);
+            self.followers.remove(hunk);
+        }
+        if let Some(to) = file.op().and_then(|op| op.op.target()) {
+            self.moved_to.remove(to);
         }
         Some(file)
     }
@@ -402,6 +451,18 @@ impl Review {
         let (path, i) = self.find_hunk(hunk_id).ok()?;
         let file = &self.files[&path];
         let entry = &file.entries()[i];
+        if let Some(op) = file.op().filter(|op| op.entry == i) {
+            // A whole-file change has no lines: its text is the path.
+            return Some(HunkFate {
+                line: 0,
+                status: entry.status,
+                edited: false,
+                old: path.clone(),
+                now: op.op.target().unwrap_or_default().to_owned(),
+                reason: entry.reason.clone(),
+                path,
+            });
+        }
         let span = file.span_of(i)?;
         Some(HunkFate {
             line: span.line + 1,
@@ -455,6 +516,10 @@ impl Review {
         hunk_ids: &[String],
         status: Status,
     ) -> Result<Vec<Decision>, ReviewError> {
+        // Moves and the link hunks that follow them go together.
+        let mut all = hunk_ids.to_vec();
+        all.extend(self.carried_across(hunk_ids, status));
+        let hunk_ids = &all[..];
         let mut by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for hunk in hunk_ids {
             let (path, i) = self.find_hunk(hunk)?;

@@ -187,6 +187,10 @@ pub const MIGRATIONS: &[&str] = &[
         FROM checkpoint_files;
     DROP TABLE checkpoint_files;
     ALTER TABLE checkpoint_files_5 RENAME TO checkpoint_files;",
+    // 6: moves and deletions of whole files (review::op): a file's staged
+    // operation (JSON), and the moves a link hunk follows (a JSON list).
+    "ALTER TABLE review_files ADD COLUMN op TEXT;
+    ALTER TABLE entries ADD COLUMN follows TEXT;",
 ];
 
 /// An open store.

@@ -20,7 +20,7 @@ use crate::review::legacy::{LegacyEntry, LegacyFile};
 use crate::review::{Entry, FileReview, Origin, Review, Status, StoredLog};
 
 /// One stored entry row: its id, origin, job, hunk, status, hash before,
-/// reason.
+/// reason, the moves it follows.
 type EntryRow = (
     String,
     String,
@@ -28,6 +28,7 @@ type EntryRow = (
     Option<String>,
     String,
     String,
+    Option<String>,
     Option<String>,
 );
 
@@ -162,12 +163,13 @@ impl Store {
             Option<String>,
             Option<Vec<u8>>,
             Option<String>,
+            Option<String>,
         );
         let rows: Vec<Row> = self
             .conn
             .prepare(
                 "SELECT path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_text,
-                        pieces_hash
+                        pieces_hash, op
                  FROM review_files ORDER BY path",
             )?
             .query_map([], |r| r.try_into())?
@@ -183,6 +185,7 @@ impl Store {
             pieces,
             pieces_text,
             pieces_hash,
+            op,
         ) in rows
         {
             let base = text_blob(&self.conn, &base_hash)?;
@@ -198,7 +201,13 @@ impl Store {
                 (None, Some(hash)) => Some(text_blob(&self.conn, &hash)?),
                 (None, None) => None,
             };
-            let file = match (pieces, text) {
+            let op = match op {
+                Some(op) => {
+                    Some(serde_json::from_str(&op).map_err(|e| corrupt(format!("op: {e}")))?)
+                }
+                None => None,
+            };
+            let mut file = match (pieces, text) {
                 (Some(pieces), Some(text)) => {
                     let log = StoredLog {
                         entries: self.load_entries(&path)?,
@@ -233,6 +242,13 @@ impl Store {
                     file
                 }
             };
+            if op
+                .as_ref()
+                .is_some_and(|op: &crate::review::StagedOp| op.entry >= file.entries().len())
+            {
+                return Err(corrupt("its move or deletion names no entry".into()));
+            }
+            file.set_op(op);
             review.insert_file(file);
         }
         if !migrated.is_empty() {
@@ -246,14 +262,19 @@ impl Store {
         let rows: Vec<EntryRow> = self
             .conn
             .prepare_cached(
-                "SELECT id, origin, job_id, hunk_id, status, file_hash_before, reason
+                "SELECT id, origin, job_id, hunk_id, status, file_hash_before, reason, follows
                  FROM entries WHERE path = ?1 ORDER BY seq",
             )?
             .query_map([path], |r| r.try_into())?
             .collect::<Result<_, _>>()?;
         rows.into_iter()
             .map(
-                |(id, origin, job_id, hunk_id, status, file_hash_before, reason)| {
+                |(id, origin, job_id, hunk_id, status, file_hash_before, reason, follows)| {
+                    let follows = match follows {
+                        Some(list) => serde_json::from_str(&list)
+                            .map_err(|e| StoreError::Corrupt(format!("{path}: follows: {e}")))?,
+                        None => Vec::new(),
+                    };
                     Ok(Entry {
                         id,
                         origin: origin_of(path, &origin)?,
@@ -262,6 +283,7 @@ impl Store {
                         status: status_of(path, &status)?,
                         file_hash_before,
                         reason,
+                        follows,
                     })
                 },
             )
@@ -348,6 +370,8 @@ pub(super) struct PackedFile {
     pieces_text: Vec<u8>,
     pieces_json: String,
     entries: Vec<Entry>,
+    /// The staged whole-file operation, as JSON.
+    op: Option<String>,
 }
 
 /// Packs `file` for [`save_file`]; pure, so many files pack on every core.
@@ -362,6 +386,9 @@ pub(super) fn pack_file(file: &FileReview) -> PackedFile {
         pieces_text: lz4_flex::compress_prepend_size(log.text.as_bytes()),
         pieces_json: serde_json::to_string(&log.pieces).expect("pieces serialize"),
         entries: log.entries,
+        op: file
+            .op()
+            .map(|op| serde_json::to_string(op).expect("an op serializes")),
     }
 }
 
@@ -375,10 +402,11 @@ pub(super) fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<(), 
     let empty = blobs.put(&EMPTY)?;
     let tx = blobs.conn();
     tx.prepare_cached(
-        "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_text)
-         VALUES (?1, ?2, ?3, ?4, ?5, '[]', ?6, ?7)
+        "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_text, op)
+         VALUES (?1, ?2, ?3, ?4, ?5, '[]', ?6, ?7, ?8)
          ON CONFLICT(path) DO UPDATE SET base_hash = ?2, disk_hash = ?3, created = ?4, buffer_hash = ?5,
-                                         doc_order = '[]', pieces = ?6, pieces_text = ?7, pieces_hash = NULL",
+                                         doc_order = '[]', pieces = ?6, pieces_text = ?7, pieces_hash = NULL,
+                                         op = ?8",
     )?
     .execute(params![
             file.path,
@@ -388,6 +416,7 @@ pub(super) fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<(), 
             buffer_hash,
             file.pieces_json,
             file.pieces_text,
+            file.op,
         ],
     )?;
     tx.prepare_cached("DELETE FROM entries WHERE path = ?1")?
@@ -396,8 +425,8 @@ pub(super) fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<(), 
     // left empty: nothing reads them for a file stored with its pieces.
     let mut insert = tx.prepare_cached(
         "INSERT INTO entries (id, path, seq, origin, job_id, hunk_id, status, snap_status, old_hash, new_hash,
-                              file_hash_before, snap_at, snap_len, reason)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?8, ?9, 0, 0, ?10)",
+                              file_hash_before, snap_at, snap_len, reason, follows)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?8, ?9, 0, 0, ?10, ?11)",
     )?;
     for (seq, e) in file.entries.iter().enumerate() {
         insert.execute(params![
@@ -411,6 +440,8 @@ pub(super) fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<(), 
             empty,
             e.file_hash_before,
             e.reason,
+            (!e.follows.is_empty())
+                .then(|| serde_json::to_string(&e.follows).expect("ids serialize")),
         ])?;
     }
     Ok(())

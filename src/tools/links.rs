@@ -168,9 +168,9 @@ fn backlinks(view: &View<'_>, vault: &Vault, target: &str) -> Result<Vec<Backlin
     // percent-encoded: either form of the name finds every file that may
     // hold one.
     let encoded = stem.replace(' ', "%20");
-    let mut pattern = literal(stem);
+    let mut pattern = regex_syntax::escape(stem);
     if encoded != stem {
-        pattern = format!("{pattern}|{}", literal(&encoded));
+        pattern = format!("{pattern}|{}", regex_syntax::escape(&encoded));
     }
     let found = find_matches(
         *view,
@@ -205,17 +205,4 @@ fn backlinks(view: &View<'_>, vault: &Vault, target: &str) -> Result<Vec<Backlin
 /// The 1-based line `link` starts on.
 fn line_of(text: &str, link: &Link) -> usize {
     text[..link.span.start].matches('\n').count() + 1
-}
-
-/// `text` as a regex that matches it literally.
-fn literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() * 2);
-    for c in text.chars() {
-        // regex-syntax's meta characters: each may be escaped.
-        if "\\.+*?()|[]{}^$#&-~".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -79,11 +79,18 @@ impl Workspace {
         let mut outcomes: Vec<Option<Result<(), WorkspaceError>>> = Vec::new();
         // (outcome index, path, text, expected, hash)
         let mut planned: Vec<(usize, &str, String, Option<String>, String)> = Vec::new();
+        // Files with a move or deletion under review, saved one by one.
+        let mut moving: Vec<(usize, &str)> = Vec::new();
         for path in paths {
             let Some(file) = self.review.file(path) else {
                 outcomes.push(Some(Err(ReviewError::UnknownFile(path.clone()).into())));
                 continue;
             };
+            if file.op().is_some() {
+                moving.push((outcomes.len(), path));
+                outcomes.push(None);
+                continue;
+            }
             let text = file.disk_view();
             let hash = text::content_hash(text.as_bytes());
             let uncreated = file.disk_hash.is_none()
@@ -120,10 +127,81 @@ impl Workspace {
             outcomes[*k] = Some(result.map(drop).map_err(WorkspaceError::from));
         }
         self.store.settle_writes(&settled)?;
+        for (k, path) in moving {
+            outcomes[k] = Some(self.save_op(path));
+        }
         Ok(outcomes
             .into_iter()
             .map(|o| o.expect("every path settled"))
             .collect())
+    }
+
+    /// Saves a file with a move or deletion under review: the file goes to
+    /// where its decisions put it (the move's target once it is accepted,
+    /// back to its path once it no longer is; gone once a deletion is
+    /// accepted, back once it no longer is), each step hash-checked and
+    /// recorded before the next, then its text is written there as any
+    /// save writes it. A crash between the steps is settled on the next
+    /// open ([`settle_op`]).
+    fn save_op(&mut self, path: &str) -> Result<(), WorkspaceError> {
+        let file = self.review.file(path).expect("under review");
+        let text = file.disk_view();
+        let hash = text::content_hash(text.as_bytes());
+        let now = file
+            .disk_hash
+            .as_ref()
+            .and(file.disk_path())
+            .map(str::to_owned);
+        let want = file.saved_path().map(str::to_owned);
+        let uncreated = file.created
+            && file.disk_hash.is_none()
+            && text.is_empty()
+            && !file.entries().iter().any(|e| e.status == Status::Accepted);
+        let Some(want) = want else {
+            if let (Some(at), Some(known)) = (&now, file.disk_hash.clone()) {
+                self.project.remove_checked(at, &known)?;
+                let file = self.review.file_mut(path).expect("under review");
+                file.disk_hash = None;
+                file.set_op_done(true);
+                self.store.save_file(file)?;
+            }
+            return Ok(());
+        };
+        let done = want != path;
+        match &now {
+            Some(at) if *at != want => {
+                let known = file.disk_hash.clone().expect("on disk");
+                self.project.rename_checked(at, &want, &known)?;
+                let file = self.review.file_mut(path).expect("under review");
+                file.set_op_done(done);
+                self.store.save_file(file)?;
+            }
+            None if uncreated => return Ok(()),
+            _ => {}
+        }
+        let file = self.review.file(path).expect("under review");
+        if file.disk_hash.as_deref() == Some(hash.as_str()) && now.is_some() {
+            return Ok(());
+        }
+        let expected = now.as_ref().and(file.disk_hash.clone());
+        self.store
+            .intend_writes(&[(path.to_owned(), hash.clone())])?;
+        let written = self
+            .project
+            .write_checked(&want, text.as_bytes(), expected.as_deref());
+        let file = self.review.file_mut(path).expect("under review");
+        match written {
+            Ok(hash) => {
+                file.disk_hash = Some(hash);
+                file.set_op_done(done);
+                self.store.save_file(file)?;
+                Ok(())
+            }
+            Err(e) => {
+                self.store.settle_writes(&[(path.to_owned(), None)])?;
+                Err(e.into())
+            }
+        }
     }
 
     /// Ends the review of one job's hunks (`bundle`, its diff bundle): each
@@ -164,6 +242,19 @@ impl Workspace {
             }
             counts.push((applied, rejected));
         }
+        for op in &bundle.file_ops {
+            let Ok((path, i)) = self.review.find_hunk(&op.hunk_id) else {
+                continue;
+            };
+            let status = self.review.file(&path).expect("found").entries()[i].status;
+            if accepted.contains(op.hunk_id.as_str()) {
+                if status != Status::Accepted {
+                    to_accept.push(op.hunk_id.clone());
+                }
+            } else if status != Status::Rejected {
+                to_reject.push(op.hunk_id.clone());
+            }
+        }
         // Accepting first: an accepted hunk accepts what it stands on, even
         // another job's; a rejected one then rejects what builds on it.
         if !to_accept.is_empty() {
@@ -172,15 +263,36 @@ impl Workspace {
         if !to_reject.is_empty() {
             self.decide_many(&to_reject, Status::Rejected)?;
         }
-        let paths: Vec<String> = bundle.files.iter().map(|d| d.file_path.clone()).collect();
+        let paths = bundle.paths();
         let saved = self.save_many(&paths, progress)?;
-        Ok(bundle
+        let ops = bundle.file_ops.iter().map(|op| {
+            let applied = accepted.contains(op.hunk_id.as_str());
+            (
+                op.file_path.clone(),
+                usize::from(applied),
+                usize::from(!applied),
+            )
+        });
+        let mut counted: Vec<(String, usize, usize)> = bundle
             .files
             .iter()
             .zip(counts)
+            .map(|(diff, (applied, rejected))| (diff.file_path.clone(), applied, rejected))
+            .collect();
+        for (path, applied, rejected) in ops {
+            match counted.iter_mut().find(|c| c.0 == path) {
+                Some(c) => {
+                    c.1 += applied;
+                    c.2 += rejected;
+                }
+                None => counted.push((path, applied, rejected)),
+            }
+        }
+        Ok(counted
+            .into_iter()
             .zip(saved)
-            .map(|((diff, (applied, rejected)), outcome)| AppliedFile {
-                file_path: diff.file_path.clone(),
+            .map(|((file_path, applied, rejected), outcome)| AppliedFile {
+                file_path,
                 applied_hunks: applied,
                 rejected_hunks: rejected,
                 status: if outcome.is_ok() {
@@ -219,16 +331,36 @@ impl Workspace {
                 }
             }
         }
+        for op in &bundle.file_ops {
+            let Ok((path, i)) = self.review.find_hunk(&op.hunk_id) else {
+                continue;
+            };
+            match self.review.file(&path).expect("found").entries()[i].status {
+                Status::Pending => progress.pending += 1,
+                Status::Accepted => progress.accepted += 1,
+                Status::Rejected => progress.rejected += 1,
+            }
+        }
         progress.saved = progress.pending == 0 && self.saved(bundle);
         progress
     }
 
     /// Whether every file of `bundle` holds on disk what its buffer should write.
     fn saved(&self, bundle: &DiffBundle) -> bool {
-        bundle.files.iter().all(|diff| {
-            let Some(file) = self.review.file(&diff.file_path) else {
+        bundle.paths().iter().all(|path| {
+            let Some(file) = self.review.file(path) else {
                 return true;
             };
+            if file.op().is_some() {
+                let at = file.disk_hash.as_ref().and(file.disk_path());
+                let want = file.saved_path();
+                let text = text::content_hash(file.disk_view().as_bytes());
+                return at == want
+                    && want.is_none_or(|w| {
+                        file.disk_hash.as_deref() == Some(text.as_str())
+                            && self.project.disk_hash(w).ok().flatten() == file.disk_hash
+                    });
+            }
             let wanted = text::content_hash(file.disk_view().as_bytes());
             let written = match &file.disk_hash {
                 Some(known) => *known == wanted,
@@ -238,4 +370,44 @@ impl Workspace {
             written && self.project.disk_hash(&file.path).ok().flatten() == file.disk_hash
         })
     }
+}
+
+/// Settles where a file with a move or deletion under review is, after a
+/// crash may have cut a save off between its steps: the file Redline last
+/// wrote is looked for at its path and at the move's target, and an
+/// accepted deletion that happened is recorded. Returns whether anything
+/// changed (the caller stores it).
+pub(super) fn settle_op(
+    project: &crate::project::Project,
+    file: &mut crate::review::FileReview,
+) -> bool {
+    let Some(op) = file.op().cloned() else {
+        return false;
+    };
+    let Some(known) = file.disk_hash.clone() else {
+        return false;
+    };
+    let at = file.disk_path().map(str::to_owned);
+    let here = |p: &str| project.disk_hash(p).ok().flatten();
+    if at.as_deref().and_then(here).as_deref() == Some(known.as_str()) {
+        return false;
+    }
+    let other = if op.done {
+        Some(file.path.clone())
+    } else {
+        op.op.target().map(str::to_owned)
+    };
+    if let Some(other) = other
+        && here(&other).as_deref() == Some(known.as_str())
+    {
+        file.set_op_done(!op.done);
+        return true;
+    }
+    let accepted = file.entries()[op.entry].status == Status::Accepted;
+    if op.op.target().is_none() && accepted && at.as_deref().and_then(here).is_none() {
+        file.disk_hash = None;
+        file.set_op_done(true);
+        return true;
+    }
+    false
 }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{CheckpointKind, FileSnapshot};
+use crate::edits::FileOp;
 use crate::project::{PathError, ProjectPath, text};
 use crate::review::preview::{HunkPreview, preview};
 use crate::review::{FileReview, ReviewError, Status};
@@ -29,6 +30,25 @@ pub struct FileState {
     /// Another program changed the file on disk since Redline last read or
     /// wrote it, while Redline held edits for it.
     pub conflict: bool,
+    /// A move or deletion of the whole file under review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub op: Option<OpState>,
+}
+
+/// A move or deletion of a whole file, where it stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct OpState {
+    /// Its hunk.
+    pub hunk_id: String,
+    /// The job that proposed it.
+    pub job_id: Option<String>,
+    /// What it does.
+    pub op: FileOp,
+    /// The path the file had (the one it is under review by).
+    pub from: String,
+    /// Where it stands.
+    pub status: Status,
 }
 
 /// One file of the project, as the editor shows it.
@@ -216,11 +236,22 @@ pub struct Resolved {
 
 /// The review state of `file`, whose disk copy hashes to `on_disk` now.
 fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState {
-    let dirty = Some(text::content_hash(file.disk_view().as_bytes())) != file.disk_hash;
     let entries = file.entries();
+    let op = file.op().map(|op| OpState {
+        hunk_id: entries[op.entry].hunk_id.clone().unwrap_or_default(),
+        job_id: entries[op.entry].job_id.clone(),
+        op: op.op.clone(),
+        from: file.path.clone(),
+        status: entries[op.entry].status,
+    });
+    let placed = file.disk_hash.as_ref().and(file.disk_path()) == file.saved_path();
+    let dirty = Some(text::content_hash(file.disk_view().as_bytes())) != file.disk_hash || !placed;
+    // The whole-file change first: it is what the reviewer sees first.
     let pending: Vec<String> = file
-        .hunk_order()
+        .op()
+        .map(|op| op.entry)
         .into_iter()
+        .chain(file.hunk_order())
         .map(|i| &entries[i])
         .filter(|e| e.status == Status::Pending)
         .filter_map(|e| e.hunk_id.clone())
@@ -230,6 +261,18 @@ fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState {
         dirty,
         conflict: *on_disk != file.disk_hash && (dirty || !pending.is_empty()),
         pending_hunks: pending,
+        op,
+    }
+}
+
+/// The hash of the file on disk where Redline keeps `file` now.
+fn disk_hash_of(
+    project: &crate::project::Project,
+    file: &FileReview,
+) -> Result<Option<String>, PathError> {
+    match file.disk_path() {
+        Some(at) => project.disk_hash(at),
+        None => Ok(None),
     }
 }
 
@@ -237,12 +280,12 @@ impl Workspace {
     /// `path` as the editor shows it: its working buffer, or the disk.
     pub fn file_content(&self, path: &str) -> Result<FileContent, WorkspaceError> {
         let rel = self.project.resolve(path)?.rel().to_owned();
-        if let Some(file) = self.review.file(&rel) {
-            let on_disk = self.project.disk_hash(&rel)?;
+        if let Some(file) = self.review.file_at(&rel).or_else(|| self.review.file(&rel)) {
+            let on_disk = disk_hash_of(&self.project, file)?;
             let state = state_of(file, &on_disk);
             let text = file.buffer();
             let disk = if state.conflict {
-                match self.project.read_text(&rel) {
+                match self.project.read_text(file.disk_path().unwrap_or(&rel)) {
                     Ok(f) => Some(f),
                     Err(PathError::NotFound(_)) => None,
                     Err(e) => return Err(e.into()),
@@ -281,19 +324,37 @@ impl Workspace {
             .into_par_iter()
             .flat_map_iter(|file| {
                 let entries = file.entries();
-                file.spans().into_iter().filter_map(move |span| {
-                    let e = &entries[span.entry];
-                    let hunk_id = e.hunk_id.clone().filter(|_| e.status == Status::Pending)?;
-                    Some(PendingHunk {
-                        hunk_id,
-                        job_id: e.job_id.clone(),
+                let op = file
+                    .op()
+                    .filter(|op| entries[op.entry].status == Status::Pending)
+                    .map(|op| PendingHunk {
+                        hunk_id: entries[op.entry].hunk_id.clone().unwrap_or_default(),
+                        job_id: entries[op.entry].job_id.clone(),
                         path: file.path.clone(),
-                        line: span.line + 1,
-                        preview: preview(&span.old, &span.now),
+                        line: 0,
+                        preview: preview(
+                            &format!("{}\n", file.path),
+                            &op.op
+                                .target()
+                                .map_or_else(String::new, |to| format!("{to}\n")),
+                        ),
                         pattern: None,
                         flags: Vec::new(),
-                    })
-                })
+                    });
+                op.into_iter()
+                    .chain(file.spans().into_iter().filter_map(move |span| {
+                        let e = &entries[span.entry];
+                        let hunk_id = e.hunk_id.clone().filter(|_| e.status == Status::Pending)?;
+                        Some(PendingHunk {
+                            hunk_id,
+                            job_id: e.job_id.clone(),
+                            path: file.path.clone(),
+                            line: span.line + 1,
+                            preview: preview(&span.old, &span.now),
+                            pattern: None,
+                            flags: Vec::new(),
+                        })
+                    }))
             })
             .collect()
     }
@@ -368,13 +429,22 @@ impl Workspace {
         let under = |p: &str| scope.rel().is_empty() || p.starts_with(&folder);
         // Each state reads its file and hashes two texts: on both cores, as
         // a vault-wide review has tens of thousands.
-        let files: Vec<&FileReview> = self.review.files().filter(|f| under(&f.path)).collect();
+        // A moved file is listed where its move puts it (its old path and
+        // the disk's copy are not); a deleted one where it was, marked.
+        let shown = |f: &'_ FileReview| f.view_path().unwrap_or(&f.path).to_owned();
+        let hidden: std::collections::HashSet<&str> = self
+            .review
+            .files()
+            .filter(|f| f.op().is_some())
+            .flat_map(|f| f.paths())
+            .collect();
+        let files: Vec<&FileReview> = self.review.files().filter(|f| under(&shown(f))).collect();
         let project = &self.project;
         let mut reviewed = files
             .into_par_iter()
-            .map(|f| Ok((f.path.as_str(), state_of(f, &project.disk_hash(&f.path)?))))
+            .map(|f| Ok((shown(f), state_of(f, &disk_hash_of(project, f)?))))
             .collect::<Result<Vec<_>, WorkspaceError>>()?;
-        reviewed.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        reviewed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut reviewed = reviewed.into_iter().peekable();
         let disk_size =
             |p: &str| std::fs::metadata(self.project.root().join(p)).map_or(0, |m| m.len());
@@ -382,16 +452,17 @@ impl Workspace {
         // buffer only (or was not asked for).
         let mut merge = |files: &mut dyn Iterator<Item = (&str, u64)>| {
             for (path, size) in files {
-                while let Some((only, state)) = reviewed.next_if(|(r, _)| *r < path) {
-                    visit(only, disk_size(only), state);
+                while let Some((only, state)) = reviewed.next_if(|(r, _)| r.as_str() < path) {
+                    visit(&only, disk_size(&only), state);
                 }
-                let state = reviewed
-                    .next_if(|(r, _)| *r == path)
-                    .map_or_else(FileState::default, |(_, s)| s);
-                visit(path, size, state);
+                let state = reviewed.next_if(|(r, _)| r == path).map(|(_, s)| s);
+                if state.is_none() && hidden.contains(path) {
+                    continue;
+                }
+                visit(path, size, state.unwrap_or_default());
             }
             for (only, state) in reviewed.by_ref() {
-                visit(only, disk_size(only), state);
+                visit(&only, disk_size(&only), state);
             }
         };
         if !listed {
@@ -439,7 +510,11 @@ impl Workspace {
         new_text: &str,
         base_hash: Option<&str>,
     ) -> Result<Vec<String>, WorkspaceError> {
-        let rel = self.project.resolve(path)?.rel().to_owned();
+        let mut rel = self.project.resolve(path)?.rel().to_owned();
+        // A file shown at a pending move's target is edited by its own path.
+        if let Some(file) = self.review.file_at(&rel) {
+            rel = file.path.clone();
+        }
         if self.review.file(&rel).is_none() {
             let (text, hash) = match self.project.read_text(&rel) {
                 Ok(f) => (f.text, Some(f.hash)),
@@ -486,14 +561,23 @@ impl Workspace {
     /// module docs. `None` when the disk holds what Redline last read or
     /// wrote (Redline's own write, or nothing changed).
     pub fn external_change(&mut self, path: &str) -> Result<Option<FileChange>, WorkspaceError> {
-        let rel = self.project.resolve(path)?.rel().to_owned();
-        let on_disk = self.project.disk_hash(&rel)?;
-        let Some(file) = self.review.file(&rel) else {
+        let seen = self.project.resolve(path)?.rel().to_owned();
+        let on_disk = self.project.disk_hash(&seen)?;
+        let Some(file) = self.review.file_of(&seen) else {
             return Ok(Some(FileChange::Changed {
-                path: rel,
+                path: seen,
                 disk_hash: on_disk,
             }));
         };
+        if file.disk_path() != Some(seen.as_str()) {
+            // A path Redline moved this file from or to, not where it keeps
+            // it now: empty is its own doing; anything else is another file.
+            return Ok(on_disk.map(|hash| FileChange::Changed {
+                path: seen,
+                disk_hash: Some(hash),
+            }));
+        }
+        let rel = file.path.clone();
         if on_disk == file.disk_hash {
             return Ok(None);
         }
@@ -506,7 +590,7 @@ impl Workspace {
                 state,
             }));
         }
-        let new_text = match self.project.read_text(&rel) {
+        let new_text = match self.project.read_text(&seen) {
             Ok(f) if Some(&f.hash) == on_disk.as_ref() => Some(f.text),
             // Changed again while we read: the next event brings it.
             Ok(_) => return Ok(None),

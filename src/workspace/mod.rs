@@ -8,6 +8,7 @@
 
 mod disk;
 mod files;
+mod relink;
 mod rollback;
 
 pub use disk::{AppliedFile, ReviewProgress};
@@ -23,9 +24,12 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoints::{Checkpoint, CheckpointKind, CheckpointPage, FileSnapshot};
-use crate::edits::{EditError, FileProposal, ProposedEdit, prepare};
-use crate::hunks::triage::{JobContext, assess};
-use crate::hunks::{DiffBundle, HunkLimits, bundle_from};
+use crate::edits::{
+    EditError, EditErrorKind, FileOp, FileOpProposal, FileProposal, ProposedEdit, prepare,
+    prepare_file_ops,
+};
+use crate::hunks::triage::{JobContext, RiskFlag, Rule, assess};
+use crate::hunks::{DiffBundle, HunkLimits, bundle_from, file_op_hunks};
 use crate::project::{Overlay, PathError, Project, View, WriteError, text};
 use crate::review::{Decision, Review, ReviewError, Status};
 use crate::store::{Header, NewCheckpointFile, Store, StoreError};
@@ -108,10 +112,23 @@ impl Workspace {
         let mut review = store.load_review()?;
         let mut unfinished = Vec::new();
         let mut settled = Vec::new();
+        let mut moved = Vec::new();
+        for file in review.files() {
+            if file.op().is_some() {
+                moved.push(file.path.clone());
+            }
+        }
+        for path in &moved {
+            let file = review.file_mut(path).expect("listed above");
+            if disk::settle_op(&project, file) {
+                store.save_file(file)?;
+            }
+        }
         for (path, intended) in store.intended_writes()? {
             let mut written = None;
             if let Some(file) = review.file_mut(&path) {
-                let on_disk = project.disk_hash(&path).ok().flatten();
+                let at = file.disk_path().unwrap_or(&path).to_owned();
+                let on_disk = project.disk_hash(&at).ok().flatten();
                 if on_disk.as_deref() == Some(intended.as_str()) {
                     file.disk_hash = Some(intended.clone());
                     written = Some(intended);
@@ -126,7 +143,9 @@ impl Workspace {
         store.settle_writes(&settled)?;
         for file in review.files() {
             // Best effort: a folder that cannot be listed has nothing to clear.
-            let _ = project.remove_stale_writes(&file.path);
+            for path in file.paths() {
+                let _ = project.remove_stale_writes(path);
+            }
         }
         let mut workspace = Workspace {
             project,
@@ -161,14 +180,24 @@ impl Workspace {
 
     /// The project's working state over the disk: every file's working
     /// buffer (pending hunks of every job and the user's unsaved edits
-    /// included). A created file whose buffer is empty and that is not on
-    /// disk (its creation rejected) is absent.
+    /// included), at the path its move (pending or accepted) takes it to. A
+    /// created file whose buffer is empty and that is not on disk (its
+    /// creation rejected) is absent, and so is a file whose deletion is
+    /// pending or accepted, and the old path of a moved one.
     pub fn overlay(&self) -> Overlay {
         let mut overlay = Overlay::new();
         for file in self.review.files() {
             let text = file.buffer();
             let absent = file.created && file.disk_hash.is_none() && text.is_empty();
-            overlay.insert(file.path.clone(), (!absent).then(|| Arc::from(text)));
+            let shown = file.view_path().filter(|_| !absent);
+            for path in file.paths() {
+                if Some(path) != shown && (path == file.path || Some(path) == file.disk_path()) {
+                    overlay.insert(path, None);
+                }
+            }
+            if let Some(at) = shown {
+                overlay.insert(at, Some(Arc::from(text)));
+            }
         }
         overlay
     }
@@ -176,7 +205,9 @@ impl Workspace {
     /// Checks `edits` against the working state (so a proposal may stack on
     /// pending hunks and unsaved edits), takes a checkpoint of every file
     /// they touch, and stages the hunks for review, on top of whatever is
-    /// pending. Returns the checkpoint and the diff bundle.
+    /// pending. Moves and deletions of whole files are hunks of their own;
+    /// the links a move would break are rewritten by the link engine as
+    /// hunks that follow it. Returns the checkpoint and the diff bundle.
     pub fn propose(
         &mut self,
         run: &RunInfo,
@@ -185,18 +216,43 @@ impl Workspace {
     ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
         let overlay = self.overlay();
         let view = View::with(&self.project, &overlay);
-        let proposals = prepare(view, edits).map_err(WorkspaceError::Edits)?;
+        let (mut proposals, mut ops) = match (prepare(view, edits), prepare_file_ops(view, edits)) {
+            (Ok(proposals), Ok(ops)) => (proposals, ops),
+            (proposals, ops) => {
+                let mut errors = proposals.err().unwrap_or_default();
+                errors.extend(ops.err().unwrap_or_default());
+                errors.sort_by_key(|e| edits.iter().position(|x| x.edit_id == e.edit_id));
+                return Err(WorkspaceError::Edits(errors));
+            }
+        };
+        let mut relinked = relink::relink(&view, &ops, &mut proposals)?;
+        // A file the working state shows at a pending move's target is under
+        // review by the path it had.
+        let key = |path: &mut String| {
+            if self.review.file(path).is_none()
+                && let Some(file) = self.review.file_at(path)
+            {
+                *path = file.path.clone();
+            }
+        };
+        proposals.iter_mut().for_each(|p| key(&mut p.file_path));
+        ops.iter_mut().for_each(|op| key(&mut op.file_path));
+        relinked.links.iter_mut().for_each(|(path, _, _)| key(path));
+        proposals.sort_by(|a, b| a.file_path.cmp(&b.file_path));
+        self.check_ops(&proposals, &ops, edits)?;
         let mut bundle = bundle_from(&proposals, limits, 1);
-        let count = bundle.files.iter().map(|f| f.hunks.len() as u64).sum();
+        let count = (ops.len() + bundle.hunk_count()) as u64;
         let first = self.store.reserve("hunk", count)?;
+        bundle.file_ops = file_op_hunks(&ops, first);
         for (i, hunk) in bundle
             .files
             .iter_mut()
             .flat_map(|f| &mut f.hunks)
             .enumerate()
         {
-            hunk.hunk_id = format!("h_{}", first + i as u64);
+            hunk.hunk_id = format!("h_{}", first + (ops.len() + i) as u64);
         }
+        follow_moves(&mut bundle, &relinked);
         bundle.job_id = Some(run.job_id.clone());
         // The texts of files not under review are known now: the store
         // takes them in while the hunks are triaged and staged.
@@ -204,6 +260,11 @@ impl Workspace {
             .iter()
             .filter(|p| self.review.file(&p.file_path).is_none())
             .flat_map(|p| [(!p.created).then_some(p.base.as_str()), Some(&p.proposed)])
+            .chain(
+                ops.iter()
+                    .filter(|op| self.review.file(&op.file_path).is_none())
+                    .map(|op| Some(op.base.as_str())),
+            )
             .flatten()
             .collect();
         let what = Header::new(
@@ -212,10 +273,16 @@ impl Workspace {
             Some(&run.job_id),
             &run.instruction,
         );
+        // The engine read the notes whose links it rewrote: the job did not
+        // need to.
+        let seen = run.seen.clone().map(|mut seen| {
+            seen.extend(relinked.links.iter().map(|(path, _, _)| path.clone()));
+            seen
+        });
         let compute = || {
             let job = JobContext {
                 instruction: &run.instruction,
-                seen: run.seen.as_ref(),
+                seen: seen.as_ref(),
             };
             // Triage reads what staging reads: both at once, on two cores.
             let (assessment, staged) = rayon::join(
@@ -223,6 +290,13 @@ impl Workspace {
                     assess(&proposals, &bundle, &job, || {
                         let mut notes: Vec<String> = view
                             .with_paths(|paths| paths.iter().map(|p| (*p).to_owned()).collect());
+                        // The project as it will be: moved notes at their
+                        // new paths, deleted ones gone, created ones there.
+                        notes.retain(|n| !ops.iter().any(|op| op.file_path == *n));
+                        notes.extend(
+                            ops.iter()
+                                .filter_map(|op| op.op.target().map(str::to_owned)),
+                        );
                         notes.extend(
                             proposals
                                 .iter()
@@ -234,27 +308,101 @@ impl Workspace {
                 },
                 || {
                     let mut staged = self.review.clone();
-                    staged
-                        .stage(&run.job_id, &proposals, &bundle)
-                        .map(|()| staged)
+                    let ids: Vec<String> =
+                        bundle.file_ops.iter().map(|h| h.hunk_id.clone()).collect();
+                    staged.stage_ops(&run.job_id, &ops, &ids)?;
+                    staged.stage(&run.job_id, &proposals, &bundle)?;
+                    for op in &bundle.file_ops {
+                        staged.follow(&op.hunk_id, &op.followers);
+                    }
+                    Ok::<_, ReviewError>(staged)
                 },
             );
             assessment.mark(&mut bundle);
             let staged = staged?;
-            let files =
+            let mut files =
                 checkpoint_files(&self.project, &self.review, &proposals, &bundle, &staged)?;
+            files.extend(op_checkpoint_files(
+                &self.project,
+                &self.review,
+                &ops,
+                &proposals,
+            )?);
+            // A move or deletion is rolled back by the checkpoint of its file.
+            for op in &bundle.file_ops {
+                if let Some(file) = files.iter_mut().find(|f| f.path == op.file_path) {
+                    file.hunk_ids.insert(0, op.hunk_id.clone());
+                }
+            }
             Ok::<_, WorkspaceError>(((staged, bundle), files))
         };
         let (checkpoint, (staged, bundle)) =
             self.store
                 .add_proposal(&what, &texts, compute, |(staged, _)| {
-                    proposals
-                        .iter()
-                        .map(|p| staged.file(&p.file_path).expect("staged"))
+                    let mut paths: Vec<&str> =
+                        proposals.iter().map(|p| p.file_path.as_str()).collect();
+                    paths.extend(
+                        ops.iter()
+                            .map(|op| op.file_path.as_str())
+                            .filter(|p| !proposals.iter().any(|x| x.file_path == *p)),
+                    );
+                    paths
+                        .into_iter()
+                        .map(|p| staged.file(p).expect("staged"))
                         .collect()
                 })?;
         self.review = staged;
         Ok((checkpoint, bundle))
+    }
+
+    /// Refuses what a proposal's moves and deletions cannot go with: line
+    /// edits of a file it deletes, a file created where one moves to, and a
+    /// second operation on a file that has one under review.
+    fn check_ops(
+        &self,
+        proposals: &[FileProposal],
+        ops: &[FileOpProposal],
+        edits: &[ProposedEdit],
+    ) -> Result<(), WorkspaceError> {
+        let mut errors = Vec::new();
+        let fail = |op: &FileOpProposal, why: String| EditError {
+            edit_id: op.edit_id.clone(),
+            file_path: op.file_path.clone(),
+            kind: EditErrorKind::Invalid(why),
+        };
+        for op in ops {
+            if self
+                .review
+                .file(&op.file_path)
+                .is_some_and(|f| f.op().is_some())
+            {
+                errors.push(fail(
+                    op,
+                    ReviewError::OpStaged(op.file_path.clone()).to_string(),
+                ));
+            }
+            for p in proposals {
+                if op.op == FileOp::Delete && p.file_path == op.file_path {
+                    errors.push(fail(
+                        op,
+                        "the same proposal edits the lines of the file it deletes; drop one or the other".into(),
+                    ));
+                } else if p.created && op.op.target() == Some(p.file_path.as_str()) {
+                    errors.push(fail(
+                        op,
+                        format!(
+                            "the same proposal creates a file at `{}`, where this moves the file",
+                            p.file_path
+                        ),
+                    ));
+                }
+            }
+        }
+        if errors.is_empty() {
+            return Ok(());
+        }
+        errors.sort_by_key(|e| edits.iter().position(|x| x.edit_id == e.edit_id));
+        Err(WorkspaceError::Edits(errors))
     }
 
     /// Accepts or rejects one hunk, with the hunks that depend on it or that
@@ -268,8 +416,13 @@ impl Workspace {
         status: Status,
         reason: Option<&str>,
     ) -> Result<Decision, WorkspaceError> {
-        // Only a file with typing inside a hunk can lose any: plan first there.
         let (path, _) = self.review.find_hunk(hunk_id)?;
+        if self.review.crosses_files(hunk_id, status) {
+            // A move with the links that follow it: one step over many files.
+            let decisions = self.decide_many(&[hunk_id.to_owned()], status)?;
+            return Ok(Decision::merged(path, decisions));
+        }
+        // Only a file with typing inside a hunk can lose any: plan first there.
         let typed = self
             .review
             .file(&path)
@@ -381,6 +534,14 @@ impl Workspace {
             Status::Pending => self.review.plan_undo(hunk_id)?,
             _ => self.review.plan(hunk_id, status)?,
         })
+    }
+
+    /// The path `path` is under review by: its own, or, for a file the
+    /// working state shows there because of a pending move, the path it had.
+    pub fn key_of(&self, path: &str) -> String {
+        self.review
+            .file_at(path)
+            .map_or_else(|| path.to_owned(), |f| f.path.clone())
     }
 
     /// The jobs with hunks in `path`, in the order they were staged.
@@ -526,4 +687,98 @@ fn checkpoint_files(
             }
         })
         .collect())
+}
+
+/// Puts on each move of `bundle` the hunks of the links it rewrote (and on
+/// each deletion its note's backlinks, as a flag), from `relinked`.
+fn follow_moves(bundle: &mut DiffBundle, relinked: &relink::Relinked) {
+    for (path, line, k) in &relinked.links {
+        let Some(diff) = bundle.files.iter().find(|d| d.file_path == *path) else {
+            continue;
+        };
+        let Some(hunk) = diff
+            .hunks
+            .iter()
+            .find(|h| h.new_start <= *line && *line < h.new_start + h.new_lines.max(1))
+        else {
+            continue;
+        };
+        let followers = &mut bundle.file_ops[*k].followers;
+        if !followers.contains(&hunk.hunk_id) {
+            followers.push(hunk.hunk_id.clone());
+        }
+    }
+    for (k, op) in bundle.file_ops.iter_mut().enumerate() {
+        op.ambiguous_links = relinked.ambiguous[k].clone();
+        let links = relinked.backlinks[k];
+        if op.op == FileOp::Delete && links > 0 {
+            op.flags.push(RiskFlag {
+                rule: Rule::DeletesLinkedNote,
+                reason: format!(
+                    "deletes a note that {links} link{} elsewhere point{} to; they will be broken",
+                    if links == 1 { "" } else { "s" },
+                    if links == 1 { "s" } else { "" },
+                ),
+            });
+        }
+        if !op.ambiguous_links.is_empty() {
+            op.flags.push(RiskFlag {
+                rule: Rule::DeadLink,
+                reason: format!(
+                    "{} link{} that several notes answer to {} left as written: check {}",
+                    op.ambiguous_links.len(),
+                    if op.ambiguous_links.len() == 1 {
+                        ""
+                    } else {
+                        "s"
+                    },
+                    if op.ambiguous_links.len() == 1 {
+                        "is"
+                    } else {
+                        "are"
+                    },
+                    op.ambiguous_links.join(", "),
+                ),
+            });
+        }
+    }
+}
+
+/// What a run's checkpoint records of each file of `ops` that no line
+/// change of the proposal already records: its text before, where it was;
+/// and, for a move, that nothing was at its target.
+fn op_checkpoint_files(
+    project: &Project,
+    review: &Review,
+    ops: &[FileOpProposal],
+    proposals: &[FileProposal],
+) -> Result<Vec<NewCheckpointFile>, WorkspaceError> {
+    let mut files = Vec::new();
+    for op in ops {
+        if !proposals.iter().any(|p| p.file_path == op.file_path) {
+            let snapshot = match review.file(&op.file_path) {
+                Some(_) => FileSnapshot::take(project, review, &op.file_path)?,
+                None => {
+                    FileSnapshot::of_text(Some(op.base.clone()), Some(op.base_file_hash.clone()))
+                }
+            };
+            files.push(NewCheckpointFile {
+                path: op.file_path.clone(),
+                snapshot,
+                proposed: None,
+                hunk_ids: Vec::new(),
+                reverse_patches: Vec::new(),
+            });
+        }
+        if let Some(to) = op.op.target() {
+            files.push(NewCheckpointFile {
+                path: to.to_owned(),
+                snapshot: FileSnapshot::of_text(None, None),
+                proposed: None,
+                hunk_ids: Vec::new(),
+                reverse_patches: Vec::new(),
+            });
+        }
+    }
+    Ok(files)
 }

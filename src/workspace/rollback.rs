@@ -8,7 +8,7 @@ use crate::checkpoints::{
     edited_since_created,
 };
 use crate::project::PathError;
-use crate::review::Status;
+use crate::review::{Decision, Status};
 use crate::store::NewCheckpointFile;
 
 impl Workspace {
@@ -72,6 +72,7 @@ impl Workspace {
         )?;
 
         let mut files = Vec::new();
+        let mut touched: Vec<String> = Vec::new();
         match mode {
             RollbackMode::HardAll => {
                 for (path, snapshot, _) in self.store.checkpoint_snapshots(id)? {
@@ -81,7 +82,12 @@ impl Workspace {
             RollbackMode::ScopedSelected => {
                 for hunk in hunk_ids {
                     let (path, _) = self.review.find_hunk(hunk)?;
-                    let decision = self.review.decide(hunk, Status::Rejected, None)?;
+                    // A move takes the links that follow it, in other files.
+                    let decisions = self
+                        .review
+                        .decide_many(std::slice::from_ref(hunk), Status::Rejected)?;
+                    touched.extend(decisions.iter().map(|d| d.path.clone()));
+                    let decision = Decision::merged(path.clone(), decisions);
                     let carried: Vec<&str> = decision.moves[1..]
                         .iter()
                         .filter(|m| m.from != m.to)
@@ -96,7 +102,7 @@ impl Workspace {
                 }
             }
         }
-        for path in &paths {
+        for path in paths.iter().chain(&touched) {
             self.persist(path)?;
         }
         Ok(RollbackReport {
@@ -111,13 +117,38 @@ impl Workspace {
         path: &str,
         snapshot: &FileSnapshot,
     ) -> Result<RolledBackFile, WorkspaceError> {
-        let current = self.review.file(path);
-        let disk_hash = current.and_then(|f| f.disk_hash.clone());
         let done = |status: &str, message: Option<String>| RolledBackFile {
             file_path: path.to_owned(),
             status: status.to_owned(),
             message,
         };
+        if snapshot.text.is_none()
+            && let Some(moved) = self.review.file_of(path)
+            && moved.path != path
+        {
+            // Where a move of the run took a file: the file goes back to
+            // where it was with its own path's snapshot.
+            return Ok(done("removed", None));
+        }
+        if let Some(file) = self.review.file(path)
+            && let (Some(at), Some(known)) = (file.disk_path(), file.disk_hash.clone())
+            && at != path
+        {
+            // A move the run made is on disk: the file goes back first.
+            let at = at.to_owned();
+            if let Err(e) = self.project.rename_checked(&at, path, &known) {
+                return Ok(done(
+                    "kept",
+                    Some(format!("it stays at `{at}`, where it was moved: {e}")),
+                ));
+            }
+            self.review
+                .file_mut(path)
+                .expect("under review")
+                .set_op_done(false);
+        }
+        let current = self.review.file(path);
+        let disk_hash = current.and_then(|f| f.disk_hash.clone());
         if snapshot.text.is_some() {
             let restored = snapshot.restore(path, disk_hash).expect("has text");
             self.review.insert_file(restored);

@@ -15,6 +15,7 @@
 //! | [`UnreadFile`](Rule::UnreadFile) | its file is one the job never read or found by searching |
 //! | [`WholeFile`](Rule::WholeFile) | the job's hunks in its file, together, replace nine tenths of the non-blank lines of a file of at least [`WHOLE_FILE_LINES`] lines |
 //! | [`BreaksPattern`](Rule::BreaksPattern) | the job's largest pattern holds nine tenths of its hunks (at least [`PATTERN_MIN`]) and this hunk is not in it |
+//! | [`DeletesLinkedNote`](Rule::DeletesLinkedNote) | it deletes a whole note that links elsewhere resolve to (the count in its reason); set when the deletion is staged |
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -84,6 +85,8 @@ pub enum Rule {
     WholeFile,
     /// It breaks the pattern the rest of the job follows.
     BreaksPattern,
+    /// It deletes a note other notes link to.
+    DeletesLinkedNote,
 }
 
 /// One reason a hunk deserves a look.

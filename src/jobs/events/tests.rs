@@ -31,6 +31,7 @@ fn state() -> FileState {
         dirty: true,
         pending_hunks: vec!["h_2".into()],
         conflict: false,
+        op: None,
     }
 }
 

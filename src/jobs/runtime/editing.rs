@@ -63,8 +63,9 @@ impl Runtime {
         let (file, jobs) = {
             let mut ws = self.ws();
             let rel = relative(&ws, path)?;
-            ws.save(&rel)?;
-            (ws.file_content(&rel)?, ws.jobs_in(&rel))
+            let key = ws.key_of(&rel);
+            ws.save(&key)?;
+            (ws.file_content(&rel)?, ws.jobs_in(&key))
         };
         self.inner.feed.push(FeedEvent::Saved(FileSaved {
             path: file.path.clone(),
@@ -80,8 +81,9 @@ impl Runtime {
         let (count, file, jobs) = {
             let mut ws = self.ws();
             let rel = relative(&ws, path)?;
-            let count = ws.accept_all_in_file(&rel)?;
-            (count, ws.file_content(&rel)?, ws.jobs_in(&rel))
+            let key = ws.key_of(&rel);
+            let count = ws.accept_all_in_file(&key)?;
+            (count, ws.file_content(&rel)?, ws.jobs_in(&key))
         };
         self.inner
             .feed

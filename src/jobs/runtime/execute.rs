@@ -476,7 +476,7 @@ impl Runtime {
 }
 
 fn hunk_count(p: &Proposal) -> usize {
-    p.bundle.files.iter().map(|f| f.hunks.len()).sum()
+    p.bundle.hunk_count()
 }
 
 /// The hybrid fallback `outcome` calls for, if `config` allows it.

@@ -72,43 +72,53 @@ impl Runtime {
         let job = self.job(job_id)?;
         let ws = self.ws();
         let mut out = Vec::new();
-        for diff in job.diff_bundle.iter().flat_map(|b| &b.files) {
-            for hunk in &diff.hunks {
-                if !hunk_ids.is_empty() && !hunk_ids.contains(&hunk.hunk_id) {
-                    continue;
-                }
-                let mut state = match ws.review().hunk_fate(&hunk.hunk_id) {
-                    None => HunkState {
-                        hunk_id: hunk.hunk_id.clone(),
-                        file_path: diff.file_path.clone(),
-                        line: 0,
-                        status: "rolled_back".into(),
-                        text: None,
-                        reason: None,
-                        pattern: None,
-                        flags: Vec::new(),
-                    },
-                    Some(fate) => HunkState {
-                        hunk_id: hunk.hunk_id.clone(),
-                        file_path: fate.path,
-                        line: fate.line,
-                        status: match (fate.edited, fate.status) {
-                            (true, _) => "changed",
-                            (false, Status::Pending) => "pending",
-                            (false, Status::Accepted) => "accepted",
-                            (false, Status::Rejected) => "rejected",
-                        }
-                        .into(),
-                        text: (fate.edited && fate.now.len() <= SHORT_TEXT).then_some(fate.now),
-                        reason: fate.reason,
-                        pattern: None,
-                        flags: Vec::new(),
-                    },
-                };
-                state.pattern = hunk.pattern.clone();
-                state.flags = hunk.flags.clone();
-                out.push(state);
+        // (hunk, its file, its pattern, its flags): moves and deletions first.
+        let mut hunks: Vec<(&str, &str, Option<&String>, &[RiskFlag])> = Vec::new();
+        if let Some(bundle) = &job.diff_bundle {
+            for op in &bundle.file_ops {
+                hunks.push((&op.hunk_id, &op.file_path, None, &op.flags));
             }
+            for diff in &bundle.files {
+                for h in &diff.hunks {
+                    hunks.push((&h.hunk_id, &diff.file_path, h.pattern.as_ref(), &h.flags));
+                }
+            }
+        }
+        for (hunk_id, file_path, pattern, flags) in hunks {
+            if !hunk_ids.is_empty() && !hunk_ids.iter().any(|h| h == hunk_id) {
+                continue;
+            }
+            let mut state = match ws.review().hunk_fate(hunk_id) {
+                None => HunkState {
+                    hunk_id: hunk_id.to_owned(),
+                    file_path: file_path.to_owned(),
+                    line: 0,
+                    status: "rolled_back".into(),
+                    text: None,
+                    reason: None,
+                    pattern: None,
+                    flags: Vec::new(),
+                },
+                Some(fate) => HunkState {
+                    hunk_id: hunk_id.to_owned(),
+                    file_path: fate.path,
+                    line: fate.line,
+                    status: match (fate.edited, fate.status) {
+                        (true, _) => "changed",
+                        (false, Status::Pending) => "pending",
+                        (false, Status::Accepted) => "accepted",
+                        (false, Status::Rejected) => "rejected",
+                    }
+                    .into(),
+                    text: (fate.edited && fate.now.len() <= SHORT_TEXT).then_some(fate.now),
+                    reason: fate.reason,
+                    pattern: None,
+                    flags: Vec::new(),
+                },
+            };
+            state.pattern = pattern.cloned();
+            state.flags = flags.to_vec();
+            out.push(state);
         }
         if let Some(id) = hunk_ids
             .iter()

@@ -100,14 +100,20 @@ impl Runtime {
         if let Some(bundle) = &mut job.diff_bundle {
             let ws = self.ws();
             let review = ws.review();
-            for hunk in bundle.files.iter_mut().flat_map(|f| &mut f.hunks) {
-                hunk.accepted = review.find_hunk(&hunk.hunk_id).ok().and_then(|(path, i)| {
+            let decided = |hunk_id: &str| {
+                review.find_hunk(hunk_id).ok().and_then(|(path, i)| {
                     match review.file(&path)?.entries()[i].status {
                         Status::Accepted => Some(true),
                         Status::Rejected => Some(false),
                         Status::Pending => None,
                     }
-                });
+                })
+            };
+            for hunk in bundle.files.iter_mut().flat_map(|f| &mut f.hunks) {
+                hunk.accepted = decided(&hunk.hunk_id);
+            }
+            for op in &mut bundle.file_ops {
+                op.accepted = decided(&op.hunk_id);
             }
         }
         Ok(job)

@@ -503,5 +503,6 @@ pub(super) fn sync_dir(dir: &Path) {
     }
 }
 
+mod rename;
 #[cfg(test)]
 mod tests;

@@ -256,6 +256,7 @@ const RULE: Record<RiskFlag["rule"], string> = {
   unread_file: "unread file",
   whole_file: "rewrite",
   breaks_pattern: "outlier",
+  deletes_linked_note: "linked note",
 };
 
 /** Characters of the text before a change a row shows: a row is narrow,

@@ -3,4 +3,4 @@
 /**
  * What an edit does.
  */
-export type Operation = "replace" | "insert" | "delete" | "create";
+export type Operation = "replace" | "insert" | "delete" | "create" | "move" | "delete_file";

@@ -42,4 +42,8 @@ expected_hash: string | null,
 /**
  * Why, in a sentence.
  */
-rationale: string, };
+rationale: string,
+/**
+ * Where `move` takes the file, relative to the project root.
+ */
+new_path?: string, };

@@ -3,4 +3,4 @@
 /**
  * Why a hunk deserves a look.
  */
-export type Rule = "deletes_section" | "shrinks_note" | "front_matter" | "dead_link" | "code_block" | "table_shape" | "unread_file" | "whole_file" | "breaks_pattern";
+export type Rule = "deletes_section" | "shrinks_note" | "front_matter" | "dead_link" | "code_block" | "table_shape" | "unread_file" | "whole_file" | "breaks_pattern" | "deletes_linked_note";

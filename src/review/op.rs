@@ -1,0 +1,236 @@
+//! Whole-file changes under review: a file moved or deleted is one hunk of
+//! its file's log (an entry with no text of its own), decided like any
+//! other. The file stays under review at the path it had; where the working
+//! state shows it, where a save leaves it and where the disk has it now
+//! follow from the operation's status and whether a save carried it out.
+//!
+//! Link hunks a move brought (the engine's rewrite of every link to the
+//! moved note) *follow* it across files: rejecting the move rejects them,
+//! accepting one of them accepts the move ([`Review::carried_across`]).
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Entry, FileReview, Origin, Review, ReviewError, Status};
+use crate::edits::{FileOp, FileOpProposal};
+use crate::project::text;
+
+/// A whole-file operation staged on a file under review.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StagedOp {
+    /// What happens to the file.
+    pub op: FileOp,
+    /// Its entry in the file's log.
+    pub entry: usize,
+    /// Whether the disk has it: a save carried it out (the file is at the
+    /// move's target, or gone). A save undoes it when it no longer counts.
+    pub done: bool,
+}
+
+impl FileReview {
+    /// The whole-file operation staged on it, if any.
+    pub fn op(&self) -> Option<&StagedOp> {
+        self.op.as_ref()
+    }
+
+    /// Puts back a stored operation (loading).
+    pub(crate) fn set_op(&mut self, op: Option<StagedOp>) {
+        self.op = op;
+    }
+
+    /// Records that a save carried the operation out (`true`) or undid it.
+    pub(crate) fn set_op_done(&mut self, done: bool) {
+        if let Some(op) = &mut self.op {
+            op.done = done;
+        }
+    }
+
+    /// Where the working state shows the file: at the move's target while
+    /// the move is pending or accepted, nowhere while a deletion is; else
+    /// at its path.
+    pub fn view_path(&self) -> Option<&str> {
+        match &self.op {
+            Some(op) if self.entries()[op.entry].in_buffer() => op.op.target(),
+            _ => Some(&self.path),
+        }
+    }
+
+    /// Where a save leaves the file: at the target of an accepted move,
+    /// nowhere after an accepted deletion; else at its path.
+    pub fn saved_path(&self) -> Option<&str> {
+        match &self.op {
+            Some(op) if self.entries()[op.entry].status == Status::Accepted => op.op.target(),
+            _ => Some(&self.path),
+        }
+    }
+
+    /// Where the disk has the file now (when it has it: see `disk_hash`).
+    pub fn disk_path(&self) -> Option<&str> {
+        match &self.op {
+            Some(op) if op.done => op.op.target(),
+            _ => Some(&self.path),
+        }
+    }
+
+    /// The paths the file has been or may be at: its own, and a move's target.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.path.as_str()).chain(self.op.as_ref().and_then(|op| op.op.target()))
+    }
+}
+
+impl Review {
+    /// Stages whole-file operations as pending hunks of `job_id`, one per
+    /// file, with the ids in `hunk_ids` (in order). A file already under
+    /// review must hold the text each was made against, and may not have an
+    /// operation already (decide that one first).
+    pub fn stage_ops(
+        &mut self,
+        job_id: &str,
+        ops: &[FileOpProposal],
+        hunk_ids: &[String],
+    ) -> Result<(), ReviewError> {
+        for proposal in ops {
+            if let Some(file) = self.files.get(&proposal.file_path) {
+                if !file.buffer_is(&proposal.base) {
+                    return Err(ReviewError::StaleProposal(proposal.file_path.clone()));
+                }
+                if file.op.is_some() {
+                    return Err(ReviewError::OpStaged(proposal.file_path.clone()));
+                }
+            }
+        }
+        for (proposal, hunk_id) in ops.iter().zip(hunk_ids) {
+            let entry = Entry {
+                id: self.next_id(),
+                origin: Origin::Agent,
+                job_id: Some(job_id.to_owned()),
+                hunk_id: Some(hunk_id.clone()),
+                status: Status::Pending,
+                file_hash_before: text::content_hash(proposal.base.as_bytes()),
+                reason: None,
+                follows: Vec::new(),
+            };
+            self.hunks
+                .insert(hunk_id.clone(), proposal.file_path.clone());
+            let file = self
+                .files
+                .entry(proposal.file_path.clone())
+                .or_insert_with(|| {
+                    FileReview::new(
+                        proposal.file_path.clone(),
+                        proposal.base.clone(),
+                        Some(proposal.base_file_hash.clone()),
+                        false,
+                    )
+                });
+            let at = file.entries().len();
+            file.record(vec![entry], Vec::new());
+            file.op = Some(StagedOp {
+                op: proposal.op.clone(),
+                entry: at,
+                done: false,
+            });
+            if let Some(to) = proposal.op.target() {
+                self.moved_to
+                    .insert(to.to_owned(), proposal.file_path.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks the hunks `followers` as following the move `hunk_id`: link
+    /// rewrites that only make sense with it.
+    pub(crate) fn follow(&mut self, hunk_id: &str, followers: &[String]) {
+        for follower in followers {
+            let Ok((path, i)) = self.find_hunk(follower) else {
+                continue;
+            };
+            let entry = self.files.get_mut(&path).expect("found").entry_mut(i);
+            if !entry.follows.iter().any(|h| h == hunk_id) {
+                entry.follows.push(hunk_id.to_owned());
+            }
+            let list = self.followers.entry(hunk_id.to_owned()).or_default();
+            if !list.contains(follower) {
+                list.push(follower.clone());
+            }
+        }
+    }
+
+    /// The file under review that the working state shows at `path`: the
+    /// file of that path, or one whose move to `path` counts.
+    pub fn file_at(&self, path: &str) -> Option<&FileReview> {
+        if let Some(file) = self.files.get(path)
+            && file.view_path() == Some(path)
+        {
+            return Some(file);
+        }
+        let from = self.moved_to.get(path)?;
+        self.files.get(from).filter(|f| f.view_path() == Some(path))
+    }
+
+    /// The file under review that has `path` among its paths (see
+    /// [`FileReview::paths`]): the file of that path, or the one a move
+    /// (whatever its status) takes there.
+    pub fn file_of(&self, path: &str) -> Option<&FileReview> {
+        self.files
+            .get(path)
+            .or_else(|| self.files.get(self.moved_to.get(path)?))
+    }
+
+    /// The hunks in other files a decision setting `hunk_ids` to `status`
+    /// carries with them, transitively: rejecting a move rejects the link
+    /// hunks that follow it; accepting a link hunk accepts the moves it
+    /// follows. Not `hunk_ids` themselves; empty when nothing crosses files.
+    pub fn carried_across(&self, hunk_ids: &[String], status: Status) -> Vec<String> {
+        let mut seen: BTreeSet<&str> = hunk_ids.iter().map(String::as_str).collect();
+        let mut todo: Vec<&str> = hunk_ids.iter().map(String::as_str).collect();
+        let mut carried = Vec::new();
+        while let Some(hunk) = todo.pop() {
+            let next: Vec<&str> = match status {
+                Status::Rejected => self
+                    .followers
+                    .get(hunk)
+                    .map(|f| f.iter().map(String::as_str).collect())
+                    .unwrap_or_default(),
+                Status::Accepted => self
+                    .find_hunk(hunk)
+                    .ok()
+                    .map(|(path, i)| {
+                        self.files[&path].entries()[i]
+                            .follows
+                            .iter()
+                            .map(String::as_str)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                Status::Pending => Vec::new(),
+            };
+            for other in next {
+                if seen.insert(other) && self.find_hunk(other).is_ok() {
+                    carried.push(other.to_owned());
+                    todo.push(other);
+                }
+            }
+        }
+        carried
+    }
+
+    /// Whether deciding `hunk_id` (`pending`: undoing its latest decision)
+    /// moves hunks of other files, so that it must go through
+    /// [`Review::decide_many`] or [`Review::undo_many`].
+    pub fn crosses_files(&self, hunk_id: &str, status: Status) -> bool {
+        match status {
+            Status::Pending => {
+                let Some(step) = self.undo.get(hunk_id) else {
+                    return false;
+                };
+                let path = self.hunks.get(hunk_id);
+                step.moves.iter().any(|(h, _, _)| self.hunks.get(h) != path)
+            }
+            _ => !self
+                .carried_across(&[hunk_id.to_owned()], status)
+                .is_empty(),
+        }
+    }
+}

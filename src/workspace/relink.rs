@@ -1,0 +1,200 @@
+//! Links follow their notes: the links a proposal's moves would break,
+//! rewritten by the link engine (never by the model) as line changes of the
+//! same proposal. Each rewritten link is attributed to the move it serves,
+//! so its hunk can follow that move in review.
+//!
+//! Only notes that can hold such a link are parsed: those whose text names
+//! a moved note's old or new name (found by the project's search, as `rg`
+//! would), and the moved notes themselves (their relative links).
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::WorkspaceError;
+use crate::edits::{EditError, EditErrorKind, FileOp, FileOpProposal, FileProposal};
+use crate::links::{self, LinkIndex, LinkSettings, apply_edits};
+use crate::project::View;
+use crate::tools::search::{Query, find_matches};
+
+/// What the links of a proposal's moves and deletions come to.
+#[derive(Debug, Default)]
+pub(super) struct Relinked {
+    /// Each rewritten link: its file, its line in the proposed text
+    /// (0-based), and the index (in the proposal's operations) of the move
+    /// it serves.
+    pub links: Vec<(String, usize, usize)>,
+    /// Per operation, the links left alone because several notes answer to
+    /// them (`file:line`).
+    pub ambiguous: Vec<Vec<String>>,
+    /// Per operation, the links that resolve to the file (a deletion
+    /// breaks them).
+    pub backlinks: Vec<usize>,
+}
+
+/// Rewrites, in `proposals`, every link that `ops` would break (adding a
+/// proposal for each note that only needs its links changed, at the end),
+/// and says which move each rewritten link serves. Texts already proposed
+/// are rewritten as proposed. Paths are the view's.
+pub(super) fn relink(
+    view: &View<'_>,
+    ops: &[FileOpProposal],
+    proposals: &mut Vec<FileProposal>,
+) -> Result<Relinked, WorkspaceError> {
+    let mut out = Relinked {
+        ambiguous: vec![Vec::new(); ops.len()],
+        backlinks: vec![0; ops.len()],
+        ..Relinked::default()
+    };
+    if ops.is_empty() {
+        return Ok(out);
+    }
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for op in ops {
+        names.insert(stem(&op.file_path).to_owned());
+        if let Some(to) = op.op.target() {
+            names.insert(stem(to).to_owned());
+        }
+    }
+    let pattern = names
+        .iter()
+        .flat_map(|n| [literal(n), literal(&n.replace(' ', "%20"))])
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect::<Vec<_>>()
+        .join("|");
+    let found = find_matches(
+        *view,
+        &Query {
+            pattern: &pattern,
+            regex: true,
+            case_sensitive: Some(false),
+            glob: None,
+        },
+    )
+    .map_err(|e| refused(&ops[0], e.to_string()))?;
+    let mut candidates: BTreeSet<String> = found
+        .into_iter()
+        .map(|m| m.path)
+        .filter(|p| p.to_ascii_lowercase().ends_with(".md"))
+        .collect();
+    candidates.extend(ops.iter().map(|op| op.file_path.clone()));
+    let proposed: HashMap<String, usize> = proposals
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.file_path.clone(), i))
+        .collect();
+    // Each note's text as the proposal leaves it, and the hash of its base.
+    let mut texts: HashMap<String, (String, Option<String>)> = HashMap::new();
+    for path in &candidates {
+        let text = match proposed.get(path) {
+            Some(&i) => (proposals[i].proposed.clone(), None),
+            None => match view.read_text(path) {
+                Ok(file) => (file.text, Some(file.hash)),
+                // Not text after all (or gone meanwhile): no links to rewrite.
+                Err(_) => continue,
+            },
+        };
+        texts.insert(path.clone(), text);
+    }
+    let index = view.with_paths(|paths| {
+        LinkIndex::build(
+            paths.iter().copied(),
+            texts.iter().map(|(p, (t, _))| (p.as_str(), t.as_str())),
+        )
+    });
+    for (k, op) in ops.iter().enumerate() {
+        out.backlinks[k] = index.backlinks(&op.file_path).len();
+    }
+    let moves: Vec<(&str, &str, usize)> = ops
+        .iter()
+        .enumerate()
+        .filter_map(|(k, op)| match &op.op {
+            FileOp::Move { to } => Some((op.file_path.as_str(), to.as_str(), k)),
+            FileOp::Delete => None,
+        })
+        .collect();
+    if moves.is_empty() {
+        return Ok(out);
+    }
+    let pairs: Vec<(&str, &str)> = moves.iter().map(|&(f, t, _)| (f, t)).collect();
+    let settings = LinkSettings::read(view.project().root());
+    let plan = index
+        .plan_moves(&pairs, &settings)
+        .map_err(|e| refused(&ops[moves[0].2], e.to_string()))?;
+    let move_of = |file: &str| moves.iter().find(|m| m.0 == file).map(|m| m.2);
+    for skipped in &plan.skipped {
+        let line = texts
+            .get(&skipped.source)
+            .map_or(0, |(t, _)| line_of(t, skipped.span.start) + 1);
+        let at = format!("{}:{line}", skipped.source);
+        let among: Vec<usize> = match &skipped.reason {
+            links::SkipReason::Ambiguous(files) => {
+                files.iter().filter_map(|f| move_of(f)).collect()
+            }
+            links::SkipReason::Unwritable => move_of(&skipped.source).into_iter().collect(),
+        };
+        for k in among {
+            out.ambiguous[k].push(at.clone());
+        }
+    }
+    for (source, edits) in &plan.edits {
+        let Some((text, hash)) = texts.get(source) else {
+            continue;
+        };
+        let new_text = apply_edits(text, edits);
+        let mut shift: isize = 0;
+        for edit in edits {
+            let served = links::parse(&text[edit.range.clone()])
+                .first()
+                .and_then(|link| index.resolve(link, source).file().and_then(move_of))
+                .or_else(|| move_of(source));
+            let at = (edit.range.start as isize + shift) as usize;
+            let line = line_of(&new_text, at);
+            match served {
+                Some(k) => out.links.push((source.clone(), line, k)),
+                // A link whose name a moved note takes over: it serves them all.
+                None => out
+                    .links
+                    .extend(moves.iter().map(|m| (source.clone(), line, m.2))),
+            }
+            shift += edit.text.len() as isize - edit.range.len() as isize;
+        }
+        match proposed.get(source) {
+            Some(&i) => proposals[i].proposed = new_text,
+            None => proposals.push(FileProposal {
+                file_path: source.clone(),
+                created: false,
+                base: text.clone(),
+                base_file_hash: hash.clone(),
+                proposed: new_text,
+                edits: Vec::new(),
+            }),
+        }
+    }
+    Ok(out)
+}
+
+/// The 0-based line of byte `at` of `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at].matches('\n').count()
+}
+
+/// A file's name without folder or `.md`: what a wikilink names it by.
+fn stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.strip_suffix(".md").unwrap_or(name)
+}
+
+/// `text` as a regex that matches it literally.
+fn literal(text: &str) -> String {
+    regex_syntax::escape(text)
+}
+
+/// The error of a move the link engine refused (not expected once the
+/// operations passed their checks).
+fn refused(op: &FileOpProposal, why: String) -> WorkspaceError {
+    WorkspaceError::Edits(vec![EditError {
+        edit_id: op.edit_id.clone(),
+        file_path: op.file_path.clone(),
+        kind: EditErrorKind::Invalid(format!("its links could not be worked out: {why}")),
+    }])
+}

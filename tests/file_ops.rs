@@ -1,0 +1,434 @@
+//! Notes that move and go, end to end on real files and a real store: a
+//! move or a deletion is a hunk of its own, the links a move would break
+//! are rewritten by the engine as hunks that follow it, and decisions,
+//! saves, restarts and a crash between a save's steps keep the file in
+//! exactly one place.
+
+use std::path::Path;
+
+use redline::config::Limits;
+use redline::edits::{FileOp, Operation, ProposedEdit};
+use redline::hunks::triage::Rule;
+use redline::hunks::{DiffBundle, HunkLimits};
+use redline::project::{Project, View};
+use redline::review::Status;
+use redline::store::Store;
+use redline::workspace::{RunInfo, Workspace, WorkspaceError};
+
+const TARGET: &str = "Projects/Website Redesign.md";
+const MOVED: &str = "Archive/Website 2027.md";
+
+/// A vault with a note linked to in every form Obsidian knows.
+fn vault(root: &Path) {
+    let files = [
+        (
+            TARGET,
+            "---\ntags: [web]\n---\n# Website Redesign\n\n## Goals\n\nShip it.\n",
+        ),
+        (
+            "Daily/Monday.md",
+            "Met about [[Website Redesign]] and [[Website Redesign#Goals|the goals]].\n\
+             Also ![[Website Redesign]] embedded.\n\
+             `[[Website Redesign]]` in code stays.\n",
+        ),
+        (
+            "Daily/Tuesday.md",
+            "See [the plan](../Projects/Website%20Redesign.md) today.\n",
+        ),
+        (
+            "Index.md",
+            "---\nrelated: \"[[Website Redesign]]\"\n---\n# Index\n\nNothing else links here.\n",
+        ),
+        ("Unrelated.md", "# Unrelated\n\nNo links at all.\n"),
+    ];
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+fn open(root: &Path, data: &Path) -> Workspace {
+    let project = Project::open(root, Limits::default()).unwrap();
+    let store = Store::open(data, project.root()).unwrap();
+    Workspace::open(project, store).unwrap()
+}
+
+fn op(id: &str, path: &str, operation: Operation, new_path: Option<&str>) -> ProposedEdit {
+    ProposedEdit {
+        edit_id: id.into(),
+        file_path: path.into(),
+        operation,
+        start_line: 1,
+        end_line: None,
+        new_text: String::new(),
+        old_text: None,
+        expected_hash: None,
+        rationale: String::new(),
+        new_path: new_path.map(Into::into),
+    }
+}
+
+fn run(job: &str) -> RunInfo {
+    RunInfo {
+        session_id: Some("sess_1".into()),
+        job_id: job.into(),
+        instruction: "Rename Website Redesign to Website 2027 and archive it".into(),
+        seen: None,
+    }
+}
+
+fn read(root: &Path, path: &str) -> Option<String> {
+    std::fs::read_to_string(root.join(path)).ok()
+}
+
+fn propose_move(ws: &mut Workspace) -> DiffBundle {
+    let edits = [op("e_1", TARGET, Operation::Move, Some(MOVED))];
+    ws.propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap()
+        .1
+}
+
+fn status(ws: &Workspace, hunk: &str) -> Status {
+    let (path, i) = ws.review().find_hunk(hunk).unwrap();
+    ws.review().file(&path).unwrap().entries()[i].status
+}
+
+#[test]
+fn a_move_rewrites_every_link_form_and_lands_whole() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let before = read(root, TARGET).unwrap();
+    let mut ws = open(root, data.path());
+    let bundle = propose_move(&mut ws);
+
+    assert_eq!(bundle.file_ops.len(), 1);
+    let mv = &bundle.file_ops[0];
+    assert_eq!(mv.op, FileOp::Move { to: MOVED.into() });
+    assert!(
+        mv.patch.contains(&format!("rename from {TARGET}")),
+        "{}",
+        mv.patch
+    );
+    // Every file with a link to the note has hunks, and they follow the move.
+    let linked: Vec<&str> = bundle.files.iter().map(|f| f.file_path.as_str()).collect();
+    assert_eq!(linked, ["Daily/Monday.md", "Daily/Tuesday.md", "Index.md"]);
+    let link_hunks: Vec<String> = bundle
+        .files
+        .iter()
+        .flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.clone()))
+        .collect();
+    let mut followers = mv.followers.clone();
+    followers.sort();
+    let mut expected = link_hunks.clone();
+    expected.sort();
+    assert_eq!(followers, expected);
+    // Rewritten links resolve: none is flagged as dead.
+    for hunk in bundle.files.iter().flat_map(|f| &f.hunks) {
+        assert!(
+            hunk.flags.iter().all(|f| f.rule != Rule::DeadLink),
+            "{:?}",
+            hunk.flags
+        );
+    }
+
+    // One project view: the note is read at its new path, not at its old.
+    let overlay = ws.overlay();
+    let view = View::with(ws.project(), &overlay);
+    assert_eq!(view.read_text(MOVED).unwrap().text, before);
+    assert!(view.read_text(TARGET).is_err());
+    let tree: Vec<String> = ws
+        .tree("", false)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    assert!(tree.contains(&MOVED.to_owned()) && !tree.contains(&TARGET.to_owned()));
+    // Nothing reached the disk.
+    assert_eq!(read(root, TARGET).unwrap(), before);
+    assert!(read(root, MOVED).is_none());
+
+    let all: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    let applied = ws.apply(&bundle, &all, &mut |_| {}).unwrap();
+    assert!(applied.iter().all(|a| a.status == "applied"), "{applied:?}");
+    assert!(read(root, TARGET).is_none(), "no copy is left behind");
+    assert_eq!(read(root, MOVED).unwrap(), before, "the note moved whole");
+    assert_eq!(
+        read(root, "Daily/Monday.md").unwrap(),
+        "Met about [[Website 2027]] and [[Website 2027#Goals|the goals]].\n\
+         Also ![[Website 2027]] embedded.\n\
+         `[[Website Redesign]]` in code stays.\n"
+    );
+    assert_eq!(
+        read(root, "Daily/Tuesday.md").unwrap(),
+        "See [the plan](../Archive/Website%202027.md) today.\n"
+    );
+    assert!(
+        read(root, "Index.md")
+            .unwrap()
+            .contains("related: \"[[Website 2027]]\"")
+    );
+    assert_eq!(ws.review_progress(&bundle).pending, 0);
+    assert!(ws.review_progress(&bundle).saved);
+
+    // Undone and saved again: the note goes back where it was.
+    ws.decide_many(std::slice::from_ref(&mv.hunk_id), Status::Pending)
+        .unwrap();
+    ws.save(TARGET).unwrap();
+    assert_eq!(read(root, TARGET).unwrap(), before);
+    assert!(read(root, MOVED).is_none());
+}
+
+#[test]
+fn rejecting_the_move_rejects_its_links_and_accepting_a_link_accepts_the_move() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let mut ws = open(root, data.path());
+    let bundle = propose_move(&mut ws);
+    let mv = bundle.file_ops[0].hunk_id.clone();
+    let link = bundle.files[0].hunks[0].hunk_id.clone();
+
+    let decision = ws.decide(&link, Status::Accepted, None).unwrap();
+    assert!(decision.moves.iter().any(|m| m.hunk_id == mv));
+    assert_eq!(status(&ws, &mv), Status::Accepted);
+
+    let decision = ws.decide(&mv, Status::Rejected, None).unwrap();
+    for follower in &bundle.file_ops[0].followers {
+        assert_eq!(status(&ws, follower), Status::Rejected, "{follower}");
+        assert!(decision.moves.iter().any(|m| m.hunk_id == *follower));
+    }
+    // Undoing the reject brings the move and its links back as one step.
+    ws.decide(&mv, Status::Pending, None).unwrap();
+    assert_eq!(status(&ws, &mv), Status::Accepted);
+    assert_eq!(status(&ws, &link), Status::Accepted);
+
+    // Rejecting one link alone leaves the move and the other links as they are.
+    let other = bundle.files[1].hunks[0].hunk_id.clone();
+    ws.decide(&other, Status::Rejected, None).unwrap();
+    assert_eq!(status(&ws, &mv), Status::Accepted);
+}
+
+#[test]
+fn a_pending_move_survives_a_restart_and_a_crash_between_a_saves_steps() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let before = read(root, TARGET).unwrap();
+    let mv = {
+        let mut ws = open(root, data.path());
+        let bundle = propose_move(&mut ws);
+        bundle.file_ops[0].hunk_id.clone()
+    };
+    let mut ws = open(root, data.path());
+    assert_eq!(status(&ws, &mv), Status::Pending);
+    let overlay = ws.overlay();
+    assert_eq!(
+        View::with(ws.project(), &overlay)
+            .read_text(MOVED)
+            .unwrap()
+            .text,
+        before
+    );
+    ws.decide(&mv, Status::Accepted, None).unwrap();
+    drop(ws);
+    // A crash after the rename, before the store heard of it.
+    std::fs::create_dir_all(root.join("Archive")).unwrap();
+    std::fs::rename(root.join(TARGET), root.join(MOVED)).unwrap();
+    let mut ws = open(root, data.path());
+    let file = ws.review().file(TARGET).unwrap();
+    assert_eq!(
+        file.disk_path(),
+        Some(MOVED),
+        "the move is recorded as done"
+    );
+    let state = ws.file_content(MOVED).unwrap().state;
+    assert!(!state.conflict, "{state:?}");
+    // Saving again changes nothing: the note is already where it belongs.
+    ws.save(TARGET).unwrap();
+    assert_eq!(read(root, MOVED).unwrap(), before);
+    assert!(read(root, TARGET).is_none());
+}
+
+#[test]
+fn a_deletion_is_flagged_with_the_links_it_breaks_and_can_be_undone() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let before = read(root, TARGET).unwrap();
+    let mut ws = open(root, data.path());
+    let edits = [op("e_1", TARGET, Operation::DeleteFile, None)];
+    let bundle = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap()
+        .1;
+    let del = &bundle.file_ops[0];
+    assert_eq!(del.op, FileOp::Delete);
+    assert!(bundle.files.is_empty(), "a deletion rewrites no link");
+    let flag = del
+        .flags
+        .iter()
+        .find(|f| f.rule == Rule::DeletesLinkedNote)
+        .expect("flagged");
+    assert!(flag.reason.contains("5 links"), "{}", flag.reason);
+    let pending = ws.pending_hunks();
+    assert!(pending.iter().any(|p| p.hunk_id == del.hunk_id));
+
+    ws.decide(&del.hunk_id, Status::Accepted, None).unwrap();
+    ws.save(TARGET).unwrap();
+    assert!(read(root, TARGET).is_none());
+    ws.decide(&del.hunk_id, Status::Pending, None).unwrap();
+    ws.save(TARGET).unwrap();
+    assert_eq!(
+        read(root, TARGET).unwrap(),
+        before,
+        "restored byte for byte"
+    );
+}
+
+#[test]
+fn operations_that_cannot_be_done_are_refused_with_the_reason() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let mut ws = open(root, data.path());
+    let refused = |ws: &mut Workspace, edits: &[ProposedEdit]| -> String {
+        match ws.propose(&run("job_x"), edits, &HunkLimits::default()) {
+            Err(WorkspaceError::Edits(errors)) => errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+            other => panic!("not refused: {other:?}"),
+        }
+    };
+    let taken = refused(
+        &mut ws,
+        &[op("e_1", TARGET, Operation::Move, Some("Index.md"))],
+    );
+    assert!(taken.contains("already at `Index.md`"), "{taken}");
+    let no_path = refused(&mut ws, &[op("e_1", TARGET, Operation::Move, None)]);
+    assert!(no_path.contains("needs new_path"), "{no_path}");
+    let escape = refused(
+        &mut ws,
+        &[op("e_1", TARGET, Operation::Move, Some("../out.md"))],
+    );
+    assert!(escape.contains("e_1"), "{escape}");
+    let mut edit = op("e_2", TARGET, Operation::Replace, None);
+    edit.new_text = "x".into();
+    let both = refused(
+        &mut ws,
+        &[op("e_1", TARGET, Operation::DeleteFile, None), edit],
+    );
+    assert!(both.contains("lines of the file it deletes"), "{both}");
+    assert!(read(root, TARGET).is_some(), "nothing was touched");
+
+    propose_move(&mut ws);
+    let again = refused(
+        &mut ws,
+        &[op("e_1", MOVED, Operation::Move, Some("Elsewhere.md"))],
+    );
+    assert!(again.contains("already has a move"), "{again}");
+}
+
+#[test]
+fn a_follow_up_edits_a_moved_note_at_its_new_path() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let mut ws = open(root, data.path());
+    let first = propose_move(&mut ws);
+    let mut edit = op("e_1", MOVED, Operation::Replace, None);
+    edit.start_line = 8;
+    edit.new_text = "Ship it in 2027.".into();
+    let second = ws
+        .propose(&run("job_2"), &[edit], &HunkLimits::default())
+        .unwrap()
+        .1;
+    // Under review by the path it had; shown, with the edit, at its new one.
+    assert_eq!(second.files[0].file_path, TARGET);
+    let shown = ws.file_content(MOVED).unwrap();
+    assert!(shown.text.contains("Ship it in 2027."));
+    let all: Vec<String> = first
+        .hunk_ids()
+        .chain(second.hunk_ids())
+        .map(str::to_owned)
+        .collect();
+    ws.apply(&first, &all, &mut |_| {}).unwrap();
+    ws.apply(&second, &all, &mut |_| {}).unwrap();
+    assert!(read(root, TARGET).is_none());
+    assert!(read(root, MOVED).unwrap().contains("Ship it in 2027."));
+}
+
+#[test]
+fn a_hard_rollback_puts_a_saved_move_and_its_links_back() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let before: Vec<(String, Option<String>)> = [TARGET, MOVED, "Daily/Monday.md", "Index.md"]
+        .iter()
+        .map(|p| (p.to_string(), read(root, p)))
+        .collect();
+    let mut ws = open(root, data.path());
+    let edits = [op("e_1", TARGET, Operation::Move, Some(MOVED))];
+    let (checkpoint, bundle) = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap();
+    let all: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    ws.apply(&bundle, &all, &mut |_| {}).unwrap();
+    assert!(read(root, TARGET).is_none());
+
+    let report = ws
+        .rollback(
+            &checkpoint.checkpoint_id,
+            redline::checkpoints::RollbackMode::HardAll,
+            &[],
+        )
+        .unwrap();
+    assert!(
+        report.files.iter().all(|f| f.status != "kept"),
+        "{:?}",
+        report.files
+    );
+    for path in ws
+        .review()
+        .files()
+        .map(|f| f.path.clone())
+        .collect::<Vec<_>>()
+    {
+        ws.save(&path).unwrap();
+    }
+    for (path, text) in &before {
+        assert_eq!(&read(root, path), text, "{path}");
+    }
+}
+
+#[test]
+fn a_scoped_rollback_of_a_move_takes_its_links_with_it() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let mut ws = open(root, data.path());
+    let edits = [op("e_1", TARGET, Operation::Move, Some(MOVED))];
+    let (checkpoint, bundle) = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap();
+    let mv = bundle.file_ops[0].hunk_id.clone();
+    ws.rollback(
+        &checkpoint.checkpoint_id,
+        redline::checkpoints::RollbackMode::ScopedSelected,
+        std::slice::from_ref(&mv),
+    )
+    .unwrap();
+    assert_eq!(status(&ws, &mv), Status::Rejected);
+    for follower in &bundle.file_ops[0].followers {
+        assert_eq!(status(&ws, follower), Status::Rejected);
+    }
+    // Stored as decided: a restart keeps it.
+    drop(ws);
+    let ws = open(root, data.path());
+    for follower in &bundle.file_ops[0].followers {
+        assert_eq!(status(&ws, follower), Status::Rejected);
+    }
+}
