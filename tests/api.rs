@@ -1056,3 +1056,89 @@ async fn a_big_review_is_served_a_page_at_a_time_from_one_moment_and_applied_wit
         (json!(12), json!([]))
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_and_a_delete_from_the_file_tree_are_reviewed_before_anything_moves() {
+    let h = harness_on(twelve_notes, Protocol::OpenAiChat, Vec::new(), |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let root = h.vault.path();
+
+    // A move of a note eleven others link to: one job, the move and its links.
+    let job = door
+        .post(
+            "/api/files/op",
+            json!({ "path": "notes/n00.md", "op": { "kind": "move", "to": "archive/First.md" } }),
+        )
+        .await;
+    assert_eq!(job["status"], "awaiting_review");
+    assert_eq!(job["instruction"], "Move notes/n00.md to archive/First.md");
+    let mv = job["diff_bundle"]["file_ops"][0]["hunk_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        root.join("notes/n00.md").exists(),
+        "nothing moved before review"
+    );
+    let review = door.get("/api/review").await;
+    let group = &review["jobs"][0];
+    assert_eq!(group["source"], "files");
+    assert_eq!(group["hunks"][0]["hunk_id"], mv.as_str());
+    // The tree shows it at its new path, marked with where it came from.
+    let tree = door.get("/api/files?prefix=&changed=true").await;
+    let moved = tree
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["state"].get("op").is_some())
+        .unwrap();
+    assert_eq!(moved["path"], "archive/First.md");
+    assert_eq!(moved["state"]["op"]["from"], "notes/n00.md");
+
+    let job_id = job["job_id"].as_str().unwrap();
+    let all: Vec<String> = group["hunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["hunk_id"].as_str().unwrap().to_owned())
+        .collect();
+    let session = job["session_id"].as_str().unwrap();
+    let applied = door
+        .post(
+            "/api/agent/apply",
+            json!({ "session_id": session, "job_id": job_id, "accepted_hunk_ids": all }),
+        )
+        .await;
+    assert!(applied.to_string().contains("applied"), "{applied}");
+    assert!(!root.join("notes/n00.md").exists());
+    assert_eq!(
+        std::fs::read_to_string(root.join("archive/First.md")).unwrap(),
+        "# Note 0\n\nSee [[Atlas]] for more.\n"
+    );
+
+    // A target that is taken is refused, with the reason, and nothing is staged.
+    let (status, refused) = door
+        .call(
+            Method::POST,
+            "/api/files/op",
+            Some(json!({ "path": "notes/n01.md", "op": { "kind": "move", "to": "Meridian.md" } })),
+        )
+        .await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(
+        refused.to_string().contains("already at `Meridian.md`"),
+        "{refused}"
+    );
+
+    // A deletion of a note nothing links to: staged, not flagged, not done.
+    let job = door
+        .post(
+            "/api/files/op",
+            json!({ "path": "Meridian.md", "op": { "kind": "delete" } }),
+        )
+        .await;
+    let op = &job["diff_bundle"]["file_ops"][0];
+    assert_eq!(op["op"]["kind"], "delete", "{op}");
+    assert!(op.get("flags").is_none(), "{op}");
+    assert!(root.join("Meridian.md").exists());
+}

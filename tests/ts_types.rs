@@ -48,6 +48,7 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         Rollback,
         EditBuffer,
         FileRequest,
+        redline::api::FileOpRequest,
         Resolve,
         SettingsUpdate,
         // Queries.

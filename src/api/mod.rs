@@ -388,6 +388,12 @@ impl Api {
         Ok(self.runtime.accept_all_in_file(&req.path)?)
     }
 
+    /// Proposes moving (renaming) or deleting a file, with the link
+    /// rewrites a move brings; returns the job awaiting review.
+    pub async fn file_op(&self, req: FileOpRequest) -> Result<Job, ApiError> {
+        Ok(self.runtime.propose_file_op(&req.path, req.op).await?)
+    }
+
     /// Resolves a conflict with another program's change.
     pub fn resolve(&self, req: Resolve) -> Result<Resolved, ApiError> {
         Ok(self.runtime.resolve(&req.path, req.keep)?)

@@ -18,8 +18,8 @@ use ts_rs::TS;
 
 use super::{
     Api, ApiError, Apply, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Diff3Query,
-    EditBuffer, EventsQuery, FileQuery, FileRequest, JobQuery, ModelsQuery, PageQuery,
-    QuickOpenQuery, RenameSession, Resolve, Rollback, TreeQuery,
+    EditBuffer, EventsQuery, FileOpRequest, FileQuery, FileRequest, JobQuery, ModelsQuery,
+    PageQuery, QuickOpenQuery, RenameSession, Resolve, Rollback, TreeQuery,
 };
 use crate::jobs::RunRequest;
 use crate::settings::SettingsUpdate;
@@ -234,6 +234,9 @@ operations! {
     /// Accepts every pending hunk of a file.
     accept_all: POST "/api/files/accept_all" ((), (), BodyOf<FileRequest>) -> crate::workspace::FileContent =
         |api: Api, (), (), BodyOf(b)| async move { api.accept_all(b) };
+    /// Proposes moving (renaming) or deleting a file, reviewed like any proposal (links follow a move).
+    file_op: POST "/api/files/op" ((), (), BodyOf<FileOpRequest>) -> crate::jobs::Job =
+        |api: Api, (), (), BodyOf(b)| async move { api.file_op(b).await };
     /// Resolves a conflict with another program's change.
     resolve: POST "/api/files/resolve" ((), (), BodyOf<Resolve>) -> crate::workspace::Resolved =
         |api: Api, (), (), BodyOf(b)| async move { api.resolve(b) };

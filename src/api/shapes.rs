@@ -291,6 +291,16 @@ pub struct Diff3Query {
     pub file_path: String,
 }
 
+/// `POST /api/files/op`: move (rename) or delete a file, as a proposal to
+/// review.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct FileOpRequest {
+    /// The file, relative to the project root.
+    pub path: String,
+    /// What to do with it.
+    pub op: crate::edits::FileOp,
+}
+
 /// `POST /api/files/resolve`: which version of a conflicting file to keep.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Resolve {

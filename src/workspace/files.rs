@@ -144,6 +144,10 @@ pub struct PendingHunk {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<_>", optional)]
     pub flags: Vec<crate::hunks::triage::RiskFlag>,
+    /// For a move or deletion of the whole file, which (`line` is then 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub op: Option<FileOp>,
 }
 
 /// One file of the tree.
@@ -340,6 +344,7 @@ impl Workspace {
                         ),
                         pattern: None,
                         flags: Vec::new(),
+                        op: Some(op.op.clone()),
                     });
                 op.into_iter()
                     .chain(file.spans().into_iter().filter_map(move |span| {
@@ -353,6 +358,7 @@ impl Workspace {
                             preview: preview(&span.old, &span.now),
                             pattern: None,
                             flags: Vec::new(),
+                            op: None,
                         })
                     }))
             })
@@ -388,13 +394,19 @@ impl Workspace {
             files: Vec::new(),
             files_under: 0,
         };
-        let scope = self.project.resolve_dir(prefix)?;
+        // A folder that only files under review are in (a move's or a
+        // run's new folder) lists them.
+        let (scope, listed) = match self.project.resolve_dir(prefix) {
+            Ok(scope) => (scope, true),
+            Err(PathError::NotFound(_)) => (self.project.resolve(prefix)?, false),
+            Err(e) => return Err(e.into()),
+        };
         let skip = if scope.rel().is_empty() {
             0
         } else {
             scope.rel().len() + 1
         };
-        self.each_file(&scope, true, |path, size, state| {
+        self.each_file(&scope, listed, |path, size, state| {
             listing.files_under += 1;
             match path[skip..].split_once('/') {
                 // Sorted paths keep a folder's files together.

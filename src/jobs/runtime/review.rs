@@ -169,12 +169,22 @@ impl Runtime {
             }
             Err(_) => false,
         };
-        Ok(bundle
-            .files
+        // Moves and deletions belong to no pattern: they count as unflagged
+        // hunks when no rule flagged them.
+        let ops = bundle
+            .file_ops
             .iter()
-            .flat_map(|f| &f.hunks)
-            .filter(|h| pick(h) && wanted(&h.hunk_id))
-            .map(|h| h.hunk_id.clone())
+            .filter(|op| pattern.is_none() && op.flags.is_empty() && wanted(&op.hunk_id))
+            .map(|op| op.hunk_id.clone());
+        Ok(ops
+            .chain(
+                bundle
+                    .files
+                    .iter()
+                    .flat_map(|f| &f.hunks)
+                    .filter(|h| pick(h) && wanted(&h.hunk_id))
+                    .map(|h| h.hunk_id.clone()),
+            )
             .collect())
     }
 
@@ -425,6 +435,14 @@ fn triaged(group: &mut ReviewGroup, bundle: &DiffBundle) {
         .collect();
     let mut counts: HashMap<&str, (usize, BTreeSet<String>)> = HashMap::new();
     for pending in &mut group.hunks {
+        if let Some(op) = bundle
+            .file_ops
+            .iter()
+            .find(|o| o.hunk_id == pending.hunk_id)
+        {
+            pending.flags = op.flags.clone();
+            continue;
+        }
         let Some(hunk) = by_id.get(pending.hunk_id.as_str()) else {
             continue;
         };

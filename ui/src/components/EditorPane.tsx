@@ -131,6 +131,35 @@ export function EditorPane() {
           </>
         )}
       </div>
+      {file?.state.op && (
+        <div class="file-op" role="status" data-testid="file-op" data-status={file.state.op.status}>
+          {file.state.op.op.kind === "move" ? (
+            <span>
+              Moved from <strong>{file.state.op.from}</strong> to <strong>{file.state.op.op.to}</strong>
+            </span>
+          ) : (
+            <span>
+              <strong>{file.state.op.from}</strong> is deleted
+            </span>
+          )}
+          <span class="muted"> · {file.state.op.status}</span>
+          <span class="spacer" />
+          {file.state.op.status === "pending" ? (
+            <>
+              <button data-testid="file-op-accept" onClick={() => void decide("accepted", file.state.op!.hunk_id)}>
+                Accept
+              </button>
+              <button data-testid="file-op-reject" onClick={() => void decide("rejected", file.state.op!.hunk_id)}>
+                Reject
+              </button>
+            </>
+          ) : (
+            <button data-testid="file-op-undo" onClick={() => void decide("pending", file.state.op!.hunk_id)}>
+              Undo
+            </button>
+          )}
+        </div>
+      )}
       {file?.state.conflict && (
         <div class="conflict" role="alert" data-testid="conflict">
           <div class="conflict-head">

@@ -8,7 +8,7 @@ import { effect, signal } from "@preact/signals";
 import { memo } from "preact/compat";
 import { useEffect, useMemo } from "preact/hooks";
 import type { FolderEntry, Listing, TreeEntry } from "../api/types";
-import { openPath } from "../state/files";
+import { openPath, proposeFileOp } from "../state/files";
 import { dirtyPaths, openFile, tree } from "../state/store";
 import { listings, loadFolder, whole } from "../state/tree";
 import { useVisibleRows } from "./visibleRows";
@@ -37,12 +37,22 @@ const parentOf = (path: string) => (path.includes("/") ? path.slice(0, path.last
 
 /** The files with a working buffer by folder, and per folder the folders
  * they add (ones a run made, or not listed yet). */
-type Buffers = { files: Map<string, TreeEntry[]>; folders: Map<string, Set<string>> };
+type Buffers = { files: Map<string, TreeEntry[]>; folders: Map<string, Set<string>>; moved: Map<string, Set<string>> };
 
 function byFolder(changed: TreeEntry[]): Buffers {
   const files = new Map<string, TreeEntry[]>();
   const folders = new Map<string, Set<string>>();
+  // Per folder, the paths a move takes files from: a listing fetched before
+  // the move still has them.
+  const moved = new Map<string, Set<string>>();
   for (const e of changed) {
+    const from = e.state.op?.from;
+    if (from !== undefined && from !== e.path) {
+      const folder = parentOf(from);
+      const there = moved.get(folder);
+      if (there) there.add(from);
+      else moved.set(folder, new Set([from]));
+    }
     const parent = parentOf(e.path);
     const here = files.get(parent);
     if (here) here.push(e);
@@ -56,14 +66,14 @@ function byFolder(changed: TreeEntry[]): Buffers {
       inUp.add(above);
     }
   }
-  return { files, folders };
+  return { files, folders, moved };
 }
 
 /** Each folder's file rows, kept while its listing and its buffers are the
  * same objects: a vault-wide review has 20,000 changed files in a few
  * folders, and each folder listing that arrives would otherwise merge them
  * all again. */
-const fileRows = new Map<string, { listing: Listing | undefined; buffers: TreeEntry[] | undefined; rows: Row[] }>();
+const fileRows = new Map<string, { listing: Listing | undefined; buffers: TreeEntry[] | undefined; moved: Set<string> | undefined; rows: Row[] }>();
 
 /** The visible rows: each open folder's listing, with the files that have a
  * working buffer (their state is the newest, and a run may have made them)
@@ -80,17 +90,19 @@ function flatten(listed: ReadonlyMap<string, Listing>, buffers: Buffers, isOpen:
       if (isOpen(f.path)) walk(f.path, depth + 1);
     }
     const mine = buffers.files.get(path);
+    const moved = buffers.moved.get(path);
     let cached = fileRows.get(path);
-    if (!cached || cached.listing !== listing || cached.buffers !== mine) {
+    if (!cached || cached.listing !== listing || cached.buffers !== mine || cached.moved !== moved) {
       const newer = new Map((mine ?? []).map((e) => [e.path, e]));
-      const files = (listing?.files ?? []).map((e) => {
+      const listed = (listing?.files ?? []).filter((e) => newer.has(e.path) || !moved?.has(e.path));
+      const files = listed.map((e) => {
         const e2 = newer.get(e.path);
         newer.delete(e.path);
         return e2 ?? (e.state.under_review ? { ...e, state: { under_review: false, dirty: false, conflict: false, pending_hunks: [] } } : e);
       });
       files.push(...newer.values());
       if (newer.size > 0) files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      cached = { listing, buffers: mine, rows: files.map((entry) => ({ kind: "file", entry, depth })) };
+      cached = { listing, buffers: mine, moved, rows: files.map((entry) => ({ kind: "file", entry, depth })) };
       fileRows.set(path, cached);
     }
     for (const r of cached.rows) rows.push(r);
@@ -171,19 +183,77 @@ function FolderRow({ folder, depth, open }: { folder: FolderEntry; depth: number
   );
 }
 
+/** The file whose row shows the rename field, if any. */
+const renaming = signal<string | null>(null);
+
+/** The field that renames or moves a file: its whole path, edited in place.
+ * Enter proposes the move (for review), Escape leaves it. */
+function RenameField({ path, depth }: { path: string; depth: number }) {
+  const done = (to: string | null) => {
+    renaming.value = null;
+    const target = to?.trim();
+    if (target && target !== path) void proposeFileOp(path, { kind: "move", to: target });
+  };
+  return (
+    <input
+      class="tree-row tree-rename"
+      data-testid="tree-rename"
+      style={{ paddingLeft: `${20 + depth * 12}px` }}
+      value={path}
+      aria-label={`New path of ${path}`}
+      ref={(el) => {
+        if (el && document.activeElement !== el) {
+          el.focus();
+          // The name without its extension is what is usually changed.
+          const start = path.lastIndexOf("/") + 1;
+          const dot = path.lastIndexOf(".");
+          el.setSelectionRange(start, dot > start ? dot : path.length);
+        }
+      }}
+      onKeyDown={(e) => {
+        if (e.key === "Enter") done((e.target as HTMLInputElement).value);
+        if (e.key === "Escape") done(null);
+      }}
+      onBlur={() => done(null)}
+    />
+  );
+}
+
 const FileRow = memo(function FileRow({ entry, depth, active, dirty }: { entry: TreeEntry; depth: number; active: boolean; dirty: boolean }) {
+  if (renaming.value === entry.path) return <RenameField path={entry.path} depth={depth} />;
   const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
   const pending = entry.state.pending_hunks.length;
+  const op = entry.state.op;
+  // The file's own path: a pending move shows it at its new one.
+  const own = op?.from ?? entry.path;
+  const deleted = op?.op.kind === "delete" && op.status !== "rejected";
   return (
+    <div class={`tree-row tree-file${active ? " active" : ""}`} style={{ paddingLeft: `${20 + depth * 12}px` }}>
     <button
-      class={`tree-row tree-file${active ? " active" : ""}`}
-      style={{ paddingLeft: `${20 + depth * 12}px` }}
+      class="tree-open"
       data-testid="tree-file"
       data-path={entry.path}
       onClick={() => void openPath(entry.path)}
-      title={entry.path}
+      onKeyDown={(e) => {
+        if (e.key === "F2") {
+          e.preventDefault();
+          renaming.value = entry.path;
+        }
+        if (e.key === "Delete" && !deleted) void proposeFileOp(own, { kind: "delete" });
+      }}
+      title={op?.op.kind === "move" ? `${entry.path} (moved from ${op.from}, ${op.status})` : entry.path}
     >
-      <span class="name">{name}</span>
+      <span class={`name${deleted ? " deleted" : ""}`}>{name}</span>
+      {op?.op.kind === "move" && op.status !== "rejected" && (
+        <span class="badge badge-op" data-testid="moved-badge" title={`Moved from ${op.from}`}>
+          moved
+        </span>
+      )}
+      {deleted && (
+        <span class="badge badge-op" data-testid="deleted-badge" title="Deleted once accepted and saved">
+          deleted
+        </span>
+      )}
       {dirty && <span class="dirty" title="Unsaved changes" aria-label="unsaved">●</span>}
       {entry.state.conflict && <span class="badge badge-conflict" title="Changed on disk by another program">conflict</span>}
       {pending > 0 && (
@@ -192,5 +262,16 @@ const FileRow = memo(function FileRow({ entry, depth, active, dirty }: { entry: 
         </span>
       )}
     </button>
+      {active && !op && (
+        <span class="tree-actions">
+          <button class="mini" data-testid="tree-rename-button" title="Rename or move (F2): proposed for review, links follow" onClick={() => (renaming.value = entry.path)}>
+            ✎
+          </button>
+          <button class="mini" data-testid="tree-delete-button" title="Delete (Del): proposed for review" onClick={() => void proposeFileOp(own, { kind: "delete" })}>
+            ✕
+          </button>
+        </span>
+      )}
+    </div>
   );
 });

@@ -278,7 +278,7 @@ const ReviewItem = memo(function ReviewItem({ id, path, hunk, indent }: { id: st
       data-path={path}
       data-flagged={flags.length > 0 || undefined}
       title={flags.length > 0 ? `${path}\n${flags.map((f) => f.reason).join("\n")}` : path}
-      onClick={() => void openPath(path, id)}
+      onClick={() => void openPath(hunk?.op?.kind === "move" ? hunk.op.to : path, id)}
     >
       {flags.length > 0 && (
         <span class="flag" data-testid="hunk-flag">
@@ -288,7 +288,7 @@ const ReviewItem = memo(function ReviewItem({ id, path, hunk, indent }: { id: st
       {(indent || flags.length > 0) && <span class="where">{path.split("/").pop()}</span>}
       {hunk ? (
         <span class="preview" data-testid="hunk-preview">
-          <span class="line">{hunk.line}</span>
+          <span class="line">{hunk.op ? (hunk.op.kind === "move" ? "move" : "delete") : hunk.line}</span>
           <span class="ctx">{lead(hunk.preview.before)}</span>
           {hunk.preview.removed && <del>{hunk.preview.removed}</del>}
           {hunk.preview.added && <ins>{hunk.preview.added}</ins>}

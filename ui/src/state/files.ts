@@ -4,7 +4,7 @@
 
 import { batch } from "@preact/signals";
 import { api } from "../api/client";
-import type { FileContent, JobUpdated, PendingHunk, Selection, Status, TreeEntry } from "../api/types";
+import type { FileContent, FileOp, JobUpdated, PendingHunk, Selection, Status, TreeEntry } from "../api/types";
 import type { EditorController } from "../editor/controller";
 import { ask } from "./confirm";
 import { metrics } from "./metrics";
@@ -552,6 +552,19 @@ export async function saveAll() {
     saved += 1;
   }
   if (saved > 0) tell("info", `Saved ${saved} file(s)`);
+}
+
+/** Proposes moving (renaming) the file at `path`, or deleting it: a job of
+ * its own, reviewed like any proposal (the links a move breaks are
+ * rewritten as hunks that follow it); nothing moves before it is accepted. */
+export async function proposeFileOp(path: string, op: FileOp) {
+  const what = op.kind === "move" ? `Moving ${path} to ${op.to}` : `Deleting ${path}`;
+  const job = await attempt(what, () => api.fileOp({ path, op }));
+  if (!job) return;
+  const links = job.diff_bundle?.files.reduce((n, f) => n + f.hunks.length, 0) ?? 0;
+  tell("info", `${what}: proposed for review${links > 0 ? `, with ${links} link update(s)` : ""}`);
+  treeSoon();
+  if (op.kind === "move" && editor?.openPath === path) await openPath(op.to);
 }
 
 /** Ends a conflict, keeping `keep`; the other version goes into a checkpoint. */

@@ -53,6 +53,7 @@ export type { FileEdited } from "./FileEdited";
 export type { FileHits } from "./FileHits";
 export type { FileOp } from "./FileOp";
 export type { FileOpHunk } from "./FileOpHunk";
+export type { FileOpRequest } from "./FileOpRequest";
 export type { FileQuery } from "./FileQuery";
 export type { FileRequest } from "./FileRequest";
 export type { FileResolved } from "./FileResolved";

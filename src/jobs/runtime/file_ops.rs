@@ -1,0 +1,98 @@
+//! The user's own moves and deletions (from the file tree) go the agent's
+//! way: a job of their own, in a session named `files`, whose one step is a
+//! `propose_edits` call with the operation. The same checks refuse what
+//! cannot be done, the engine rewrites the links a move would break, and the
+//! user reviews it like any proposal — nothing moves before it is accepted.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::Runtime;
+use crate::agent::toolset::PROPOSE_EDITS;
+use crate::edits::FileOp;
+use crate::jobs::error::RuntimeError;
+use crate::jobs::{Job, JobStatus, RunRequest, ToolConfig};
+use crate::providers::driven::{DriveError, driven};
+
+/// The session and source name of the file tree's proposals.
+const FILES: &str = "files";
+
+impl Runtime {
+    /// Proposes moving (renaming) or deleting the file at `path` as the
+    /// user asked from the file tree: returns the job once its proposal is
+    /// staged (`awaiting_review`), with the link rewrites a move brings.
+    /// A refused operation (a file already at the target, a path the guard
+    /// refuses) is an `invalid` error saying why, and stages nothing.
+    pub async fn propose_file_op(&self, path: &str, op: FileOp) -> Result<Job, RuntimeError> {
+        let session = self.external_session(FILES)?;
+        let (instruction, edit) = match &op {
+            FileOp::Move { to } => (
+                format!("Move {path} to {to}"),
+                json!({ "file_path": path, "operation": "move", "new_path": to }),
+            ),
+            FileOp::Delete => (
+                format!("Delete {path}"),
+                json!({ "file_path": path, "operation": "delete_file" }),
+            ),
+        };
+        let (provider, driver) = driven(&format!("mcp:{FILES}"));
+        let job = self.run_driven(
+            RunRequest {
+                session_id: session.session_id,
+                instruction: instruction.clone(),
+                context_rows: Vec::new(),
+                tool_config: ToolConfig {
+                    max_tool_calls: Some(2),
+                },
+            },
+            Arc::new(provider),
+        )?;
+        let call = driver
+            .call(
+                PROPOSE_EDITS,
+                json!({ "edits": [edit], "summary": instruction }),
+            )
+            .await;
+        // A refused proposal leaves the job waiting for a next call: ending
+        // it (the driver dropped) fails it with nothing staged.
+        drop(driver);
+        if let Err(DriveError::Refused(message)) = call {
+            self.until_settled(&job.job_id).await;
+            return Err(RuntimeError::Invalid(message));
+        }
+        self.until_settled(&job.job_id).await;
+        let job = self.job(&job.job_id)?;
+        match job.status {
+            JobStatus::AwaitingReview => Ok(job),
+            status => Err(RuntimeError::Invalid(format!(
+                "the {} was not staged: the job ended {}{}",
+                if op == FileOp::Delete {
+                    "deletion"
+                } else {
+                    "move"
+                },
+                status.as_str(),
+                job.error
+                    .as_ref()
+                    .map(|e| format!(" ({})", e.message))
+                    .unwrap_or_default()
+            ))),
+        }
+    }
+
+    /// Waits until `job_id` no longer runs (it awaits review, or ended).
+    async fn until_settled(&self, job_id: &str) {
+        let mut cursor = 0;
+        for _ in 0..20 {
+            match self.events(job_id, cursor, 500).await {
+                Ok(page)
+                    if page.status == JobStatus::Queued || page.status == JobStatus::Running =>
+                {
+                    cursor = page.next_cursor
+                }
+                _ => return,
+            }
+        }
+    }
+}
