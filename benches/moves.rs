@@ -39,7 +39,7 @@ fn note_path(i: usize) -> String {
 /// Note `i`: a linker (in one of four forms), a mention, or neither.
 fn note(i: usize, n: usize) -> String {
     let step = n / LINKERS;
-    let body = if i % step == 0 && i / step < LINKERS {
+    let body = if i.is_multiple_of(step) && i / step < LINKERS {
         match (i / step) % 4 {
             0 => "See [[Atlas Plan]] for more.".to_owned(),
             1 => "Read [[Atlas Plan#Goals|the goals]] first.".to_owned(),
