@@ -18,6 +18,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher as _};
 
@@ -84,14 +85,29 @@ pub fn start(runtime: Runtime) -> Result<Watcher, WatchError> {
 /// queued, so a burst (an editor's save is several events) is one pass over
 /// distinct paths.
 fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<notify::Event>>) {
+    // Folders made in the last moments: a file moved into one may come
+    // with no paired rename.
+    let mut recent_dirs: Vec<(PathBuf, Instant)> = Vec::new();
     while let Ok(first) = rx.recv() {
         let mut paths = BTreeSet::new();
+        let mut moves = Vec::new();
         let mut rescan = false;
         for event in std::iter::once(first).chain(rx.try_iter()) {
             match event {
                 // Reads are events too (inotify's open and close-nowrite), and
                 // taking a change in reads the file: following them would loop.
                 Ok(event) if matches!(event.kind, notify::EventKind::Access(_)) => {}
+                Ok(event)
+                    if matches!(
+                        event.kind,
+                        notify::EventKind::Modify(notify::event::ModifyKind::Name(
+                            notify::event::RenameMode::Both
+                        ))
+                    ) && event.paths.len() == 2 =>
+                {
+                    moves.push((event.paths[0].clone(), event.paths[1].clone()));
+                }
+
                 Ok(event) => {
                     rescan |= event.need_rescan();
                     paths.extend(event.paths);
@@ -100,6 +116,46 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
                     tracing::warn!(error = %e, "file watcher");
                     rescan = true;
                 }
+            }
+        }
+        // A file moved into a folder made in the same moment has no paired
+        // rename (the folder was not watched yet): it is looked for by its
+        // name in the new folders.
+        let now = Instant::now();
+        recent_dirs.retain(|(_, at)| now.duration_since(*at) < RECENT);
+        recent_dirs.extend(
+            paths
+                .iter()
+                .filter(|p| p.is_dir())
+                .map(|p| (p.clone(), now)),
+        );
+        let paired: BTreeSet<&PathBuf> = moves.iter().map(|(from, _)| from).collect();
+        let mut found = Vec::new();
+        for from in paths.iter().filter(|p| !paired.contains(p) && !p.exists()) {
+            if let Some(to) = recent_dirs
+                .iter()
+                .find_map(|(dir, _)| named_within(dir, from))
+            {
+                found.push((from.clone(), to));
+            }
+        }
+        moves.extend(found);
+        // A rename another program made: a move Redline follows, or two
+        // changes like any other.
+        for (from, to) in moves {
+            let (Some(rel_from), Some(rel_to)) = (relative(root, &from), relative(root, &to))
+            else {
+                paths.extend([from, to]);
+                continue;
+            };
+            runtime.project().reindex(&rel_from);
+            runtime.project().reindex(&rel_to);
+            match runtime.external_move(&rel_from, &rel_to) {
+                Ok(true) => {
+                    paths.remove(&from);
+                    paths.remove(&to);
+                }
+                _ => paths.extend([from, to]),
             }
         }
         for path in paths {
@@ -133,6 +189,33 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
 }
 
 /// Fills the project's index (if it keeps one) and says how it went.
+/// How long a new folder is looked in for a file that left without a
+/// paired rename.
+const RECENT: Duration = Duration::from_secs(2);
+
+/// A file under the new folder `dir` (a few levels, a bounded number of
+/// entries) with the name `from` had.
+fn named_within(dir: &Path, from: &Path) -> Option<PathBuf> {
+    let name = from.file_name()?;
+    let mut folders = vec![(dir.to_path_buf(), 0)];
+    let mut seen = 0;
+    while let Some((folder, depth)) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).ok()?.flatten() {
+            seen += 1;
+            if seen > 1_000 {
+                return None;
+            }
+            let path = entry.path();
+            if path.is_dir() && depth < 4 {
+                folders.push((path, depth + 1));
+            } else if path.file_name() == Some(name) {
+                return Some(path);
+            }
+        }
+    }
+    None
+}
+
 fn fill_index(runtime: &Runtime) {
     let project = runtime.project();
     if let Some(index) = project.index() {

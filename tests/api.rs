@@ -1142,3 +1142,47 @@ async fn a_move_and_a_delete_from_the_file_tree_are_reviewed_before_anything_mov
     assert!(op.get("flags").is_none(), "{op}");
     assert!(root.join("Meridian.md").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_another_program_makes_is_a_move_and_a_review_moves_with_its_file() {
+    let h = harness(Protocol::OpenAiChat, vec![propose_alpha()], |_| {}).await;
+    let _watching = redline::watch::start(h.runtime.clone()).unwrap();
+    let door = Door::open(h.runtime.clone()).await;
+    let dir = h.vault.path();
+    let mut cursor = 0;
+
+    // A file Redline holds nothing for.
+    std::fs::rename(dir.join("notes/beta.md"), dir.join("notes/beta-2.md")).unwrap();
+    let events = door.feed_until(&mut cursor, "file.moved", None).await;
+    let moved = events.iter().find(|e| e["type"] == "file.moved").unwrap();
+    assert_eq!(moved["data"]["from"], "notes/beta.md");
+    assert_eq!(moved["data"]["to"], "notes/beta-2.md");
+    assert_eq!(moved["data"]["under_review"], false);
+
+    // A file with a pending hunk: its review goes with it.
+    let (_, job) = door.start("Final").await;
+    door.until(&job, "awaiting_review").await;
+    let before = door.get("/api/files/content?path=notes/alpha.md").await;
+    let pending = before["state"]["pending_hunks"].clone();
+    assert_eq!(pending.as_array().unwrap().len(), 1);
+    std::fs::create_dir_all(dir.join("archive")).unwrap();
+    std::fs::rename(dir.join("notes/alpha.md"), dir.join("archive/alpha.md")).unwrap();
+    let events = door.feed_until(&mut cursor, "file.moved", None).await;
+    let moved = events
+        .iter()
+        .find(|e| e["type"] == "file.moved" && e["data"]["to"] == "archive/alpha.md")
+        .unwrap();
+    assert_eq!(moved["data"]["under_review"], true);
+    assert!(
+        !events.iter().any(|e| e["type"] == "file.conflict"),
+        "a move is not a conflict: {events:?}"
+    );
+    let after = door.get("/api/files/content?path=archive/alpha.md").await;
+    assert_eq!(after["text"], before["text"]);
+    assert_eq!(after["state"]["pending_hunks"], pending);
+    assert_eq!(after["state"]["conflict"], false);
+    // Saved where it is now, hash-checked as before.
+    door.post("/api/files/save", json!({ "path": "archive/alpha.md" }))
+        .await;
+    assert!(!dir.join("notes/alpha.md").exists());
+}

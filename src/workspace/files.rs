@@ -626,6 +626,39 @@ impl Workspace {
         }))
     }
 
+    /// Takes in another program's move of `from` to `to` (a rename the
+    /// watcher saw): when the bytes at `to` are those Redline knew at
+    /// `from`, it is a move, not a deletion and a new file, and a file under
+    /// review keeps its review (pending hunks, unsaved edits, decisions) at
+    /// its new path. Returns whether the file was under review; `None` when
+    /// it is not a move Redline can follow (other bytes, a folder, a file
+    /// with a move or deletion of its own under review, or its target
+    /// under review): the two paths are then changes like any other.
+    pub fn external_move(&mut self, from: &str, to: &str) -> Result<Option<bool>, WorkspaceError> {
+        let from = self.project.resolve(from)?.rel().to_owned();
+        let to = self.project.resolve(to)?.rel().to_owned();
+        if self.review.file_of(&to).is_some() {
+            return Ok(None);
+        }
+        let Some(file) = self.review.file_of(&from) else {
+            return Ok(Some(false));
+        };
+        if file.op().is_some() || file.path != from {
+            return Ok(None);
+        }
+        let landed = self.project.disk_hash(&to)?;
+        if landed.is_none() || landed != file.disk_hash || self.project.disk_hash(&from)?.is_some()
+        {
+            return Ok(None);
+        }
+        let mut file = self.review.remove_file(&from).expect("under review");
+        file.path = to.clone();
+        self.review.insert_file(file);
+        self.store.remove_file(&from)?;
+        self.persist(&to)?;
+        Ok(Some(true))
+    }
+
     /// Resolves a conflict over `path` by keeping one version; the other is
     /// saved in a new checkpoint first.
     pub fn resolve(&mut self, path: &str, keep: Keep) -> Result<Resolved, WorkspaceError> {

@@ -367,6 +367,9 @@ pub enum FeedEvent {
     /// A folder changed on disk (or the watcher lost track): the tree under
     /// `path` should be listed again.
     TreeChanged(TreeChanged) = "tree.changed",
+    /// Another program moved (renamed) a file: the same bytes at a new
+    /// path. A file under review moved with its review.
+    Moved(FileMoved) = "file.moved",
     /// A job's status changed: any job's, Redline's own or an external
     /// agent's, so a window follows work it did not start (a proposal to
     /// review, a question to answer).
@@ -436,6 +439,18 @@ pub struct RollbackCompleted {
 pub struct TreeChanged {
     /// The folder, relative to the root (`""`: the whole project).
     pub path: String,
+}
+
+/// `file.moved`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct FileMoved {
+    /// Where the file was, relative to the root.
+    pub from: String,
+    /// Where it is now.
+    pub to: String,
+    /// Whether it was under review, and its review (pending hunks, unsaved
+    /// edits) moved with it.
+    pub under_review: bool,
 }
 
 /// `job.updated`.

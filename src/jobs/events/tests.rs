@@ -316,6 +316,11 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
         F::TreeChanged(TreeChanged {
             path: "Notes".into(),
         }),
+        F::Moved(FileMoved {
+            from: "a.md".into(),
+            to: "Archive/a.md".into(),
+            under_review: true,
+        }),
         F::JobUpdated(JobUpdated {
             job_id: "job_1".into(),
             session_id: "sess_1".into(),
@@ -337,6 +342,7 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
                 F::TreeChanged(_) => 8,
                 F::JobUpdated(_) => 9,
                 F::ReviewBatch(_) => 10,
+                F::Moved(_) => 11,
             };
             (i, e)
         })
@@ -415,7 +421,7 @@ fn every_job_event_round_trips_with_its_type_name() {
 fn every_feed_event_round_trips_with_its_type_name() {
     let samples = feed_samples();
     let positions: std::collections::BTreeSet<usize> = samples.iter().map(|s| s.0).collect();
-    assert_eq!(positions, (0..11).collect(), "one sample of each variant");
+    assert_eq!(positions, (0..12).collect(), "one sample of each variant");
     for (_, event) in samples {
         let json = serde_json::to_value(&event).unwrap();
         assert_eq!(json["type"], event.kind(), "{json}");

@@ -7,7 +7,7 @@ use super::Runtime;
 use crate::checkpoints::{RollbackMode, RollbackReport};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
-    FeedEvent, FileEdited, FileResolved, FileSaved, ReviewUpdated, RollbackCompleted,
+    FeedEvent, FileEdited, FileMoved, FileResolved, FileSaved, ReviewUpdated, RollbackCompleted,
 };
 use crate::workspace::{
     FileChange, FileContent, Keep, Listing, Resolved, TreeEntry, Workspace, WorkspaceError,
@@ -97,6 +97,23 @@ impl Runtime {
             }));
         self.settle(jobs);
         Ok(file)
+    }
+
+    /// Takes in another program's move of `from` to `to` (the watcher
+    /// calls this for a rename it saw). Announces `file.moved` and returns
+    /// `true` when it was a move Redline follows (see
+    /// [`Workspace::external_move`](crate::workspace::Workspace::external_move));
+    /// otherwise both paths are to be taken in as changes.
+    pub fn external_move(&self, from: &str, to: &str) -> Result<bool, RuntimeError> {
+        let Some(under_review) = self.ws().external_move(from, to)? else {
+            return Ok(false);
+        };
+        self.inner.feed.push(FeedEvent::Moved(FileMoved {
+            from: from.to_owned(),
+            to: to.to_owned(),
+            under_review,
+        }));
+        Ok(true)
     }
 
     /// Takes in a change another program made to `path` (the watcher calls

@@ -634,6 +634,12 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
           case "tree.changed":
             listingsSoon();
             break;
+          case "file.moved":
+            // Another program moved a file: the open one follows it.
+            ahead.delete(e.data.from);
+            listingsSoon();
+            if (e.data.from === editor?.openPath) void openPath(e.data.to);
+            break;
           case "review.batch":
             ahead.clear();
             if (editor?.openPath) reload = true;

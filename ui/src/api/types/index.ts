@@ -51,6 +51,7 @@ export type { FileContent } from "./FileContent";
 export type { FileDiff } from "./FileDiff";
 export type { FileEdited } from "./FileEdited";
 export type { FileHits } from "./FileHits";
+export type { FileMoved } from "./FileMoved";
 export type { FileOp } from "./FileOp";
 export type { FileOpHunk } from "./FileOpHunk";
 export type { FileOpRequest } from "./FileOpRequest";
