@@ -7,6 +7,11 @@
 //! killed in the middle, dozens of times: every note is whole, no temporary
 //! file outlives the next open, and that open completes the apply.
 //!
+//! A third child moves hundreds of notes between two folders (the links to
+//! them in index notes rewritten as hunks that follow the moves) and is
+//! killed in the middle: every note is in exactly one place, whole, and the
+//! next open and save put every note and link where the decisions say.
+//!
 //! The child is this test binary run again with `REDLINE_CRASH_CHILD` set.
 
 use std::io::{BufRead, BufReader};
@@ -145,6 +150,7 @@ fn crash_child_entry() {
         match std::env::var("REDLINE_CRASH_MODE").as_deref() {
             Ok("write") => writer(Path::new(root)),
             Ok("batch") => batch_child(Path::new(root), Path::new(data)),
+            Ok("moves") => moves_child(Path::new(root), Path::new(data)),
             _ => child(Path::new(root), Path::new(data)),
         }
     }
@@ -380,4 +386,146 @@ fn version_of(i: usize, text: &str) -> Option<Option<usize>> {
         return Some(None);
     }
     name.strip_prefix("Name ")?.parse().ok().map(Some)
+}
+
+/// Notes of the move trials.
+const MOVED_NOTES: usize = 300;
+
+/// Note `i` in folder `side` (`A` or `B`).
+fn moved_note(side: char, i: usize) -> String {
+    format!("{side}/note-{i:04}.md")
+}
+
+fn moved_text(i: usize) -> String {
+    format!("# Note {i}\n\nThe text of note {i}, which moves whole.\n")
+}
+
+/// Where note `i` is on disk: `Some(side)` in exactly one folder.
+fn side_of(root: &Path, i: usize) -> Option<char> {
+    let here: Vec<char> = ['A', 'B']
+        .into_iter()
+        .filter(|&side| root.join(moved_note(side, i)).exists())
+        .collect();
+    match here[..] {
+        [side] => Some(side),
+        _ => None,
+    }
+}
+
+/// The moves child: opens the workspace, saves every file under review (a
+/// cut-off apply's decided moves land), proposes moving every note to the
+/// other folder, accepts it all (the link hunks with it), says it is
+/// ready, and applies it.
+fn moves_child(root: &Path, data: &Path) -> ! {
+    let k: usize = std::env::var("REDLINE_CRASH_TRIAL")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut ws = open(root, data);
+    let under_review: Vec<String> = ws.review().files().map(|f| f.path.clone()).collect();
+    for outcome in ws.save_many(&under_review, &mut |_| {}).unwrap() {
+        outcome.unwrap();
+    }
+    let edits: Vec<ProposedEdit> = (0..MOVED_NOTES)
+        .map(|i| {
+            let side = side_of(root, i).expect("in one place");
+            let other = if side == 'A' { 'B' } else { 'A' };
+            ProposedEdit {
+                edit_id: format!("e_{i}"),
+                file_path: moved_note(side, i),
+                operation: Operation::Move,
+                start_line: 1,
+                end_line: None,
+                new_text: String::new(),
+                old_text: None,
+                expected_hash: None,
+                rationale: String::new(),
+                new_path: Some(moved_note(other, i)),
+            }
+        })
+        .collect();
+    let run = RunInfo {
+        job_id: format!("job_{k}"),
+        ..RunInfo::default()
+    };
+    let (_, bundle) = ws.propose(&run, &edits, &HunkLimits::default()).unwrap();
+    let accepted: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    ready();
+    let report = ws.apply(&bundle, &accepted, &mut |_| {}).unwrap();
+    assert!(report.iter().all(|f| f.status == "applied"));
+    println!("applied");
+    std::process::exit(0)
+}
+
+#[test]
+fn sigkill_while_notes_move_leaves_each_in_one_place_whole_and_its_links_right() {
+    let trials: usize = std::env::var("REDLINE_CRASH_TRIALS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12);
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root: PathBuf = vault.path().canonicalize().unwrap();
+    for side in ["A", "B", "Index"] {
+        std::fs::create_dir_all(root.join(side)).unwrap();
+    }
+    for i in 0..MOVED_NOTES {
+        std::fs::write(root.join(moved_note('A', i)), moved_text(i)).unwrap();
+    }
+    // Ten index notes, each linking thirty notes by path.
+    for x in 0..10 {
+        let links: String = (x * 30..x * 30 + 30)
+            .map(|i| format!("- [[A/note-{i:04}]]\n"))
+            .collect();
+        std::fs::write(root.join(format!("Index/{x}.md")), links).unwrap();
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
+    let mut split = 0;
+    for trial in 0..trials {
+        let mut child = spawn_child(&root, data.path(), "moves", trial);
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let ready = lines.any(|line| line.unwrap().ends_with("ready"));
+        assert!(ready, "trial {trial}: the child ended before its apply");
+        std::thread::sleep(Duration::from_millis(rng.random_range(0..400)));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let sides: Vec<char> = (0..MOVED_NOTES)
+            .map(|i| {
+                let side = side_of(&root, i)
+                    .unwrap_or_else(|| panic!("trial {trial}: note {i} is in two places or none"));
+                let text = std::fs::read_to_string(root.join(moved_note(side, i))).unwrap();
+                assert_eq!(text, moved_text(i), "trial {trial}: note {i} is not whole");
+                side
+            })
+            .collect();
+        split += usize::from(sides.iter().any(|&s| s != sides[0]));
+        // Opened and saved, every note and every link is where the
+        // decisions put them, and no temporary file is left.
+        let mut ws = open(&root, data.path());
+        let under_review: Vec<String> = ws.review().files().map(|f| f.path.clone()).collect();
+        for outcome in ws.save_many(&under_review, &mut |_| {}).unwrap() {
+            outcome.unwrap_or_else(|e| panic!("trial {trial}: {e}"));
+        }
+        drop(ws);
+        for side in ["A", "B", "Index"] {
+            assert_eq!(
+                leftovers(&root.join(side)),
+                0,
+                "trial {trial}: a temporary file was left"
+            );
+        }
+        for x in 0..10 {
+            let index = std::fs::read_to_string(root.join(format!("Index/{x}.md"))).unwrap();
+            for i in x * 30..x * 30 + 30 {
+                let side = side_of(&root, i).expect("in one place");
+                assert!(
+                    index.contains(&format!("[[{side}/note-{i:04}]]")),
+                    "trial {trial}: the link to note {i} does not follow it to {side}: {index}"
+                );
+            }
+        }
+    }
+    eprintln!(
+        "{trials} kills while {MOVED_NOTES} notes moved: {split} left the notes split between the folders; \
+         every note in one place and whole, every link following its note after the next open"
+    );
 }

@@ -432,3 +432,46 @@ fn a_scoped_rollback_of_a_move_takes_its_links_with_it() {
         assert_eq!(status(&ws, follower), Status::Rejected);
     }
 }
+
+#[test]
+fn a_moved_note_can_be_moved_again_and_a_kept_one_proposed_again() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let before = read(root, TARGET).unwrap();
+    let mut ws = open(root, data.path());
+    let first = propose_move(&mut ws);
+    let all: Vec<String> = first.hunk_ids().map(str::to_owned).collect();
+    ws.apply(&first, &all, &mut |_| {}).unwrap();
+
+    // Moved and saved: moved again from where it is now.
+    let again = [op("e_1", MOVED, Operation::Move, Some("Final/Website.md"))];
+    let (_, second) = ws
+        .propose(&run("job_2"), &again, &HunkLimits::default())
+        .unwrap();
+    let all: Vec<String> = second.hunk_ids().map(str::to_owned).collect();
+    ws.apply(&second, &all, &mut |_| {}).unwrap();
+    assert_eq!(read(root, "Final/Website.md").unwrap(), before);
+    assert!(read(root, MOVED).is_none() && read(root, TARGET).is_none());
+    assert_eq!(
+        read(root, "Daily/Tuesday.md").unwrap(),
+        "See [the plan](../Final/Website.md) today.\n"
+    );
+    // The first move's hunk is still known, as decided.
+    assert_eq!(status(&ws, &first.file_ops[0].hunk_id), Status::Accepted);
+
+    // A rejected deletion: the note can be proposed for deletion again.
+    let delete = [op("e_1", "Final/Website.md", Operation::DeleteFile, None)];
+    let (_, third) = ws
+        .propose(&run("job_3"), &delete, &HunkLimits::default())
+        .unwrap();
+    ws.apply(&third, &[], &mut |_| {}).unwrap();
+    let (_, fourth) = ws
+        .propose(&run("job_4"), &delete, &HunkLimits::default())
+        .unwrap();
+    let all: Vec<String> = fourth.hunk_ids().map(str::to_owned).collect();
+    ws.apply(&fourth, &all, &mut |_| {}).unwrap();
+    assert!(read(root, "Final/Website.md").is_none());
+    drop(ws);
+    open(root, data.path());
+}

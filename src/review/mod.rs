@@ -463,7 +463,18 @@ impl Review {
                 path,
             });
         }
-        let span = file.span_of(i)?;
+        let Some(span) = file.span_of(i) else {
+            // A retired move or deletion: decided, with no lines of its own.
+            return Some(HunkFate {
+                line: 0,
+                status: entry.status,
+                edited: false,
+                old: String::new(),
+                now: String::new(),
+                reason: entry.reason.clone(),
+                path,
+            });
+        };
         Some(HunkFate {
             line: span.line + 1,
             status: entry.status,

@@ -139,6 +139,40 @@ impl Review {
         Ok(())
     }
 
+    /// Retires the settled move or deletion of the file the working state
+    /// shows at `path` (one accepted and carried out, or rejected and not
+    /// carried out), so that another can be proposed: a moved file is under
+    /// review at its new path from then on. Its hunk stays in the log as
+    /// decided, with nothing left to undo on disk. Returns the path the file
+    /// was under review by, and the one it is now; `None` when there is
+    /// nothing to retire (no operation, or one still pending or not saved).
+    pub(crate) fn retire_op(&mut self, path: &str) -> Option<(String, String)> {
+        let file = self.file_at(path).or_else(|| self.files.get(path))?;
+        let op = file.op()?;
+        let status = file.entries()[op.entry].status;
+        let settled = match status {
+            Status::Accepted => op.done,
+            Status::Rejected => !op.done,
+            Status::Pending => false,
+        };
+        if !settled {
+            return None;
+        }
+        let key = file.path.clone();
+        let mut file = self.remove_file(&key).expect("under review");
+        if status == Status::Accepted {
+            match op_target(&file) {
+                Some(to) => file.path = to,
+                // A deleted file: nothing is left to review.
+                None => return Some((key, String::new())),
+            }
+        }
+        file.op = None;
+        let now = file.path.clone();
+        self.insert_file(file);
+        Some((key, now))
+    }
+
     /// Marks the hunks `followers` as following the move `hunk_id`: link
     /// rewrites that only make sense with it.
     pub(crate) fn follow(&mut self, hunk_id: &str, followers: &[String]) {
@@ -233,4 +267,9 @@ impl Review {
                 .is_empty(),
         }
     }
+}
+
+/// Where `file`'s operation takes it (`None`: a deletion).
+fn op_target(file: &FileReview) -> Option<String> {
+    file.op().and_then(|op| op.op.target()).map(str::to_owned)
 }

@@ -214,6 +214,19 @@ impl Workspace {
         edits: &[ProposedEdit],
         limits: &HunkLimits,
     ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
+        // A file moved (or kept) by a settled operation of an earlier job
+        // can be moved or deleted again.
+        for edit in edits.iter().filter(|e| e.operation.is_file_op()) {
+            let Ok(path) = self.project.resolve(&edit.file_path) else {
+                continue;
+            };
+            if let Some((was, now)) = self.review.retire_op(path.rel()) {
+                self.store.remove_file(&was)?;
+                if let Some(file) = self.review.file(&now) {
+                    self.store.save_file(file)?;
+                }
+            }
+        }
         let overlay = self.overlay();
         let view = View::with(&self.project, &overlay);
         let (mut proposals, mut ops) = match (prepare(view, edits), prepare_file_ops(view, edits)) {
