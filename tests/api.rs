@@ -1059,11 +1059,15 @@ async fn a_big_review_is_served_a_page_at_a_time_from_one_moment_and_applied_wit
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_move_and_a_delete_from_the_file_tree_are_reviewed_before_anything_moves() {
-    let h = harness_on(twelve_notes, Protocol::OpenAiChat, Vec::new(), |_| {}).await;
+    let linked = |dir: &std::path::Path| {
+        twelve_notes(dir);
+        std::fs::write(dir.join("index.md"), "- [[n00]]\n- [[n01]]\n").unwrap();
+    };
+    let h = harness_on(linked, Protocol::OpenAiChat, Vec::new(), |_| {}).await;
     let door = Door::open(h.runtime.clone()).await;
     let root = h.vault.path();
 
-    // A move of a note eleven others link to: one job, the move and its links.
+    // A move of a note another links to: one job, the move and its link.
     let job = door
         .post(
             "/api/files/op",
@@ -1083,7 +1087,17 @@ async fn a_move_and_a_delete_from_the_file_tree_are_reviewed_before_anything_mov
     let review = door.get("/api/review").await;
     let group = &review["jobs"][0];
     assert_eq!(group["source"], "files");
-    assert_eq!(group["hunks"][0]["hunk_id"], mv.as_str());
+    let hunk = |group: &Value, path: &str| -> Value {
+        group["hunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["path"] == path)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(hunk(group, "notes/n00.md")["hunk_id"], mv.as_str());
+    assert_eq!(hunk(group, "notes/n00.md")["op"]["kind"], "move");
     // The tree shows it at its new path, marked with where it came from.
     let tree = door.get("/api/files?prefix=&changed=true").await;
     let moved = tree
@@ -1094,6 +1108,27 @@ async fn a_move_and_a_delete_from_the_file_tree_are_reviewed_before_anything_mov
         .unwrap();
     assert_eq!(moved["path"], "archive/First.md");
     assert_eq!(moved["state"]["op"]["from"], "notes/n00.md");
+
+    // One link update rejected alone: the move is flagged for the link it leaves behind.
+    let link = hunk(group, "index.md")["hunk_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    door.post(
+        &format!("/api/agent/hunks/{link}/decide"),
+        json!({ "status": "rejected" }),
+    )
+    .await;
+    let flagged = door.get("/api/review").await;
+    let row = hunk(&flagged["jobs"][0], "notes/n00.md");
+    assert_eq!(row["hunk_id"], mv.as_str());
+    assert_eq!(row["flags"][0]["rule"], "dead_link", "{row}");
+    assert!(
+        row["flags"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("1 of its link updates was rejected")
+    );
 
     let job_id = job["job_id"].as_str().unwrap();
     let all: Vec<String> = group["hunks"]
@@ -1114,6 +1149,10 @@ async fn a_move_and_a_delete_from_the_file_tree_are_reviewed_before_anything_mov
     assert_eq!(
         std::fs::read_to_string(root.join("archive/First.md")).unwrap(),
         "# Note 0\n\nSee [[Atlas]] for more.\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("index.md")).unwrap(),
+        "- [[First]]\n- [[n01]]\n"
     );
 
     // A target that is taken is refused, with the reason, and nothing is staged.

@@ -475,3 +475,42 @@ fn a_moved_note_can_be_moved_again_and_a_kept_one_proposed_again() {
     drop(ws);
     open(root, data.path());
 }
+
+#[test]
+fn links_to_a_renamed_heading_follow_it() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let mut ws = open(root, data.path());
+    let mut edit = op("e_1", TARGET, Operation::Replace, None);
+    edit.start_line = 6;
+    edit.new_text = "## Objectives".into();
+    let (_, bundle) = ws
+        .propose(&run("job_1"), &[edit], &HunkLimits::default())
+        .unwrap();
+    let heading = bundle
+        .files
+        .iter()
+        .find(|f| f.file_path == TARGET)
+        .unwrap()
+        .hunks[0]
+        .clone();
+    let monday = bundle
+        .files
+        .iter()
+        .find(|f| f.file_path == "Daily/Monday.md")
+        .expect("the link to the heading is rewritten");
+    assert_eq!(heading.followers, vec![monday.hunks[0].hunk_id.clone()]);
+    let overlay = ws.overlay();
+    let text = View::with(ws.project(), &overlay)
+        .read_text("Daily/Monday.md")
+        .unwrap()
+        .text;
+    assert!(
+        text.contains("[[Website Redesign#Objectives|the goals]]"),
+        "{text}"
+    );
+    // Rejecting the heading's change takes the link's with it.
+    ws.decide(&heading.hunk_id, Status::Rejected, None).unwrap();
+    assert_eq!(status(&ws, &monday.hunks[0].hunk_id), Status::Rejected);
+}

@@ -77,6 +77,11 @@ pub struct Hunk {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<_>", optional)]
     pub flags: Vec<RiskFlag>,
+    /// The hunks of other files that follow it: the links the engine
+    /// rewrote because it renamed a heading. Rejecting it rejects them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<_>", optional)]
+    pub followers: Vec<String>,
 }
 
 /// The hunks of one file.
@@ -228,6 +233,7 @@ fn file_diff(file: &FileProposal, limits: &HunkLimits) -> FileDiff {
                 oversized_hunk: oversized,
                 pattern: None,
                 flags: Vec::new(),
+                followers: Vec::new(),
             });
         }
     }

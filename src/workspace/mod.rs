@@ -250,7 +250,12 @@ impl Workspace {
         };
         proposals.iter_mut().for_each(|p| key(&mut p.file_path));
         ops.iter_mut().for_each(|op| key(&mut op.file_path));
-        relinked.links.iter_mut().for_each(|(path, _, _)| key(path));
+        for (path, _, leader) in &mut relinked.links {
+            key(path);
+            if let relink::Leader::Heading(note, _) = leader {
+                key(note);
+            }
+        }
         proposals.sort_by(|a, b| a.file_path.cmp(&b.file_path));
         self.check_ops(&proposals, &ops, edits)?;
         let mut bundle = bundle_from(&proposals, limits, 1);
@@ -327,6 +332,9 @@ impl Workspace {
                     staged.stage(&run.job_id, &proposals, &bundle)?;
                     for op in &bundle.file_ops {
                         staged.follow(&op.hunk_id, &op.followers);
+                    }
+                    for hunk in bundle.files.iter().flat_map(|f| &f.hunks) {
+                        staged.follow(&hunk.hunk_id, &hunk.followers);
                     }
                     Ok::<_, ReviewError>(staged)
                 },
@@ -705,20 +713,35 @@ fn checkpoint_files(
 /// Puts on each move of `bundle` the hunks of the links it rewrote (and on
 /// each deletion its note's backlinks, as a flag), from `relinked`.
 fn follow_moves(bundle: &mut DiffBundle, relinked: &relink::Relinked) {
-    for (path, line, k) in &relinked.links {
-        let Some(diff) = bundle.files.iter().find(|d| d.file_path == *path) else {
-            continue;
-        };
-        let Some(hunk) = diff
+    /// The hunk of `bundle` whose new lines hold line `line` of `path`.
+    fn hunk_at(bundle: &DiffBundle, path: &str, line: usize) -> Option<(usize, usize)> {
+        let f = bundle.files.iter().position(|d| d.file_path == path)?;
+        let h = bundle.files[f]
             .hunks
             .iter()
-            .find(|h| h.new_start <= *line && *line < h.new_start + h.new_lines.max(1))
-        else {
+            .position(|h| h.new_start <= line && line < h.new_start + h.new_lines.max(1))?;
+        Some((f, h))
+    }
+    for (path, line, leader) in &relinked.links {
+        let Some((f, h)) = hunk_at(bundle, path, *line) else {
             continue;
         };
-        let followers = &mut bundle.file_ops[*k].followers;
-        if !followers.contains(&hunk.hunk_id) {
-            followers.push(hunk.hunk_id.clone());
+        let follower = bundle.files[f].hunks[h].hunk_id.clone();
+        let followers = match leader {
+            relink::Leader::Op(k) => &mut bundle.file_ops[*k].followers,
+            relink::Leader::Heading(note, at) => {
+                let Some((lf, lh)) = hunk_at(bundle, note, *at) else {
+                    continue;
+                };
+                if (lf, lh) == (f, h) {
+                    // A link in the same lines as the heading it follows.
+                    continue;
+                }
+                &mut bundle.files[lf].hunks[lh].followers
+            }
+        };
+        if !followers.contains(&follower) {
+            followers.push(follower);
         }
     }
     for (k, op) in bundle.file_ops.iter_mut().enumerate() {

@@ -11,17 +11,29 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::WorkspaceError;
 use crate::edits::{EditError, EditErrorKind, FileOp, FileOpProposal, FileProposal};
-use crate::links::{self, LinkIndex, LinkSettings, apply_edits};
+use crate::hunks::triage::markdown;
+use crate::links::{self, LinkIndex, LinkSettings, TextEdit, apply_edits};
 use crate::project::View;
 use crate::tools::search::{Query, find_matches};
 
-/// What the links of a proposal's moves and deletions come to.
+/// What a rewritten link follows: a move (its index in the proposal's
+/// operations), or the change of a heading (its note, and the heading's
+/// line in the proposed text, 0-based).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Leader {
+    /// A move of the proposal.
+    Op(usize),
+    /// A renamed heading.
+    Heading(String, usize),
+}
+
+/// What the links of a proposal's moves, deletions and renamed headings
+/// come to.
 #[derive(Debug, Default)]
 pub(super) struct Relinked {
     /// Each rewritten link: its file, its line in the proposed text
-    /// (0-based), and the index (in the proposal's operations) of the move
-    /// it serves.
-    pub links: Vec<(String, usize, usize)>,
+    /// (0-based), and what it follows.
+    pub links: Vec<(String, usize, Leader)>,
     /// Per operation, the links left alone because several notes answer to
     /// them (`file:line`).
     pub ambiguous: Vec<Vec<String>>,
@@ -44,7 +56,23 @@ pub(super) fn relink(
         backlinks: vec![0; ops.len()],
         ..Relinked::default()
     };
-    if ops.is_empty() {
+    let moving = ops.iter().any(|op| op.op.target().is_some());
+    // Headings the proposal renames; not alongside moves, whose rewrites of
+    // the same links would collide.
+    let headings: Vec<(String, String, String, usize)> = if moving {
+        Vec::new()
+    } else {
+        proposals
+            .iter()
+            .filter(|p| !p.created && p.file_path.to_ascii_lowercase().ends_with(".md"))
+            .flat_map(|p| {
+                renamed_headings(&p.base, &p.proposed)
+                    .into_iter()
+                    .map(|(old, new, line)| (p.file_path.clone(), old, new, line))
+            })
+            .collect()
+    };
+    if ops.is_empty() && headings.is_empty() {
         return Ok(out);
     }
     let mut names: BTreeSet<String> = BTreeSet::new();
@@ -54,6 +82,7 @@ pub(super) fn relink(
             names.insert(stem(to).to_owned());
         }
     }
+    names.extend(headings.iter().map(|h| stem(&h.0).to_owned()));
     let pattern = names
         .iter()
         .flat_map(|n| [literal(n), literal(&n.replace(' ', "%20"))])
@@ -77,6 +106,7 @@ pub(super) fn relink(
         .filter(|p| p.to_ascii_lowercase().ends_with(".md"))
         .collect();
     candidates.extend(ops.iter().map(|op| op.file_path.clone()));
+    candidates.extend(headings.iter().map(|h| h.0.clone()));
     let proposed: HashMap<String, usize> = proposals
         .iter()
         .enumerate()
@@ -103,6 +133,20 @@ pub(super) fn relink(
     });
     for (k, op) in ops.iter().enumerate() {
         out.backlinks[k] = index.backlinks(&op.file_path).len();
+    }
+    let mut rewrite = Rewrite {
+        texts: &texts,
+        proposed: &proposed,
+        proposals,
+        links: &mut out.links,
+    };
+    for (note, old, new, line) in &headings {
+        let plan = index.plan_heading_rename(note, old, new);
+        for (source, edits) in &plan.edits {
+            rewrite.apply(source, edits, |_| {
+                vec![Leader::Heading(note.clone(), *line)]
+            });
+        }
     }
     let moves: Vec<(&str, &str, usize)> = ops
         .iter()
@@ -136,32 +180,66 @@ pub(super) fn relink(
             out.ambiguous[k].push(at.clone());
         }
     }
+    let mut rewrite = Rewrite {
+        texts: &texts,
+        proposed: &proposed,
+        proposals,
+        links: &mut out.links,
+    };
     for (source, edits) in &plan.edits {
-        let Some((text, hash)) = texts.get(source) else {
-            continue;
-        };
-        let new_text = apply_edits(text, edits);
-        let mut shift: isize = 0;
-        for edit in edits {
+        let text = texts.get(source).map_or("", |(t, _)| t.as_str());
+        rewrite.apply(source, edits, |edit| {
             let served = links::parse(&text[edit.range.clone()])
                 .first()
                 .and_then(|link| index.resolve(link, source).file().and_then(move_of))
                 .or_else(|| move_of(source));
+            match served {
+                Some(k) => vec![Leader::Op(k)],
+                // A link whose name a moved note takes over: it serves them all.
+                None => moves.iter().map(|m| Leader::Op(m.2)).collect(),
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// Link edits applied to the proposal's notes, each recorded with what it
+/// follows.
+struct Rewrite<'a> {
+    /// Each candidate note's text as the proposal leaves it, and its hash.
+    texts: &'a HashMap<String, (String, Option<String>)>,
+    /// The index in `proposals` of each note the proposal already changes.
+    proposed: &'a HashMap<String, usize>,
+    proposals: &'a mut Vec<FileProposal>,
+    links: &'a mut Vec<(String, usize, Leader)>,
+}
+
+impl Rewrite<'_> {
+    /// Applies `edits` (of one plan) to `source`, recording each rewritten
+    /// link with what `leaders` says it follows.
+    fn apply(
+        &mut self,
+        source: &str,
+        edits: &[TextEdit],
+        leaders: impl Fn(&TextEdit) -> Vec<Leader>,
+    ) {
+        let Some((text, hash)) = self.texts.get(source) else {
+            return;
+        };
+        let new_text = apply_edits(text, edits);
+        let mut shift: isize = 0;
+        for edit in edits {
             let at = (edit.range.start as isize + shift) as usize;
             let line = line_of(&new_text, at);
-            match served {
-                Some(k) => out.links.push((source.clone(), line, k)),
-                // A link whose name a moved note takes over: it serves them all.
-                None => out
-                    .links
-                    .extend(moves.iter().map(|m| (source.clone(), line, m.2))),
+            for leader in leaders(edit) {
+                self.links.push((source.to_owned(), line, leader));
             }
             shift += edit.text.len() as isize - edit.range.len() as isize;
         }
-        match proposed.get(source) {
-            Some(&i) => proposals[i].proposed = new_text,
-            None => proposals.push(FileProposal {
-                file_path: source.clone(),
+        match self.proposed.get(source) {
+            Some(&i) => self.proposals[i].proposed = new_text,
+            None => self.proposals.push(FileProposal {
+                file_path: source.to_owned(),
                 created: false,
                 base: text.clone(),
                 base_file_hash: hash.clone(),
@@ -170,7 +248,35 @@ pub(super) fn relink(
             }),
         }
     }
-    Ok(out)
+}
+
+/// The headings `proposed` renames in `base`: when both have the same
+/// headings at the same levels in the same order (code blocks aside), each
+/// one whose text changed and whose old text is gone, with the line of its
+/// new text. Any other change of headings renames none.
+fn renamed_headings(base: &str, proposed: &str) -> Vec<(String, String, usize)> {
+    fn headings(text: &str) -> Vec<(usize, &str, usize)> {
+        let code = markdown::code_blocks(text);
+        text.split_inclusive('\n')
+            .enumerate()
+            .filter(|(i, _)| !code.iter().any(|block| block.contains(i)))
+            .filter_map(|(i, line)| {
+                let title = markdown::heading(line)?;
+                let level = line.len() - line.trim_start_matches('#').len();
+                Some((level, title, i))
+            })
+            .collect()
+    }
+    let (before, after) = (headings(base), headings(proposed));
+    if before.len() != after.len() || before.iter().zip(&after).any(|(a, b)| a.0 != b.0) {
+        return Vec::new();
+    }
+    before
+        .iter()
+        .zip(&after)
+        .filter(|(a, b)| a.1 != b.1 && !after.iter().any(|c| c.1 == a.1))
+        .map(|(a, b)| (a.1.to_owned(), b.1.to_owned(), b.2))
+        .collect()
 }
 
 /// The 0-based line of byte `at` of `text`.

@@ -9,7 +9,7 @@
 //! diff bundle.
 
 pub mod flags;
-mod markdown;
+pub(crate) mod markdown;
 pub mod patterns;
 
 use std::collections::BTreeSet;

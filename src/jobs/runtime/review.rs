@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::{EXTERNAL_AGENT, Runtime};
 use crate::agent::{Fate, ReviewNote};
+use crate::hunks::triage::{RiskFlag, Rule};
 use crate::hunks::{DiffBundle, Hunk};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
@@ -226,7 +227,14 @@ impl Runtime {
                     group.instruction = job.instruction;
                     order.push(job.created_at);
                     if let Some(bundle) = &job.diff_bundle {
-                        triaged(group, bundle);
+                        let ws = self.ws();
+                        let rejected = |hunk: &str| {
+                            ws.review().find_hunk(hunk).is_ok_and(|(path, i)| {
+                                ws.review().file(&path).expect("found").entries()[i].status
+                                    == Status::Rejected
+                            })
+                        };
+                        triaged(group, bundle, &rejected);
                     }
                 }
                 None => {
@@ -426,7 +434,7 @@ impl Runtime {
 
 /// Gives `group`'s pending hunks their pattern and flags from the job's
 /// `bundle`, and the group its patterns with their pending counts.
-fn triaged(group: &mut ReviewGroup, bundle: &DiffBundle) {
+fn triaged(group: &mut ReviewGroup, bundle: &DiffBundle, rejected: &dyn Fn(&str) -> bool) {
     let by_id: HashMap<&str, &Hunk> = bundle
         .files
         .iter()
@@ -441,6 +449,18 @@ fn triaged(group: &mut ReviewGroup, bundle: &DiffBundle) {
             .find(|o| o.hunk_id == pending.hunk_id)
         {
             pending.flags = op.flags.clone();
+            // A link update rejected on its own leaves its link behind.
+            let left = op.followers.iter().filter(|h| rejected(h)).count();
+            if left > 0 {
+                pending.flags.push(RiskFlag {
+                    rule: Rule::DeadLink,
+                    reason: format!(
+                        "{left} of its link updates {} rejected: accepted, it leaves {} pointing at the old path",
+                        if left == 1 { "was" } else { "were" },
+                        if left == 1 { "that link" } else { "those links" },
+                    ),
+                });
+            }
             continue;
         }
         let Some(hunk) = by_id.get(pending.hunk_id.as_str()) else {

@@ -49,4 +49,9 @@ pattern?: string,
 /**
  * Why it deserves a look (see [`triage::flags`]); empty when nothing does.
  */
-flags?: Array<RiskFlag>, };
+flags?: Array<RiskFlag>,
+/**
+ * The hunks of other files that follow it: the links the engine
+ * rewrote because it renamed a heading. Rejecting it rejects them.
+ */
+followers?: Array<string>, };
