@@ -105,7 +105,7 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
                         ))
                     ) && event.paths.len() == 2 =>
                 {
-                    moves.push((event.paths[0].clone(), event.paths[1].clone()));
+                    moves.push((event.paths[0].clone(), event.paths[1].clone(), true));
                 }
 
                 Ok(event) => {
@@ -129,28 +129,44 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
                 .filter(|p| p.is_dir())
                 .map(|p| (p.clone(), now)),
         );
-        let paired: BTreeSet<&PathBuf> = moves.iter().map(|(from, _)| from).collect();
+        let paired: BTreeSet<&PathBuf> = moves.iter().map(|(from, _, _)| from).collect();
         let mut found = Vec::new();
         for from in paths.iter().filter(|p| !paired.contains(p) && !p.exists()) {
             if let Some(to) = recent_dirs
                 .iter()
                 .find_map(|(dir, _)| named_within(dir, from))
             {
-                found.push((from.clone(), to));
+                found.push((from.clone(), to, false));
             }
         }
         moves.extend(found);
         // A rename another program made: a move Redline follows, or two
         // changes like any other.
-        for (from, to) in moves {
+        for (from, to, paired) in moves {
             let (Some(rel_from), Some(rel_to)) = (relative(root, &from), relative(root, &to))
             else {
                 paths.extend([from, to]);
                 continue;
             };
+            // A rename over a file that was there is a save (an editor's
+            // temporary file put in place), not a move.
+            // Not known while the index fills: then only a file under
+            // review is followed (its bytes say it moved).
+            // A file found in a new folder was not there before.
+            let there_before = match paired {
+                true => runtime
+                    .project()
+                    .index()
+                    .and_then(|index| index.with_files(|files| files.contains_key(&rel_to))),
+                false => Some(false),
+            };
             runtime.project().reindex(&rel_from);
             runtime.project().reindex(&rel_to);
-            match runtime.external_move(&rel_from, &rel_to) {
+            if there_before == Some(true) {
+                paths.extend([from, to]);
+                continue;
+            }
+            match runtime.external_move(&rel_from, &rel_to, there_before.is_none()) {
                 Ok(true) => {
                     paths.remove(&from);
                     paths.remove(&to);

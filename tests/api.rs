@@ -1189,6 +1189,10 @@ async fn a_move_another_program_makes_is_a_move_and_a_review_moves_with_its_file
     let door = Door::open(h.runtime.clone()).await;
     let dir = h.vault.path();
     let mut cursor = 0;
+    // What was where before a rename is the index's to say.
+    while !h.runtime.project().index().is_some_and(|i| i.ready()) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 
     // A file Redline holds nothing for.
     std::fs::rename(dir.join("notes/beta.md"), dir.join("notes/beta-2.md")).unwrap();

@@ -148,6 +148,11 @@ pub struct PendingHunk {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub op: Option<FileOp>,
+    /// For a move, the hunks that follow it (the links it rewrote), to be
+    /// listed under it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<_>", optional)]
+    pub followers: Vec<String>,
 }
 
 /// One file of the tree.
@@ -345,6 +350,7 @@ impl Workspace {
                         pattern: None,
                         flags: Vec::new(),
                         op: Some(op.op.clone()),
+                        followers: Vec::new(),
                     });
                 op.into_iter()
                     .chain(file.spans().into_iter().filter_map(move |span| {
@@ -359,6 +365,7 @@ impl Workspace {
                             pattern: None,
                             flags: Vec::new(),
                             op: None,
+                            followers: Vec::new(),
                         })
                     }))
             })
@@ -630,18 +637,24 @@ impl Workspace {
     /// watcher saw): when the bytes at `to` are those Redline knew at
     /// `from`, it is a move, not a deletion and a new file, and a file under
     /// review keeps its review (pending hunks, unsaved edits, decisions) at
-    /// its new path. Returns whether the file was under review; `None` when
+    /// its new path; with `only_under_review`, only a file under review is
+    /// followed. Returns whether the file was under review; `None` when
     /// it is not a move Redline can follow (other bytes, a folder, a file
     /// with a move or deletion of its own under review, or its target
     /// under review): the two paths are then changes like any other.
-    pub fn external_move(&mut self, from: &str, to: &str) -> Result<Option<bool>, WorkspaceError> {
+    pub fn external_move(
+        &mut self,
+        from: &str,
+        to: &str,
+        only_under_review: bool,
+    ) -> Result<Option<bool>, WorkspaceError> {
         let from = self.project.resolve(from)?.rel().to_owned();
         let to = self.project.resolve(to)?.rel().to_owned();
         if self.review.file_of(&to).is_some() {
             return Ok(None);
         }
         let Some(file) = self.review.file_of(&from) else {
-            return Ok(Some(false));
+            return Ok((!only_under_review).then_some(false));
         };
         if file.op().is_some() || file.path != from {
             return Ok(None);

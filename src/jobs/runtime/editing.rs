@@ -100,12 +100,19 @@ impl Runtime {
     }
 
     /// Takes in another program's move of `from` to `to` (the watcher
-    /// calls this for a rename it saw). Announces `file.moved` and returns
+    /// calls this for a rename it saw; `only_under_review` when it cannot
+    /// tell whether a file was at `to` before, so that only a file under
+    /// review, whose bytes tell, is followed). Announces `file.moved` and returns
     /// `true` when it was a move Redline follows (see
     /// [`Workspace::external_move`](crate::workspace::Workspace::external_move));
     /// otherwise both paths are to be taken in as changes.
-    pub fn external_move(&self, from: &str, to: &str) -> Result<bool, RuntimeError> {
-        let Some(under_review) = self.ws().external_move(from, to)? else {
+    pub fn external_move(
+        &self,
+        from: &str,
+        to: &str,
+        only_under_review: bool,
+    ) -> Result<bool, RuntimeError> {
+        let Some(under_review) = self.ws().external_move(from, to, only_under_review)? else {
             return Ok(false);
         };
         self.inner.feed.push(FeedEvent::Moved(FileMoved {

@@ -449,6 +449,7 @@ fn triaged(group: &mut ReviewGroup, bundle: &DiffBundle, rejected: &dyn Fn(&str)
             .find(|o| o.hunk_id == pending.hunk_id)
         {
             pending.flags = op.flags.clone();
+            pending.followers = op.followers.clone();
             // A link update rejected on its own leaves its link behind.
             let left = op.followers.iter().filter(|h| rejected(h)).count();
             if left > 0 {

@@ -118,15 +118,21 @@ export function ReviewList() {
  * (their first occurrences, or all of an opened one), then its other hunks
  * by file. Each hunk has one row at most. */
 function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<string, PendingHunk>, jobs: Job[], open: ReadonlySet<string>): Row[] {
-  type Bucket = { flagged: { path: string; hunk: string }[]; patterns: Map<string, { path: string; hunk: string }[]>; files: Map<string, string[]>; count: number };
+  type Item = { path: string; hunk: string };
+  type Bucket = { flagged: Item[]; moves: Item[]; patterns: Map<string, Item[]>; files: Map<string, string[]>; count: number };
+  // The link updates that follow a move are listed under it.
+  const following = new Map<string, Item[]>();
+  for (const h of info.values()) for (const f of h.followers ?? []) following.set(f, []);
   const byJob = new Map<string, Bucket>();
   for (const item of items) {
     const h = info.get(item.hunk);
     const job = h?.job_id ?? "";
     let b = byJob.get(job);
-    if (!b) byJob.set(job, (b = { flagged: [], patterns: new Map(), files: new Map(), count: 0 }));
+    if (!b) byJob.set(job, (b = { flagged: [], moves: [], patterns: new Map(), files: new Map(), count: 0 }));
     b.count++;
-    if (h?.flags?.length) b.flagged.push(item);
+    if (h?.op) b.moves.push(item);
+    else if (following.has(item.hunk)) following.get(item.hunk)!.push(item);
+    else if (h?.flags?.length) b.flagged.push(item);
     else if (h?.pattern) {
       const list = b.patterns.get(h.pattern);
       if (list) list.push(item);
@@ -152,6 +158,13 @@ function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<stri
     if (b.flagged.length > 0) {
       rows.push({ kind: "section", key: `${key}:flagged`, label: `Flagged · ${b.flagged.length.toLocaleString()}` });
       for (const f of b.flagged) rows.push({ kind: "hunk", id: f.hunk, path: f.path });
+    }
+    if (b.moves.length > 0) {
+      rows.push({ kind: "section", key: `${key}:moves`, label: `Moves and deletions · ${b.moves.length.toLocaleString()}` });
+      for (const m of b.moves) {
+        rows.push({ kind: "hunk", id: m.hunk, path: m.path });
+        for (const id of info.get(m.hunk)?.followers ?? []) for (const f of following.get(id) ?? []) rows.push({ kind: "hunk", id: f.hunk, path: f.path, indent: true });
+      }
     }
     const groups = (job?.patterns ?? []).filter((g) => b.patterns.has(g.pattern.pattern_id));
     if (groups.length > 0) rows.push({ kind: "section", key: `${key}:patterns`, label: `Patterns · ${groups.length}` });

@@ -38,4 +38,9 @@ flags?: Array<RiskFlag>,
 /**
  * For a move or deletion of the whole file, which (`line` is then 0).
  */
-op?: FileOp, };
+op?: FileOp,
+/**
+ * For a move, the hunks that follow it (the links it rewrote), to be
+ * listed under it.
+ */
+followers?: Array<string>, };
