@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Workspace, WorkspaceError};
 use crate::hunks::DiffBundle;
-use crate::project::{BatchWrite, text};
-use crate::review::{ReviewError, Status};
+use crate::project::{BatchWrite, Project, text};
+use crate::review::{FileReview, ReviewError, Status};
 use crate::store::StoreError;
 
 /// Where one job's review stands; see [`Workspace::review_progress`].
@@ -377,10 +377,7 @@ impl Workspace {
 /// wrote is looked for at its path and at the move's target, and an
 /// accepted deletion that happened is recorded. Returns whether anything
 /// changed (the caller stores it).
-pub(super) fn settle_op(
-    project: &crate::project::Project,
-    file: &mut crate::review::FileReview,
-) -> bool {
+pub(super) fn settle_op(project: &Project, file: &mut FileReview) -> bool {
     let Some(op) = file.op().cloned() else {
         return false;
     };

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{CheckpointKind, FileSnapshot};
 use crate::edits::FileOp;
-use crate::project::{PathError, ProjectPath, text};
+use crate::project::{PathError, Project, ProjectPath, text};
 use crate::review::preview::{HunkPreview, preview};
 use crate::review::{FileReview, ReviewError, Status};
 use crate::store::NewCheckpointFile;
@@ -275,10 +275,7 @@ fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState {
 }
 
 /// The hash of the file on disk where Redline keeps `file` now.
-fn disk_hash_of(
-    project: &crate::project::Project,
-    file: &FileReview,
-) -> Result<Option<String>, PathError> {
+fn disk_hash_of(project: &Project, file: &FileReview) -> Result<Option<String>, PathError> {
     match file.disk_path() {
         Some(at) => project.disk_hash(at),
         None => Ok(None),
