@@ -227,6 +227,8 @@ pub struct Review {
     /// puts them back as one step. Kept for this run of the program only;
     /// after a restart, undo sets the hunk back to pending.
     undo: HashMap<String, Arc<UndoStep>>,
+    /// The number of the latest undo step.
+    next_step: u64,
     /// Per target of a staged move, the file it moves (see [`op`]).
     moved_to: HashMap<String, String>,
     /// Per move, the link hunks that follow it (see [`op`]).
@@ -238,6 +240,8 @@ pub struct Review {
 /// of them.
 #[derive(Debug, Default)]
 struct UndoStep {
+    /// When it was made: steps undone together go back newest first.
+    seq: u64,
     moves: Vec<(String, Status, Status)>,
 }
 
@@ -260,6 +264,11 @@ impl Review {
     /// The files under review, by path.
     pub fn files(&self) -> impl Iterator<Item = &FileReview> {
         self.files.values()
+    }
+
+    fn next_step(&mut self) -> u64 {
+        self.next_step += 1;
+        self.next_step
     }
 
     fn next_id(&mut self) -> String {
@@ -514,8 +523,9 @@ impl Review {
             .iter()
             .map(|m| (m.hunk_id.clone(), m.from, m.to))
             .collect();
+        let seq = self.next_step();
         self.undo
-            .insert(hunk_id.to_owned(), Arc::new(UndoStep { moves }));
+            .insert(hunk_id.to_owned(), Arc::new(UndoStep { seq, moves }));
         Ok(decision)
     }
 
@@ -537,7 +547,10 @@ impl Review {
             by_file.entry(path).or_default().push(i);
         }
         let mut decisions = Vec::with_capacity(by_file.len());
-        let mut step = UndoStep::default();
+        let mut step = UndoStep {
+            seq: self.next_step(),
+            ..UndoStep::default()
+        };
         for (path, indexes) in by_file {
             let file = self.files.get_mut(&path).expect("found above");
             let mut before: BTreeMap<usize, Status> = BTreeMap::new();
@@ -593,26 +606,57 @@ impl Review {
                 None => plain.push(hunk.clone()),
             }
         }
-        let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
+        // Newest first, each step on the statuses the newer ones left: two
+        // steps over the same hunks come back to what was before both.
+        steps.sort_by_key(|step| std::cmp::Reverse(step.seq));
+        let mut now: BTreeMap<(String, usize), Status> = BTreeMap::new();
         for step in &steps {
             for (hunk, from, to) in &step.moves {
                 self.undo.remove(hunk);
                 let Ok((path, i)) = self.find_hunk(hunk) else {
                     continue;
                 };
-                if self.files[&path].entries()[i].status == *to {
-                    by_file.entry(path).or_default().push((i, *from));
+                let status = now
+                    .get(&(path.clone(), i))
+                    .copied()
+                    .unwrap_or(self.files[&path].entries()[i].status);
+                if status == *to {
+                    now.insert((path, i), *from);
                 }
             }
         }
+        let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
+        for ((path, i), status) in now {
+            if self.files[&path].entries()[i].status != status {
+                by_file.entry(path).or_default().push((i, status));
+            }
+        }
         let mut decisions = Vec::new();
+        let mut changed: Vec<(String, Status)> = Vec::new();
         for (path, moves) in by_file {
             let file = self.files.get_mut(&path).expect("found above");
-            decisions.push(decision(file, &moves));
+            let decided = decision(file, &moves);
+            changed.extend(decided.moves.iter().map(|m| (m.hunk_id.clone(), m.to)));
+            decisions.push(decided);
             file.set_statuses(&moves);
         }
-        for hunk in plain {
-            decisions.push(self.decide(&hunk, Status::Pending, None)?);
+        // A step undone while a later one stands on its hunks: what crosses
+        // files follows, so a link update never counts without its move
+        // (a rejection last, where the two disagree).
+        for status in [Status::Accepted, Status::Pending, Status::Rejected] {
+            let hunks: Vec<String> = changed
+                .iter()
+                .filter(|(_, s)| *s == status)
+                .map(|(h, _)| h.clone())
+                .collect();
+            let carried = self.carried_across(&hunks, status);
+            if !carried.is_empty() {
+                decisions.extend(self.decide_many(&carried, status)?);
+            }
+        }
+        if !plain.is_empty() {
+            // Back to pending, with what that carries across files.
+            decisions.extend(self.decide_many(&plain, Status::Pending)?);
         }
         Ok(decisions)
     }

@@ -213,32 +213,55 @@ impl Review {
     }
 
     /// The hunks in other files a decision setting `hunk_ids` to `status`
-    /// carries with them, transitively: rejecting a move rejects the link
-    /// hunks that follow it; accepting a link hunk accepts the moves it
-    /// follows. Not `hunk_ids` themselves; empty when nothing crosses files.
+    /// carries with them, transitively, so that a link update never counts
+    /// without its move: rejecting a move rejects the link hunks that follow
+    /// it; accepting a link hunk accepts the moves it follows; setting a
+    /// move back to pending does so to its accepted followers, and a link
+    /// hunk to pending does so to its rejected moves. Not `hunk_ids`
+    /// themselves; empty when nothing crosses files.
     pub fn carried_across(&self, hunk_ids: &[String], status: Status) -> Vec<String> {
+        let status_of = |hunk: &str| {
+            self.find_hunk(hunk)
+                .ok()
+                .map(|(path, i)| self.files[&path].entries()[i].status)
+        };
+        let followers = |hunk: &str| -> Vec<&str> {
+            self.followers
+                .get(hunk)
+                .map(|f| f.iter().map(String::as_str).collect())
+                .unwrap_or_default()
+        };
+        let leaders = |hunk: &str| -> Vec<&str> {
+            self.find_hunk(hunk)
+                .ok()
+                .map(|(path, i)| {
+                    self.files[&path].entries()[i]
+                        .follows
+                        .iter()
+                        .map(String::as_str)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         let mut seen: BTreeSet<&str> = hunk_ids.iter().map(String::as_str).collect();
         let mut todo: Vec<&str> = hunk_ids.iter().map(String::as_str).collect();
         let mut carried = Vec::new();
         while let Some(hunk) = todo.pop() {
             let next: Vec<&str> = match status {
-                Status::Rejected => self
-                    .followers
-                    .get(hunk)
-                    .map(|f| f.iter().map(String::as_str).collect())
-                    .unwrap_or_default(),
-                Status::Accepted => self
-                    .find_hunk(hunk)
-                    .ok()
-                    .map(|(path, i)| {
-                        self.files[&path].entries()[i]
-                            .follows
-                            .iter()
-                            .map(String::as_str)
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                Status::Pending => Vec::new(),
+                Status::Rejected => followers(hunk),
+                Status::Accepted => leaders(hunk),
+                Status::Pending => {
+                    let mut next: Vec<&str> = followers(hunk)
+                        .into_iter()
+                        .filter(|h| status_of(h) == Some(Status::Accepted))
+                        .collect();
+                    next.extend(
+                        leaders(hunk)
+                            .into_iter()
+                            .filter(|h| status_of(h) == Some(Status::Rejected)),
+                    );
+                    next
+                }
             };
             for other in next {
                 if seen.insert(other) && self.find_hunk(other).is_ok() {
@@ -254,18 +277,24 @@ impl Review {
     /// moves hunks of other files, so that it must go through
     /// [`Review::decide_many`] or [`Review::undo_many`].
     pub fn crosses_files(&self, hunk_id: &str, status: Status) -> bool {
-        match status {
-            Status::Pending => {
-                let Some(step) = self.undo.get(hunk_id) else {
-                    return false;
-                };
-                let path = self.hunks.get(hunk_id);
-                step.moves.iter().any(|(h, _, _)| self.hunks.get(h) != path)
-            }
-            _ => !self
-                .carried_across(&[hunk_id.to_owned()], status)
-                .is_empty(),
+        let linked = self.followers.contains_key(hunk_id)
+            || self
+                .find_hunk(hunk_id)
+                .is_ok_and(|(path, i)| !self.files[&path].entries()[i].follows.is_empty());
+        if linked {
+            // A move or a link update: what it carries depends on the other's
+            // status at the time.
+            return true;
         }
+        if status == Status::Pending
+            && let Some(step) = self.undo.get(hunk_id)
+        {
+            let path = self.hunks.get(hunk_id);
+            return step.moves.iter().any(|(h, _, _)| self.hunks.get(h) != path);
+        }
+        !self
+            .carried_across(&[hunk_id.to_owned()], status)
+            .is_empty()
     }
 }
 

@@ -612,3 +612,4 @@ fn shuffle(items: &mut [usize], seed: u64) {
 }
 
 mod migration;
+mod ops;
