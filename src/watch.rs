@@ -14,7 +14,7 @@
 //! the background when watching starts, told of every path that changed,
 //! and filled again after missed events.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -88,11 +88,26 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
     // Folders made in the last moments: a file moved into one may come
     // with no paired rename.
     let mut recent_dirs: Vec<(PathBuf, Instant)> = Vec::new();
-    while let Ok(first) = rx.recv() {
-        let mut paths = BTreeSet::new();
+    // Files under review that went away, and since when: held a moment in
+    // case the rename that moved them is reported after their going.
+    let mut held: HashMap<PathBuf, Instant> = HashMap::new();
+    loop {
+        let first = if held.is_empty() {
+            match rx.recv() {
+                Ok(event) => Some(event),
+                Err(_) => return,
+            }
+        } else {
+            match rx.recv_timeout(HOLD / 4) {
+                Ok(event) => Some(event),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+        };
+        let mut paths: BTreeSet<PathBuf> = held.keys().cloned().collect();
         let mut moves = Vec::new();
         let mut rescan = false;
-        for event in std::iter::once(first).chain(rx.try_iter()) {
+        for event in first.into_iter().chain(rx.try_iter()) {
             match event {
                 // Reads are events too (inotify's open and close-nowrite), and
                 // taking a change in reads the file: following them would loop.
@@ -107,7 +122,6 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
                 {
                     moves.push((event.paths[0].clone(), event.paths[1].clone(), true));
                 }
-
                 Ok(event) => {
                     rescan |= event.need_rescan();
                     paths.extend(event.paths);
@@ -140,8 +154,8 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
             }
         }
         moves.extend(found);
-        // A rename another program made: a move Redline follows, or two
-        // changes like any other.
+        // A rename another program made: a file under review moves with its
+        // review; any other is announced, and both paths are changes too.
         for (from, to, paired) in moves {
             let (Some(rel_from), Some(rel_to)) = (relative(root, &from), relative(root, &to))
             else {
@@ -149,31 +163,42 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
                 continue;
             };
             // A rename over a file that was there is a save (an editor's
-            // temporary file put in place), not a move.
-            // Not known while the index fills: then only a file under
-            // review is followed (its bytes say it moved).
-            // A file found in a new folder was not there before.
-            let there_before = match paired {
-                true => runtime
+            // temporary file put in place), not a move; a file found in a
+            // new folder was not there before.
+            let replaced = paired
+                && runtime
                     .project()
                     .index()
-                    .and_then(|index| index.with_files(|files| files.contains_key(&rel_to))),
-                false => Some(false),
-            };
+                    .and_then(|index| index.with_files(|files| files.contains_key(&rel_to)))
+                    .unwrap_or(true);
             runtime.project().reindex(&rel_from);
             runtime.project().reindex(&rel_to);
-            if there_before == Some(true) {
-                paths.extend([from, to]);
-                continue;
-            }
-            match runtime.external_move(&rel_from, &rel_to, there_before.is_none()) {
+            match runtime.external_move(&rel_from, &rel_to, replaced) {
                 Ok(true) => {
                     paths.remove(&from);
                     paths.remove(&to);
+                    held.remove(&from);
                 }
                 _ => paths.extend([from, to]),
             }
         }
+        // A file under review that went away with no move found is held a
+        // moment, then taken as gone.
+        let gone: Vec<PathBuf> = paths
+            .iter()
+            .filter(|p| !p.exists())
+            .filter(|p| relative(root, p).is_some_and(|rel| runtime.under_review(&rel)))
+            .cloned()
+            .collect();
+        for path in gone {
+            let since = *held.entry(path.clone()).or_insert(now);
+            if now.duration_since(since) < HOLD {
+                paths.remove(&path);
+            } else {
+                held.remove(&path);
+            }
+        }
+        held.retain(|path, _| !path.exists());
         for path in paths {
             let Some(rel) = relative(root, &path) else {
                 continue;
@@ -204,10 +229,13 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
     }
 }
 
-/// Fills the project's index (if it keeps one) and says how it went.
 /// How long a new folder is looked in for a file that left without a
 /// paired rename.
 const RECENT: Duration = Duration::from_secs(2);
+
+/// How long a file under review that went away waits for the rename that
+/// may have moved it before it is taken as gone.
+const HOLD: Duration = Duration::from_millis(300);
 
 /// A file under the new folder `dir` (a few levels, a bounded number of
 /// entries) with the name `from` had.

@@ -99,28 +99,37 @@ impl Runtime {
         Ok(file)
     }
 
-    /// Takes in another program's move of `from` to `to` (the watcher
-    /// calls this for a rename it saw; `only_under_review` when it cannot
-    /// tell whether a file was at `to` before, so that only a file under
-    /// review, whose bytes tell, is followed). Announces `file.moved` and returns
-    /// `true` when it was a move Redline follows (see
-    /// [`Workspace::external_move`](crate::workspace::Workspace::external_move));
-    /// otherwise both paths are to be taken in as changes.
+    /// Takes in another program's move of `from` to `to` (the watcher calls
+    /// this for a rename it saw; `replaced` when a file was at `to` before,
+    /// an editor's save through a temporary file). A file under review
+    /// moves with its review (see
+    /// [`Workspace::external_move`](crate::workspace::Workspace::external_move)):
+    /// returns `true`, and both paths are taken care of. Any other rename is
+    /// announced (unless `replaced`), and both paths are then to be taken in
+    /// as changes. Announces `file.moved`.
     pub fn external_move(
         &self,
         from: &str,
         to: &str,
-        only_under_review: bool,
+        replaced: bool,
     ) -> Result<bool, RuntimeError> {
-        let Some(under_review) = self.ws().external_move(from, to, only_under_review)? else {
-            return Ok(false);
+        let moved = self.ws().external_move(from, to)?;
+        let under_review = match moved {
+            Some(true) => true,
+            Some(false) if !replaced => false,
+            _ => return Ok(false),
         };
         self.inner.feed.push(FeedEvent::Moved(FileMoved {
             from: from.to_owned(),
             to: to.to_owned(),
             under_review,
         }));
-        Ok(true)
+        Ok(under_review)
+    }
+
+    /// Whether the file at `path` (or a move of it) is under review.
+    pub fn under_review(&self, path: &str) -> bool {
+        self.ws().review().file_of(path).is_some()
     }
 
     /// Takes in a change another program made to `path` (the watcher calls

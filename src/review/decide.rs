@@ -1,0 +1,281 @@
+//! Decisions: a hunk's status set, with what it carries in its file (its
+//! dependencies, see [`FileReview::plan`]) and across files (a move's link
+//! updates, see [`Review::carried_across`]), and undone as one step.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::{Decision, FileReview, HunkMove, Origin, Review, ReviewError, Status};
+
+/// The statuses one decision moved: each hunk, its status before and after.
+/// A decision on many hunks at once (a pattern) is one step, shared by all
+/// of them.
+#[derive(Debug, Default)]
+pub(super) struct UndoStep {
+    /// When it was made: steps undone together go back newest first.
+    pub(super) seq: u64,
+    pub(super) moves: Vec<(String, Status, Status)>,
+}
+
+impl Review {
+    /// What setting `hunk_id` to `status` would move, changing nothing.
+    pub fn plan(&self, hunk_id: &str, status: Status) -> Result<Decision, ReviewError> {
+        let (path, i) = self.find_hunk(hunk_id)?;
+        let file = &self.files[&path];
+        let moves = file.plan(i, status);
+        Ok(decision(file, &moves))
+    }
+
+    /// Sets a hunk's status, with the hunks that depend on it or that it
+    /// stands on as [`FileReview::plan`] says; the buffer follows. `reason`
+    /// is kept with the decided hunk (a reject's "why", for the next job).
+    pub fn decide(
+        &mut self,
+        hunk_id: &str,
+        status: Status,
+        reason: Option<&str>,
+    ) -> Result<Decision, ReviewError> {
+        let (path, i) = self.find_hunk(hunk_id)?;
+        let file = self.files.get_mut(&path).expect("found above");
+        let moves = file.plan(i, status);
+        let decision = decision(file, &moves);
+        file.set_statuses(&moves);
+        file.entry_mut(i).reason = reason.map(str::to_owned);
+        let moves = decision
+            .moves
+            .iter()
+            .map(|m| (m.hunk_id.clone(), m.from, m.to))
+            .collect();
+        let seq = self.next_step();
+        self.undo
+            .insert(hunk_id.to_owned(), Arc::new(UndoStep { seq, moves }));
+        Ok(decision)
+    }
+
+    /// Sets each of `hunk_ids` to `status` with what each carries (as
+    /// [`Review::decide`]), as one undo step: undoing any of them undoes
+    /// them all. Returns one decision per file, in path order.
+    pub fn decide_many(
+        &mut self,
+        hunk_ids: &[String],
+        status: Status,
+    ) -> Result<Vec<Decision>, ReviewError> {
+        // Moves and the link hunks that follow them go together.
+        let mut all = hunk_ids.to_vec();
+        all.extend(self.carried_across(hunk_ids, status));
+        let hunk_ids = &all[..];
+        let mut by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for hunk in hunk_ids {
+            let (path, i) = self.find_hunk(hunk)?;
+            by_file.entry(path).or_default().push(i);
+        }
+        let mut decisions = Vec::with_capacity(by_file.len());
+        let mut step = UndoStep {
+            seq: self.next_step(),
+            ..UndoStep::default()
+        };
+        for (path, indexes) in by_file {
+            let file = self.files.get_mut(&path).expect("found above");
+            let mut before: BTreeMap<usize, Status> = BTreeMap::new();
+            let mut hidden = Vec::new();
+            for i in indexes {
+                let moves = file.plan(i, status);
+                hidden.extend(file.user_text_hidden_by(&moves));
+                for &(j, _) in &moves {
+                    before.entry(j).or_insert(file.entries()[j].status);
+                }
+                file.set_statuses(&moves);
+                file.entry_mut(i).reason = None;
+            }
+            let entries = file.entries();
+            let moves: Vec<HunkMove> = before
+                .iter()
+                .map(|(&j, &from)| HunkMove {
+                    hunk_id: entries[j].hunk_id.clone().unwrap_or_default(),
+                    from,
+                    to: entries[j].status,
+                })
+                .collect();
+            step.moves
+                .extend(moves.iter().map(|m| (m.hunk_id.clone(), m.from, m.to)));
+            decisions.push(Decision {
+                path,
+                entry_ids: before.keys().map(|&j| entries[j].id.clone()).collect(),
+                moves,
+                hidden_user_text: hidden,
+            });
+        }
+        let step = Arc::new(step);
+        for hunk in hunk_ids {
+            self.undo.insert(hunk.clone(), Arc::clone(&step));
+        }
+        Ok(decisions)
+    }
+
+    /// Undoes the latest decisions on `hunk_ids`, each step once: a
+    /// pattern decided at once comes back at once. A hunk of a step that
+    /// was moved again since keeps where it is now; a hunk with no step
+    /// known goes back to pending. Returns one decision per file touched.
+    pub fn undo_many(&mut self, hunk_ids: &[String]) -> Result<Vec<Decision>, ReviewError> {
+        let mut steps: Vec<Arc<UndoStep>> = Vec::new();
+        let mut plain = Vec::new();
+        for hunk in hunk_ids {
+            self.find_hunk(hunk)?;
+            match self.undo.get(hunk) {
+                Some(step) if !steps.iter().any(|s| Arc::ptr_eq(s, step)) => {
+                    steps.push(Arc::clone(step))
+                }
+                Some(_) => {}
+                None => plain.push(hunk.clone()),
+            }
+        }
+        // Newest first, each step on the statuses the newer ones left: two
+        // steps over the same hunks come back to what was before both.
+        steps.sort_by_key(|step| std::cmp::Reverse(step.seq));
+        let mut now: BTreeMap<(String, usize), Status> = BTreeMap::new();
+        for step in &steps {
+            for (hunk, from, to) in &step.moves {
+                self.undo.remove(hunk);
+                let Ok((path, i)) = self.find_hunk(hunk) else {
+                    continue;
+                };
+                let status = now
+                    .get(&(path.clone(), i))
+                    .copied()
+                    .unwrap_or(self.files[&path].entries()[i].status);
+                if status == *to {
+                    now.insert((path, i), *from);
+                }
+            }
+        }
+        let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
+        for ((path, i), status) in now {
+            if self.files[&path].entries()[i].status != status {
+                by_file.entry(path).or_default().push((i, status));
+            }
+        }
+        let mut decisions = Vec::new();
+        let mut changed: Vec<(String, Status)> = Vec::new();
+        for (path, moves) in by_file {
+            let file = self.files.get_mut(&path).expect("found above");
+            let decided = decision(file, &moves);
+            changed.extend(decided.moves.iter().map(|m| (m.hunk_id.clone(), m.to)));
+            decisions.push(decided);
+            file.set_statuses(&moves);
+        }
+        // A step undone while a later one stands on its hunks: what crosses
+        // files follows, so a link update never counts without its move
+        // (a rejection last, where the two disagree).
+        for status in [Status::Accepted, Status::Pending, Status::Rejected] {
+            let hunks: Vec<String> = changed
+                .iter()
+                .filter(|(_, s)| *s == status)
+                .map(|(h, _)| h.clone())
+                .collect();
+            let carried = self.carried_across(&hunks, status);
+            if !carried.is_empty() {
+                decisions.extend(self.decide_many(&carried, status)?);
+            }
+        }
+        if !plain.is_empty() {
+            // Back to pending, with what that carries across files.
+            decisions.extend(self.decide_many(&plain, Status::Pending)?);
+        }
+        Ok(decisions)
+    }
+
+    /// Undoes the latest decision on `hunk_id`: every hunk it moved gets the
+    /// status it had before, as one step. When that decision is not known
+    /// (made before a restart) or a later one moved its hunks again, the
+    /// hunk is set back to pending instead.
+    pub fn undo(&mut self, hunk_id: &str) -> Result<Decision, ReviewError> {
+        let Some((path, moves)) = self.undo_moves(hunk_id)? else {
+            return self.decide(hunk_id, Status::Pending, None);
+        };
+        self.undo.remove(hunk_id);
+        let file = self.files.get_mut(&path).expect("found above");
+        let decision = decision(file, &moves);
+        file.set_statuses(&moves);
+        Ok(decision)
+    }
+
+    /// What [`Review::undo`] would move, changing nothing.
+    pub fn plan_undo(&self, hunk_id: &str) -> Result<Decision, ReviewError> {
+        match self.undo_moves(hunk_id)? {
+            Some((path, moves)) => Ok(decision(&self.files[&path], &moves)),
+            None => self.plan(hunk_id, Status::Pending),
+        }
+    }
+
+    /// The moves that undo the latest decision on `hunk_id`, while every
+    /// hunk it moved still has the status it gave it.
+    #[allow(clippy::type_complexity)]
+    fn undo_moves(
+        &self,
+        hunk_id: &str,
+    ) -> Result<Option<(String, Vec<(usize, Status)>)>, ReviewError> {
+        let (path, _) = self.find_hunk(hunk_id)?;
+        let Some(step) = self.undo.get(hunk_id) else {
+            return Ok(None);
+        };
+        if step
+            .moves
+            .iter()
+            .any(|(h, _, _)| self.hunks.get(h) != Some(&path))
+        {
+            // A step over many files is undone by `undo_many`.
+            return Ok(None);
+        }
+        let file = &self.files[&path];
+        let index = |h: &str| {
+            file.entries()
+                .iter()
+                .position(|e| e.hunk_id.as_deref() == Some(h))
+        };
+        let moves: Option<Vec<(usize, Status)>> = step
+            .moves
+            .iter()
+            .map(|(h, from, to)| {
+                let i = index(h)?;
+                (file.entries()[i].status == *to).then_some((i, *from))
+            })
+            .collect();
+        Ok(moves.map(|m| (path, m)))
+    }
+
+    /// Accepts every pending hunk of `path`; returns the moves.
+    pub fn accept_all_in_file(&mut self, path: &str) -> Result<Decision, ReviewError> {
+        let file = self
+            .files
+            .get_mut(path)
+            .ok_or_else(|| ReviewError::UnknownFile(path.to_owned()))?;
+        let moves: Vec<(usize, Status)> = file
+            .entries()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.origin == Origin::Agent && e.status == Status::Pending)
+            .map(|(i, _)| (i, Status::Accepted))
+            .collect();
+        let decision = decision(file, &moves);
+        file.set_statuses(&moves);
+        Ok(decision)
+    }
+}
+
+/// What `moves` does to `file`, described before it is done.
+fn decision(file: &FileReview, moves: &[(usize, Status)]) -> Decision {
+    let entries = file.entries();
+    Decision {
+        path: file.path.clone(),
+        moves: moves
+            .iter()
+            .map(|&(i, to)| HunkMove {
+                hunk_id: entries[i].hunk_id.clone().unwrap_or_default(),
+                from: entries[i].status,
+                to,
+            })
+            .collect(),
+        entry_ids: moves.iter().map(|&(i, _)| entries[i].id.clone()).collect(),
+        hidden_user_text: file.user_text_hidden_by(moves),
+    }
+}

@@ -1,0 +1,404 @@
+//! Staging a proposal: its edits checked against the working state, the
+//! links its moves and renamed headings break rewritten by the engine, its
+//! hunks diffed, triaged and staged on top of whatever is pending, and the
+//! checkpoint taken before it, stored together.
+
+use rayon::prelude::*;
+
+use super::{RunInfo, Workspace, WorkspaceError, relink};
+use crate::checkpoints::{Checkpoint, CheckpointKind, FileSnapshot};
+use crate::edits::{
+    EditError, EditErrorKind, FileOp, FileOpProposal, FileProposal, ProposedEdit, prepare,
+    prepare_file_ops,
+};
+use crate::hunks::triage::{JobContext, RiskFlag, Rule, assess};
+use crate::hunks::{DiffBundle, HunkLimits, bundle_from, file_op_hunks};
+use crate::project::{Project, View};
+use crate::review::{Review, ReviewError};
+use crate::store::{Header, NewCheckpointFile};
+
+impl Workspace {
+    /// Checks `edits` against the working state (so a proposal may stack on
+    /// pending hunks and unsaved edits), takes a checkpoint of every file
+    /// they touch, and stages the hunks for review, on top of whatever is
+    /// pending. Moves and deletions of whole files are hunks of their own;
+    /// the links a move would break are rewritten by the link engine as
+    /// hunks that follow it. Returns the checkpoint and the diff bundle.
+    pub fn propose(
+        &mut self,
+        run: &RunInfo,
+        edits: &[ProposedEdit],
+        limits: &HunkLimits,
+    ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
+        // A file moved (or kept) by a settled operation of an earlier job
+        // can be moved or deleted again.
+        for edit in edits.iter().filter(|e| e.operation.is_file_op()) {
+            let Ok(path) = self.project.resolve(&edit.file_path) else {
+                continue;
+            };
+            if let Some((was, now)) = self.review.retire_op(path.rel()) {
+                self.store.remove_file(&was)?;
+                if let Some(file) = self.review.file(&now) {
+                    self.store.save_file(file)?;
+                }
+            }
+        }
+        let overlay = self.overlay();
+        let view = View::with(&self.project, &overlay);
+        let (mut proposals, mut ops) = match (prepare(view, edits), prepare_file_ops(view, edits)) {
+            (Ok(proposals), Ok(ops)) => (proposals, ops),
+            (proposals, ops) => {
+                let mut errors = proposals.err().unwrap_or_default();
+                errors.extend(ops.err().unwrap_or_default());
+                errors.sort_by_key(|e| edits.iter().position(|x| x.edit_id == e.edit_id));
+                return Err(WorkspaceError::Edits(errors));
+            }
+        };
+        let mut relinked = relink::relink(&view, &ops, &mut proposals)?;
+        // A file the working state shows at a pending move's target is under
+        // review by the path it had.
+        let key = |path: &mut String| {
+            if self.review.file(path).is_none()
+                && let Some(file) = self.review.file_at(path)
+            {
+                *path = file.path.clone();
+            }
+        };
+        proposals.iter_mut().for_each(|p| key(&mut p.file_path));
+        ops.iter_mut().for_each(|op| key(&mut op.file_path));
+        for (path, _, leader) in &mut relinked.links {
+            key(path);
+            if let relink::Leader::Heading(note, _) = leader {
+                key(note);
+            }
+        }
+        proposals.sort_by(|a, b| a.file_path.cmp(&b.file_path));
+        self.check_ops(&proposals, &ops, edits)?;
+        let mut bundle = bundle_from(&proposals, limits, 1);
+        let count = (ops.len() + bundle.hunk_count()) as u64;
+        let first = self.store.reserve("hunk", count)?;
+        bundle.file_ops = file_op_hunks(&ops, first);
+        for (i, hunk) in bundle
+            .files
+            .iter_mut()
+            .flat_map(|f| &mut f.hunks)
+            .enumerate()
+        {
+            hunk.hunk_id = format!("h_{}", first + (ops.len() + i) as u64);
+        }
+        follow_moves(&mut bundle, &relinked);
+        bundle.job_id = Some(run.job_id.clone());
+        // The texts of files not under review are known now: the store
+        // takes them in while the hunks are triaged and staged.
+        let texts: Vec<&str> = proposals
+            .iter()
+            .filter(|p| self.review.file(&p.file_path).is_none())
+            .flat_map(|p| [(!p.created).then_some(p.base.as_str()), Some(&p.proposed)])
+            .chain(
+                ops.iter()
+                    .filter(|op| self.review.file(&op.file_path).is_none())
+                    .map(|op| Some(op.base.as_str())),
+            )
+            .flatten()
+            .collect();
+        let what = Header::new(
+            CheckpointKind::Run,
+            run.session_id.as_deref(),
+            Some(&run.job_id),
+            &run.instruction,
+        );
+        // The engine read the notes whose links it rewrote: the job did not
+        // need to.
+        let seen = run.seen.clone().map(|mut seen| {
+            seen.extend(relinked.links.iter().map(|(path, _, _)| path.clone()));
+            seen
+        });
+        let compute = || {
+            let job = JobContext {
+                instruction: &run.instruction,
+                seen: seen.as_ref(),
+            };
+            // Triage reads what staging reads: both at once, on two cores.
+            let (assessment, staged) = rayon::join(
+                || {
+                    assess(&proposals, &bundle, &job, || {
+                        let mut notes: Vec<String> = view
+                            .with_paths(|paths| paths.iter().map(|p| (*p).to_owned()).collect());
+                        // The project as it will be: moved notes at their
+                        // new paths, deleted ones gone, created ones there.
+                        notes.retain(|n| !ops.iter().any(|op| op.file_path == *n));
+                        notes.extend(
+                            ops.iter()
+                                .filter_map(|op| op.op.target().map(str::to_owned)),
+                        );
+                        notes.extend(
+                            proposals
+                                .iter()
+                                .filter(|p| p.created)
+                                .map(|p| p.file_path.clone()),
+                        );
+                        notes
+                    })
+                },
+                || {
+                    let mut staged = self.review.clone();
+                    let ids: Vec<String> =
+                        bundle.file_ops.iter().map(|h| h.hunk_id.clone()).collect();
+                    staged.stage_ops(&run.job_id, &ops, &ids)?;
+                    staged.stage(&run.job_id, &proposals, &bundle)?;
+                    for op in &bundle.file_ops {
+                        staged.follow(&op.hunk_id, &op.followers);
+                    }
+                    for hunk in bundle.files.iter().flat_map(|f| &f.hunks) {
+                        staged.follow(&hunk.hunk_id, &hunk.followers);
+                    }
+                    Ok::<_, ReviewError>(staged)
+                },
+            );
+            assessment.mark(&mut bundle);
+            let staged = staged?;
+            let mut files =
+                checkpoint_files(&self.project, &self.review, &proposals, &bundle, &staged)?;
+            files.extend(op_checkpoint_files(
+                &self.project,
+                &self.review,
+                &ops,
+                &proposals,
+            )?);
+            // A move or deletion is rolled back by the checkpoint of its file.
+            for op in &bundle.file_ops {
+                if let Some(file) = files.iter_mut().find(|f| f.path == op.file_path) {
+                    file.hunk_ids.insert(0, op.hunk_id.clone());
+                }
+            }
+            Ok::<_, WorkspaceError>(((staged, bundle), files))
+        };
+        let (checkpoint, (staged, bundle)) =
+            self.store
+                .add_proposal(&what, &texts, compute, |(staged, _)| {
+                    let mut paths: Vec<&str> =
+                        proposals.iter().map(|p| p.file_path.as_str()).collect();
+                    paths.extend(
+                        ops.iter()
+                            .map(|op| op.file_path.as_str())
+                            .filter(|p| !proposals.iter().any(|x| x.file_path == *p)),
+                    );
+                    paths
+                        .into_iter()
+                        .map(|p| staged.file(p).expect("staged"))
+                        .collect()
+                })?;
+        self.review = staged;
+        Ok((checkpoint, bundle))
+    }
+
+    /// Refuses what a proposal's moves and deletions cannot go with: line
+    /// edits of a file it deletes, a file created where one moves to, and a
+    /// second operation on a file that has one under review.
+    fn check_ops(
+        &self,
+        proposals: &[FileProposal],
+        ops: &[FileOpProposal],
+        edits: &[ProposedEdit],
+    ) -> Result<(), WorkspaceError> {
+        let mut errors = Vec::new();
+        let fail = |op: &FileOpProposal, why: String| EditError {
+            edit_id: op.edit_id.clone(),
+            file_path: op.file_path.clone(),
+            kind: EditErrorKind::Invalid(why),
+        };
+        for op in ops {
+            if self
+                .review
+                .file(&op.file_path)
+                .is_some_and(|f| f.op().is_some())
+            {
+                errors.push(fail(
+                    op,
+                    ReviewError::OpStaged(op.file_path.clone()).to_string(),
+                ));
+            }
+            for p in proposals {
+                if op.op == FileOp::Delete && p.file_path == op.file_path {
+                    errors.push(fail(
+                        op,
+                        "the same proposal edits the lines of the file it deletes; drop one or the other".into(),
+                    ));
+                } else if p.created && op.op.target() == Some(p.file_path.as_str()) {
+                    errors.push(fail(
+                        op,
+                        format!(
+                            "the same proposal creates a file at `{}`, where this moves the file",
+                            p.file_path
+                        ),
+                    ));
+                }
+            }
+        }
+        if errors.is_empty() {
+            return Ok(());
+        }
+        errors.sort_by_key(|e| edits.iter().position(|x| x.edit_id == e.edit_id));
+        Err(WorkspaceError::Edits(errors))
+    }
+}
+
+/// What a run's checkpoint records of each file of `proposals`: its text
+/// before, what was proposed, and how to take each hunk of `bundle` back
+/// out of `staged` (`review` is the review before).
+fn checkpoint_files(
+    project: &Project,
+    review: &Review,
+    proposals: &[FileProposal],
+    bundle: &DiffBundle,
+    staged: &Review,
+) -> Result<Vec<NewCheckpointFile>, WorkspaceError> {
+    // A file not under review was just read to make its proposal: its
+    // snapshot is that text, not a second read of the disk.
+    let snapshots = proposals
+        .iter()
+        .map(|p| match review.file(&p.file_path) {
+            Some(_) => FileSnapshot::take(project, review, &p.file_path),
+            None if p.created => Ok(FileSnapshot::of_text(None, None)),
+            None => Ok(FileSnapshot::of_text(
+                Some(p.base.clone()),
+                p.base_file_hash.clone(),
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(proposals
+        .par_iter()
+        .zip(snapshots)
+        .zip(&bundle.files)
+        .map(|((proposal, snapshot), diff)| {
+            let file = staged.file(&proposal.file_path).expect("staged");
+            let reverse_patches = diff
+                .hunks
+                .iter()
+                .filter_map(|h| {
+                    let i = file
+                        .entries()
+                        .iter()
+                        .position(|e| e.hunk_id.as_deref() == Some(&h.hunk_id))?;
+                    file.patch(i, true)
+                })
+                .collect();
+            NewCheckpointFile {
+                path: proposal.file_path.clone(),
+                snapshot,
+                proposed: Some(proposal.proposed.clone()),
+                hunk_ids: diff.hunks.iter().map(|h| h.hunk_id.clone()).collect(),
+                reverse_patches,
+            }
+        })
+        .collect())
+}
+
+/// Puts on each move of `bundle` the hunks of the links it rewrote (and on
+/// each deletion its note's backlinks, as a flag), from `relinked`.
+fn follow_moves(bundle: &mut DiffBundle, relinked: &relink::Relinked) {
+    /// The hunk of `bundle` whose new lines hold line `line` of `path`.
+    fn hunk_at(bundle: &DiffBundle, path: &str, line: usize) -> Option<(usize, usize)> {
+        let f = bundle.files.iter().position(|d| d.file_path == path)?;
+        let h = bundle.files[f]
+            .hunks
+            .iter()
+            .position(|h| h.new_start <= line && line < h.new_start + h.new_lines.max(1))?;
+        Some((f, h))
+    }
+    for (path, line, leader) in &relinked.links {
+        let Some((f, h)) = hunk_at(bundle, path, *line) else {
+            continue;
+        };
+        let follower = bundle.files[f].hunks[h].hunk_id.clone();
+        let followers = match leader {
+            relink::Leader::Op(k) => &mut bundle.file_ops[*k].followers,
+            relink::Leader::Heading(note, at) => {
+                let Some((lf, lh)) = hunk_at(bundle, note, *at) else {
+                    continue;
+                };
+                if (lf, lh) == (f, h) {
+                    // A link in the same lines as the heading it follows.
+                    continue;
+                }
+                &mut bundle.files[lf].hunks[lh].followers
+            }
+        };
+        if !followers.contains(&follower) {
+            followers.push(follower);
+        }
+    }
+    for (k, op) in bundle.file_ops.iter_mut().enumerate() {
+        op.ambiguous_links = relinked.ambiguous[k].clone();
+        let links = relinked.backlinks[k];
+        if op.op == FileOp::Delete && links > 0 {
+            op.flags.push(RiskFlag {
+                rule: Rule::DeletesLinkedNote,
+                reason: format!(
+                    "deletes a note that {links} link{} elsewhere point{} to; they will be broken",
+                    if links == 1 { "" } else { "s" },
+                    if links == 1 { "s" } else { "" },
+                ),
+            });
+        }
+        if !op.ambiguous_links.is_empty() {
+            op.flags.push(RiskFlag {
+                rule: Rule::DeadLink,
+                reason: format!(
+                    "{} link{} that several notes answer to {} left as written: check {}",
+                    op.ambiguous_links.len(),
+                    if op.ambiguous_links.len() == 1 {
+                        ""
+                    } else {
+                        "s"
+                    },
+                    if op.ambiguous_links.len() == 1 {
+                        "is"
+                    } else {
+                        "are"
+                    },
+                    op.ambiguous_links.join(", "),
+                ),
+            });
+        }
+    }
+}
+
+/// What a run's checkpoint records of each file of `ops` that no line
+/// change of the proposal already records: its text before, where it was;
+/// and, for a move, that nothing was at its target.
+fn op_checkpoint_files(
+    project: &Project,
+    review: &Review,
+    ops: &[FileOpProposal],
+    proposals: &[FileProposal],
+) -> Result<Vec<NewCheckpointFile>, WorkspaceError> {
+    let mut files = Vec::new();
+    for op in ops {
+        if !proposals.iter().any(|p| p.file_path == op.file_path) {
+            let snapshot = match review.file(&op.file_path) {
+                Some(_) => FileSnapshot::take(project, review, &op.file_path)?,
+                None => {
+                    FileSnapshot::of_text(Some(op.base.clone()), Some(op.base_file_hash.clone()))
+                }
+            };
+            files.push(NewCheckpointFile {
+                path: op.file_path.clone(),
+                snapshot,
+                proposed: None,
+                hunk_ids: Vec::new(),
+                reverse_patches: Vec::new(),
+            });
+        }
+        if let Some(to) = op.op.target() {
+            files.push(NewCheckpointFile {
+                path: to.to_owned(),
+                snapshot: FileSnapshot::of_text(None, None),
+                proposed: None,
+                hunk_ids: Vec::new(),
+                reverse_patches: Vec::new(),
+            });
+        }
+    }
+    Ok(files)
+}
