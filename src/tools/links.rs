@@ -160,18 +160,25 @@ fn outgoing(vault: &Vault, source: &str, text: &str) -> Vec<OutgoingLink> {
         .collect()
 }
 
-/// Every link in another file of the view that resolves to `target`.
-fn backlinks(view: &View<'_>, vault: &Vault, target: &str) -> Result<Vec<Backlink>, ToolError> {
-    let file = target.rsplit('/').next().unwrap_or(target);
-    let stem = file.strip_suffix(".md").unwrap_or(file);
-    // A link names the file by its name, path or path end, as written or
-    // percent-encoded: either form of the name finds every file that may
-    // hold one.
-    let encoded = stem.replace(' ', "%20");
-    let mut pattern = regex_syntax::escape(stem);
-    if encoded != stem {
-        pattern = format!("{pattern}|{}", regex_syntax::escape(&encoded));
+/// A file's name without its folder or `.md`: what a wikilink names it by.
+pub(crate) fn stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.strip_suffix(".md").unwrap_or(name)
+}
+
+/// The files of the view whose text names any of `stems`, as written or
+/// percent-encoded, in any case: every file that may hold a link to a file
+/// of one of those names (a link names it by its name, path or path end).
+pub(crate) fn naming<'s>(
+    view: &View<'_>,
+    stems: impl IntoIterator<Item = &'s str>,
+) -> Result<Vec<String>, ToolError> {
+    let mut forms = std::collections::BTreeSet::new();
+    for stem in stems {
+        forms.insert(regex_syntax::escape(stem));
+        forms.insert(regex_syntax::escape(&stem.replace(' ', "%20")));
     }
+    let pattern = forms.into_iter().collect::<Vec<_>>().join("|");
     let found = find_matches(
         *view,
         &Query {
@@ -181,18 +188,23 @@ fn backlinks(view: &View<'_>, vault: &Vault, target: &str) -> Result<Vec<Backlin
             glob: None,
         },
     )?;
+    Ok(found.into_iter().map(|m| m.path).collect())
+}
+
+/// Every link in another file of the view that resolves to `target`.
+fn backlinks(view: &View<'_>, vault: &Vault, target: &str) -> Result<Vec<Backlink>, ToolError> {
     let mut out = Vec::new();
-    for candidate in found {
-        if candidate.path == target {
+    for candidate in naming(view, [stem(target)])? {
+        if candidate == target {
             continue;
         }
-        let Ok(file) = view.read_text(&candidate.path) else {
+        let Ok(file) = view.read_text(&candidate) else {
             continue;
         };
         for link in links::parse(&file.text) {
-            if vault.resolve(&link, &candidate.path).file() == Some(target) {
+            if vault.resolve(&link, &candidate).file() == Some(target) {
                 out.push(Backlink {
-                    file_path: candidate.path.clone(),
+                    file_path: candidate.clone(),
                     line: line_of(&file.text, &link),
                     text: link.render(),
                 });

@@ -14,7 +14,7 @@ use crate::edits::{EditError, EditErrorKind, FileOp, FileOpProposal, FileProposa
 use crate::hunks::triage::markdown;
 use crate::links::{self, LinkIndex, LinkSettings, TextEdit, apply_edits};
 use crate::project::View;
-use crate::tools::search::{Query, find_matches};
+use crate::tools::links::{naming, stem};
 
 /// What a rewritten link follows: a move (its index in the proposal's
 /// operations), or the change of a heading (its note, and the heading's
@@ -83,26 +83,24 @@ pub(super) fn relink(
         }
     }
     names.extend(headings.iter().map(|h| stem(&h.0).to_owned()));
-    let pattern = names
-        .iter()
-        .flat_map(|n| [literal(n), literal(&n.replace(' ', "%20"))])
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect::<Vec<_>>()
-        .join("|");
-    let found = find_matches(
-        *view,
-        &Query {
-            pattern: &pattern,
-            regex: true,
-            case_sensitive: Some(false),
-            glob: None,
-        },
-    )
-    .map_err(|e| refused(&ops[0], e.to_string()))?;
+    let found = naming(view, names.iter().map(String::as_str)).map_err(|e| {
+        // The operation, or the renamed heading's edit, the search was for.
+        let (edit_id, file_path) = match ops.first() {
+            Some(op) => (op.edit_id.clone(), op.file_path.clone()),
+            None => {
+                let note = &headings[0].0;
+                let edit = proposals
+                    .iter()
+                    .find(|p| &p.file_path == note)
+                    .and_then(|p| p.edits.first())
+                    .map(|e| e.edit_id.clone());
+                (edit.unwrap_or_default(), note.clone())
+            }
+        };
+        refused(edit_id, file_path, e.to_string())
+    })?;
     let mut candidates: BTreeSet<String> = found
         .into_iter()
-        .map(|m| m.path)
         .filter(|p| p.to_ascii_lowercase().ends_with(".md"))
         .collect();
     candidates.extend(ops.iter().map(|op| op.file_path.clone()));
@@ -161,9 +159,10 @@ pub(super) fn relink(
     }
     let pairs: Vec<(&str, &str)> = moves.iter().map(|&(f, t, _)| (f, t)).collect();
     let settings = LinkSettings::read(view.project().root());
-    let plan = index
-        .plan_moves(&pairs, &settings)
-        .map_err(|e| refused(&ops[moves[0].2], e.to_string()))?;
+    let plan = index.plan_moves(&pairs, &settings).map_err(|e| {
+        let op = &ops[moves[0].2];
+        refused(op.edit_id.clone(), op.file_path.clone(), e.to_string())
+    })?;
     let move_of = |file: &str| moves.iter().find(|m| m.0 == file).map(|m| m.2);
     for skipped in &plan.skipped {
         let line = texts
@@ -284,23 +283,12 @@ fn line_of(text: &str, at: usize) -> usize {
     text[..at].matches('\n').count()
 }
 
-/// A file's name without folder or `.md`: what a wikilink names it by.
-fn stem(path: &str) -> &str {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.strip_suffix(".md").unwrap_or(name)
-}
-
-/// `text` as a regex that matches it literally.
-fn literal(text: &str) -> String {
-    regex_syntax::escape(text)
-}
-
-/// The error of a move the link engine refused (not expected once the
-/// operations passed their checks).
-fn refused(op: &FileOpProposal, why: String) -> WorkspaceError {
+/// The error of an edit whose links could not be worked out (not expected
+/// once the edits passed their checks): its id and file, and why.
+fn refused(edit_id: String, file_path: String, why: String) -> WorkspaceError {
     WorkspaceError::Edits(vec![EditError {
-        edit_id: op.edit_id.clone(),
-        file_path: op.file_path.clone(),
+        edit_id,
+        file_path,
         kind: EditErrorKind::Invalid(format!("its links could not be worked out: {why}")),
     }])
 }
