@@ -95,6 +95,13 @@ pub(crate) struct FileSnapshot {
     pub entries: Vec<LegacyEntry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub order: Vec<usize>,
+    /// Whether the file was not text (an attachment moved or deleted
+    /// whole): the checkpoint keeps its bytes, and `text` is `None`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub binary: bool,
+    /// An attachment's bytes, stored as the checkpoint's blob as a text is.
+    #[serde(skip)]
+    pub bytes: Option<Vec<u8>>,
 }
 
 impl FileSnapshot {
@@ -105,6 +112,13 @@ impl FileSnapshot {
         path: &str,
     ) -> Result<FileSnapshot, PathError> {
         if let Some(file) = review.file(path) {
+            if let Some(hash) = file.binary() {
+                // Its bytes are in the content store already.
+                return Ok(FileSnapshot {
+                    binary: true,
+                    ..FileSnapshot::of_text(None, Some(hash.to_owned()))
+                });
+            }
             return Ok(FileSnapshot {
                 text: Some(file.buffer()),
                 under_review: true,
@@ -114,16 +128,24 @@ impl FileSnapshot {
                 log: Some(file.to_stored()),
                 entries: Vec::new(),
                 order: Vec::new(),
+                binary: false,
+                bytes: None,
             });
         }
         FileSnapshot::of_disk(project, path)
     }
 
-    /// The state of `path` on disk now, whatever Redline holds for it.
+    /// The state of `path` on disk now, whatever Redline holds for it: its
+    /// text, or the bytes of a file that is not text.
     pub(crate) fn of_disk(project: &Project, path: &str) -> Result<FileSnapshot, PathError> {
         match project.read_text(path) {
             Ok(file) => Ok(FileSnapshot::of_text(Some(file.text), Some(file.hash))),
             Err(PathError::NotFound(_)) => Ok(FileSnapshot::of_text(None, None)),
+            // An attachment (one the run moved here, say): kept as bytes.
+            Err(e) if e.is_not_text() => {
+                let (bytes, hash) = project.read_bytes(&project.resolve(path)?)?;
+                Ok(FileSnapshot::of_bytes(bytes, hash))
+            }
             Err(e) => Err(e),
         }
     }
@@ -140,6 +162,18 @@ impl FileSnapshot {
             log: None,
             entries: Vec::new(),
             order: Vec::new(),
+            binary: false,
+            bytes: None,
+        }
+    }
+
+    /// The state of an attachment not under review that was just read:
+    /// `bytes`, hashing to `disk_hash`.
+    pub(crate) fn of_bytes(bytes: Vec<u8>, disk_hash: String) -> FileSnapshot {
+        FileSnapshot {
+            binary: true,
+            bytes: Some(bytes),
+            ..FileSnapshot::of_text(None, Some(disk_hash))
         }
     }
 

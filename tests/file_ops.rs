@@ -514,3 +514,178 @@ fn links_to_a_renamed_heading_follow_it() {
     ws.decide(&heading.hunk_id, Status::Rejected, None).unwrap();
     assert_eq!(status(&ws, &monday.hunks[0].hunk_id), Status::Rejected);
 }
+
+const CHART: &str = "assets/chart.png";
+const CHART_MOVED: &str = "Media/Charts/q3.png";
+/// Not text: a PNG's signature, a NUL, bytes that are not UTF-8.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\xff\xfe chart";
+
+/// The vault with an image embedded two ways.
+fn vault_with_chart(root: &Path) {
+    vault(root);
+    std::fs::create_dir_all(root.join("assets")).unwrap();
+    std::fs::write(root.join(CHART), PNG).unwrap();
+    std::fs::write(
+        root.join("Report.md"),
+        "# Report\n\n![[chart.png]]\n\n![The chart](assets/chart.png)\n",
+    )
+    .unwrap();
+}
+
+fn bytes(root: &Path, path: &str) -> Option<Vec<u8>> {
+    std::fs::read(root.join(path)).ok()
+}
+
+#[test]
+fn an_attachment_moves_with_its_embeds_and_rolls_back_whole() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault_with_chart(root);
+    let report = read(root, "Report.md").unwrap();
+    let mut ws = open(root, data.path());
+    let edits = [op("e_1", CHART, Operation::Move, Some(CHART_MOVED))];
+    let (checkpoint, bundle) = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap();
+    let mv = &bundle.file_ops[0];
+    assert!(mv.binary, "an attachment");
+    assert!(mv.patch.contains(&format!("rename to {CHART_MOVED}")));
+    assert_eq!(bundle.files.len(), 1);
+    assert_eq!(bundle.files[0].file_path, "Report.md");
+    assert_eq!(
+        mv.followers.len(),
+        bundle.files[0].hunks.len(),
+        "every embed follows the move"
+    );
+
+    // A restart keeps the move; the working state shows the image at its
+    // new path, as an image: no text to read or edit.
+    drop(ws);
+    let mut ws = open(root, data.path());
+    let overlay = ws.overlay();
+    let view = View::with(ws.project(), &overlay);
+    let listed = view.with_paths(|p| p.iter().map(|p| p.to_string()).collect::<Vec<_>>());
+    assert!(listed.iter().any(|p| p == CHART_MOVED), "{listed:?}");
+    assert!(!listed.iter().any(|p| p == CHART), "{listed:?}");
+    assert_eq!(
+        view.read_text(CHART_MOVED).unwrap_err().rule(),
+        "binary_file"
+    );
+    assert_eq!(view.bytes(CHART_MOVED), PNG);
+    let shown = ws.file_content(CHART_MOVED).unwrap();
+    assert!(shown.binary && shown.text.is_empty() && shown.state.op.is_some());
+    assert!(ws.edit(CHART_MOVED, "text over an image", None).is_err());
+
+    let all: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    let applied = ws.apply(&bundle, &all, &mut |_| {}).unwrap();
+    assert!(applied.iter().all(|f| f.status == "applied"), "{applied:?}");
+    assert_eq!(
+        bytes(root, CHART_MOVED).as_deref(),
+        Some(PNG),
+        "moved whole"
+    );
+    assert!(bytes(root, CHART).is_none(), "not a copy left behind");
+    let relinked = read(root, "Report.md").unwrap();
+    assert!(relinked.contains("![[q3.png]]"), "{relinked}");
+    assert!(relinked.contains("](Media/Charts/q3.png)"), "{relinked}");
+
+    let rolled = ws
+        .rollback(
+            &checkpoint.checkpoint_id,
+            redline::checkpoints::RollbackMode::HardAll,
+            &[],
+        )
+        .unwrap();
+    assert!(
+        rolled.files.iter().all(|f| f.status != "kept"),
+        "{:?}",
+        rolled.files
+    );
+    for path in ws
+        .review()
+        .files()
+        .map(|f| f.path.clone())
+        .collect::<Vec<_>>()
+    {
+        ws.save(&path).unwrap();
+    }
+    assert_eq!(bytes(root, CHART).as_deref(), Some(PNG), "back whole");
+    assert!(bytes(root, CHART_MOVED).is_none());
+    assert_eq!(read(root, "Report.md").unwrap(), report);
+}
+
+#[test]
+fn a_deleted_attachment_comes_back_from_the_content_store() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault_with_chart(root);
+    let mut ws = open(root, data.path());
+    let edits = [op("e_1", CHART, Operation::DeleteFile, None)];
+    let (checkpoint, bundle) = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap();
+    let del = &bundle.file_ops[0];
+    assert!(del.patch.contains("Binary files"), "{}", del.patch);
+    let flag = del
+        .flags
+        .iter()
+        .find(|f| f.rule == Rule::DeletesLinkedNote)
+        .expect("flagged");
+    assert!(flag.reason.contains("2 links"), "{}", flag.reason);
+
+    ws.decide(&del.hunk_id, Status::Accepted, None).unwrap();
+    ws.save(CHART).unwrap();
+    assert!(bytes(root, CHART).is_none());
+    // Undone after a restart: the bytes come back from the store.
+    drop(ws);
+    let mut ws = open(root, data.path());
+    ws.decide(&del.hunk_id, Status::Pending, None).unwrap();
+    ws.save(CHART).unwrap();
+    assert_eq!(bytes(root, CHART).as_deref(), Some(PNG));
+
+    ws.decide(&del.hunk_id, Status::Accepted, None).unwrap();
+    ws.save(CHART).unwrap();
+    assert!(bytes(root, CHART).is_none());
+    let rolled = ws
+        .rollback(
+            &checkpoint.checkpoint_id,
+            redline::checkpoints::RollbackMode::HardAll,
+            &[],
+        )
+        .unwrap();
+    assert_eq!(rolled.files[0].status, "restored", "{:?}", rolled.files);
+    assert_eq!(
+        bytes(root, CHART).as_deref(),
+        Some(PNG),
+        "rolled back whole"
+    );
+    assert!(ws.review().file(CHART).is_none(), "nothing left to review");
+}
+
+#[test]
+fn applying_links_without_their_move_applies_the_move_too() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let mut ws = open(root, data.path());
+    let bundle = propose_move(&mut ws);
+    let links: Vec<String> = bundle
+        .files
+        .iter()
+        .flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.clone()))
+        .collect();
+    let applied = ws.apply(&bundle, &links, &mut |_| {}).unwrap();
+    assert_eq!(status(&ws, &bundle.file_ops[0].hunk_id), Status::Accepted);
+    let moved = applied.iter().find(|f| f.file_path == TARGET).unwrap();
+    assert_eq!(
+        (moved.applied_hunks, moved.rejected_hunks),
+        (1, 0),
+        "{applied:?}"
+    );
+    assert!(read(root, TARGET).is_none() && read(root, MOVED).is_some());
+    assert!(
+        read(root, "Daily/Monday.md")
+            .unwrap()
+            .contains("[[Website 2027]]")
+    );
+}

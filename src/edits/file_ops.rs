@@ -43,15 +43,19 @@ pub struct FileOpProposal {
     pub file_path: String,
     /// What happens to it; a move's target is normalised.
     pub op: FileOp,
-    /// Its text now, as the view shows it.
+    /// Its text now, as the view shows it; empty for a file that is not
+    /// text.
     pub base: String,
-    /// `sha256:` of `base`.
+    /// `sha256:` of the file's bytes (of `base`, for text).
     pub base_file_hash: String,
+    /// The bytes of a file that is not text (an attachment): it moves or
+    /// goes as a whole, with no text to review.
+    pub bytes: Option<Vec<u8>>,
 }
 
 /// Checks the `move` and `delete_file` edits of `edits` against the project
 /// as `view` shows it (other edits are left to [`super::prepare`]): the file
-/// exists and is text, a move's `new_path` passes the guard and nothing is
+/// exists (text, or an attachment moved or deleted whole), a move's `new_path` passes the guard and nothing is
 /// there, and no file has two of them. Every refused edit is reported.
 pub fn prepare_file_ops<'a>(
     view: impl Into<View<'a>>,
@@ -80,13 +84,20 @@ pub fn prepare_file_ops<'a>(
             continue;
         }
         let file = match view.read_text(&edit.file_path) {
+            Ok(file) => Ok((file.path, file.text, file.hash, None)),
+            Err(e) if e.is_not_text() => view
+                .read_bytes(&edit.file_path)
+                .map(|(path, bytes, hash)| (path, String::new(), hash, Some(bytes))),
+            Err(e) => Err(e),
+        };
+        let (path, base, base_file_hash, bytes) = match file {
             Ok(file) => file,
             Err(e) => {
                 errors.push(fail(e.into()));
                 continue;
             }
         };
-        let path = file.path.rel().to_owned();
+        let path = path.rel().to_owned();
         if let Some(other) = by_file.get(&path) {
             errors.push(fail(EditErrorKind::Overlap {
                 other: other.clone(),
@@ -126,8 +137,9 @@ pub fn prepare_file_ops<'a>(
             edit_id: edit.edit_id.clone(),
             file_path: path,
             op,
-            base: file.text,
-            base_file_hash: file.hash,
+            base,
+            base_file_hash,
+            bytes,
         });
     }
     if errors.is_empty() {
@@ -153,18 +165,10 @@ fn target(view: &View<'_>, raw: &str, from: &str) -> Result<String, EditErrorKin
     // A name that differs only in case is the same file where case is
     // ignored: that rename is allowed.
     let same_by_case = to.eq_ignore_ascii_case(from);
-    if !same_by_case && exists(view, &to) {
+    if !same_by_case && view.exists(&to) {
         return Err(EditErrorKind::Invalid(format!(
             "a file is already at `{to}`; choose another new_path, or delete that file first"
         )));
     }
     Ok(to)
-}
-
-/// Whether something is at `rel` in the view (a file, a folder, anything).
-fn exists(view: &View<'_>, rel: &str) -> bool {
-    match view.overlay().and_then(|o| o.get(rel)) {
-        Some(text) => text.is_some(),
-        None => view.project().root().join(rel).symlink_metadata().is_ok(),
-    }
 }

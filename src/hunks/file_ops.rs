@@ -24,8 +24,14 @@ pub struct FileOpHunk {
     pub accepted: Option<bool>,
     /// The edit it came from.
     pub edit_ids: Vec<String>,
-    /// A patch `git apply` accepts: a rename, or a deletion of every line.
+    /// A patch `git apply` accepts: a rename, or a deletion of every line
+    /// (of a binary file, git's `Binary files … differ`).
     pub patch: String,
+    /// Whether the file is not text (an attachment): it has no lines to
+    /// show, and the editor cannot open it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub binary: bool,
     /// The hunks of other files that follow it: the links the engine
     /// rewrote because the note moved. Rejecting it rejects them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -53,7 +59,8 @@ pub fn file_op_hunks(ops: &[FileOpProposal], first: u64) -> Vec<FileOpHunk> {
             base_file_hash: op.base_file_hash.clone(),
             accepted: None,
             edit_ids: vec![op.edit_id.clone()],
-            patch: op_patch(&op.file_path, &op.op, &op.base),
+            patch: op_patch(&op.file_path, &op.op, &op.base, op.bytes.is_some()),
+            binary: op.bytes.is_some(),
             followers: Vec::new(),
             ambiguous_links: Vec::new(),
             flags: Vec::new(),
@@ -61,8 +68,9 @@ pub fn file_op_hunks(ops: &[FileOpProposal], first: u64) -> Vec<FileOpHunk> {
         .collect()
 }
 
-/// The git patch of `op` on the file `path` holding `text`.
-fn op_patch(path: &str, op: &FileOp, text: &str) -> String {
+/// The git patch of `op` on the file `path` holding `text` (or bytes that
+/// are not text: `binary`).
+fn op_patch(path: &str, op: &FileOp, text: &str, binary: bool) -> String {
     match op {
         FileOp::Move { to } => format!(
             "diff --git a/{path} b/{to}\nsimilarity index 100%\nrename from {path}\nrename to {to}\n"
@@ -70,6 +78,10 @@ fn op_patch(path: &str, op: &FileOp, text: &str) -> String {
         FileOp::Delete => {
             let lines: Vec<&str> = text.split_inclusive('\n').collect();
             let mut out = format!("diff --git a/{path} b/{path}\ndeleted file mode 100644\n");
+            if binary {
+                out.push_str(&format!("Binary files a/{path} and /dev/null differ\n"));
+                return out;
+            }
             if lines.is_empty() {
                 return out;
             }

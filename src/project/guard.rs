@@ -114,6 +114,19 @@ pub enum PathError {
         /// The limit in force.
         limit: u64,
     },
+    /// A file that is not text is larger than Redline keeps a copy of to
+    /// move or delete it under review.
+    #[error(
+        "`{path}` is {size} bytes, over the {limit}-byte limit for moving or deleting a file that is not text"
+    )]
+    AttachmentTooLarge {
+        /// The refused file.
+        path: String,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// The file system failed.
     #[error("cannot access `{path}`: {source}")]
     Io {
@@ -126,6 +139,16 @@ pub enum PathError {
 }
 
 impl PathError {
+    /// Whether the file exists but cannot be read as text (binary, not
+    /// UTF-8, or over the text size limit): an attachment, to the link
+    /// engine and to whole-file moves.
+    pub fn is_not_text(&self) -> bool {
+        matches!(
+            self,
+            PathError::Binary(_) | PathError::NotUtf8 { .. } | PathError::TooLarge { .. }
+        )
+    }
+
     /// The stable name of the rule that refused the path, for machines.
     pub fn rule(&self) -> &'static str {
         match self {
@@ -147,6 +170,7 @@ impl PathError {
             PathError::Binary(_) => "binary_file",
             PathError::NotUtf8 { .. } => "not_utf8",
             PathError::TooLarge { .. } => "file_too_large",
+            PathError::AttachmentTooLarge { .. } => "attachment_too_large",
             PathError::Io { .. } => "io_error",
         }
     }

@@ -20,6 +20,10 @@ use ignore::{WalkBuilder, WalkState};
 
 pub use batch::BatchWrite;
 pub use guard::{MAX_PATH_BYTES, PathError, ProjectPath};
+
+/// The largest file that is not text Redline moves or deletes under review
+/// (64 MiB): its checkpoint keeps a copy of the bytes.
+pub const MAX_ATTACHMENT_BYTES: u64 = 64 << 20;
 pub use index::{Index, IndexStats};
 pub use path_list::PathList;
 pub use view::{Overlay, View};
@@ -242,23 +246,7 @@ impl Project {
     pub fn read_resolved(&self, path: ProjectPath) -> Result<TextFile, PathError> {
         let raw = path.rel().to_owned();
         let raw = raw.as_str();
-        let io = |source| PathError::Io {
-            path: raw.to_owned(),
-            source,
-        };
-        let meta = match std::fs::metadata(path.abs()) {
-            Ok(meta) => meta,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(PathError::NotFound(raw.to_owned()));
-            }
-            Err(e) => return Err(io(e)),
-        };
-        if meta.is_dir() {
-            return Err(PathError::IsDirectory(raw.to_owned()));
-        }
-        if !meta.is_file() {
-            return Err(PathError::NotAFile(raw.to_owned()));
-        }
+        let meta = regular_file(&path)?;
         let limit = self.limits.max_text_file_bytes;
         if meta.len() > limit {
             return Err(PathError::TooLarge {
@@ -267,7 +255,7 @@ impl Project {
                 limit,
             });
         }
-        let bytes = std::fs::read(path.abs()).map_err(io)?;
+        let bytes = std::fs::read(path.abs()).map_err(|e| io_error(raw, e))?;
         let hash = text::content_hash(&bytes);
         match text::decode(&bytes) {
             Ok(_) => {}
@@ -281,6 +269,25 @@ impl Project {
         }
         let text = String::from_utf8(bytes).expect("decoded above");
         Ok(TextFile { path, text, hash })
+    }
+
+    /// The bytes of the file at `path` (which passed the guard), whatever
+    /// they hold, with their `sha256:`: an attachment moved or deleted as a
+    /// whole. Refused over [`MAX_ATTACHMENT_BYTES`], since the checkpoint
+    /// keeps a copy.
+    pub fn read_bytes(&self, path: &ProjectPath) -> Result<(Vec<u8>, String), PathError> {
+        let raw = path.rel();
+        let meta = regular_file(path)?;
+        if meta.len() > MAX_ATTACHMENT_BYTES {
+            return Err(PathError::AttachmentTooLarge {
+                path: raw.to_owned(),
+                size: meta.len(),
+                limit: MAX_ATTACHMENT_BYTES,
+            });
+        }
+        let bytes = std::fs::read(path.abs()).map_err(|e| io_error(raw, e))?;
+        let hash = text::content_hash(&bytes);
+        Ok((bytes, hash))
     }
 
     /// Walks the regular files under the directory `scope` in parallel and
@@ -329,5 +336,31 @@ impl Project {
             })
         });
         out.into_inner().expect("walk results lock")
+    }
+}
+
+/// The metadata of the regular file at `path`; what else is there refused.
+fn regular_file(path: &ProjectPath) -> Result<std::fs::Metadata, PathError> {
+    let raw = path.rel();
+    let meta = match std::fs::metadata(path.abs()) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(PathError::NotFound(raw.to_owned()));
+        }
+        Err(e) => return Err(io_error(raw, e)),
+    };
+    if meta.is_dir() {
+        return Err(PathError::IsDirectory(raw.to_owned()));
+    }
+    if !meta.is_file() {
+        return Err(PathError::NotAFile(raw.to_owned()));
+    }
+    Ok(meta)
+}
+
+fn io_error(path: &str, source: std::io::Error) -> PathError {
+    PathError::Io {
+        path: path.to_owned(),
+        source,
     }
 }

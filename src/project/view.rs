@@ -12,9 +12,13 @@ use super::{Index, PathError, Project, ProjectPath, TextFile, text};
 /// Files whose text is not the disk's: a path maps to its working text, or
 /// to `None` for a file that exists only as a buffer nobody has filled (a
 /// created file whose creation was rejected), which readers treat as absent.
+/// A file that is not text (an attachment) moved in the working state is
+/// shown at its new path with the bytes the disk has at the old one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Overlay {
     files: BTreeMap<String, Option<Arc<str>>>,
+    /// Path shown → the path whose bytes on disk it shows.
+    moved: BTreeMap<String, String>,
 }
 
 impl Overlay {
@@ -28,10 +32,25 @@ impl Overlay {
         self.files.insert(path.into(), text);
     }
 
+    /// Shows at `path` the bytes the disk has at `from` (an attachment whose
+    /// move the working state holds); `from` itself is left to the caller.
+    pub fn insert_moved(&mut self, path: impl Into<String>, from: impl Into<String>) {
+        let path = path.into();
+        self.files.remove(&path);
+        self.moved.insert(path, from.into());
+    }
+
     /// What the overlay says of `path`: `None` when it says nothing (the
     /// disk holds), `Some(None)` when the file is absent, else its text.
+    /// A moved attachment's path is not text: see [`Overlay::moved_from`].
     pub fn get(&self, path: &str) -> Option<Option<&str>> {
         self.files.get(path).map(|t| t.as_deref())
+    }
+
+    /// The path on disk whose bytes the overlay shows at `path`, for a
+    /// moved attachment.
+    pub fn moved_from(&self, path: &str) -> Option<&str> {
+        self.moved.get(path).map(String::as_str)
     }
 
     /// Every path it covers, sorted, with its text (`None`: absent).
@@ -41,7 +60,7 @@ impl Overlay {
 
     /// Whether it covers no file.
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
+        self.files.is_empty() && self.moved.is_empty()
     }
 }
 
@@ -93,6 +112,13 @@ impl<'a> View<'a> {
 
     /// [`View::read_text`] for a path that already passed the guard.
     pub fn read_resolved(&self, path: ProjectPath) -> Result<TextFile, PathError> {
+        if let Some(from) = self.overlay.and_then(|o| o.moved_from(path.rel())) {
+            // An attachment: the reason it cannot be read is the same here.
+            return Err(match self.project.read_text(from) {
+                Ok(_) | Err(PathError::Binary(_)) => PathError::Binary(path.rel().to_owned()),
+                Err(e) => e,
+            });
+        }
         match self.overlay.and_then(|o| o.get(path.rel())) {
             None => self.project.read_resolved(path),
             Some(None) => Err(PathError::NotFound(path.rel().to_owned())),
@@ -104,18 +130,52 @@ impl<'a> View<'a> {
         }
     }
 
+    /// The bytes of `raw` whatever they hold, with their `sha256:` (see
+    /// [`Project::read_bytes`]), as the view shows them: for a file that
+    /// is not text, moved or deleted as a whole.
+    pub fn read_bytes(&self, raw: &str) -> Result<(ProjectPath, Vec<u8>, String), PathError> {
+        let path = self.project.resolve(raw)?;
+        let overlay = self.overlay;
+        if let Some(text) = overlay.and_then(|o| o.get(path.rel())) {
+            let text = text.ok_or_else(|| PathError::NotFound(path.rel().to_owned()))?;
+            let bytes = text.as_bytes().to_vec();
+            let hash = text::content_hash(&bytes);
+            return Ok((path, bytes, hash));
+        }
+        let (bytes, hash) = match overlay.and_then(|o| o.moved_from(path.rel())) {
+            Some(from) => self.project.read_bytes(&self.project.resolve(from)?)?,
+            None => self.project.read_bytes(&path)?,
+        };
+        Ok((path, bytes, hash))
+    }
+
     /// The text of `rel` (a path from a walk or the overlay) as bytes:
     /// the overlay's, else the disk's; empty when it cannot be read.
     pub fn bytes(&self, rel: &str) -> Vec<u8> {
+        let disk = self.overlay.and_then(|o| o.moved_from(rel)).unwrap_or(rel);
         match self.overlay.and_then(|o| o.get(rel)) {
             Some(text) => text.unwrap_or_default().as_bytes().to_vec(),
-            None => std::fs::read(self.project.root().join(rel)).unwrap_or_default(),
+            None => std::fs::read(self.project.root().join(disk)).unwrap_or_default(),
         }
     }
 
-    /// Whether the overlay decides what `rel` holds (its text, or its absence).
+    /// Whether something is at `rel` as the view shows it: a file, a
+    /// folder, anything.
+    pub fn exists(&self, rel: &str) -> bool {
+        match self.overlay.and_then(|o| o.get(rel)) {
+            Some(text) => text.is_some(),
+            None => {
+                self.overlay.is_some_and(|o| o.moved_from(rel).is_some())
+                    || self.project.root().join(rel).symlink_metadata().is_ok()
+            }
+        }
+    }
+
+    /// Whether the overlay decides what `rel` holds (its text, its absence,
+    /// or another path's bytes).
     pub fn covers(&self, rel: &str) -> bool {
-        self.overlay.is_some_and(|o| o.get(rel).is_some())
+        self.overlay
+            .is_some_and(|o| o.get(rel).is_some() || o.moved_from(rel).is_some())
     }
 
     /// Runs `f` over every file of the project as the view shows it, sorted:
@@ -135,6 +195,17 @@ impl<'a> View<'a> {
         });
         walked.sort_unstable();
         f(&laid_over(self.overlay, walked.iter().map(String::as_str)))
+    }
+
+    /// The moved attachments the overlay shows under the folder `scope`
+    /// (`""`: all): files with no text, listed but never searched.
+    pub fn moved_under<'s>(&'s self, scope: &'s str) -> impl Iterator<Item = &'a str> + 's {
+        let folder = format!("{scope}/");
+        self.overlay
+            .into_iter()
+            .flat_map(|o| o.moved.keys())
+            .map(String::as_str)
+            .filter(move |path| scope.is_empty() || path.starts_with(&folder))
     }
 
     /// The overlay's files that exist under the folder `scope` (`""`: all),
@@ -159,7 +230,11 @@ fn laid_over<'s>(
     listed: impl Iterator<Item = &'s str>,
 ) -> Vec<&'s str> {
     let mut paths: Vec<&str> = listed.collect();
-    for (path, text) in overlay.into_iter().flat_map(Overlay::iter) {
+    let moved = overlay
+        .into_iter()
+        .flat_map(|o| o.moved.keys())
+        .map(|p| (p.as_str(), Some("")));
+    for (path, text) in overlay.into_iter().flat_map(Overlay::iter).chain(moved) {
         match (paths.binary_search(&path), text) {
             (Err(at), Some(_)) => paths.insert(at, path),
             (Ok(at), None) => {

@@ -14,7 +14,6 @@ use serde::{Deserialize, Serialize};
 
 use super::{Entry, FileReview, Origin, Review, ReviewError, Status};
 use crate::edits::{FileOp, FileOpProposal};
-use crate::project::text;
 
 /// A whole-file operation staged on a file under review.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,6 +25,11 @@ pub struct StagedOp {
     /// Whether the disk has it: a save carried it out (the file is at the
     /// move's target, or gone). A save undoes it when it no longer counts.
     pub done: bool,
+    /// For a file that is not text (an attachment): the `sha256:` of its
+    /// bytes, which the content store keeps. Such a file has no text under
+    /// review; saves move it, delete it or bring it back whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<String>,
 }
 
 impl FileReview {
@@ -37,6 +41,12 @@ impl FileReview {
     /// Puts back a stored operation (loading).
     pub(crate) fn set_op(&mut self, op: Option<StagedOp>) {
         self.op = op;
+    }
+
+    /// The `sha256:` of its bytes when it is not text: an attachment moved
+    /// or deleted whole (see [`StagedOp::binary`]).
+    pub fn binary(&self) -> Option<&str> {
+        self.op.as_ref()?.binary.as_deref()
     }
 
     /// Records that a save carried the operation out (`true`) or undid it.
@@ -107,7 +117,7 @@ impl Review {
                 job_id: Some(job_id.to_owned()),
                 hunk_id: Some(hunk_id.clone()),
                 status: Status::Pending,
-                file_hash_before: text::content_hash(proposal.base.as_bytes()),
+                file_hash_before: proposal.base_file_hash.clone(),
                 reason: None,
                 follows: Vec::new(),
             };
@@ -130,6 +140,10 @@ impl Review {
                 op: proposal.op.clone(),
                 entry: at,
                 done: false,
+                binary: proposal
+                    .bytes
+                    .is_some()
+                    .then(|| proposal.base_file_hash.clone()),
             });
             if let Some(to) = proposal.op.target() {
                 self.moved_to
@@ -159,7 +173,17 @@ impl Review {
             return None;
         }
         let key = file.path.clone();
+        let binary = file.binary().is_some();
         let mut file = self.remove_file(&key).expect("under review");
+        if binary {
+            // An attachment has no text to keep reviewing: it is a file on
+            // disk like any other from here on.
+            let now = match status {
+                Status::Accepted => op_target(&file).unwrap_or_default(),
+                _ => file.path,
+            };
+            return Some((key, now));
+        }
         if status == Status::Accepted {
             match op_target(&file) {
                 Some(to) => file.path = to,

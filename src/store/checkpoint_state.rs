@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use rayon::prelude::*;
 
 use super::review_state::{PackedFile, pack_file, save_file};
-use super::{Blobs, Packed, Store, StoreError, text_blob};
+use super::{Blobs, Packed, Store, StoreError, blob, text_blob};
 use crate::checkpoints::{Checkpoint, CheckpointFile, CheckpointKind, FileSnapshot};
 use crate::project::text::content_hash;
 use crate::review::FileReview;
@@ -65,14 +65,11 @@ impl Store {
     pub(crate) fn add_proposal<R, E: From<StoreError>>(
         &mut self,
         what: &Header<'_>,
-        texts: &[&str],
+        texts: &[&[u8]],
         compute: impl FnOnce() -> Result<(R, Vec<NewCheckpointFile>), E>,
         staged: impl Fn(&R) -> Vec<&FileReview>,
     ) -> Result<(Checkpoint, R), E> {
-        let texts: Vec<Packed> = texts
-            .par_iter()
-            .map(|t| Packed::new(t.as_bytes()))
-            .collect();
+        let texts: Vec<Packed> = texts.par_iter().map(|t| Packed::new(t)).collect();
         std::thread::scope(|scope| {
             let (send, rows) = std::sync::mpsc::sync_channel::<Rows>(1);
             let writer = scope.spawn(move || {
@@ -204,6 +201,20 @@ impl Store {
         self.checkpoint_files(id)?
             .into_iter()
             .map(|(path, stored, text_hash, proposed_hash)| {
+                if stored.snapshot.binary {
+                    let bytes = text_hash
+                        .as_deref()
+                        .map(|h| blob(&self.conn, h))
+                        .transpose()?;
+                    return Ok((
+                        path,
+                        FileSnapshot {
+                            bytes,
+                            ..stored.snapshot
+                        },
+                        None,
+                    ));
+                }
                 let text = text_hash
                     .as_deref()
                     .map(|h| text_blob(&self.conn, h))
@@ -269,7 +280,14 @@ fn stored_of(id: &str, path: &str, state: &str) -> Result<StoredFile, StoreError
 fn file_of(path: String, stored: StoredFile, text_hash: Option<String>) -> CheckpointFile {
     CheckpointFile {
         file_path: path,
-        base_snapshot_hash: text_hash,
+        base_snapshot_hash: text_hash.or_else(|| {
+            // An attachment under review: its bytes are stored by their hash.
+            stored
+                .snapshot
+                .disk_hash
+                .clone()
+                .filter(|_| stored.snapshot.binary)
+        }),
         hunk_ids: stored.hunk_ids,
         reverse_patches: stored.reverse_patches,
     }
@@ -312,7 +330,10 @@ fn pack_checkpoint_files(files: Vec<NewCheckpointFile>) -> Vec<PackedCheckpointF
     files
         .into_par_iter()
         .map(|mut file| {
-            let text = file.snapshot.text.take().map(|t| Packed::new(t.as_bytes()));
+            let text = match file.snapshot.bytes.take() {
+                Some(bytes) => Some(Packed::new(&bytes)),
+                None => file.snapshot.text.take().map(|t| Packed::new(t.as_bytes())),
+            };
             let proposed = file.proposed.as_deref().map(|t| Packed::new(t.as_bytes()));
             let stored = StoredFile {
                 snapshot: file.snapshot,
@@ -372,12 +393,7 @@ fn write_checkpoint(
              VALUES (?1, ?2, ?3, ?4, ?5)",
         )?
         .execute(params![id, file.path, text_hash, proposed_hash, file.state])?;
-        affected.push(CheckpointFile {
-            file_path: file.path,
-            base_snapshot_hash: text_hash,
-            hunk_ids: file.stored.hunk_ids,
-            reverse_patches: file.stored.reverse_patches,
-        });
+        affected.push(file_of(file.path, file.stored, text_hash));
     }
     for file in staged {
         save_file(blobs, file)?;
@@ -409,6 +425,8 @@ mod tests {
                 log: None,
                 entries: Vec::new(),
                 order: Vec::new(),
+                binary: false,
+                bytes: None,
             },
             proposed: None,
             hunk_ids: vec![format!("h_{path}")],
@@ -465,7 +483,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(dir.path(), std::path::Path::new("/p")).unwrap();
         let what = Header::new(CheckpointKind::Run, None, Some("job_1"), "Rename");
-        let texts = ["before\n", "after\n"];
+        let texts = [b"before\n".as_slice(), b"after\n"];
         let failed = store.add_proposal(
             &what,
             &texts,

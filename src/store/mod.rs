@@ -347,6 +347,12 @@ impl Store {
         })
     }
 
+    /// The bytes the content store keeps under `hash` (an attachment's,
+    /// which a save brings back after its deletion was undone).
+    pub fn bytes(&self, hash: &str) -> Result<Vec<u8>, StoreError> {
+        blob(&self.conn, hash)
+    }
+
     /// Counts every row of the content store, for tests and figures.
     pub fn blob_count(&self) -> Result<usize, StoreError> {
         let count: i64 = self

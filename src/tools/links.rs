@@ -116,9 +116,7 @@ impl Tool for Links {
         let outgoing = match view.read_text(&target) {
             Ok(file) => outgoing(&vault, &target, &file.text),
             // An attachment links nowhere; it can still be linked to.
-            Err(PathError::Binary(_) | PathError::NotUtf8 { .. } | PathError::TooLarge { .. }) => {
-                Vec::new()
-            }
+            Err(e) if e.is_not_text() => Vec::new(),
             Err(e) => return Err(e.into()),
         };
         let backlinks = backlinks(view, &vault, &target)?;

@@ -70,8 +70,10 @@ impl Tool for ListFiles {
         // one appears before it is saved, one whose creation was rejected does not.
         files.extend(
             view.overlaid_under(scope.rel())
-                .filter(|(rel, _)| wanted(rel))
-                .map(|(rel, _)| rel.to_owned()),
+                .map(|(rel, _)| rel)
+                .chain(view.moved_under(scope.rel()))
+                .filter(|rel| wanted(rel))
+                .map(str::to_owned),
         );
         files.sort_unstable();
         let total = files.len();

@@ -3,7 +3,7 @@
 //! over the bytes Redline last read or wrote there, and is recorded in the
 //! store first so that a crash in the middle is settled on the next open.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -145,6 +145,9 @@ impl Workspace {
     /// open ([`settle_op`]).
     fn save_op(&mut self, path: &str) -> Result<(), WorkspaceError> {
         let file = self.review.file(path).expect("under review");
+        if file.binary().is_some() {
+            return self.save_attachment(path);
+        }
         let text = file.disk_view();
         let hash = text::content_hash(text.as_bytes());
         let now = file
@@ -217,42 +220,24 @@ impl Workspace {
         accepted: &[String],
         progress: &mut dyn FnMut(usize),
     ) -> Result<Vec<AppliedFile>, WorkspaceError> {
-        let accepted: HashSet<&str> = accepted.iter().map(String::as_str).collect();
+        // A link update never counts without its move: accepting one
+        // accepts the move it follows, as a decision would.
+        let mut accepted: HashSet<String> = accepted.iter().cloned().collect();
+        let listed: Vec<String> = accepted.iter().cloned().collect();
+        accepted.extend(self.review.carried_across(&listed, Status::Accepted));
+        let hunks: Vec<&str> = bundle.hunk_ids().collect();
         let mut to_accept = Vec::new();
         let mut to_reject = Vec::new();
-        let mut counts = Vec::with_capacity(bundle.files.len());
-        for diff in &bundle.files {
-            let (mut applied, mut rejected) = (0, 0);
-            for hunk in &diff.hunks {
-                let Ok((path, i)) = self.review.find_hunk(&hunk.hunk_id) else {
-                    continue;
-                };
-                let status = self.review.file(&path).expect("found").entries()[i].status;
-                if accepted.contains(hunk.hunk_id.as_str()) {
-                    applied += 1;
-                    if status != Status::Accepted {
-                        to_accept.push(hunk.hunk_id.clone());
-                    }
-                } else {
-                    rejected += 1;
-                    if status != Status::Rejected {
-                        to_reject.push(hunk.hunk_id.clone());
-                    }
-                }
-            }
-            counts.push((applied, rejected));
-        }
-        for op in &bundle.file_ops {
-            let Ok((path, i)) = self.review.find_hunk(&op.hunk_id) else {
+        for hunk in &hunks {
+            let Some(status) = self.status_of(hunk) else {
                 continue;
             };
-            let status = self.review.file(&path).expect("found").entries()[i].status;
-            if accepted.contains(op.hunk_id.as_str()) {
+            if accepted.contains(*hunk) {
                 if status != Status::Accepted {
-                    to_accept.push(op.hunk_id.clone());
+                    to_accept.push((*hunk).to_owned());
                 }
             } else if status != Status::Rejected {
-                to_reject.push(op.hunk_id.clone());
+                to_reject.push((*hunk).to_owned());
             }
         }
         // Accepting first: an accepted hunk accepts what it stands on, even
@@ -263,31 +248,38 @@ impl Workspace {
         if !to_reject.is_empty() {
             self.decide_many(&to_reject, Status::Rejected)?;
         }
-        let paths = bundle.paths();
-        let saved = self.save_many(&paths, progress)?;
-        let ops = bundle.file_ops.iter().map(|op| {
-            let applied = accepted.contains(op.hunk_id.as_str());
-            (
-                op.file_path.clone(),
-                usize::from(applied),
-                usize::from(!applied),
-            )
-        });
-        let mut counted: Vec<(String, usize, usize)> = bundle
+        // What each file got, as decided (a rejection may have carried
+        // hunks the request listed).
+        let mut counted: Vec<(String, usize, usize)> = Vec::new();
+        let mut row: HashMap<&str, usize> = HashMap::new();
+        let files = bundle
             .files
             .iter()
-            .zip(counts)
-            .map(|(diff, (applied, rejected))| (diff.file_path.clone(), applied, rejected))
-            .collect();
-        for (path, applied, rejected) in ops {
-            match counted.iter_mut().find(|c| c.0 == path) {
-                Some(c) => {
-                    c.1 += applied;
-                    c.2 += rejected;
+            .map(|diff| {
+                let ids = diff.hunks.iter().map(|h| h.hunk_id.as_str()).collect();
+                (diff.file_path.as_str(), ids)
+            })
+            .chain(
+                bundle
+                    .file_ops
+                    .iter()
+                    .map(|op| (op.file_path.as_str(), vec![op.hunk_id.as_str()])),
+            );
+        for (path, ids) in files {
+            let at = *row.entry(path).or_insert_with(|| {
+                counted.push((path.to_owned(), 0, 0));
+                counted.len() - 1
+            });
+            for id in ids {
+                match self.status_of(id) {
+                    Some(Status::Accepted) => counted[at].1 += 1,
+                    Some(Status::Rejected) => counted[at].2 += 1,
+                    _ => {}
                 }
-                None => counted.push((path, applied, rejected)),
             }
         }
+        let paths: Vec<String> = counted.iter().map(|c| c.0.clone()).collect();
+        let saved = self.save_many(&paths, progress)?;
         Ok(counted
             .into_iter()
             .zip(saved)
@@ -304,6 +296,12 @@ impl Workspace {
                 message: outcome.err().map(|e| e.to_string()),
             })
             .collect())
+    }
+
+    /// The status of `hunk_id`, if it is under review.
+    fn status_of(&self, hunk_id: &str) -> Option<Status> {
+        let (path, i) = self.review.find_hunk(hunk_id).ok()?;
+        Some(self.review.file(&path)?.entries()[i].status)
     }
 
     /// Where the review of `bundle` (one job's hunks) stands: its hunks

@@ -64,6 +64,11 @@ pub struct FileContent {
     /// Its agent hunks where they stand in `text` now, in document order
     /// (decided ones too, so that a decision can be shown and undone).
     pub hunks: Vec<HunkSpan>,
+    /// Whether it is not text (an attachment): nothing to show or edit;
+    /// it can be moved or deleted whole.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub binary: bool,
 }
 
 /// An agent hunk as the editor draws it: where its lines are in the buffer,
@@ -249,7 +254,10 @@ pub(super) fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState
         status: entries[op.entry].status,
     });
     let placed = file.disk_hash.as_ref().and(file.disk_path()) == file.saved_path();
-    let dirty = Some(text::content_hash(file.disk_view().as_bytes())) != file.disk_hash || !placed;
+    // An attachment has no text of its own: only where it is can differ.
+    let rewritten = file.binary().is_none()
+        && Some(text::content_hash(file.disk_view().as_bytes())) != file.disk_hash;
+    let dirty = rewritten || !placed;
     // The whole-file change first: it is what the reviewer sees first.
     let pending: Vec<String> = file
         .op()
@@ -295,24 +303,33 @@ impl Workspace {
                 None
             };
             return Ok(FileContent {
-                path: rel,
+                // Where the working state shows it: a decided move's
+                // target, named by either path.
+                path: file.view_path().map_or(rel, str::to_owned),
                 hash: text::content_hash(text.as_bytes()),
                 text,
                 disk_hash: disk.as_ref().map_or(on_disk, |f| Some(f.hash.clone())),
                 disk_text: disk.map(|f| f.text),
                 state,
                 hunks: spans_of(file),
+                binary: file.binary().is_some(),
             });
         }
-        let file = self.project.read_text(&rel)?;
+        let (text, disk_hash, binary) = match self.project.read_text(&rel) {
+            Ok(file) => (file.text, Some(file.hash), false),
+            // An attachment: shown as one, so that it can be moved or deleted.
+            Err(e) if e.is_not_text() => (String::new(), self.project.disk_hash(&rel)?, true),
+            Err(e) => return Err(e.into()),
+        };
         Ok(FileContent {
             path: rel,
-            disk_hash: Some(file.hash.clone()),
-            hash: file.hash,
-            text: file.text,
+            hash: text::content_hash(text.as_bytes()),
+            text,
+            disk_hash,
             disk_text: None,
             state: FileState::default(),
             hunks: Vec::new(),
+            binary,
         })
     }
 
@@ -524,6 +541,9 @@ impl Workspace {
         let mut rel = self.project.resolve(path)?.rel().to_owned();
         // A file shown at a pending move's target is edited by its own path.
         if let Some(file) = self.review.file_at(&rel) {
+            if file.binary().is_some() {
+                return Err(PathError::Binary(rel).into());
+            }
             rel = file.path.clone();
         }
         if self.review.file(&rel).is_none() {

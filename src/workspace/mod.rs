@@ -6,6 +6,7 @@
 //! rollbacks. Opening a workspace loads the review back, so after a restart
 //! every pending hunk is still pending and every checkpoint can be rolled back.
 
+mod attachment;
 mod disk;
 mod files;
 mod outside;
@@ -183,6 +184,10 @@ impl Workspace {
     pub fn overlay(&self) -> Overlay {
         let mut overlay = Overlay::new();
         for file in self.review.files() {
+            if file.binary().is_some() {
+                attachment::lay_over(&mut overlay, file);
+                continue;
+            }
             let text = file.buffer();
             let absent = file.created && file.disk_hash.is_none() && text.is_empty();
             let shown = file.view_path().filter(|_| !absent);

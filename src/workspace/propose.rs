@@ -90,16 +90,19 @@ impl Workspace {
         bundle.job_id = Some(run.job_id.clone());
         // The texts of files not under review are known now: the store
         // takes them in while the hunks are triaged and staged.
-        let texts: Vec<&str> = proposals
+        // An attachment's bytes go in too: a deletion may have to bring
+        // them back.
+        let texts: Vec<&[u8]> = proposals
             .iter()
             .filter(|p| self.review.file(&p.file_path).is_none())
             .flat_map(|p| [(!p.created).then_some(p.base.as_str()), Some(&p.proposed)])
+            .flatten()
+            .map(str::as_bytes)
             .chain(
                 ops.iter()
                     .filter(|op| self.review.file(&op.file_path).is_none())
-                    .map(|op| Some(op.base.as_str())),
+                    .map(|op| op.bytes.as_deref().unwrap_or(op.base.as_bytes())),
             )
-            .flatten()
             .collect();
         let what = Header::new(
             CheckpointKind::Run,
@@ -376,9 +379,12 @@ fn op_checkpoint_files(
     let mut files = Vec::new();
     for op in ops {
         if !proposals.iter().any(|p| p.file_path == op.file_path) {
-            let snapshot = match review.file(&op.file_path) {
-                Some(_) => FileSnapshot::take(project, review, &op.file_path)?,
-                None => {
+            let snapshot = match (review.file(&op.file_path), &op.bytes) {
+                (_, Some(bytes)) => {
+                    FileSnapshot::of_bytes(bytes.clone(), op.base_file_hash.clone())
+                }
+                (Some(_), None) => FileSnapshot::take(project, review, &op.file_path)?,
+                (None, None) => {
                     FileSnapshot::of_text(Some(op.base.clone()), Some(op.base_file_hash.clone()))
                 }
             };

@@ -147,6 +147,9 @@ impl Workspace {
                 .expect("under review")
                 .set_op_done(false);
         }
+        if snapshot.binary {
+            return self.restore_attachment(path, snapshot);
+        }
         let current = self.review.file(path);
         let disk_hash = current.and_then(|f| f.disk_hash.clone());
         if snapshot.text.is_some() {

@@ -21,6 +21,7 @@ fn moved(moves: usize) -> (Review, Vec<String>, Vec<String>) {
             },
             base: format!("# Note {i}\n"),
             base_file_hash: text::content_hash(format!("# Note {i}\n").as_bytes()),
+            bytes: None,
         })
         .collect();
     let op_ids: Vec<String> = (0..moves).map(|i| format!("h_{}", i + 1)).collect();

@@ -180,7 +180,12 @@ export function EditorPane() {
           </details>
         </div>
       )}
-      <div class="editor-host" ref={host} hidden={!file} />
+      <div class="editor-host" ref={host} hidden={!file || file.binary} />
+      {file?.binary && (
+        <div class="editor-empty" data-testid="binary-file">
+          {file.path.split("/").pop()} is not text: it moves or goes as a whole, and its links follow it.
+        </div>
+      )}
       {!file && <div class="editor-empty">Open a file from the tree, or run the agent and review its hunks here.</div>}
     </div>
   );

@@ -34,4 +34,9 @@ state: FileState,
  * Its agent hunks where they stand in `text` now, in document order
  * (decided ones too, so that a decision can be shown and undone).
  */
-hunks: Array<HunkSpan>, };
+hunks: Array<HunkSpan>,
+/**
+ * Whether it is not text (an attachment): nothing to show or edit;
+ * it can be moved or deleted whole.
+ */
+binary?: boolean, };

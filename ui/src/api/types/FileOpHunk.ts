@@ -32,9 +32,15 @@ accepted: boolean | null,
  */
 edit_ids: Array<string>,
 /**
- * A patch `git apply` accepts: a rename, or a deletion of every line.
+ * A patch `git apply` accepts: a rename, or a deletion of every line
+ * (of a binary file, git's `Binary files … differ`).
  */
 patch: string,
+/**
+ * Whether the file is not text (an attachment): it has no lines to
+ * show, and the editor cannot open it.
+ */
+binary?: boolean,
 /**
  * The hunks of other files that follow it: the links the engine
  * rewrote because the note moved. Rejecting it rejects them.
