@@ -388,16 +388,31 @@ fn version_of(i: usize, text: &str) -> Option<Option<usize>> {
     name.strip_prefix("Name ")?.parse().ok().map(Some)
 }
 
-/// Notes of the move trials.
+/// Notes of the move trials (every tenth an image).
 const MOVED_NOTES: usize = 300;
 
-/// Note `i` in folder `side` (`A` or `B`).
+/// Note `i` in folder `side` (`A` or `B`); every tenth is an image.
 fn moved_note(side: char, i: usize) -> String {
-    format!("{side}/note-{i:04}.md")
+    format!("{side}/{}", moved_name(i))
 }
 
-fn moved_text(i: usize) -> String {
-    format!("# Note {i}\n\nThe text of note {i}, which moves whole.\n")
+/// Note `i`'s name, as a link names it.
+fn moved_name(i: usize) -> String {
+    if i % 10 == 0 {
+        format!("note-{i:04}.png")
+    } else {
+        format!("note-{i:04}")
+    }
+}
+
+/// Note `i`'s bytes: its text, or an image's bytes (not UTF-8, with NULs).
+fn moved_bytes(i: usize) -> Vec<u8> {
+    if i % 10 == 0 {
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\xff".to_vec();
+        png.extend((0..64).map(|k| (i + k) as u8));
+        return png;
+    }
+    format!("# Note {i}\n\nThe text of note {i}, which moves whole.\n").into_bytes()
 }
 
 /// Where note `i` is on disk: `Some(side)` in exactly one folder.
@@ -469,12 +484,12 @@ fn sigkill_while_notes_move_leaves_each_in_one_place_whole_and_its_links_right()
         std::fs::create_dir_all(root.join(side)).unwrap();
     }
     for i in 0..MOVED_NOTES {
-        std::fs::write(root.join(moved_note('A', i)), moved_text(i)).unwrap();
+        std::fs::write(root.join(moved_note('A', i)), moved_bytes(i)).unwrap();
     }
-    // Ten index notes, each linking thirty notes by path.
+    // Ten index notes, each linking thirty notes (three images) by path.
     for x in 0..10 {
         let links: String = (x * 30..x * 30 + 30)
-            .map(|i| format!("- [[A/note-{i:04}]]\n"))
+            .map(|i| format!("- [[A/{}]]\n", moved_name(i)))
             .collect();
         std::fs::write(root.join(format!("Index/{x}.md")), links).unwrap();
     }
@@ -492,8 +507,11 @@ fn sigkill_while_notes_move_leaves_each_in_one_place_whole_and_its_links_right()
             .map(|i| {
                 let side = side_of(&root, i)
                     .unwrap_or_else(|| panic!("trial {trial}: note {i} is in two places or none"));
-                let text = std::fs::read_to_string(root.join(moved_note(side, i))).unwrap();
-                assert_eq!(text, moved_text(i), "trial {trial}: note {i} is not whole");
+                let bytes = std::fs::read(root.join(moved_note(side, i))).unwrap();
+                assert!(
+                    bytes == moved_bytes(i),
+                    "trial {trial}: note {i} is not whole"
+                );
                 side
             })
             .collect();
@@ -518,14 +536,14 @@ fn sigkill_while_notes_move_leaves_each_in_one_place_whole_and_its_links_right()
             for i in x * 30..x * 30 + 30 {
                 let side = side_of(&root, i).expect("in one place");
                 assert!(
-                    index.contains(&format!("[[{side}/note-{i:04}]]")),
+                    index.contains(&format!("[[{side}/{}]]", moved_name(i))),
                     "trial {trial}: the link to note {i} does not follow it to {side}: {index}"
                 );
             }
         }
     }
     eprintln!(
-        "{trials} kills while {MOVED_NOTES} notes moved: {split} left the notes split between the folders; \
+        "{trials} kills while {MOVED_NOTES} notes (a tenth of them images) moved: {split} left the notes split between the folders; \
          every note in one place and whole, every link following its note after the next open"
     );
 }
