@@ -515,6 +515,63 @@ fn links_to_a_renamed_heading_follow_it() {
     assert_eq!(status(&ws, &monday.hunks[0].hunk_id), Status::Rejected);
 }
 
+#[test]
+fn a_note_moved_with_a_heading_renamed_gets_links_to_both_right() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let mut ws = open(root, data.path());
+    let mut retitle = op("e_2", TARGET, Operation::Replace, None);
+    retitle.start_line = 6;
+    retitle.new_text = "## Objectives".into();
+    let edits = [op("e_1", TARGET, Operation::Move, Some(MOVED)), retitle];
+    let (_, bundle) = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap();
+    let monday = bundle
+        .files
+        .iter()
+        .find(|f| f.file_path == "Daily/Monday.md")
+        .unwrap();
+    let link = &monday.hunks[0];
+    assert!(
+        link.patch
+            .contains("+Met about [[Website 2027]] and [[Website 2027#Objectives|the goals]]."),
+        "{}",
+        link.patch
+    );
+    let heading = &bundle
+        .files
+        .iter()
+        .find(|f| f.file_path == TARGET)
+        .unwrap()
+        .hunks[0];
+    assert!(
+        heading.followers.contains(&link.hunk_id),
+        "follows the heading"
+    );
+    assert!(
+        bundle.file_ops[0].followers.contains(&link.hunk_id),
+        "and the move"
+    );
+
+    // Rejecting the move takes the link with it; the heading stays pending.
+    ws.decide(&bundle.file_ops[0].hunk_id, Status::Rejected, None)
+        .unwrap();
+    assert_eq!(status(&ws, &link.hunk_id), Status::Rejected);
+    assert_eq!(status(&ws, &heading.hunk_id), Status::Pending);
+    // Applied whole, the note is at its new path with its new heading and
+    // every link names both.
+    let all: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    ws.apply(&bundle, &all, &mut |_| {}).unwrap();
+    assert!(read(root, MOVED).unwrap().contains("## Objectives"));
+    let monday = read(root, "Daily/Monday.md").unwrap();
+    assert!(
+        monday.contains("[[Website 2027#Objectives|the goals]]"),
+        "{monday}"
+    );
+}
+
 const CHART: &str = "assets/chart.png";
 const CHART_MOVED: &str = "Media/Charts/q3.png";
 /// Not text: a PNG's signature, a NUL, bytes that are not UTF-8.

@@ -56,22 +56,17 @@ pub(super) fn relink(
         backlinks: vec![0; ops.len()],
         ..Relinked::default()
     };
-    let moving = ops.iter().any(|op| op.op.target().is_some());
-    // Headings the proposal renames; not alongside moves, whose rewrites of
-    // the same links would collide.
-    let headings: Vec<(String, String, String, usize)> = if moving {
-        Vec::new()
-    } else {
-        proposals
-            .iter()
-            .filter(|p| !p.created && p.file_path.to_ascii_lowercase().ends_with(".md"))
-            .flat_map(|p| {
-                renamed_headings(&p.base, &p.proposed)
-                    .into_iter()
-                    .map(|(old, new, line)| (p.file_path.clone(), old, new, line))
-            })
-            .collect()
-    };
+    // Headings the proposal renames: their links are rewritten first, and
+    // the moves' rewrites then work on what that left.
+    let headings: Vec<(String, String, String, usize)> = proposals
+        .iter()
+        .filter(|p| !p.created && p.file_path.to_ascii_lowercase().ends_with(".md"))
+        .flat_map(|p| {
+            renamed_headings(&p.base, &p.proposed)
+                .into_iter()
+                .map(|(old, new, line)| (p.file_path.clone(), old, new, line))
+        })
+        .collect();
     if ops.is_empty() && headings.is_empty() {
         return Ok(out);
     }
@@ -105,7 +100,7 @@ pub(super) fn relink(
         .collect();
     candidates.extend(ops.iter().map(|op| op.file_path.clone()));
     candidates.extend(headings.iter().map(|h| h.0.clone()));
-    let proposed: HashMap<String, usize> = proposals
+    let mut proposed: HashMap<String, usize> = proposals
         .iter()
         .enumerate()
         .map(|(i, p)| (p.file_path.clone(), i))
@@ -123,28 +118,41 @@ pub(super) fn relink(
         };
         texts.insert(path.clone(), text);
     }
-    let index = view.with_paths(|paths| {
-        LinkIndex::build(
-            paths.iter().copied(),
-            texts.iter().map(|(p, (t, _))| (p.as_str(), t.as_str())),
-        )
-    });
+    let index_of = |texts: &HashMap<String, (String, Option<String>)>| {
+        view.with_paths(|paths| {
+            LinkIndex::build(
+                paths.iter().copied(),
+                texts.iter().map(|(p, (t, _))| (p.as_str(), t.as_str())),
+            )
+        })
+    };
+    let mut index = index_of(&texts);
     for (k, op) in ops.iter().enumerate() {
         out.backlinks[k] = index.backlinks(&op.file_path).len();
     }
-    let mut rewrite = Rewrite {
-        texts: &texts,
-        proposed: &proposed,
-        proposals,
-        links: &mut out.links,
-    };
-    for (note, old, new, line) in &headings {
-        let plan = index.plan_heading_rename(note, old, new);
-        for (source, edits) in &plan.edits {
-            rewrite.apply(source, edits, |_| {
-                vec![Leader::Heading(note.clone(), *line)]
-            });
+    if !headings.is_empty() {
+        let mut rewrite = Rewrite {
+            texts: &texts,
+            proposed: &mut proposed,
+            proposals,
+            links: &mut out.links,
+        };
+        for (note, old, new, line) in &headings {
+            let plan = index.plan_heading_rename(note, old, new);
+            for (source, edits) in &plan.edits {
+                rewrite.apply(source, edits, |_| {
+                    vec![Leader::Heading(note.clone(), *line)]
+                });
+            }
         }
+        // The moves' plan reads the links as the headings' rewrites left
+        // them (`[[Note#New]]`, which a move makes `[[Moved#New]]`).
+        for (path, (text, _)) in &mut texts {
+            if let Some(&i) = proposed.get(path) {
+                text.clone_from(&proposals[i].proposed);
+            }
+        }
+        index = index_of(&texts);
     }
     let moves: Vec<(&str, &str, usize)> = ops
         .iter()
@@ -181,7 +189,7 @@ pub(super) fn relink(
     }
     let mut rewrite = Rewrite {
         texts: &texts,
-        proposed: &proposed,
+        proposed: &mut proposed,
         proposals,
         links: &mut out.links,
     };
@@ -205,10 +213,11 @@ pub(super) fn relink(
 /// Link edits applied to the proposal's notes, each recorded with what it
 /// follows.
 struct Rewrite<'a> {
-    /// Each candidate note's text as the proposal leaves it, and its hash.
+    /// Each candidate note's text as the proposal leaves it (the text the
+    /// plan's edits were made on), and the hash of the text on disk.
     texts: &'a HashMap<String, (String, Option<String>)>,
-    /// The index in `proposals` of each note the proposal already changes.
-    proposed: &'a HashMap<String, usize>,
+    /// The index in `proposals` of each note the proposal changes.
+    proposed: &'a mut HashMap<String, usize>,
     proposals: &'a mut Vec<FileProposal>,
     links: &'a mut Vec<(String, usize, Leader)>,
 }
@@ -237,14 +246,18 @@ impl Rewrite<'_> {
         }
         match self.proposed.get(source) {
             Some(&i) => self.proposals[i].proposed = new_text,
-            None => self.proposals.push(FileProposal {
-                file_path: source.to_owned(),
-                created: false,
-                base: text.clone(),
-                base_file_hash: hash.clone(),
-                proposed: new_text,
-                edits: Vec::new(),
-            }),
+            None => {
+                self.proposed
+                    .insert(source.to_owned(), self.proposals.len());
+                self.proposals.push(FileProposal {
+                    file_path: source.to_owned(),
+                    created: false,
+                    base: text.clone(),
+                    base_file_hash: hash.clone(),
+                    proposed: new_text,
+                    edits: Vec::new(),
+                });
+            }
         }
     }
 }
