@@ -398,7 +398,7 @@ fn moved_note(side: char, i: usize) -> String {
 
 /// Note `i`'s name, as a link names it.
 fn moved_name(i: usize) -> String {
-    if i % 10 == 0 {
+    if i.is_multiple_of(10) {
         format!("note-{i:04}.png")
     } else {
         format!("note-{i:04}")
@@ -407,7 +407,7 @@ fn moved_name(i: usize) -> String {
 
 /// Note `i`'s bytes: its text, or an image's bytes (not UTF-8, with NULs).
 fn moved_bytes(i: usize) -> Vec<u8> {
-    if i % 10 == 0 {
+    if i.is_multiple_of(10) {
         let mut png = b"\x89PNG\r\n\x1a\n\0\0\xff".to_vec();
         png.extend((0..64).map(|k| (i + k) as u8));
         return png;
