@@ -147,7 +147,7 @@ pub enum ReviewError {
     NoConflict(String),
     /// The file already has a move or deletion under review.
     #[error(
-        "`{0}` already has a move or deletion under review; decide that one before proposing another"
+        "`{0}` already has a move or deletion under review; decide that one (and save it) before proposing another"
     )]
     OpStaged(String),
 }

@@ -1,5 +1,6 @@
 // Attachments move whole, in a real browser: the agent moves an image and
-// the embeds follow it; the user deletes another image from the file tree.
+// the embeds follow it; the user deletes another image from the file tree,
+// and drags it onto a folder.
 // Neither has text to show: the editor says so, and the move is decided
 // from its banner. The accepted move lands byte for byte; the rejected
 // deletion leaves the image where it was.
@@ -33,7 +34,7 @@ after(async () => {
   await server?.stop();
 });
 
-test("an image moved by the agent lands whole with its embeds; one deleted from the tree is rejected", async () => {
+test("an image moved by the agent lands whole with its embeds; one deleted and one dragged from the tree are rejected", async () => {
   await page.goto(server.url);
   await page.getByTestId("instruction").fill("Move the chart into Media as q3-chart.png");
   await page.getByTestId("run").click();
@@ -55,6 +56,13 @@ test("an image moved by the agent lands whole with its embeds; one deleted from 
   await page.getByTestId("review-count").filter({ hasText: /^4$/ }).waitFor();
   await page.locator('[data-testid="tree-file"][data-path="assets/logo.jpg"]').getByTestId("deleted-badge").waitFor();
   await page.getByTestId("file-op").filter({ hasText: "is deleted" }).waitFor();
+  await page.getByTestId("file-op-reject").click();
+  await page.getByTestId("review-count").filter({ hasText: /^3$/ }).waitFor();
+  // Dragged onto a folder, it is proposed there; rejected too.
+  await page.locator('[data-testid="tree-file"][data-path="assets/logo.jpg"]').dragTo(page.locator('[data-testid="tree-folder"][data-path="Media"]'));
+  await page.getByTestId("review-count").filter({ hasText: /^4$/ }).waitFor();
+  await page.locator('[data-testid="tree-file"][data-path="Media/logo.jpg"]').click();
+  await page.getByTestId("file-op").filter({ hasText: "Moved from assets/logo.jpg to Media/logo.jpg" }).waitFor();
   await page.getByTestId("file-op-reject").click();
   await page.getByTestId("review-count").filter({ hasText: /^3$/ }).waitFor();
 

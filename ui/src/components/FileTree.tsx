@@ -143,7 +143,7 @@ export function FileTree() {
   }, [open, rows]);
   return (
     <section class="tree" aria-label="Files">
-      <h2>Files</h2>
+      <h2 title="Drop a file here to move it to the top folder" {...dropInto("")}>Files</h2>
       <div class="tree-body" role="tree" ref={view.body} onScroll={view.onScroll}>
         <div style={view.spacer}>
           <div style={view.shift}>
@@ -161,6 +161,32 @@ export function FileTree() {
   );
 }
 
+/** The drag's type: a file's own path, dragged from its row. */
+const DRAGGED = "application/x-redline-path";
+
+/** What a folder row does with a file dropped on it: proposes moving it
+ * there under its own name (for review; links follow). */
+function dropInto(folder: string) {
+  return {
+    onDragOver: (e: DragEvent) => {
+      if (!e.dataTransfer?.types.includes(DRAGGED)) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = "move";
+      (e.currentTarget as HTMLElement).classList.add("drop-target");
+    },
+    onDragLeave: (e: DragEvent) => (e.currentTarget as HTMLElement).classList.remove("drop-target"),
+    onDrop: (e: DragEvent) => {
+      (e.currentTarget as HTMLElement).classList.remove("drop-target");
+      const path = e.dataTransfer?.getData(DRAGGED);
+      if (!path) return;
+      e.preventDefault();
+      const name = path.slice(path.lastIndexOf("/") + 1);
+      const to = folder ? `${folder}/${name}` : name;
+      if (to !== path) void proposeFileOp(path, { kind: "move", to });
+    },
+  };
+}
+
 function FolderRow({ folder, depth, open }: { folder: FolderEntry; depth: number; open: boolean }) {
   const toggle = () => {
     const next = new Map(toggled.value);
@@ -174,6 +200,7 @@ function FolderRow({ folder, depth, open }: { folder: FolderEntry; depth: number
       data-path={folder.path}
       style={{ paddingLeft: `${8 + depth * 12}px` }}
       onClick={toggle}
+      {...dropInto(folder.path)}
       aria-expanded={open}
       title={folder.files > 0 ? `${folder.files} file(s)` : undefined}
     >
@@ -224,22 +251,28 @@ const FileRow = memo(function FileRow({ entry, depth, active, dirty }: { entry: 
   const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
   const pending = entry.state.pending_hunks.length;
   const op = entry.state.op;
-  // The file's own path: a pending move shows it at its new one.
-  const own = op?.from ?? entry.path;
   const deleted = op?.op.kind === "delete" && op.status !== "rejected";
+  // A decided move or deletion makes way for another (the engine retires it
+  // once it is saved).
+  const movable = !op || op.status !== "pending";
   return (
     <div class={`tree-row tree-file${active ? " active" : ""}`} style={{ paddingLeft: `${20 + depth * 12}px` }}>
     <button
       class="tree-open"
       data-testid="tree-file"
       data-path={entry.path}
+      draggable={movable}
+      onDragStart={(e) => {
+        e.dataTransfer?.setData(DRAGGED, entry.path);
+        if (e.dataTransfer) e.dataTransfer.effectAllowed = "move";
+      }}
       onClick={() => void openPath(entry.path)}
       onKeyDown={(e) => {
         if (e.key === "F2") {
           e.preventDefault();
           renaming.value = entry.path;
         }
-        if (e.key === "Delete" && !deleted) void proposeFileOp(own, { kind: "delete" });
+        if (e.key === "Delete" && !deleted) void proposeFileOp(entry.path, { kind: "delete" });
       }}
       title={op?.op.kind === "move" ? `${entry.path} (moved from ${op.from}, ${op.status})` : entry.path}
     >
@@ -262,12 +295,12 @@ const FileRow = memo(function FileRow({ entry, depth, active, dirty }: { entry: 
         </span>
       )}
     </button>
-      {active && !op && (
+      {active && movable && (
         <span class="tree-actions">
           <button class="mini" data-testid="tree-rename-button" title="Rename or move (F2): proposed for review, links follow" onClick={() => (renaming.value = entry.path)}>
             ✎
           </button>
-          <button class="mini" data-testid="tree-delete-button" title="Delete (Del): proposed for review" onClick={() => void proposeFileOp(own, { kind: "delete" })}>
+          <button class="mini" data-testid="tree-delete-button" title="Delete (Del): proposed for review" onClick={() => void proposeFileOp(entry.path, { kind: "delete" })}>
             ✕
           </button>
         </span>

@@ -237,9 +237,13 @@ export function takeAnswer(file: FileContent) {
     openFile.value = file;
     editor?.merge(file);
   }
-  const rows = tree.value;
+  // A file with a move under review is shown at one of its two paths:
+  // the row at the other one is gone.
+  const op = file.state.op;
+  const other = op ? [op.from, op.op.kind === "move" ? op.op.to : null].find((p) => p && p !== file.path) : null;
+  const rows = other ? tree.value.filter((r) => r.path !== other) : tree.value;
   const i = rows.findIndex((r) => r.path === file.path);
-  if (i >= 0 ? sameJson(rows[i].state, file.state) : !file.state.under_review) return;
+  if (rows === tree.value && (i >= 0 ? sameJson(rows[i].state, file.state) : !file.state.under_review)) return;
   const next = rows.slice();
   if (i < 0) {
     const at = rows.findIndex((r) => r.path > file.path);
