@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{Decision, FileReview, HunkMove, Origin, Review, ReviewError, Status};
+use super::{Decision, FileReview, HunkMove, Review, ReviewError, Status};
 
 /// The statuses one decision moved: each hunk, its status before and after.
 /// A decision on many hunks at once (a pattern) is one step, shared by all
@@ -253,7 +253,7 @@ impl Review {
             .entries()
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.origin == Origin::Agent && e.status == Status::Pending)
+            .filter(|(_, e)| e.origin.is_reviewed() && e.status == Status::Pending)
             .map(|(i, _)| (i, Status::Accepted))
             .collect();
         let decision = decision(file, &moves);

@@ -194,7 +194,7 @@ impl FileReview {
     pub fn has_pending(&self) -> bool {
         self.entries
             .iter()
-            .any(|e| e.origin == Origin::Agent && e.status == Status::Pending)
+            .any(|e| e.origin.is_reviewed() && e.status == Status::Pending)
     }
 
     /// The text a save writes: the accepted hunks and the user's edits,
@@ -208,11 +208,7 @@ impl FileReview {
     }
 
     fn on_disk(&self) -> impl Fn(u32) -> bool + '_ {
-        |c| {
-            c == BASE
-                || (self.entries[c as usize].origin == Origin::User
-                    || self.entries[c as usize].status == Status::Accepted)
-        }
+        |c| c == BASE || self.entries[c as usize].on_disk()
     }
 
     fn is_agent(&self) -> impl Fn(u32) -> bool + '_ {
@@ -564,7 +560,7 @@ fn in_buffer(entries: &[Entry]) -> impl Fn(u32) -> bool + '_ {
 
 /// Whether a change is an agent hunk.
 fn is_agent(entries: &[Entry]) -> impl Fn(u32) -> bool + '_ {
-    |c| c != BASE && entries[c as usize].origin == Origin::Agent
+    |c| c != BASE && entries[c as usize].origin.is_reviewed()
 }
 
 /// The entries that `reach` places, by where they start (then by index).

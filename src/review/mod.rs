@@ -50,6 +50,10 @@ pub enum Origin {
     Agent,
     /// The user typed it while review was open; it is theirs.
     User,
+    /// Another program wrote it to disk (an agent in a terminal, a
+    /// script): reviewed like the agent's hunks, but the disk holds it
+    /// until it is rejected, when a save puts the text back.
+    Outside,
 }
 
 /// Where a change stands.
@@ -83,12 +87,19 @@ impl Status {
 }
 
 impl Origin {
-    /// The origin as stored and sent: `agent` or `user`.
+    /// The origin as stored and sent: `agent`, `user` or `outside`.
     pub fn as_str(self) -> &'static str {
         match self {
             Origin::Agent => "agent",
             Origin::User => "user",
+            Origin::Outside => "outside",
         }
+    }
+
+    /// Whether its changes are reviewed (the agent's and other programs'),
+    /// not the user's own.
+    pub fn is_reviewed(self) -> bool {
+        self != Origin::User
     }
 }
 
@@ -120,6 +131,16 @@ impl Entry {
     /// Whether it counts in the working buffer: everything but a rejected hunk.
     pub fn in_buffer(&self) -> bool {
         self.origin == Origin::User || self.status != Status::Rejected
+    }
+
+    /// Whether a save leaves it on disk: the user's, an accepted hunk, and
+    /// another program's change until it is rejected (it is there already).
+    pub fn on_disk(&self) -> bool {
+        match self.status {
+            Status::Accepted => true,
+            Status::Pending => self.origin != Origin::Agent,
+            Status::Rejected => self.origin == Origin::User,
+        }
     }
 }
 

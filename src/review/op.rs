@@ -67,10 +67,11 @@ impl FileReview {
     }
 
     /// Where a save leaves the file: at the target of an accepted move,
-    /// nowhere after an accepted deletion; else at its path.
+    /// nowhere after an accepted deletion (or another program's, until it
+    /// is rejected); else at its path.
     pub fn saved_path(&self) -> Option<&str> {
         match &self.op {
-            Some(op) if self.entries()[op.entry].status == Status::Accepted => op.op.target(),
+            Some(op) if self.entries()[op.entry].on_disk() => op.op.target(),
             _ => Some(&self.path),
         }
     }
@@ -195,6 +196,16 @@ impl Review {
         let now = file.path.clone();
         self.insert_file(file);
         Some((key, now))
+    }
+
+    /// Marks the hunks `hunk_ids` as another program's changes (see
+    /// [`Origin::Outside`]): the disk holds them until they are rejected.
+    pub(crate) fn mark_outside(&mut self, hunk_ids: &[String]) {
+        for hunk in hunk_ids {
+            if let Ok((path, i)) = self.find_hunk(hunk) {
+                self.files.get_mut(&path).expect("found").entry_mut(i).origin = Origin::Outside;
+            }
+        }
     }
 
     /// Marks the hunks `followers` as following the move `hunk_id`: link

@@ -350,6 +350,7 @@ fn origin_of(path: &str, text: &str) -> Result<Origin, StoreError> {
     match text {
         "agent" => Ok(Origin::Agent),
         "user" => Ok(Origin::User),
+        "outside" => Ok(Origin::Outside),
         other => Err(StoreError::Corrupt(format!("{path}: origin `{other}`"))),
     }
 }

@@ -10,11 +10,13 @@ mod attachment;
 mod disk;
 mod files;
 mod outside;
+mod outside_hunks;
 mod propose;
 mod relink;
 mod rollback;
 
 pub use disk::{AppliedFile, ReviewProgress};
+pub use outside_hunks::{OutsideChange, OutsideGroup, OutsideMode};
 pub use files::{
     FileChange, FileContent, FileState, FolderEntry, HunkSpan, Keep, Listing, PendingHunk,
     Resolved, TreeEntry,

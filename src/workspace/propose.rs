@@ -249,7 +249,7 @@ impl Workspace {
 /// What a run's checkpoint records of each file of `proposals`: its text
 /// before, what was proposed, and how to take each hunk of `bundle` back
 /// out of `staged` (`review` is the review before).
-fn checkpoint_files(
+pub(super) fn checkpoint_files(
     project: &Project,
     review: &Review,
     proposals: &[FileProposal],
@@ -370,7 +370,7 @@ fn follow_moves(bundle: &mut DiffBundle, relinked: &relink::Relinked) {
 /// What a run's checkpoint records of each file of `ops` that no line
 /// change of the proposal already records: its text before, where it was;
 /// and, for a move, that nothing was at its target.
-fn op_checkpoint_files(
+pub(super) fn op_checkpoint_files(
     project: &Project,
     review: &Review,
     ops: &[FileOpProposal],

@@ -1,0 +1,232 @@
+//! Other programs' changes as hunks: what an agent in a terminal or a
+//! script wrote to a file Redline knew the text of becomes a group of hunks
+//! like a proposal's, diffed against that text, triaged and checkpointed
+//! (the text before goes into the content store at once). The disk holds
+//! these changes already, so a pending one stays there; rejecting one is
+//! what writes (its text put back by the next save, hash-checked), and a
+//! deleted file is a deletion already carried out, which rejecting brings
+//! back whole.
+
+use serde::{Deserialize, Serialize};
+
+use super::propose::{checkpoint_files, op_checkpoint_files};
+use super::{RunInfo, Workspace, WorkspaceError};
+use crate::checkpoints::{Checkpoint, CheckpointKind};
+use crate::edits::{FileOp, FileOpProposal, FileProposal};
+use crate::hunks::triage::{JobContext, assess};
+use crate::hunks::{DiffBundle, HunkLimits, bundle_from, file_op_hunks};
+use crate::project::text;
+use crate::review::Status;
+use crate::store::Header;
+
+/// What another program did to a file whose text Redline knew.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutsideChange {
+    /// The file, relative to the root.
+    pub path: String,
+    /// Its text before, as Redline knew it.
+    pub before: String,
+    /// Its text now; `None` when the file was deleted.
+    pub after: Option<String>,
+}
+
+impl OutsideChange {
+    /// Whether it destroys much at once: the file deleted or emptied, or
+    /// cut by more than half. Such a change is held for review whatever
+    /// the mode, with a notice.
+    pub fn destructive(&self) -> bool {
+        match &self.after {
+            None => true,
+            Some(after) => {
+                !self.before.trim().is_empty()
+                    && (after.trim().is_empty() || after.len() * 2 < self.before.len())
+            }
+        }
+    }
+}
+
+/// How other programs' changes are taken in (`outside_changes` in the
+/// configuration).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OutsideMode {
+    /// Kept as they are and listed, each hunk revertible; destructive ones
+    /// (see [`OutsideChange::destructive`]) held pending. The default: it is
+    /// quiet for the user's own editor.
+    #[default]
+    Record,
+    /// Every change held pending until decided: for while an agent works
+    /// in a terminal beside Redline.
+    Review,
+    /// Not taken in (files still reload as today).
+    Off,
+}
+
+/// A group of outside changes as staged: its checkpoint and hunks, and
+/// whether it holds a destructive change (one to tell the user of at once).
+#[derive(Debug)]
+pub struct OutsideGroup {
+    /// The checkpoint of the texts before.
+    pub checkpoint: Checkpoint,
+    /// Its hunks, a whole-file hunk for each deleted file.
+    pub bundle: DiffBundle,
+    /// The files whose change is destructive.
+    pub destructive: Vec<String>,
+}
+
+impl Workspace {
+    /// Stages `changes` (one burst of another program's writes) as the
+    /// group `run`: their hunks, pending in [`OutsideMode::Review`]; in
+    /// [`OutsideMode::Record`] accepted (kept) but for the destructive
+    /// ones. A file under review, or with no change, is left out (a file
+    /// under review keeps the conflict rules). `None` when nothing is left.
+    pub fn stage_outside(
+        &mut self,
+        run: &RunInfo,
+        changes: &[OutsideChange],
+        mode: OutsideMode,
+    ) -> Result<Option<OutsideGroup>, WorkspaceError> {
+        if mode == OutsideMode::Off {
+            return Ok(None);
+        }
+        let changes: Vec<&OutsideChange> = changes
+            .iter()
+            .filter(|c| self.review.file(&c.path).is_none())
+            .filter(|c| c.after.as_deref() != Some(c.before.as_str()))
+            .collect();
+        if changes.is_empty() {
+            return Ok(None);
+        }
+        let mut proposals: Vec<FileProposal> = changes
+            .iter()
+            .filter_map(|c| {
+                Some(FileProposal {
+                    file_path: c.path.clone(),
+                    created: false,
+                    base: c.before.clone(),
+                    base_file_hash: Some(text::content_hash(c.before.as_bytes())),
+                    proposed: c.after.clone()?,
+                    edits: Vec::new(),
+                })
+            })
+            .collect();
+        proposals.sort_by(|a, b| a.file_path.cmp(&b.file_path));
+        let ops: Vec<FileOpProposal> = changes
+            .iter()
+            .filter(|c| c.after.is_none())
+            .map(|c| FileOpProposal {
+                edit_id: String::new(),
+                file_path: c.path.clone(),
+                op: FileOp::Delete,
+                base: c.before.clone(),
+                base_file_hash: text::content_hash(c.before.as_bytes()),
+                bytes: None,
+            })
+            .collect();
+        let mut bundle = bundle_from(&proposals, &HunkLimits::default(), 1);
+        let count = (ops.len() + bundle.hunk_count()) as u64;
+        let first = self.store.reserve("hunk", count)?;
+        bundle.file_ops = file_op_hunks(&ops, first);
+        for (i, hunk) in bundle
+            .files
+            .iter_mut()
+            .flat_map(|f| &mut f.hunks)
+            .enumerate()
+        {
+            hunk.hunk_id = format!("h_{}", first + (ops.len() + i) as u64);
+        }
+        bundle.job_id = Some(run.job_id.clone());
+        let destructive: Vec<String> = changes
+            .iter()
+            .filter(|c| c.destructive())
+            .map(|c| c.path.clone())
+            .collect();
+        let texts: Vec<&[u8]> = proposals
+            .iter()
+            .flat_map(|p| [p.base.as_bytes(), p.proposed.as_bytes()])
+            .chain(ops.iter().map(|op| op.base.as_bytes()))
+            .collect();
+        let what = Header::new(
+            CheckpointKind::Run,
+            run.session_id.as_deref(),
+            Some(&run.job_id),
+            &run.instruction,
+        );
+        let compute = || {
+            let job = JobContext {
+                instruction: &run.instruction,
+                seen: None,
+            };
+            let assessment = assess(&proposals, &bundle, &job, || {
+                self.project
+                    .index()
+                    .and_then(|i| i.paths())
+                    .map(|p| p.iter().map(str::to_owned).collect())
+                    .unwrap_or_default()
+            });
+            assessment.mark(&mut bundle);
+            let mut staged = self.review.clone();
+            let op_ids: Vec<String> = bundle.file_ops.iter().map(|h| h.hunk_id.clone()).collect();
+            staged.stage_ops(&run.job_id, &ops, &op_ids)?;
+            staged.stage(&run.job_id, &proposals, &bundle)?;
+            let ids: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+            staged.mark_outside(&ids);
+            // The disk holds the changes: deleted files are gone, the others
+            // hold what was written.
+            for op in &ops {
+                let file = staged.file_mut(&op.file_path).expect("staged");
+                file.disk_hash = None;
+                file.set_op_done(true);
+            }
+            for p in &proposals {
+                let file = staged.file_mut(&p.file_path).expect("staged");
+                file.disk_hash = Some(text::content_hash(p.proposed.as_bytes()));
+            }
+            if mode == OutsideMode::Record {
+                let kept: Vec<String> = bundle
+                    .file_ops
+                    .iter()
+                    .map(|op| (op.hunk_id.clone(), op.file_path.as_str()))
+                    .chain(bundle.files.iter().flat_map(|f| {
+                        f.hunks
+                            .iter()
+                            .map(|h| (h.hunk_id.clone(), f.file_path.as_str()))
+                    }))
+                    .filter(|(_, path)| !destructive.iter().any(|d| d == path))
+                    .map(|(hunk, _)| hunk)
+                    .collect();
+                if !kept.is_empty() {
+                    staged.decide_many(&kept, Status::Accepted)?;
+                }
+            }
+            let mut files =
+                checkpoint_files(&self.project, &self.review, &proposals, &bundle, &staged)?;
+            files.extend(op_checkpoint_files(
+                &self.project,
+                &self.review,
+                &ops,
+                &proposals,
+            )?);
+            for op in &bundle.file_ops {
+                if let Some(file) = files.iter_mut().find(|f| f.path == op.file_path) {
+                    file.hunk_ids.insert(0, op.hunk_id.clone());
+                }
+            }
+            Ok::<_, WorkspaceError>(((staged, bundle), files))
+        };
+        let (checkpoint, (staged, bundle)) =
+            self.store
+                .add_proposal(&what, &texts, compute, |(staged, _)| {
+                    changes
+                        .iter()
+                        .map(|c| staged.file(&c.path).expect("staged"))
+                        .collect()
+                })?;
+        self.review = staged;
+        Ok(Some(OutsideGroup {
+            checkpoint,
+            bundle,
+            destructive,
+        }))
+    }
+}
