@@ -286,6 +286,23 @@ pub struct AgentDefinition {
     pub model: Option<String>,
 }
 
+/// How other programs' changes are taken in (`outside_changes` in the
+/// configuration).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OutsideMode {
+    /// Kept as they are and listed, each hunk revertible; destructive ones
+    /// (a file deleted, emptied or cut by half) held pending. The default: it is
+    /// quiet for the user's own editor.
+    #[default]
+    Record,
+    /// Every change held pending until decided: for while an agent works
+    /// in a terminal beside Redline.
+    Review,
+    /// Not taken in (files still reload as today).
+    Off,
+}
+
 /// The whole configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -297,6 +314,9 @@ pub struct Config {
     pub limits: Limits,
     /// Which provider runs jobs. Default `remote`.
     pub agent_mode: AgentMode,
+    /// What becomes of changes other programs write to the open folder:
+    /// `record` (default), `review` or `off` (see [`OutsideMode`]).
+    pub outside_changes: OutsideMode,
     /// The remote provider. Default OpenAI `gpt-4o-mini`.
     pub remote: ProviderSettings,
     /// The local provider. Default Ollama's OpenAI endpoint on its own port.
@@ -322,6 +342,7 @@ impl Default for Config {
             data_dir: None,
             limits: Limits::default(),
             agent_mode: AgentMode::default(),
+            outside_changes: OutsideMode::default(),
             remote: ProviderSettings {
                 provider: ProviderKind::Openai,
                 model: "gpt-4o-mini".into(),

@@ -14,7 +14,7 @@
 //! the background when watching starts, told of every path that changed,
 //! and filled again after missed events.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -24,6 +24,8 @@ use notify::{RecursiveMode, Watcher as _};
 
 use crate::jobs::Runtime;
 use crate::jobs::events::{FeedEvent, TreeChanged};
+use crate::project::PathError;
+use crate::workspace::OutsideChange;
 
 /// The watcher could not start.
 #[derive(Debug, thiserror::Error)]
@@ -91,14 +93,18 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
     // Files under review that went away, and since when: held a moment in
     // case the rename that moved them is reported after their going.
     let mut held: HashMap<PathBuf, Instant> = HashMap::new();
+    let mut burst = Burst::default();
     loop {
-        let first = if held.is_empty() {
+        if burst.quiet(Instant::now()) {
+            burst.take(runtime);
+        }
+        let first = if held.is_empty() && burst.is_empty() {
             match rx.recv() {
                 Ok(event) => Some(event),
                 Err(_) => return,
             }
         } else {
-            match rx.recv_timeout(HOLD / 4) {
+            match rx.recv_timeout(QUIET / 2) {
                 Ok(event) => Some(event),
                 Err(mpsc::RecvTimeoutError::Timeout) => None,
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
@@ -171,6 +177,24 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
                     .index()
                     .and_then(|index| index.with_files(|files| files.contains_key(&rel_to)))
                     .unwrap_or(true);
+            // Another program's move of a file not under review, or a file
+            // it put in place over one Redline knew (an atomic save), is
+            // taken in with the burst, as a change to review.
+            let taken = if replaced {
+                burst.remember(runtime, &rel_to)
+            } else {
+                !runtime.under_review(&rel_from)
+                    && burst.remember(runtime, &rel_from)
+                    && !burst.remember(runtime, &rel_to)
+            };
+            if taken {
+                runtime.project().reindex(&rel_from);
+                runtime.project().reindex(&rel_to);
+                paths.remove(&from);
+                paths.remove(&to);
+                burst.heard(now);
+                continue;
+            }
             runtime.project().reindex(&rel_from);
             runtime.project().reindex(&rel_to);
             match runtime.external_move(&rel_from, &rel_to, replaced) {
@@ -199,11 +223,19 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
             }
         }
         held.retain(|path, _| !path.exists());
+        if !paths.is_empty() {
+            burst.heard(now);
+        }
         for path in paths {
             let Some(rel) = relative(root, &path) else {
                 continue;
             };
+            let taken = !path.is_dir() && burst.remember(runtime, &rel);
             runtime.project().reindex(&rel);
+            if taken {
+                // Taken in with its burst, once the folder is quiet.
+                continue;
+            }
             if path.is_dir() {
                 runtime
                     .feed()
@@ -236,6 +268,133 @@ const RECENT: Duration = Duration::from_secs(2);
 /// How long a file under review that went away waits for the rename that
 /// may have moved it before it is taken as gone.
 const HOLD: Duration = Duration::from_millis(300);
+
+/// How long the folder stays quiet before a burst of other programs' writes
+/// is taken in as one group: an agent's step writes its files within a few
+/// milliseconds of each other.
+const QUIET: Duration = Duration::from_millis(150);
+
+/// Other programs' writes of one burst, each file with the text Redline
+/// knew before its first write in it (the index's, read before the index
+/// learns the new one). A file the index held no text of cannot be
+/// reviewed: it is only announced as changed.
+#[derive(Default)]
+struct Burst {
+    before: BTreeMap<String, String>,
+    /// Files that appeared in the burst: where a file that went away may
+    /// have moved to.
+    appeared: BTreeSet<String>,
+    last: Option<Instant>,
+}
+
+impl Burst {
+    fn is_empty(&self) -> bool {
+        self.before.is_empty()
+    }
+
+    /// Notes that events came at `now`: the burst stays open.
+    fn heard(&mut self, now: Instant) {
+        self.last = Some(now);
+    }
+
+    /// Whether a burst is waiting and nothing was heard for [`QUIET`].
+    fn quiet(&self, now: Instant) -> bool {
+        !self.is_empty() && self.last.is_none_or(|at| now.duration_since(at) >= QUIET)
+    }
+
+    /// Keeps the text the index holds of `rel` as its text before (unless
+    /// the burst has it already), when its change can be taken in as an
+    /// outside change ([`Runtime::takes_outside`]). Returns whether the
+    /// burst holds it.
+    fn remember(&mut self, runtime: &Runtime, rel: &str) -> bool {
+        if self.before.contains_key(rel) {
+            return true;
+        }
+        if !runtime.takes_outside(rel) {
+            return false;
+        }
+        let held = runtime
+            .project()
+            .index()
+            .and_then(|index| index.with_files(|files| files.get(rel).map(|e| e.text.clone())));
+        match held {
+            // The index is not filled yet: nothing to compare with.
+            None => false,
+            // Only a file whose disk differs from what the index holds: the
+            // index may have learnt the new text already (Redline's own
+            // write, a folder indexed as it arrived), and then there is
+            // nothing to compare with.
+            Some(Some(Some(text))) => match String::from_utf8(text.to_vec()) {
+                Ok(text) if !on_disk_is(runtime, rel, &text) => {
+                    self.before.insert(rel.to_owned(), text);
+                    true
+                }
+                _ => false,
+            },
+            Some(Some(None)) => false,
+            // Not in the index: a file that appeared.
+            Some(None) => {
+                self.appeared.insert(rel.to_owned());
+                false
+            }
+        }
+    }
+
+    /// Takes the burst in as one group (see [`Runtime::take_outside`]).
+    fn take(&mut self, runtime: &Runtime) {
+        let mut appeared = std::mem::take(&mut self.appeared);
+        let changes: Vec<OutsideChange> = std::mem::take(&mut self.before)
+            .into_iter()
+            .filter_map(|(path, before)| {
+                let after = match runtime.project().read_text(&path) {
+                    Ok(file) => Some(file.text),
+                    Err(PathError::NotFound(_)) => None,
+                    // Binary or too large now: not reviewable as text.
+                    Err(_) => {
+                        let _ = runtime.external_change(&path);
+                        return None;
+                    }
+                };
+                // A file gone while one with its text appeared: a move.
+                let moved_to = match after {
+                    Some(_) => None,
+                    None => appeared
+                        .iter()
+                        .find(|p| {
+                            runtime
+                                .project()
+                                .read_text(p)
+                                .is_ok_and(|f| f.text == before)
+                        })
+                        .cloned(),
+                };
+                if let Some(to) = &moved_to {
+                    appeared.remove(to);
+                }
+                Some(OutsideChange {
+                    after: match moved_to {
+                        Some(_) => Some(before.clone()),
+                        None => after,
+                    },
+                    path,
+                    before,
+                    moved_to,
+                })
+            })
+            .collect();
+        if let Err(e) = runtime.take_outside(&changes) {
+            tracing::warn!(error = %e, "other programs' changes not taken in");
+        }
+    }
+}
+
+/// Whether the disk holds `text` at `rel`.
+fn on_disk_is(runtime: &Runtime, rel: &str, text: &str) -> bool {
+    runtime
+        .project()
+        .read_text(rel)
+        .is_ok_and(|file| file.text == text)
+}
 
 /// A file under the new folder `dir` (a few levels, a bounded number of
 /// entries) with the name `from` had.

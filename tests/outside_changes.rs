@@ -8,12 +8,14 @@ use std::path::Path;
 use std::process::Command;
 
 use redline::config::Limits;
+use redline::config::OutsideMode;
 use redline::project::Project;
 use redline::review::Status;
 use redline::store::Store;
-use redline::workspace::{OutsideChange, OutsideMode, RunInfo, Workspace};
+use redline::workspace::{OutsideChange, RunInfo, Workspace};
 
-const PLAN: &str = "# Plan\n\nShip in March.\n\n## Risks\n\nHiring is slow.\n\n## Owners\n\nAda and Grace.\n";
+const PLAN: &str =
+    "# Plan\n\nShip in March.\n\n## Risks\n\nHiring is slow.\n\n## Owners\n\nAda and Grace.\n";
 
 fn open(root: &Path, data: &Path) -> Workspace {
     let project = Project::open(root, Limits::default()).unwrap();
@@ -50,6 +52,7 @@ fn change(root: &Path, path: &str, before: &str) -> OutsideChange {
         path: path.into(),
         before: before.into(),
         after: read(root, path),
+        moved_to: None,
     }
 }
 
@@ -59,7 +62,10 @@ fn a_sed_edit_is_reviewed_hunk_by_hunk_and_a_rejected_hunk_goes_back() {
     let root = dir.path();
     std::fs::write(root.join("Plan.md"), PLAN).unwrap();
     let mut ws = open(root, data.path());
-    sh(root, "sed -i -e 's/March/May/' -e 's/Ada and Grace/Linus/' Plan.md");
+    sh(
+        root,
+        "sed -i -e 's/March/May/' -e 's/Ada and Grace/Linus/' Plan.md",
+    );
     let written = read(root, "Plan.md").unwrap();
     let staged = ws
         .stage_outside(
@@ -127,9 +133,21 @@ fn a_deleted_note_comes_back_whole_and_record_mode_keeps_the_rest() {
     let deletion = &staged.bundle.file_ops[0];
     assert_eq!(deletion.file_path, "Plan.md");
     assert_eq!(status(&ws, &deletion.hunk_id), Status::Pending, "held");
-    let log = &staged.bundle.files.iter().find(|f| f.file_path == "Log.md").unwrap().hunks[0];
+    let log = &staged
+        .bundle
+        .files
+        .iter()
+        .find(|f| f.file_path == "Log.md")
+        .unwrap()
+        .hunks[0];
     assert_eq!(status(&ws, &log.hunk_id), Status::Accepted, "kept");
-    let big = &staged.bundle.files.iter().find(|f| f.file_path == "Big.md").unwrap().hunks[0];
+    let big = &staged
+        .bundle
+        .files
+        .iter()
+        .find(|f| f.file_path == "Big.md")
+        .unwrap()
+        .hunks[0];
     assert_eq!(status(&ws, &big.hunk_id), Status::Pending, "held");
     assert!(
         big.flags.iter().any(|f| f.reason.contains("empt")),
@@ -138,15 +156,22 @@ fn a_deleted_note_comes_back_whole_and_record_mode_keeps_the_rest() {
     );
 
     // One click each brings the deleted and the emptied note back.
-    ws.decide(&deletion.hunk_id, Status::Rejected, None).unwrap();
+    ws.decide(&deletion.hunk_id, Status::Rejected, None)
+        .unwrap();
     ws.decide(&big.hunk_id, Status::Rejected, None).unwrap();
     let saved = ws
-        .save_many(&["Plan.md".into(), "Big.md".into(), "Log.md".into()], &mut |_| {})
+        .save_many(
+            &["Plan.md".into(), "Big.md".into(), "Log.md".into()],
+            &mut |_| {},
+        )
         .unwrap();
     assert!(saved.iter().all(Result::is_ok), "{saved:?}");
     assert_eq!(read(root, "Plan.md").unwrap(), PLAN);
     assert_eq!(read(root, "Big.md").unwrap(), PLAN.repeat(4));
-    assert_eq!(read(root, "Log.md").unwrap(), "# Log\n\nMonday.\nTuesday.\n");
+    assert_eq!(
+        read(root, "Log.md").unwrap(),
+        "# Log\n\nMonday.\nTuesday.\n"
+    );
     // And the checkpoint of the group rolls back what was kept.
     ws.rollback(
         &staged.checkpoint.checkpoint_id,

@@ -203,7 +203,11 @@ impl Review {
     pub(crate) fn mark_outside(&mut self, hunk_ids: &[String]) {
         for hunk in hunk_ids {
             if let Ok((path, i)) = self.find_hunk(hunk) {
-                self.files.get_mut(&path).expect("found").entry_mut(i).origin = Origin::Outside;
+                self.files
+                    .get_mut(&path)
+                    .expect("found")
+                    .entry_mut(i)
+                    .origin = Origin::Outside;
             }
         }
     }

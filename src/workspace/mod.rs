@@ -16,11 +16,11 @@ mod relink;
 mod rollback;
 
 pub use disk::{AppliedFile, ReviewProgress};
-pub use outside_hunks::{OutsideChange, OutsideGroup, OutsideMode};
 pub use files::{
     FileChange, FileContent, FileState, FolderEntry, HunkSpan, Keep, Listing, PendingHunk,
     Resolved, TreeEntry,
 };
+pub use outside_hunks::{OutsideChange, OutsideGroup};
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

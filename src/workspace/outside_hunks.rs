@@ -7,11 +7,10 @@
 //! deleted file is a deletion already carried out, which rejecting brings
 //! back whole.
 
-use serde::{Deserialize, Serialize};
-
 use super::propose::{checkpoint_files, op_checkpoint_files};
 use super::{RunInfo, Workspace, WorkspaceError};
 use crate::checkpoints::{Checkpoint, CheckpointKind};
+use crate::config::OutsideMode;
 use crate::edits::{FileOp, FileOpProposal, FileProposal};
 use crate::hunks::triage::{JobContext, assess};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from, file_op_hunks};
@@ -28,6 +27,9 @@ pub struct OutsideChange {
     pub before: String,
     /// Its text now; `None` when the file was deleted.
     pub after: Option<String>,
+    /// Where it went, when another program moved it (whole: its text there
+    /// is `before`).
+    pub moved_to: Option<String>,
 }
 
 impl OutsideChange {
@@ -35,6 +37,9 @@ impl OutsideChange {
     /// cut by more than half. Such a change is held for review whatever
     /// the mode, with a notice.
     pub fn destructive(&self) -> bool {
+        if self.moved_to.is_some() {
+            return false;
+        }
         match &self.after {
             None => true,
             Some(after) => {
@@ -45,27 +50,12 @@ impl OutsideChange {
     }
 }
 
-/// How other programs' changes are taken in (`outside_changes` in the
-/// configuration).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum OutsideMode {
-    /// Kept as they are and listed, each hunk revertible; destructive ones
-    /// (see [`OutsideChange::destructive`]) held pending. The default: it is
-    /// quiet for the user's own editor.
-    #[default]
-    Record,
-    /// Every change held pending until decided: for while an agent works
-    /// in a terminal beside Redline.
-    Review,
-    /// Not taken in (files still reload as today).
-    Off,
-}
-
 /// A group of outside changes as staged: its checkpoint and hunks, and
 /// whether it holds a destructive change (one to tell the user of at once).
 #[derive(Debug)]
 pub struct OutsideGroup {
+    /// The files staged, in the order of the changes.
+    pub paths: Vec<String>,
     /// The checkpoint of the texts before.
     pub checkpoint: Checkpoint,
     /// Its hunks, a whole-file hunk for each deleted file.
@@ -75,11 +65,30 @@ pub struct OutsideGroup {
 }
 
 impl Workspace {
+    /// Whether another program's change to `path` can be staged as an
+    /// outside change: the file is not under review, or nothing of it is
+    /// pending or unsaved (its review then stacks the change on what it
+    /// has). Otherwise the conflict rules hold.
+    pub fn takes_outside(&self, path: &str) -> bool {
+        match self.review.file_of(path) {
+            None => true,
+            Some(file) => {
+                file.path == path
+                    && file.op().is_none()
+                    && !file.has_pending()
+                    && file.disk_hash.is_some()
+                    && file.disk_view() == file.buffer()
+                    && Some(text::content_hash(file.buffer().as_bytes())) == file.disk_hash
+            }
+        }
+    }
+
     /// Stages `changes` (one burst of another program's writes) as the
     /// group `run`: their hunks, pending in [`OutsideMode::Review`]; in
     /// [`OutsideMode::Record`] accepted (kept) but for the destructive
-    /// ones. A file under review, or with no change, is left out (a file
-    /// under review keeps the conflict rules). `None` when nothing is left.
+    /// ones. A file with no change, or that [`Workspace::takes_outside`]
+    /// refuses or whose review holds another text than `before`, is left
+    /// out (see [`OutsideGroup::paths`]). `None` when nothing is left.
     pub fn stage_outside(
         &mut self,
         run: &RunInfo,
@@ -91,14 +100,26 @@ impl Workspace {
         }
         let changes: Vec<&OutsideChange> = changes
             .iter()
-            .filter(|c| self.review.file(&c.path).is_none())
-            .filter(|c| c.after.as_deref() != Some(c.before.as_str()))
+            .filter(|c| c.moved_to.is_some() || c.after.as_deref() != Some(c.before.as_str()))
+            .filter(|c| {
+                let to_free = c
+                    .moved_to
+                    .as_deref()
+                    .is_none_or(|to| self.review.file_of(to).is_none());
+                to_free
+                    && self.takes_outside(&c.path)
+                    && self
+                        .review
+                        .file(&c.path)
+                        .is_none_or(|f| f.buffer_is(&c.before))
+            })
             .collect();
         if changes.is_empty() {
             return Ok(None);
         }
         let mut proposals: Vec<FileProposal> = changes
             .iter()
+            .filter(|c| c.moved_to.is_none())
             .filter_map(|c| {
                 Some(FileProposal {
                     file_path: c.path.clone(),
@@ -113,11 +134,14 @@ impl Workspace {
         proposals.sort_by(|a, b| a.file_path.cmp(&b.file_path));
         let ops: Vec<FileOpProposal> = changes
             .iter()
-            .filter(|c| c.after.is_none())
+            .filter(|c| c.after.is_none() || c.moved_to.is_some())
             .map(|c| FileOpProposal {
                 edit_id: String::new(),
                 file_path: c.path.clone(),
-                op: FileOp::Delete,
+                op: match &c.moved_to {
+                    Some(to) => FileOp::Move { to: to.clone() },
+                    None => FileOp::Delete,
+                },
                 base: c.before.clone(),
                 base_file_hash: text::content_hash(c.before.as_bytes()),
                 bytes: None,
@@ -171,11 +195,13 @@ impl Workspace {
             staged.stage(&run.job_id, &proposals, &bundle)?;
             let ids: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
             staged.mark_outside(&ids);
-            // The disk holds the changes: deleted files are gone, the others
-            // hold what was written.
+            // The disk holds the changes: deleted files are gone, moved ones
+            // are at their new paths, the others hold what was written.
             for op in &ops {
                 let file = staged.file_mut(&op.file_path).expect("staged");
-                file.disk_hash = None;
+                if op.op == FileOp::Delete {
+                    file.disk_hash = None;
+                }
                 file.set_op_done(true);
             }
             for p in &proposals {
@@ -224,6 +250,7 @@ impl Workspace {
                 })?;
         self.review = staged;
         Ok(Some(OutsideGroup {
+            paths: changes.iter().map(|c| c.path.clone()).collect(),
             checkpoint,
             bundle,
             destructive,

@@ -23,6 +23,7 @@ mod file_ops;
 mod find;
 mod host;
 mod log;
+mod outside;
 mod review;
 mod sessions;
 

@@ -1,0 +1,138 @@
+//! Other programs' writes as jobs: each burst the watcher saw (one agent's
+//! step, a script's run) is a job of the `outside` session, titled by when
+//! it happened and what it touched, whose hunks are reviewed like a
+//! proposal's (see [`Workspace::stage_outside`]). Its status says whether
+//! any of it still waits for a decision.
+//!
+//! [`Workspace::stage_outside`]: crate::workspace::Workspace::stage_outside
+
+use super::Runtime;
+use crate::config::OutsideMode;
+use crate::jobs::error::RuntimeError;
+use crate::jobs::events::{FeedEvent, JobStaged, RuntimeEvent};
+use crate::jobs::model::{Job, JobStatus, JobUsage, now};
+use crate::jobs::records::Records;
+use crate::workspace::{FileChange, OutsideChange, RunInfo};
+
+use super::log::record_status;
+
+/// The session (and external agent) other programs' changes are grouped in.
+pub const OUTSIDE: &str = "outside";
+
+impl Runtime {
+    /// Whether another program's change to `path` would be taken in as an
+    /// outside change (see [`Workspace::takes_outside`]), as the
+    /// configuration's `outside_changes` allows.
+    ///
+    /// [`Workspace::takes_outside`]: crate::workspace::Workspace::takes_outside
+    pub fn takes_outside(&self, path: &str) -> bool {
+        self.config().outside_changes != OutsideMode::Off && self.ws().takes_outside(path)
+    }
+
+    /// Takes in `changes` (one burst of other programs' writes) as one
+    /// job, as the configuration's `outside_changes` says, and announces
+    /// each file as changed. A file that could not be staged is taken in
+    /// as before ([`Runtime::external_change`]: reloaded, or a conflict).
+    /// Returns the job, `None` when nothing was staged.
+    pub fn take_outside(&self, changes: &[OutsideChange]) -> Result<Option<Job>, RuntimeError> {
+        // A file Redline held a buffer of follows the disk (`reloaded`), as
+        // before; one it did not is `changed`.
+        let held: Vec<bool> = changes.iter().map(|c| self.under_review(&c.path)).collect();
+        let job = self.stage_outside(changes);
+        let staged: Vec<String> = match &job {
+            Ok(Some((_, paths))) => paths.clone(),
+            _ => Vec::new(),
+        };
+        for (change, held) in changes.iter().zip(held) {
+            if staged.contains(&change.path) {
+                for path in std::iter::once(&change.path).chain(&change.moved_to) {
+                    let disk_hash = self.project().disk_hash(path).ok().flatten();
+                    let path = path.clone();
+                    self.inner.feed.push(FeedEvent::of_change(if held {
+                        FileChange::Reloaded { path, disk_hash }
+                    } else {
+                        FileChange::Changed { path, disk_hash }
+                    }));
+                }
+            } else if let Err(e) = self.external_change(&change.path) {
+                tracing::debug!(path = %change.path, error = %e, "change not taken in");
+            }
+        }
+        job.map(|job| job.map(|(job, _)| job))
+    }
+
+    fn stage_outside(
+        &self,
+        changes: &[OutsideChange],
+    ) -> Result<Option<(Job, Vec<String>)>, RuntimeError> {
+        let mode = self.config().outside_changes;
+        let session = self.external_session(OUTSIDE)?;
+        let n = self.db().reserve("job", 1)?;
+        let job_id = format!("job_{n}");
+        let mut job = Job::new(
+            job_id.clone(),
+            session.session_id.clone(),
+            title(changes),
+            1,
+        );
+        let run = RunInfo {
+            session_id: Some(session.session_id.clone()),
+            job_id: job_id.clone(),
+            instruction: job.instruction.clone(),
+            seen: None,
+        };
+        let Some(mut group) = self.ws().stage_outside(&run, changes, mode)? else {
+            return Ok(None);
+        };
+        let hunks = group.bundle.hunk_count();
+        let files = group.bundle.paths().len();
+        let summary = match group.destructive.len() {
+            0 => format!("{hunks} hunk(s) in {files} file(s), written by another program"),
+            n => format!(
+                "{hunks} hunk(s) in {files} file(s), written by another program; {n} deleted, emptied or cut by half: {}",
+                group.destructive.join(", ")
+            ),
+        };
+        job.summary = Some(summary.clone());
+        job.checkpoint_id = Some(group.checkpoint.checkpoint_id.clone());
+        job.diff_bundle = Some(group.bundle);
+        record_status(&mut job, JobStatus::AwaitingReview, None);
+        self.db().put_job(&job)?;
+        self.update_session(&session.session_id, |s| {
+            s.last_job_id = Some(job_id.clone());
+            s.pending_review = Some(job_id.clone());
+        })?;
+        self.emit(
+            &job_id,
+            RuntimeEvent::AwaitingReview(JobStaged {
+                checkpoint_id: group.checkpoint.checkpoint_id,
+                edits: 0,
+                files,
+                hunks,
+                summary: Some(summary),
+                usage: JobUsage::default(),
+            }),
+        );
+        self.announce_status(&job_id, JobStatus::AwaitingReview, None, Some(&job));
+        // Kept as they are (record mode), with nothing held: done already.
+        self.settle([job_id.clone()]);
+        Ok(Some((self.job(&job_id)?, std::mem::take(&mut group.paths))))
+    }
+}
+
+/// A group's title: when it happened and what it touched.
+fn title(changes: &[OutsideChange]) -> String {
+    let at = now();
+    let clock = at.get(11..19).unwrap_or(&at);
+    let names: Vec<&str> = changes.iter().take(3).map(|c| c.path.as_str()).collect();
+    let more = changes.len().saturating_sub(names.len());
+    format!(
+        "Changed outside Redline at {clock} UTC: {}{}",
+        names.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
+}
