@@ -310,7 +310,9 @@ impl Burst {
         if self.before.contains_key(rel) {
             return true;
         }
-        if !runtime.takes_outside(rel) {
+        // A file that appeared in this burst and changed or went again (a
+        // program's temporary file): nothing Redline knew.
+        if self.appeared.contains(rel) || !runtime.takes_outside(rel) {
             return false;
         }
         let held = runtime

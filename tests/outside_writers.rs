@@ -1,0 +1,295 @@
+//! Other programs write, Redline shows it for review: real processes
+//! (`sed -i`, a Python script writing in place, an atomic rename over the
+//! file, `rm`, `mv`, and a burst over 1,000 notes) change the folder under
+//! a real watcher, with `outside_changes = "review"`. Each change becomes a
+//! job of the `outside` session whose hunks are exactly the change; a
+//! rejected one is put back byte for byte, an accepted one kept, and a
+//! restart keeps what is still pending.
+
+#[path = "support/door.rs"]
+mod door;
+#[path = "support/agent.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use door::Door;
+use redline::config::OutsideMode;
+use redline::jobs::Runtime;
+use redline::providers::Protocol;
+use serde_json::{Value, json};
+use support::*;
+
+const NOTE: &str = "# Roadmap\n\nShip in March.\n\n## Risks\n\nHiring is slow.\n";
+
+fn fill(root: &Path) {
+    std::fs::create_dir_all(root.join("notes")).unwrap();
+    for name in ["sed", "python", "atomic", "gone", "moved"] {
+        std::fs::write(root.join(format!("notes/{name}.md")), NOTE).unwrap();
+    }
+    std::fs::create_dir_all(root.join("many")).unwrap();
+    for i in 0..BURST {
+        std::fs::write(
+            root.join(format!("many/{i:04}.md")),
+            format!("# Note {i}\n\nLinks to [[Atlas]].\n"),
+        )
+        .unwrap();
+    }
+}
+
+const BURST: usize = 1000;
+
+fn run(root: &Path, program: &str, args: &[&str]) {
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(root)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{program} {args:?}");
+}
+
+/// The next job of the `outside` session with pending hunks that is not in
+/// `seen`, once its hunks number `hunks` (a burst may come as several
+/// groups: all of them, then).
+async fn groups(door: &Door, seen: &mut Vec<String>, hunks: usize) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let review = door.get("/api/review?limit=5000").await;
+        let new: Vec<Value> = review["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| {
+                j["instruction"]
+                    .as_str()
+                    .is_some_and(|i| i.starts_with("Changed outside Redline"))
+                    && !seen.contains(&j["job_id"].as_str().unwrap().to_owned())
+            })
+            .cloned()
+            .collect();
+        let count: usize = new
+            .iter()
+            .map(|j| j["hunks"].as_array().unwrap().len())
+            .sum();
+        if count >= hunks {
+            seen.extend(new.iter().map(|j| j["job_id"].as_str().unwrap().to_owned()));
+            return new;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {hunks} outside hunk(s): {review}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The patches of `job`'s hunks, whole-file ones first.
+async fn patches(door: &Door, job: &Value) -> Vec<String> {
+    let job = door
+        .get(&format!(
+            "/api/agent/jobs/{}",
+            job["job_id"].as_str().unwrap()
+        ))
+        .await;
+    let bundle = &job["diff_bundle"];
+    bundle["file_ops"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|op| op["patch"].as_str().unwrap().to_owned())
+        .chain(
+            bundle["files"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|f| {
+                    f["hunks"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|h| h["patch"].as_str().unwrap().to_owned())
+                }),
+        )
+        .collect()
+}
+
+async fn decide(door: &Door, hunk: &Value, status: &str) {
+    door.post(
+        &format!(
+            "/api/agent/hunks/{}/decide",
+            hunk["hunk_id"].as_str().unwrap()
+        ),
+        json!({ "status": status }),
+    )
+    .await;
+}
+
+fn read(root: &Path, path: &str) -> Option<Vec<u8>> {
+    std::fs::read(root.join(path)).ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_programs_writes_are_reviewed_and_a_rejection_puts_the_bytes_back() {
+    let h = harness_on(fill, Protocol::OpenAiChat, vec![], |c| {
+        c.outside_changes = OutsideMode::Review;
+    })
+    .await;
+    let watching = redline::watch::start(h.runtime.clone()).unwrap();
+    let door = Door::open(h.runtime.clone()).await;
+    let root = h.vault.path();
+    while !h.runtime.project().index().is_some_and(|i| i.ready()) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let mut seen = Vec::new();
+
+    // sed -i: one hunk, exactly the change; rejected, the bytes come back.
+    run(root, "sed", &["-i", "s/March/May/", "notes/sed.md"]);
+    let group = groups(&door, &mut seen, 1).await;
+    let patch = patches(&door, &group[0]).await;
+    assert_eq!(patch.len(), 1, "{patch:?}");
+    assert!(
+        patch[0].contains("-Ship in March.\n+Ship in May.\n"),
+        "{}",
+        patch[0]
+    );
+    assert_eq!(
+        read(root, "notes/sed.md").unwrap(),
+        NOTE.replace("March", "May").as_bytes(),
+        "pending: as written"
+    );
+    decide(&door, &group[0]["hunks"][0], "rejected").await;
+    door.post("/api/files/save", json!({ "path": "notes/sed.md" }))
+        .await;
+    assert_eq!(read(root, "notes/sed.md").unwrap(), NOTE.as_bytes());
+
+    // A Python script writing in place: accepted, kept as written.
+    run(
+        root,
+        "python3",
+        &[
+            "-c",
+            "f = open('notes/python.md', 'r+'); t = f.read(); f.seek(0); f.truncate(); f.write(t.replace('Hiring is slow.', 'Hiring is done.'))",
+        ],
+    );
+    let group = groups(&door, &mut seen, 1).await;
+    let patch = patches(&door, &group[0]).await;
+    assert!(patch[0].contains("+Hiring is done.\n"), "{}", patch[0]);
+    decide(&door, &group[0]["hunks"][0], "accepted").await;
+    door.post("/api/files/save", json!({ "path": "notes/python.md" }))
+        .await;
+    let kept = NOTE.replace("Hiring is slow.", "Hiring is done.");
+    assert_eq!(read(root, "notes/python.md").unwrap(), kept.as_bytes());
+
+    // An atomic save: a new file renamed over the note.
+    std::fs::write(
+        root.join("notes/.atomic.tmp"),
+        NOTE.replace("## Risks", "## Dangers"),
+    )
+    .unwrap();
+    run(root, "mv", &["notes/.atomic.tmp", "notes/atomic.md"]);
+    let group = groups(&door, &mut seen, 1).await;
+    let patch = patches(&door, &group[0]).await;
+    assert!(
+        patch[0].contains("-## Risks\n+## Dangers\n"),
+        "{}",
+        patch[0]
+    );
+    decide(&door, &group[0]["hunks"][0], "rejected").await;
+    door.post("/api/files/save", json!({ "path": "notes/atomic.md" }))
+        .await;
+    assert_eq!(read(root, "notes/atomic.md").unwrap(), NOTE.as_bytes());
+
+    // rm: a deletion already carried out, flagged; rejected, the note comes
+    // back whole.
+    run(root, "rm", &["notes/gone.md"]);
+    let group = groups(&door, &mut seen, 1).await;
+    let patch = patches(&door, &group[0]).await;
+    assert!(patch[0].contains("deleted file mode"), "{}", patch[0]);
+    assert!(read(root, "notes/gone.md").is_none(), "pending: still gone");
+    decide(&door, &group[0]["hunks"][0], "rejected").await;
+    door.post("/api/files/save", json!({ "path": "notes/gone.md" }))
+        .await;
+    assert_eq!(read(root, "notes/gone.md").unwrap(), NOTE.as_bytes());
+
+    // mv: a move, not a deletion and a new file; rejected, it moves back.
+    run(root, "mv", &["notes/moved.md", "moved-away.md"]);
+    let group = groups(&door, &mut seen, 1).await;
+    let patch = patches(&door, &group[0]).await;
+    assert!(
+        patch[0].contains("rename from notes/moved.md\nrename to moved-away.md"),
+        "{patch:?}"
+    );
+    decide(&door, &group[0]["hunks"][0], "rejected").await;
+    door.post("/api/files/save", json!({ "path": "notes/moved.md" }))
+        .await;
+    assert_eq!(read(root, "notes/moved.md").unwrap(), NOTE.as_bytes());
+    assert!(read(root, "moved-away.md").is_none());
+
+    // A burst over 1,000 notes: taken in whole, as few groups as the
+    // writes' pauses make; left pending across a restart.
+    let started = Instant::now();
+    let files: Vec<String> = (0..BURST).map(|i| format!("many/{i:04}.md")).collect();
+    let mut args = vec!["-i", "s/\\[\\[Atlas\\]\\]/[[Meridian]]/"];
+    args.extend(files.iter().map(String::as_str));
+    run(root, "sed", &args);
+    let burst = groups(&door, &mut seen, BURST).await;
+    let taken = started.elapsed();
+    let hunks: usize = burst
+        .iter()
+        .map(|j| j["hunks"].as_array().unwrap().len())
+        .sum();
+    let odd: Vec<&Value> = burst
+        .iter()
+        .flat_map(|j| j["hunks"].as_array().unwrap())
+        .filter(|h| !h["path"].as_str().unwrap().starts_with("many/"))
+        .collect();
+    assert!(odd.is_empty(), "{odd:?}");
+    let mut paths: Vec<&str> = burst
+        .iter()
+        .flat_map(|j| j["hunks"].as_array().unwrap())
+        .map(|h| h["path"].as_str().unwrap())
+        .collect();
+    paths.sort_unstable();
+    let twice: Vec<&&str> = paths
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| &w[0])
+        .collect();
+    assert!(
+        twice.is_empty(),
+        "{} group(s); twice: {twice:?}",
+        burst.len()
+    );
+    assert_eq!(hunks, BURST);
+    eprintln!(
+        "a sed over {BURST} notes: {} group(s), in the review {} ms after the write began",
+        burst.len(),
+        taken.as_millis()
+    );
+    drop(door);
+    drop(watching);
+    let (vault, data, config) = (h.vault, h.data, h.config);
+    drop(h.runtime);
+    let runtime = Runtime::open(vault.path(), config).unwrap();
+    let door = Door::open(runtime).await;
+    let review = door.get("/api/review?limit=5000").await;
+    let pending: usize = review["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| seen.contains(&j["job_id"].as_str().unwrap().to_owned()))
+        .map(|j| j["hunks"].as_array().unwrap().len())
+        .sum();
+    let extra: Vec<&Value> = review["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|j| j["hunks"].as_array().unwrap())
+        .filter(|h| !h["path"].as_str().unwrap().starts_with("many/"))
+        .collect();
+    assert!(extra.is_empty(), "{extra:?}");
+    assert_eq!(pending, BURST, "the burst is still pending after a restart");
+    drop(data);
+}
