@@ -50,6 +50,10 @@ impl OutsideChange {
     }
 }
 
+/// How many files one burst changes for it to be held for review whole,
+/// whatever each change is.
+pub const MANY_AT_ONCE: usize = 50;
+
 /// A group of outside changes as staged: its checkpoint and hunks, and
 /// whether it holds a destructive change (one to tell the user of at once).
 #[derive(Debug)]
@@ -60,7 +64,9 @@ pub struct OutsideGroup {
     pub checkpoint: Checkpoint,
     /// Its hunks, a whole-file hunk for each deleted file.
     pub bundle: DiffBundle,
-    /// The files whose change is destructive.
+    /// The files whose change is destructive (all of them when the group
+    /// changes [`MANY_AT_ONCE`] files or more): held for review, to be
+    /// told of at once.
     pub destructive: Vec<String>,
 }
 
@@ -160,9 +166,11 @@ impl Workspace {
             hunk.hunk_id = format!("h_{}", first + (ops.len() + i) as u64);
         }
         bundle.job_id = Some(run.job_id.clone());
+        // Many files at once is destructive as a whole: all are held.
+        let many = changes.len() >= MANY_AT_ONCE;
         let destructive: Vec<String> = changes
             .iter()
-            .filter(|c| c.destructive())
+            .filter(|c| many || c.destructive())
             .map(|c| c.path.clone())
             .collect();
         let texts: Vec<&[u8]> = proposals

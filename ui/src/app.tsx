@@ -17,8 +17,8 @@ import { SearchPanel } from "./components/SearchPanel";
 import { Sidebar } from "./components/Sidebar";
 import { jobUpdated, loadAgents, loadSessions } from "./state/agent";
 import { loadSetup } from "./state/setup";
-import { followProject, refreshTree, saveAll } from "./state/files";
-import { dirtyPaths, needsFolder, notice, overlay, project } from "./state/store";
+import { followProject, refreshTree, restoreOutside, saveAll } from "./state/files";
+import { dirtyPaths, needsFolder, notice, outsideAlert, overlay, project } from "./state/store";
 import { reloadListings } from "./state/tree";
 
 /** Loads the open project, or asks for a folder (desktop app only). */
@@ -86,6 +86,7 @@ export function App() {
           ?
         </button>
       </header>
+      {outsideAlert.value && <OutsideAlert />}
       <nav class="left">
         <ReviewList />
         <FileTree />
@@ -102,6 +103,27 @@ export function App() {
       {overlay.value === "quickopen" && <QuickOpen />}
       {overlay.value === "search" && <SearchPanel />}
       <DecisionDialog />
+    </div>
+  );
+}
+
+/** Told at once when another program deletes, empties or cuts down notes
+ * (or changes many at once): what happened, and one click to put it back. */
+function OutsideAlert() {
+  const alert = outsideAlert.value!;
+  const names = alert.files.slice(0, 3).join(", ") + (alert.files.length > 3 ? ` and ${alert.files.length - 3} more` : "");
+  return (
+    <div class="outside-alert" role="alert" data-testid="outside-alert">
+      <span>
+        Another program deleted, emptied or cut down <strong>{names}</strong>. It is held for review; nothing else was lost.
+      </span>
+      <span class="spacer" />
+      <button class="primary" data-testid="outside-restore" onClick={() => void restoreOutside()}>
+        Restore
+      </button>
+      <button data-testid="outside-keep" onClick={() => (outsideAlert.value = null)} title="Keep it as it is now; its hunks stay in the review list">
+        Dismiss
+      </button>
     </div>
   );
 }

@@ -374,6 +374,10 @@ pub enum FeedEvent {
     /// agent's, so a window follows work it did not start (a proposal to
     /// review, a question to answer).
     JobUpdated(JobUpdated) = "job.updated",
+    /// Another program deleted, emptied or cut down notes (or changed many
+    /// at once): they are held for review, and rejecting `restore` puts
+    /// them back.
+    Destructive(OutsideDestructive) = "outside.destructive",
 }
 }
 
@@ -451,6 +455,17 @@ pub struct FileMoved {
     /// Whether it was under review, and its review (pending hunks, unsaved
     /// edits) moved with it.
     pub under_review: bool,
+}
+
+/// `outside.destructive`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct OutsideDestructive {
+    /// The job of the outside group.
+    pub job_id: String,
+    /// The files deleted, emptied or cut by more than half.
+    pub files: Vec<String>,
+    /// The hunks whose rejection (and a save) puts those files back.
+    pub restore: Vec<String>,
 }
 
 /// `job.updated`.

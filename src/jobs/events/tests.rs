@@ -326,6 +326,11 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
             session_id: "sess_1".into(),
             status: JobStatus::WaitingForUser,
         }),
+        F::Destructive(OutsideDestructive {
+            job_id: "job_2".into(),
+            files: vec!["a.md".into()],
+            restore: vec!["h_9".into()],
+        }),
     ];
     events
         .into_iter()
@@ -343,6 +348,7 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
                 F::JobUpdated(_) => 9,
                 F::ReviewBatch(_) => 10,
                 F::Moved(_) => 11,
+                F::Destructive(_) => 12,
             };
             (i, e)
         })

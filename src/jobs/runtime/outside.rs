@@ -9,7 +9,7 @@
 use super::Runtime;
 use crate::config::OutsideMode;
 use crate::jobs::error::RuntimeError;
-use crate::jobs::events::{FeedEvent, JobStaged, RuntimeEvent};
+use crate::jobs::events::{FeedEvent, JobStaged, OutsideDestructive, RuntimeEvent};
 use crate::jobs::model::{Job, JobStatus, JobUsage, now};
 use crate::jobs::records::Records;
 use crate::workspace::{FileChange, OutsideChange, RunInfo};
@@ -89,10 +89,32 @@ impl Runtime {
         let summary = match group.destructive.len() {
             0 => format!("{hunks} hunk(s) in {files} file(s), written by another program"),
             n => format!(
-                "{hunks} hunk(s) in {files} file(s), written by another program; {n} deleted, emptied or cut by half: {}",
-                group.destructive.join(", ")
+                "{hunks} hunk(s) in {files} file(s), written by another program; held for review: {n} file(s) deleted, emptied, cut by half or changed at once ({}{})",
+                group
+                    .destructive
+                    .iter()
+                    .take(5)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if n > 5 { ", …" } else { "" }
             ),
         };
+        let restore: Vec<String> = group
+            .bundle
+            .file_ops
+            .iter()
+            .filter(|op| group.destructive.contains(&op.file_path))
+            .map(|op| op.hunk_id.clone())
+            .chain(
+                group
+                    .bundle
+                    .files
+                    .iter()
+                    .filter(|f| group.destructive.contains(&f.file_path))
+                    .flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.clone())),
+            )
+            .collect();
         job.summary = Some(summary.clone());
         job.checkpoint_id = Some(group.checkpoint.checkpoint_id.clone());
         job.diff_bundle = Some(group.bundle);
@@ -114,6 +136,15 @@ impl Runtime {
             }),
         );
         self.announce_status(&job_id, JobStatus::AwaitingReview, None, Some(&job));
+        if !restore.is_empty() {
+            self.inner
+                .feed
+                .push(FeedEvent::Destructive(OutsideDestructive {
+                    job_id: job_id.clone(),
+                    files: std::mem::take(&mut group.destructive),
+                    restore,
+                }));
+        }
         // Kept as they are (record mode), with nothing held: done already.
         self.settle([job_id.clone()]);
         Ok(Some((self.job(&job_id)?, std::mem::take(&mut group.paths))))

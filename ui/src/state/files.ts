@@ -8,7 +8,7 @@ import type { FileContent, FileOp, JobUpdated, PendingHunk, Selection, Status, T
 import type { EditorController } from "../editor/controller";
 import { ask } from "./confirm";
 import { metrics } from "./metrics";
-import { attempt, currentHunk, hunkInfo, openFile, reviewItems, reviewJobs, settling, tell, tree, unsynced } from "./store";
+import { attempt, currentHunk, hunkInfo, openFile, outsideAlert, reviewItems, reviewJobs, settling, tell, tree, unsynced } from "./store";
 import { reloadListings } from "./tree";
 
 let editor: EditorController | null = null;
@@ -496,6 +496,21 @@ async function sendMany(selection: Selection, status: Status, said: string) {
   return done;
 }
 
+/** Puts back what another program deleted, emptied or cut down (the
+ * notice's one click): its hunks rejected as one step, the files saved. */
+export async function restoreOutside() {
+  const alert = outsideAlert.value;
+  if (!alert) return;
+  outsideAlert.value = null;
+  await lastDecision;
+  const done = await attempt("Restoring", () => api.decideMany({ selection: { kind: "hunks", hunk_ids: alert.restore }, status: "rejected" }));
+  if (!done) return;
+  let restored = 0;
+  for (const path of alert.files) if (await attempt(`Restoring ${path}`, () => api.save({ path }))) restored++;
+  tell("info", `Restored ${restored.toLocaleString()} of ${alert.files.length.toLocaleString()} file(s) as they were`);
+  await Promise.all([refreshTree(), reloadOpen()]);
+}
+
 /** Accepts (or rejects) every pending hunk of the current hunk's pattern. */
 export async function decideCurrentPattern(status: "accepted" | "rejected") {
   const hunk = currentHunk.value ? hunkInfo.value.get(currentHunk.value) : undefined;
@@ -637,6 +652,9 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
             break;
           case "tree.changed":
             listingsSoon();
+            break;
+          case "outside.destructive":
+            outsideAlert.value = e.data;
             break;
           case "file.moved":
             // Another program moved a file: the open one follows it.

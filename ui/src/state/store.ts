@@ -2,7 +2,7 @@
 // only where they are read; actions (the other modules of `state/`) write them.
 
 import { computed, signal } from "@preact/signals";
-import type { AgentDefinition, ContextRow, Event, FileContent, Job, PendingHunk, ProjectInfo, ReviewGroup, Session, Setup, TreeEntry } from "../api/types";
+import type { AgentDefinition, ContextRow, Event, FileContent, Job, OutsideDestructive, PendingHunk, ProjectInfo, ReviewGroup, Session, Setup, TreeEntry } from "../api/types";
 
 /** The open folder; null before one is open. */
 export const project = signal<ProjectInfo | null>(null);
@@ -42,6 +42,10 @@ export const contextRows = signal<ContextRow[]>([]);
 export const overlay = signal<"none" | "checkpoints" | "settings" | "help" | "quickopen" | "search">("none");
 /** The last thing to tell the user (an error, or a confirmation). */
 export const notice = signal<{ kind: "error" | "info"; text: string } | null>(null);
+
+/** Notes another program just deleted, emptied or cut down, held for
+ * review: shown at once with a one-click restore. */
+export const outsideAlert = signal<OutsideDestructive | null>(null);
 
 /** Hunks decided here that the engine's answer has not taken out of the
  * tree yet: the review list leaves them out already. */

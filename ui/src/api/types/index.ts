@@ -97,6 +97,7 @@ export type { ModelStep } from "./ModelStep";
 export type { ModelsQuery } from "./ModelsQuery";
 export type { OpState } from "./OpState";
 export type { Operation } from "./Operation";
+export type { OutsideDestructive } from "./OutsideDestructive";
 export type { PageQuery } from "./PageQuery";
 export type { Pattern } from "./Pattern";
 export type { PatternGroup } from "./PatternGroup";
