@@ -17,7 +17,7 @@ use tokio::sync::Mutex;
 
 use crate::agent::NO_USER_ANSWER;
 use crate::agent::toolset::{self, CLARIFY_USER, PROPOSE_EDITS};
-use crate::jobs::{JobStatus, RunRequest, Runtime, ToolConfig};
+use crate::jobs::{JobStatus, OUTSIDE, RunRequest, Runtime, ToolConfig};
 use crate::providers::driven::{DriveError, Driver, driven};
 
 /// The MCP name of `clarify_user`.
@@ -51,7 +51,11 @@ pub struct RedlineMcp {
 /// `review_status`'s arguments.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 struct ReviewStatusArgs {
-    /// The job `propose_edits` answered with.
+    /// The job `propose_edits` answered with; `outside` (the default) for
+    /// the newest group of changes written straight to disk rather than
+    /// proposed (through a shell, say), which the user reviews too and may
+    /// have reverted.
+    #[serde(default = "outside")]
     job_id: String,
     /// Only these hunks (default: all of the job's).
     #[serde(default)]
@@ -246,10 +250,21 @@ impl RedlineMcp {
     }
 
     async fn review_status(&self, arguments: Value) -> CallToolResult {
-        let args: ReviewStatusArgs = match serde_json::from_value(arguments) {
+        let mut args: ReviewStatusArgs = match serde_json::from_value(arguments) {
             Ok(args) => args,
             Err(e) => return failure("invalid_arguments", &e.to_string()),
         };
+        if args.job_id == OUTSIDE {
+            match self.runtime.latest_outside_job() {
+                Some(job_id) => args.job_id = job_id,
+                None => {
+                    return failure(
+                        "not_found",
+                        "no change was written to the folder outside Redline since it opened it",
+                    );
+                }
+            }
+        }
         let wait = Duration::from_millis(args.wait_ms.min(MAX_WAIT_MS));
         match self
             .runtime
@@ -271,6 +286,10 @@ impl RedlineMcp {
             Err(e) => failure(e.code(), &e.to_string()),
         }
     }
+}
+
+fn outside() -> String {
+    OUTSIDE.to_owned()
 }
 
 /// The loop's answer to `name` as an MCP result object: the question card's

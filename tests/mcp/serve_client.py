@@ -140,6 +140,42 @@ async def over_http(api, base, token):
             return job
 
 
+async def wrote_directly(api, base, token, folder):
+    """An agent that writes through its shell rather than proposing: its
+    change is grouped for review by itself, review_status (no job named)
+    reports it, and learns that the user put it back."""
+    path = os.path.join(folder, "notes/beta.md")
+    with open(path, encoding="utf-8") as f:
+        before = f.read()
+    client = httpx.AsyncClient(
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=httpx.Timeout(30, read=300),
+    )
+    async with client, streamable_http_client(f"{base}/mcp", http_client=client) as (read, write, _):
+        async with session_of(read, write, "shell-agent") as session:
+            await session.initialize()
+            with open(path, "a", encoding="utf-8") as f:
+                f.write("Written straight to disk.\n")
+            deadline = time.monotonic() + 20
+            while True:
+                status = (await session.call_tool("review_status", {})).structuredContent or {}
+                hunks = [h for h in status.get("hunks", []) if h["file_path"] == "notes/beta.md"]
+                if hunks:
+                    break
+                assert time.monotonic() < deadline, status
+                await asyncio.sleep(0.1)
+            # Kept as written (the default, record mode), until the user says otherwise.
+            assert [h["status"] for h in hunks] == ["accepted"], hunks
+            job = status["job_id"]
+            for h in hunks:
+                await api.acall("POST", f"/api/agent/hunks/{h['hunk_id']}/decide", {"status": "rejected"})
+            await api.acall("POST", "/api/files/save", {"path": "notes/beta.md"})
+            status = structured(await session.call_tool("review_status", {"job_id": job}))
+            assert [h["status"] for h in status["hunks"]] == ["rejected"], status
+    with open(path, encoding="utf-8") as f:
+        assert f.read() == before, "put back"
+
+
 async def bridged(api, redline, folder, data):
     """`redline mcp FOLDER` while the server has the folder open: a proposal
     shows in the server's review, and questions are answered or skipped
@@ -236,6 +272,7 @@ async def main(redline, folder, data, base, token):
     api = Api(base, token)
     said = {
         "http_job": await over_http(api, base, token),
+        "shell": await wrote_directly(api, base, token, folder),
         "bridged_job": await bridged(api, redline, folder, data),
         "dropped_job": await dropped(api, redline, folder, data),
     }

@@ -19,6 +19,7 @@ mod editing;
 mod execute;
 mod external;
 pub use external::HunkState;
+pub use outside::OUTSIDE;
 mod file_ops;
 mod find;
 mod host;

@@ -6,7 +6,7 @@
 //!
 //! [`Workspace::stage_outside`]: crate::workspace::Workspace::stage_outside
 
-use super::Runtime;
+use super::{EXTERNAL_AGENT, Runtime};
 use crate::config::OutsideMode;
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{FeedEvent, JobStaged, OutsideDestructive, RuntimeEvent};
@@ -20,6 +20,17 @@ use super::log::record_status;
 pub const OUTSIDE: &str = "outside";
 
 impl Runtime {
+    /// The newest job of the `outside` session, if any: the last group of
+    /// other programs' changes.
+    pub fn latest_outside_job(&self) -> Option<String> {
+        let agent = format!("{EXTERNAL_AGENT}{OUTSIDE}");
+        self.sessions()
+            .ok()?
+            .into_iter()
+            .find(|s| s.agent_id == agent)?
+            .last_job_id
+    }
+
     /// Whether another program's change to `path` would be taken in as an
     /// outside change (see [`Workspace::takes_outside`]), as the
     /// configuration's `outside_changes` allows.
