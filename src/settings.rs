@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{AgentMode, Config, Limits, ProviderKind, ProviderSettings};
+use crate::config::{AgentMode, Config, Limits, OutsideMode, ProviderKind, ProviderSettings};
 use crate::providers::keys::{self, KeyStorage};
 
 /// Why a settings change was refused; nothing changed.
@@ -45,6 +45,8 @@ pub struct ProviderView {
 pub struct Settings {
     /// Which provider runs jobs.
     pub agent_mode: AgentMode,
+    /// What becomes of other programs' writes.
+    pub outside_changes: OutsideMode,
     /// The remote provider.
     pub remote: ProviderView,
     /// The local provider (it needs no key).
@@ -78,6 +80,9 @@ pub struct SettingsUpdate {
     /// Which provider runs jobs.
     #[serde(default)]
     pub agent_mode: Option<AgentMode>,
+    /// What becomes of other programs' writes.
+    #[serde(default)]
+    pub outside_changes: Option<OutsideMode>,
     /// The remote provider, whole.
     #[serde(default)]
     pub remote: Option<ProviderSettings>,
@@ -114,6 +119,7 @@ pub fn view(config: &Config, file: Option<&Path>) -> Settings {
     };
     Settings {
         agent_mode: config.agent_mode,
+        outside_changes: config.outside_changes,
         remote: provider(&config.remote, true),
         local: provider(&config.local, false),
         limits: config.limits.clone(),
@@ -126,6 +132,9 @@ pub fn updated(config: &Config, update: &SettingsUpdate) -> Result<Config, Setti
     let mut next = config.clone();
     if let Some(mode) = update.agent_mode {
         next.agent_mode = mode;
+    }
+    if let Some(mode) = update.outside_changes {
+        next.outside_changes = mode;
     }
     for (target, given) in [
         (&mut next.remote, &update.remote),
@@ -211,6 +220,12 @@ pub fn save(file: &Path, next: &Config, update: &SettingsUpdate) -> Result<(), S
             serde_json::to_value(next.agent_mode).expect("serializes"),
         )?;
     }
+    if update.outside_changes.is_some() {
+        set(
+            &["outside_changes"],
+            serde_json::to_value(next.outside_changes).expect("serializes"),
+        )?;
+    }
     for (name, given, now) in [
         ("remote", &update.remote, &next.remote),
         ("local", &update.local, &next.local),
@@ -256,6 +271,7 @@ mod tests {
         let config = Config::load_from(Some(&file)).unwrap();
         let update: SettingsUpdate = serde_json::from_value(json!({
             "agent_mode": "hybrid_auto",
+            "outside_changes": "review",
             "local": { "provider": "openai", "model": "qwen3", "base_url": "http://127.0.0.1:8080/v1" },
             "limits": { "max_tool_calls_per_job": 20 },
         }))
@@ -269,6 +285,7 @@ mod tests {
         );
         let loaded = Config::load_from(Some(&file)).unwrap();
         assert_eq!(loaded.agent_mode, AgentMode::HybridAuto);
+        assert_eq!(loaded.outside_changes, OutsideMode::Review);
         assert_eq!(loaded.local.model, "qwen3");
         assert_eq!(loaded.remote.model, "gpt-4o");
         assert_eq!(loaded.limits.max_tool_calls_per_job, 20);

@@ -1,6 +1,7 @@
 // Another program empties a note while Redline is open: the window says so
 // at once, the change is held for review as a group of its own, and one
-// click puts the note back byte for byte.
+// click puts the note back byte for byte. Then Settings switches to review
+// mode, and an ordinary edit is held too.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -36,4 +37,18 @@ test("a note another program empties is shown at once and restored in one click"
   await until(page, async () => disk(dir, "Plan.md") === PLAN, "the note is back");
   await alert.waitFor({ state: "detached" });
   await shot(page, "outside-2-restored");
+
+  // In review mode (chosen in Settings, taken at once) an ordinary edit
+  // is held too, where record mode kept it.
+  await page.getByTestId("open-settings").click();
+  await page.getByTestId("outside-changes").selectOption("review");
+  await page.getByTestId("settings-save").click();
+  await until(page, async () => (await get(server, "/api/settings")).outside_changes === "review", "the mode is saved");
+  await page.keyboard.press("Escape");
+  execFileSync("sed", ["-i", "s/March/May/", "Notes.md", "Plan.md"], { cwd: dir });
+  await until(page, async () => {
+    const review = await get(server, "/api/review");
+    return review.jobs.some((j) => j.instruction.startsWith("Changed outside") && j.hunks.some((h) => h.path === "Plan.md"));
+  }, "the edit waits for review");
+  assert.equal(disk(dir, "Plan.md"), PLAN.replace("March", "May"), "held, not reverted");
 });

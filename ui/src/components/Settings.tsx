@@ -1,11 +1,12 @@
 // Settings: the provider, model, base URL and key (write-only: the engine
 // keeps it in the OS keychain and shows only a hint), the agent mode, the
 // limits, and the local model servers found on this machine (Ollama, LM
-// Studio, llama.cpp, vLLM); the model fields offer the server's model list.
+// Studio, llama.cpp, vLLM); the model fields offer the server's model list;
+// and what becomes of changes other programs write to the folder.
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api/client";
-import type { AgentMode, Limits, LocalServer, ProviderKind, ProviderSettings, ProviderView, Settings, SettingsUpdate } from "../api/types";
+import type { AgentMode, Limits, LocalServer, OutsideMode, ProviderKind, ProviderSettings, ProviderView, Settings, SettingsUpdate } from "../api/types";
 import { loadSetup } from "../state/setup";
 import { attempt, overlay, setup, tell } from "../state/store";
 
@@ -17,6 +18,7 @@ function plain(view: ProviderView): ProviderSettings {
 export function SettingsPanel() {
   const [settings, setSettings] = useState<Settings | null>(null);
   const [mode, setMode] = useState<AgentMode>("remote");
+  const [outside, setOutside] = useState<OutsideMode>("record");
   const [remote, setRemote] = useState<ProviderSettings | null>(null);
   const [local, setLocal] = useState<ProviderSettings | null>(null);
   const [limits, setLimits] = useState<Partial<Limits>>({});
@@ -26,6 +28,7 @@ export function SettingsPanel() {
   const take = (s: Settings) => {
     setSettings(s);
     setMode(s.agent_mode);
+    setOutside(s.outside_changes);
     setRemote(plain(s.remote));
     setLocal(plain(s.local));
     setLimits({});
@@ -37,7 +40,7 @@ export function SettingsPanel() {
   if (!settings || !remote || !local) return null;
 
   const save = async () => {
-    const update: SettingsUpdate = { agent_mode: mode, remote, local };
+    const update: SettingsUpdate = { agent_mode: mode, outside_changes: outside, remote, local };
     if (Object.keys(limits).length > 0) update.limits = limits;
     if (key.trim()) update.api_key = { provider: remote.provider, key: key.trim() };
     const saved = await attempt("Saving settings", () => api.updateSettings(update));
@@ -72,6 +75,14 @@ export function SettingsPanel() {
               <option value="remote">Remote provider</option>
               <option value="local">Local model</option>
               <option value="hybrid_auto">Local first, remote when it fails</option>
+            </select>
+          </label>
+          <label class="field">
+            <span>Changes other programs write</span>
+            <select data-testid="outside-changes" value={outside} onChange={(e) => setOutside(e.currentTarget.value as OutsideMode)}>
+              <option value="record">Keep and list them; hold deletions and big cuts for review</option>
+              <option value="review">Hold every one for review (while an agent works in a terminal)</option>
+              <option value="off">Ignore them</option>
             </select>
           </label>
           <fieldset>

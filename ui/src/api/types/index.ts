@@ -98,6 +98,7 @@ export type { ModelsQuery } from "./ModelsQuery";
 export type { OpState } from "./OpState";
 export type { Operation } from "./Operation";
 export type { OutsideDestructive } from "./OutsideDestructive";
+export type { OutsideMode } from "./OutsideMode";
 export type { PageQuery } from "./PageQuery";
 export type { Pattern } from "./Pattern";
 export type { PatternGroup } from "./PatternGroup";
