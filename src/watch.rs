@@ -182,21 +182,22 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
             // taken in with the burst, as a change to review.
             let taken = if replaced {
                 burst.remember(runtime, &rel_to)
+            } else if !runtime.under_review(&rel_from) && burst.remember(runtime, &rel_from) {
+                // The new path is not in the index yet: it is noted as
+                // appeared, where the move is looked for.
+                burst.remember(runtime, &rel_to);
+                true
             } else {
-                !runtime.under_review(&rel_from)
-                    && burst.remember(runtime, &rel_from)
-                    && !burst.remember(runtime, &rel_to)
+                false
             };
+            runtime.project().reindex(&rel_from);
+            runtime.project().reindex(&rel_to);
             if taken {
-                runtime.project().reindex(&rel_from);
-                runtime.project().reindex(&rel_to);
                 paths.remove(&from);
                 paths.remove(&to);
                 burst.heard(now);
                 continue;
             }
-            runtime.project().reindex(&rel_from);
-            runtime.project().reindex(&rel_to);
             match runtime.external_move(&rel_from, &rel_to, replaced) {
                 Ok(true) => {
                     paths.remove(&from);

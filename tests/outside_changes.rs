@@ -186,3 +186,43 @@ fn a_deleted_note_comes_back_whole_and_record_mode_keeps_the_rest() {
     }
     assert_eq!(read(root, "Log.md").unwrap(), "# Log\n\nMonday.\n");
 }
+
+#[test]
+fn a_second_write_stacks_on_the_first_and_rejecting_both_gives_the_first_base() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    std::fs::write(root.join("Plan.md"), PLAN).unwrap();
+    let mut ws = open(root, data.path());
+    sh(root, "sed -i 's/March/May/' Plan.md");
+    let first = ws
+        .stage_outside(
+            &group("job_1"),
+            &[change(root, "Plan.md", PLAN)],
+            OutsideMode::Review,
+        )
+        .unwrap()
+        .unwrap();
+    let between = read(root, "Plan.md").unwrap();
+    assert!(ws.takes_outside("Plan.md"), "pending outside hunks only");
+    sh(root, "sed -i 's/Ada and Grace/Linus/' Plan.md");
+    let second = ws
+        .stage_outside(
+            &group("job_2"),
+            &[change(root, "Plan.md", &between)],
+            OutsideMode::Review,
+        )
+        .unwrap()
+        .expect("stacked on the first");
+    let shown = ws.file_content("Plan.md").unwrap();
+    assert_eq!(shown.state.pending_hunks.len(), 2);
+    assert!(!shown.state.conflict && !shown.state.dirty);
+    for hunk in first.bundle.hunk_ids().chain(second.bundle.hunk_ids()) {
+        ws.decide(hunk, Status::Rejected, None).unwrap();
+    }
+    ws.save("Plan.md").unwrap();
+    assert_eq!(
+        read(root, "Plan.md").unwrap(),
+        PLAN,
+        "the first base, byte for byte"
+    );
+}

@@ -613,3 +613,4 @@ fn shuffle(items: &mut [usize], seed: u64) {
 
 mod migration;
 mod ops;
+mod outside;

@@ -15,7 +15,7 @@ use crate::edits::{FileOp, FileOpProposal, FileProposal};
 use crate::hunks::triage::{JobContext, assess};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from, file_op_hunks};
 use crate::project::text;
-use crate::review::Status;
+use crate::review::{Origin, Status};
 use crate::store::Header;
 
 /// What another program did to a file whose text Redline knew.
@@ -73,15 +73,19 @@ pub struct OutsideGroup {
 impl Workspace {
     /// Whether another program's change to `path` can be staged as an
     /// outside change: the file is not under review, or nothing of it is
-    /// pending or unsaved (its review then stacks the change on what it
-    /// has). Otherwise the conflict rules hold.
+    /// unsaved and nothing pending but other programs' changes (its review
+    /// then stacks the change on what it has, so a later change never
+    /// loses the earlier base). Otherwise the conflict rules hold.
     pub fn takes_outside(&self, path: &str) -> bool {
         match self.review.file_of(path) {
             None => true,
             Some(file) => {
                 file.path == path
                     && file.op().is_none()
-                    && !file.has_pending()
+                    && file
+                        .entries()
+                        .iter()
+                        .all(|e| e.status != Status::Pending || e.origin == Origin::Outside)
                     && file.disk_hash.is_some()
                     && file.disk_view() == file.buffer()
                     && Some(text::content_hash(file.buffer().as_bytes())) == file.disk_hash

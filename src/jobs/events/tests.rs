@@ -427,7 +427,7 @@ fn every_job_event_round_trips_with_its_type_name() {
 fn every_feed_event_round_trips_with_its_type_name() {
     let samples = feed_samples();
     let positions: std::collections::BTreeSet<usize> = samples.iter().map(|s| s.0).collect();
-    assert_eq!(positions, (0..12).collect(), "one sample of each variant");
+    assert_eq!(positions, (0..13).collect(), "one sample of each variant");
     for (_, event) in samples {
         let json = serde_json::to_value(&event).unwrap();
         assert_eq!(json["type"], event.kind(), "{json}");
