@@ -89,6 +89,23 @@ fn propose_move(ws: &mut Workspace) -> DiffBundle {
         .1
 }
 
+/// Rolls back to `checkpoint` whole (nothing kept) and saves every file
+/// under review.
+fn roll_back_whole(ws: &mut Workspace, checkpoint: &str) {
+    let report = ws
+        .rollback(checkpoint, redline::checkpoints::RollbackMode::HardAll, &[])
+        .unwrap();
+    assert!(
+        report.files.iter().all(|f| f.status != "kept"),
+        "{:?}",
+        report.files
+    );
+    let paths: Vec<String> = ws.review().files().map(|f| f.path.clone()).collect();
+    for path in paths {
+        ws.save(&path).unwrap();
+    }
+}
+
 fn status(ws: &Workspace, hunk: &str) -> Status {
     let (path, i) = ws.review().find_hunk(hunk).unwrap();
     ws.review().file(&path).unwrap().entries()[i].status
@@ -379,26 +396,7 @@ fn a_hard_rollback_puts_a_saved_move_and_its_links_back() {
     ws.apply(&bundle, &all, &mut |_| {}).unwrap();
     assert!(read(root, TARGET).is_none());
 
-    let report = ws
-        .rollback(
-            &checkpoint.checkpoint_id,
-            redline::checkpoints::RollbackMode::HardAll,
-            &[],
-        )
-        .unwrap();
-    assert!(
-        report.files.iter().all(|f| f.status != "kept"),
-        "{:?}",
-        report.files
-    );
-    for path in ws
-        .review()
-        .files()
-        .map(|f| f.path.clone())
-        .collect::<Vec<_>>()
-    {
-        ws.save(&path).unwrap();
-    }
+    roll_back_whole(&mut ws, &checkpoint.checkpoint_id);
     for (path, text) in &before {
         assert_eq!(&read(root, path), text, "{path}");
     }
@@ -646,26 +644,7 @@ fn an_attachment_moves_with_its_embeds_and_rolls_back_whole() {
     assert!(relinked.contains("![[q3.png]]"), "{relinked}");
     assert!(relinked.contains("](Media/Charts/q3.png)"), "{relinked}");
 
-    let rolled = ws
-        .rollback(
-            &checkpoint.checkpoint_id,
-            redline::checkpoints::RollbackMode::HardAll,
-            &[],
-        )
-        .unwrap();
-    assert!(
-        rolled.files.iter().all(|f| f.status != "kept"),
-        "{:?}",
-        rolled.files
-    );
-    for path in ws
-        .review()
-        .files()
-        .map(|f| f.path.clone())
-        .collect::<Vec<_>>()
-    {
-        ws.save(&path).unwrap();
-    }
+    roll_back_whole(&mut ws, &checkpoint.checkpoint_id);
     assert_eq!(bytes(root, CHART).as_deref(), Some(PNG), "back whole");
     assert!(bytes(root, CHART_MOVED).is_none());
     assert_eq!(read(root, "Report.md").unwrap(), report);

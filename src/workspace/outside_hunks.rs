@@ -7,13 +7,13 @@
 //! deleted file is a deletion already carried out, which rejecting brings
 //! back whole.
 
-use super::propose::{checkpoint_files, op_checkpoint_files};
+use super::propose::{numbered_bundle, proposal_checkpoint};
 use super::{RunInfo, Workspace, WorkspaceError};
 use crate::checkpoints::{Checkpoint, CheckpointKind};
 use crate::config::OutsideMode;
 use crate::edits::{FileOp, FileOpProposal, FileProposal};
 use crate::hunks::triage::{JobContext, assess};
-use crate::hunks::{DiffBundle, HunkLimits, bundle_from, file_op_hunks};
+use crate::hunks::{DiffBundle, HunkLimits};
 use crate::project::text;
 use crate::review::{Origin, Status};
 use crate::store::Header;
@@ -157,18 +157,8 @@ impl Workspace {
                 bytes: None,
             })
             .collect();
-        let mut bundle = bundle_from(&proposals, &HunkLimits::default(), 1);
-        let count = (ops.len() + bundle.hunk_count()) as u64;
-        let first = self.store.reserve("hunk", count)?;
-        bundle.file_ops = file_op_hunks(&ops, first);
-        for (i, hunk) in bundle
-            .files
-            .iter_mut()
-            .flat_map(|f| &mut f.hunks)
-            .enumerate()
-        {
-            hunk.hunk_id = format!("h_{}", first + (ops.len() + i) as u64);
-        }
+        let mut bundle =
+            numbered_bundle(&mut self.store, &proposals, &ops, &HunkLimits::default())?;
         bundle.job_id = Some(run.job_id.clone());
         // Many files at once is destructive as a whole: all are held.
         let many = changes.len() >= MANY_AT_ONCE;
@@ -237,19 +227,14 @@ impl Workspace {
                     staged.decide_many(&kept, Status::Accepted)?;
                 }
             }
-            let mut files =
-                checkpoint_files(&self.project, &self.review, &proposals, &bundle, &staged)?;
-            files.extend(op_checkpoint_files(
+            let files = proposal_checkpoint(
                 &self.project,
                 &self.review,
-                &ops,
                 &proposals,
-            )?);
-            for op in &bundle.file_ops {
-                if let Some(file) = files.iter_mut().find(|f| f.path == op.file_path) {
-                    file.hunk_ids.insert(0, op.hunk_id.clone());
-                }
-            }
+                &ops,
+                &bundle,
+                &staged,
+            )?;
             Ok::<_, WorkspaceError>(((staged, bundle), files))
         };
         let (checkpoint, (staged, bundle)) =

@@ -15,7 +15,7 @@ use crate::hunks::triage::{JobContext, RiskFlag, Rule, assess};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from, file_op_hunks};
 use crate::project::{Project, View};
 use crate::review::{Review, ReviewError};
-use crate::store::{Header, NewCheckpointFile};
+use crate::store::{Header, NewCheckpointFile, Store, StoreError};
 
 impl Workspace {
     /// Checks `edits` against the working state (so a proposal may stack on
@@ -74,18 +74,7 @@ impl Workspace {
         }
         proposals.sort_by(|a, b| a.file_path.cmp(&b.file_path));
         self.check_ops(&proposals, &ops, edits)?;
-        let mut bundle = bundle_from(&proposals, limits, 1);
-        let count = (ops.len() + bundle.hunk_count()) as u64;
-        let first = self.store.reserve("hunk", count)?;
-        bundle.file_ops = file_op_hunks(&ops, first);
-        for (i, hunk) in bundle
-            .files
-            .iter_mut()
-            .flat_map(|f| &mut f.hunks)
-            .enumerate()
-        {
-            hunk.hunk_id = format!("h_{}", first + (ops.len() + i) as u64);
-        }
+        let mut bundle = numbered_bundle(&mut self.store, &proposals, &ops, limits)?;
         follow_moves(&mut bundle, &relinked);
         bundle.job_id = Some(run.job_id.clone());
         // The texts of files not under review are known now: the store
@@ -160,20 +149,14 @@ impl Workspace {
             );
             assessment.mark(&mut bundle);
             let staged = staged?;
-            let mut files =
-                checkpoint_files(&self.project, &self.review, &proposals, &bundle, &staged)?;
-            files.extend(op_checkpoint_files(
+            let files = proposal_checkpoint(
                 &self.project,
                 &self.review,
-                &ops,
                 &proposals,
-            )?);
-            // A move or deletion is rolled back by the checkpoint of its file.
-            for op in &bundle.file_ops {
-                if let Some(file) = files.iter_mut().find(|f| f.path == op.file_path) {
-                    file.hunk_ids.insert(0, op.hunk_id.clone());
-                }
-            }
+                &ops,
+                &bundle,
+                &staged,
+            )?;
             Ok::<_, WorkspaceError>(((staged, bundle), files))
         };
         let (checkpoint, (staged, bundle)) =
@@ -246,10 +229,54 @@ impl Workspace {
     }
 }
 
+/// The hunks of `proposals` and `ops`, numbered from the store's counter:
+/// the whole-file operations first, then every line hunk.
+pub(super) fn numbered_bundle(
+    store: &mut Store,
+    proposals: &[FileProposal],
+    ops: &[FileOpProposal],
+    limits: &HunkLimits,
+) -> Result<DiffBundle, StoreError> {
+    let mut bundle = bundle_from(proposals, limits, 1);
+    let count = (ops.len() + bundle.hunk_count()) as u64;
+    let first = store.reserve("hunk", count)?;
+    bundle.file_ops = file_op_hunks(ops, first);
+    for (i, hunk) in bundle
+        .files
+        .iter_mut()
+        .flat_map(|f| &mut f.hunks)
+        .enumerate()
+    {
+        hunk.hunk_id = format!("h_{}", first + (ops.len() + i) as u64);
+    }
+    Ok(bundle)
+}
+
+/// What a proposal's checkpoint records: each file of `proposals` (see
+/// [`checkpoint_files`]) and of `ops` (see [`op_checkpoint_files`]), a move
+/// or deletion rolled back by the checkpoint of its file.
+pub(super) fn proposal_checkpoint(
+    project: &Project,
+    review: &Review,
+    proposals: &[FileProposal],
+    ops: &[FileOpProposal],
+    bundle: &DiffBundle,
+    staged: &Review,
+) -> Result<Vec<NewCheckpointFile>, WorkspaceError> {
+    let mut files = checkpoint_files(project, review, proposals, bundle, staged)?;
+    files.extend(op_checkpoint_files(project, review, ops, proposals)?);
+    for op in &bundle.file_ops {
+        if let Some(file) = files.iter_mut().find(|f| f.path == op.file_path) {
+            file.hunk_ids.insert(0, op.hunk_id.clone());
+        }
+    }
+    Ok(files)
+}
+
 /// What a run's checkpoint records of each file of `proposals`: its text
 /// before, what was proposed, and how to take each hunk of `bundle` back
 /// out of `staged` (`review` is the review before).
-pub(super) fn checkpoint_files(
+fn checkpoint_files(
     project: &Project,
     review: &Review,
     proposals: &[FileProposal],
@@ -370,7 +397,7 @@ fn follow_moves(bundle: &mut DiffBundle, relinked: &relink::Relinked) {
 /// What a run's checkpoint records of each file of `ops` that no line
 /// change of the proposal already records: its text before, where it was;
 /// and, for a move, that nothing was at its target.
-pub(super) fn op_checkpoint_files(
+fn op_checkpoint_files(
     project: &Project,
     review: &Review,
     ops: &[FileOpProposal],
