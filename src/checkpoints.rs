@@ -257,6 +257,17 @@ pub struct RolledBackFile {
     pub message: Option<String>,
 }
 
+impl RolledBackFile {
+    /// What became of `path`: `status`, and why.
+    pub(crate) fn new(path: &str, status: &str, message: Option<String>) -> RolledBackFile {
+        RolledBackFile {
+            file_path: path.to_owned(),
+            status: status.to_owned(),
+            message,
+        }
+    }
+}
+
 /// The outcome of a rollback.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RollbackReport {

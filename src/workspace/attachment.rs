@@ -86,11 +86,7 @@ impl Workspace {
         path: &str,
         snapshot: &FileSnapshot,
     ) -> Result<RolledBackFile, WorkspaceError> {
-        let done = |status: &str, message: Option<String>| RolledBackFile {
-            file_path: path.to_owned(),
-            status: status.to_owned(),
-            message,
-        };
+        let done = |status: &str, message| RolledBackFile::new(path, status, message);
         let hash = snapshot.disk_hash.clone().expect("an attachment's hash");
         let on_disk = self.project.disk_hash(path)?;
         let restored = match on_disk {

@@ -86,9 +86,9 @@ impl Workspace {
                         .entries()
                         .iter()
                         .all(|e| e.status != Status::Pending || e.origin == Origin::Outside)
-                    && file.disk_hash.is_some()
-                    && file.disk_view() == file.buffer()
-                    && Some(text::content_hash(file.buffer().as_bytes())) == file.disk_hash
+                    // Nothing unsaved (with only outside changes pending,
+                    // the buffer is what a save writes).
+                    && Some(text::content_hash(file.disk_view().as_bytes())) == file.disk_hash
             }
         }
     }

@@ -117,11 +117,7 @@ impl Workspace {
         path: &str,
         snapshot: &FileSnapshot,
     ) -> Result<RolledBackFile, WorkspaceError> {
-        let done = |status: &str, message: Option<String>| RolledBackFile {
-            file_path: path.to_owned(),
-            status: status.to_owned(),
-            message,
-        };
+        let done = |status: &str, message| RolledBackFile::new(path, status, message);
         if snapshot.text.is_none()
             && let Some(moved) = self.review.file_of(path)
             && moved.path != path
