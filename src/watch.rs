@@ -182,13 +182,17 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
             // taken in with the burst, as a change to review.
             let taken = if replaced {
                 burst.remember(runtime, &rel_to)
+            } else if burst.renamed(&rel_from, &rel_to) {
+                true
             } else if !runtime.under_review(&rel_from) && burst.remember(runtime, &rel_from) {
                 // The new path is not in the index yet: it is noted as
                 // appeared, where the move is looked for.
                 burst.remember(runtime, &rel_to);
                 true
             } else {
-                false
+                // A file Redline did not know (noted as appeared just now) that
+                // took its name: made by the rename.
+                burst.renamed(&rel_from, &rel_to)
             };
             runtime.project().reindex(&rel_from);
             runtime.project().reindex(&rel_to);
@@ -290,7 +294,7 @@ struct Burst {
 
 impl Burst {
     fn is_empty(&self) -> bool {
-        self.before.is_empty()
+        self.before.is_empty() && self.appeared.is_empty()
     }
 
     /// Notes that events came at `now`: the burst stays open.
@@ -343,10 +347,21 @@ impl Burst {
         }
     }
 
+    /// Follows a file that appeared in the burst to where it was renamed
+    /// (a new note named after it was made): returns whether it had
+    /// appeared.
+    fn renamed(&mut self, from: &str, to: &str) -> bool {
+        let appeared = self.appeared.remove(from);
+        if appeared {
+            self.appeared.insert(to.to_owned());
+        }
+        appeared
+    }
+
     /// Takes the burst in as one group (see [`Runtime::take_outside`]).
     fn take(&mut self, runtime: &Runtime) {
         let mut appeared = std::mem::take(&mut self.appeared);
-        let changes: Vec<OutsideChange> = std::mem::take(&mut self.before)
+        let mut changes: Vec<OutsideChange> = std::mem::take(&mut self.before)
             .into_iter()
             .filter_map(|(path, before)| {
                 let after = match runtime.project().read_text(&path) {
@@ -381,10 +396,23 @@ impl Burst {
                     },
                     path,
                     before,
+                    created: false,
                     moved_to,
                 })
             })
             .collect();
+        // What appeared and is still there, no move's new path: created. The
+        // guard refuses hidden, ignored and temporary files.
+        changes.extend(appeared.into_iter().filter_map(|path| {
+            let file = runtime.project().read_text(&path).ok()?;
+            Some(OutsideChange {
+                path,
+                before: String::new(),
+                created: true,
+                after: Some(file.text),
+                moved_to: None,
+            })
+        }));
         if let Err(e) = runtime.take_outside(&changes) {
             tracing::warn!(error = %e, "other programs' changes not taken in");
         }

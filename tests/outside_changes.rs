@@ -52,6 +52,7 @@ fn change(root: &Path, path: &str, before: &str) -> OutsideChange {
         path: path.into(),
         before: before.into(),
         after: read(root, path),
+        created: false,
         moved_to: None,
     }
 }
@@ -225,4 +226,67 @@ fn a_second_write_stacks_on_the_first_and_rejecting_both_gives_the_first_base() 
         PLAN,
         "the first base, byte for byte"
     );
+}
+
+#[test]
+fn notes_a_program_makes_are_kept_in_record_mode_and_the_three_way_view_shows_each_change() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    std::fs::write(root.join("Plan.md"), PLAN).unwrap();
+    let mut ws = open(root, data.path());
+    // A folder of notes copied in with one edit: made files are not "many
+    // at once", so only what is destructive would be held.
+    sh(
+        root,
+        "mkdir -p Import && for i in $(seq 1 60); do printf '# Note %s\\n' $i > Import/$i.md; done && sed -i 's/March/May/' Plan.md",
+    );
+    let mut changes: Vec<OutsideChange> = (1..=60)
+        .map(|i| OutsideChange {
+            path: format!("Import/{i}.md"),
+            before: String::new(),
+            created: true,
+            after: read(root, &format!("Import/{i}.md")),
+            moved_to: None,
+        })
+        .collect();
+    changes.push(change(root, "Plan.md", PLAN));
+    let staged = ws
+        .stage_outside(&group("job_1"), &changes, OutsideMode::Record)
+        .unwrap()
+        .unwrap();
+    assert!(staged.destructive.is_empty(), "{:?}", staged.destructive);
+    assert_eq!(staged.bundle.hunk_count(), 61);
+    let pending: usize = ws
+        .review()
+        .files()
+        .map(|f| f.entries().iter().filter(|e| e.status == Status::Pending).count())
+        .sum();
+    assert_eq!(pending, 0, "record mode keeps them all");
+
+    // The three-way view of the group's checkpoint: before, as written, now.
+    let id = &staged.checkpoint.checkpoint_id;
+    let plan = ws.diff3(id, "Plan.md").unwrap();
+    assert_eq!(plan.checkpoint_base.as_deref(), Some(PLAN));
+    let written = PLAN.replace("March", "May");
+    assert_eq!(plan.agent_proposed.as_deref(), Some(written.as_str()));
+    assert_eq!(plan.current_file.as_deref(), Some(written.as_str()));
+    let made = ws.diff3(id, "Import/7.md").unwrap();
+    assert_eq!(made.checkpoint_base, None, "it was not there");
+    assert_eq!(made.agent_proposed.as_deref(), Some("# Note 7\n"));
+
+    // Reverted from the history (rejected after all), a made note goes.
+    let hunk = staged
+        .bundle
+        .files
+        .iter()
+        .find(|f| f.file_path == "Import/7.md")
+        .unwrap()
+        .hunks[0]
+        .hunk_id
+        .clone();
+    ws.decide(&hunk, Status::Rejected, None).unwrap();
+    ws.save("Import/7.md").unwrap();
+    assert_eq!(read(root, "Import/7.md"), None);
+    assert!(ws.diff3(id, "Import/7.md").unwrap().current_file.is_none());
+    assert_eq!(read(root, "Import/8.md").as_deref(), Some("# Note 8\n"));
 }

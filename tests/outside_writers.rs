@@ -1,6 +1,6 @@
 //! Other programs write, Redline shows it for review: real processes
 //! (`sed -i`, a Python script writing in place, an atomic rename over the
-//! file, `rm`, `mv`, and a burst over 1,000 notes) change the folder under
+//! file, `rm`, `mv`, a new note, and a burst over 1,000 notes) change the folder under
 //! a real watcher, with `outside_changes = "review"`. Each change becomes a
 //! job of the `outside` session whose hunks are exactly the change; a
 //! rejected one is put back byte for byte, an accepted one kept, and a
@@ -226,6 +226,35 @@ async fn other_programs_writes_are_reviewed_and_a_rejection_puts_the_bytes_back(
         .await;
     assert_eq!(read(root, "notes/moved.md").unwrap(), NOTE.as_bytes());
     assert!(read(root, "moved-away.md").is_none());
+
+    // A new note, written under a temporary name and renamed into place:
+    // one hunk that adds it; rejected, it is gone; accepted then, it is back.
+    const DRAFT: &str = "# Draft\n\nNew.\n";
+    run(
+        root,
+        "sh",
+        &[
+            "-c",
+            "printf '# Draft\\n\\nNew.\\n' > notes/.draft.tmp && mv notes/.draft.tmp notes/Draft.md",
+        ],
+    );
+    let group = groups(&door, &mut seen, 1).await;
+    let patch = patches(&door, &group[0]).await;
+    assert_eq!(patch.len(), 1, "{patch:?}");
+    assert!(
+        patch[0].contains("--- /dev/null") && patch[0].contains("+# Draft\n+\n+New.\n"),
+        "{}",
+        patch[0]
+    );
+    assert_eq!(group[0]["hunks"][0]["path"], "notes/Draft.md");
+    decide(&door, &group[0]["hunks"][0], "rejected").await;
+    door.post("/api/files/save", json!({ "path": "notes/Draft.md" }))
+        .await;
+    assert!(read(root, "notes/Draft.md").is_none(), "rejected: not made");
+    decide(&door, &group[0]["hunks"][0], "accepted").await;
+    door.post("/api/files/save", json!({ "path": "notes/Draft.md" }))
+        .await;
+    assert_eq!(read(root, "notes/Draft.md").unwrap(), DRAFT.as_bytes());
 
     // A burst over 1,000 notes: taken in whole, as few groups as the
     // writes' pauses make; left pending across a restart.

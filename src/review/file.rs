@@ -142,6 +142,12 @@ impl FileReview {
         self.buffer.to_string()
     }
 
+    /// Whether the file is not there in the working state: created by a
+    /// proposal, not on disk, and its working buffer (`buffer`) empty.
+    pub fn unmade(&self, buffer: &str) -> bool {
+        self.created && self.disk_hash.is_none() && buffer.is_empty()
+    }
+
     /// Whether the working buffer holds exactly `text`.
     pub fn buffer_is(&self, text: &str) -> bool {
         self.buffer == text

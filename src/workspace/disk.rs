@@ -93,10 +93,19 @@ impl Workspace {
             }
             let text = file.disk_view();
             let hash = text::content_hash(text.as_bytes());
-            let uncreated = file.disk_hash.is_none()
-                && text.is_empty()
+            let unmade = text.is_empty()
                 && !file.entries().iter().any(|e| e.status == Status::Accepted);
-            if uncreated || file.disk_hash.as_deref() == Some(hash.as_str()) {
+            if unmade && file.disk_hash.is_none() {
+                outcomes.push(Some(Ok(())));
+                continue;
+            }
+            // A created file written already (another program's, or one
+            // saved before its hunks were rejected) goes again.
+            if unmade && file.created {
+                outcomes.push(Some(self.uncreate(path)));
+                continue;
+            }
+            if file.disk_hash.as_deref() == Some(hash.as_str()) {
                 outcomes.push(Some(Ok(())));
                 continue;
             }
@@ -136,6 +145,17 @@ impl Workspace {
             .collect())
     }
 
+    /// Removes a created file whose every hunk is rejected, if the disk
+    /// still holds what Redline last knew of it (a conflict otherwise).
+    fn uncreate(&mut self, path: &str) -> Result<(), WorkspaceError> {
+        let file = self.review.file_mut(path).expect("under review");
+        let known = file.disk_hash.clone().expect("on disk");
+        self.project.remove_checked(path, &known)?;
+        file.disk_hash = None;
+        self.store.save_file(file)?;
+        Ok(())
+    }
+
     /// Saves a file with a move or deletion under review: the file goes to
     /// where its decisions put it (the move's target once it is accepted,
     /// back to its path once it no longer is; gone once a deletion is
@@ -156,9 +176,7 @@ impl Workspace {
             .and(file.disk_path())
             .map(str::to_owned);
         let want = file.saved_path().map(str::to_owned);
-        let uncreated = file.created
-            && file.disk_hash.is_none()
-            && text.is_empty()
+        let uncreated = file.unmade(&text)
             && !file.entries().iter().any(|e| e.status == Status::Accepted);
         let Some(want) = want else {
             if let (Some(at), Some(known)) = (&now, file.disk_hash.clone()) {

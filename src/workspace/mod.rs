@@ -191,7 +191,7 @@ impl Workspace {
                 continue;
             }
             let text = file.buffer();
-            let absent = file.created && file.disk_hash.is_none() && text.is_empty();
+            let absent = file.unmade(&text);
             let shown = file.view_path().filter(|_| !absent);
             for path in file.paths() {
                 if Some(path) != shown && (path == file.path || Some(path) == file.disk_path()) {
@@ -413,7 +413,7 @@ impl Workspace {
             .find(|(p, _, _)| *p == rel)
             .ok_or_else(|| ReviewError::UnknownFile(rel.clone()))?;
         let current = match self.review.file(&rel) {
-            Some(file) => Some(file.buffer()),
+            Some(file) => Some(file.buffer()).filter(|text| !file.unmade(text)),
             None => match self.project.read_text(&rel) {
                 Ok(file) => Some(file.text),
                 Err(PathError::NotFound(_)) => None,

@@ -23,8 +23,11 @@ use crate::store::Header;
 pub struct OutsideChange {
     /// The file, relative to the root.
     pub path: String,
-    /// Its text before, as Redline knew it.
+    /// Its text before, as Redline knew it (empty for a created file).
     pub before: String,
+    /// Whether another program created it: Redline knew it was not there.
+    /// Rejecting its hunks removes it.
+    pub created: bool,
     /// Its text now; `None` when the file was deleted.
     pub after: Option<String>,
     /// Where it went, when another program moved it (whole: its text there
@@ -37,7 +40,7 @@ impl OutsideChange {
     /// cut by more than half. Such a change is held for review whatever
     /// the mode, with a notice.
     pub fn destructive(&self) -> bool {
-        if self.moved_to.is_some() {
+        if self.moved_to.is_some() || self.created {
             return false;
         }
         match &self.after {
@@ -50,8 +53,8 @@ impl OutsideChange {
     }
 }
 
-/// How many files one burst changes for it to be held for review whole,
-/// whatever each change is.
+/// How many files one burst changes (not counting those it creates) for
+/// it to be held for review whole, whatever each change is.
 pub const MANY_AT_ONCE: usize = 50;
 
 /// A group of outside changes as staged: its checkpoint and hunks, and
@@ -116,12 +119,14 @@ impl Workspace {
                     .moved_to
                     .as_deref()
                     .is_none_or(|to| self.review.file_of(to).is_none());
-                to_free
-                    && self.takes_outside(&c.path)
-                    && self
-                        .review
-                        .file(&c.path)
-                        .is_none_or(|f| f.buffer_is(&c.before))
+                let known = match self.review.file_of(&c.path) {
+                    None => true,
+                    // A created file was not there: nothing under review
+                    // may say otherwise.
+                    Some(_) if c.created => false,
+                    Some(f) => f.path == c.path && f.buffer_is(&c.before),
+                };
+                to_free && known && self.takes_outside(&c.path)
             })
             .collect();
         if changes.is_empty() {
@@ -133,9 +138,10 @@ impl Workspace {
             .filter_map(|c| {
                 Some(FileProposal {
                     file_path: c.path.clone(),
-                    created: false,
+                    created: c.created,
                     base: c.before.clone(),
-                    base_file_hash: Some(text::content_hash(c.before.as_bytes())),
+                    base_file_hash: (!c.created)
+                        .then(|| text::content_hash(c.before.as_bytes())),
                     proposed: c.after.clone()?,
                     edits: Vec::new(),
                 })
@@ -160,11 +166,12 @@ impl Workspace {
         let mut bundle =
             numbered_bundle(&mut self.store, &proposals, &ops, &HunkLimits::default())?;
         bundle.job_id = Some(run.job_id.clone());
-        // Many files at once is destructive as a whole: all are held.
-        let many = changes.len() >= MANY_AT_ONCE;
+        // Many files changed at once is destructive as a whole: all are
+        // held. Files made are not (a folder of notes copied in).
+        let many = changes.iter().filter(|c| !c.created).count() >= MANY_AT_ONCE;
         let destructive: Vec<String> = changes
             .iter()
-            .filter(|c| many || c.destructive())
+            .filter(|c| !c.created && (many || c.destructive()))
             .map(|c| c.path.clone())
             .collect();
         let texts: Vec<&[u8]> = proposals

@@ -6,6 +6,8 @@
 //!
 //! [`Workspace::stage_outside`]: crate::workspace::Workspace::stage_outside
 
+use std::collections::HashSet;
+
 use super::{EXTERNAL_AGENT, Runtime};
 use crate::config::OutsideMode;
 use crate::jobs::error::RuntimeError;
@@ -50,12 +52,12 @@ impl Runtime {
         // before; one it did not is `changed`.
         let held: Vec<bool> = changes.iter().map(|c| self.under_review(&c.path)).collect();
         let job = self.stage_outside(changes);
-        let staged: Vec<String> = match &job {
-            Ok(Some((_, paths))) => paths.clone(),
-            _ => Vec::new(),
+        let staged: HashSet<&str> = match &job {
+            Ok(Some((_, paths))) => paths.iter().map(String::as_str).collect(),
+            _ => HashSet::new(),
         };
         for (change, held) in changes.iter().zip(held) {
-            if staged.contains(&change.path) {
+            if staged.contains(change.path.as_str()) {
                 for path in std::iter::once(&change.path).chain(&change.moved_to) {
                     let disk_hash = self.project().disk_hash(path).ok().flatten();
                     let path = path.clone();
