@@ -25,7 +25,7 @@ use notify::{RecursiveMode, Watcher as _};
 use crate::jobs::Runtime;
 use crate::jobs::events::{FeedEvent, TreeChanged};
 use crate::project::PathError;
-use crate::workspace::OutsideChange;
+use crate::workspace::{NotReviewable, NotReviewableReason, OutsideChange};
 
 /// The watcher could not start.
 #[derive(Debug, thiserror::Error)]
@@ -286,6 +286,8 @@ const QUIET: Duration = Duration::from_millis(150);
 #[derive(Default)]
 struct Burst {
     before: BTreeMap<String, String>,
+    /// Files changed that cannot be reviewed, and why: listed with the burst.
+    unreviewable: BTreeMap<String, NotReviewableReason>,
     /// Files that appeared in the burst: where a file that went away may
     /// have moved to.
     appeared: BTreeSet<String>,
@@ -294,7 +296,7 @@ struct Burst {
 
 impl Burst {
     fn is_empty(&self) -> bool {
-        self.before.is_empty() && self.appeared.is_empty()
+        self.before.is_empty() && self.appeared.is_empty() && self.unreviewable.is_empty()
     }
 
     /// Notes that events came at `now`: the burst stays open.
@@ -317,16 +319,26 @@ impl Burst {
         }
         // A file that appeared in this burst and changed or went again (a
         // program's temporary file): nothing Redline knew.
-        if self.appeared.contains(rel) || !runtime.takes_outside(rel) {
+        if self.appeared.contains(rel)
+            || self.unreviewable.contains_key(rel)
+            || !runtime.takes_outside(rel)
+        {
             return false;
         }
-        let held = runtime
-            .project()
-            .index()
-            .and_then(|index| index.with_files(|files| files.get(rel).map(|e| e.text.clone())));
+        let Some(index) = runtime.project().index() else {
+            return false;
+        };
+        let held = index.with_files(|files| files.get(rel).map(|e| e.text.clone()));
+        // Redline's own writes are to files under review: never listed.
+        let mut unreviewable = |reason| {
+            if !runtime.under_review(rel) {
+                self.unreviewable.insert(rel.to_owned(), reason);
+            }
+            false
+        };
         match held {
             // The index is not filled yet: nothing to compare with.
-            None => false,
+            None => unreviewable(NotReviewableReason::NotIndexedYet),
             // Only a file whose disk differs from what the index holds: the
             // index may have learnt the new text already (Redline's own
             // write, a folder indexed as it arrived), and then there is
@@ -338,7 +350,15 @@ impl Burst {
                 }
                 _ => false,
             },
-            Some(Some(None)) => false,
+            Some(Some(None)) => match runtime.project().read_text(rel) {
+                Ok(_) => unreviewable(NotReviewableReason::NotHeld),
+                // Gone: Redline held nothing to bring back.
+                Err(PathError::NotFound(_)) => unreviewable(NotReviewableReason::NotHeld),
+                Err(e) => match unreadable(&e) {
+                    Some(reason) => unreviewable(reason),
+                    None => false,
+                },
+            },
             // Not in the index: a file that appeared.
             Some(None) => {
                 self.appeared.insert(rel.to_owned());
@@ -361,6 +381,7 @@ impl Burst {
     /// Takes the burst in as one group (see [`Runtime::take_outside`]).
     fn take(&mut self, runtime: &Runtime) {
         let mut appeared = std::mem::take(&mut self.appeared);
+        let mut unreviewable = std::mem::take(&mut self.unreviewable);
         let mut changes: Vec<OutsideChange> = std::mem::take(&mut self.before)
             .into_iter()
             .filter_map(|(path, before)| {
@@ -368,8 +389,9 @@ impl Burst {
                     Ok(file) => Some(file.text),
                     Err(PathError::NotFound(_)) => None,
                     // Binary or too large now: not reviewable as text.
-                    Err(_) => {
+                    Err(e) => {
                         let _ = runtime.external_change(&path);
+                        unreviewable.insert(path, unreadable(&e)?);
                         return None;
                     }
                 };
@@ -403,19 +425,39 @@ impl Burst {
             .collect();
         // What appeared and is still there, no move's new path: created. The
         // guard refuses hidden, ignored and temporary files.
-        changes.extend(appeared.into_iter().filter_map(|path| {
-            let file = runtime.project().read_text(&path).ok()?;
-            Some(OutsideChange {
-                path,
-                before: String::new(),
-                created: true,
-                after: Some(file.text),
-                moved_to: None,
-            })
-        }));
-        if let Err(e) = runtime.take_outside(&changes) {
+        for path in appeared {
+            match runtime.project().read_text(&path) {
+                Ok(file) => changes.push(OutsideChange {
+                    path,
+                    before: String::new(),
+                    created: true,
+                    after: Some(file.text),
+                    moved_to: None,
+                }),
+                Err(e) => {
+                    if let Some(reason) = unreadable(&e) {
+                        unreviewable.insert(path, reason);
+                    }
+                }
+            }
+        }
+        let unreviewable: Vec<NotReviewable> = unreviewable
+            .into_iter()
+            .map(|(path, reason)| NotReviewable { path, reason })
+            .collect();
+        if let Err(e) = runtime.take_outside(&changes, &unreviewable) {
             tracing::warn!(error = %e, "other programs' changes not taken in");
         }
+    }
+}
+
+/// Why a file that is there cannot be reviewed as text; `None` for a file
+/// the guard refuses (hidden, ignored, temporary) or that is gone.
+fn unreadable(error: &PathError) -> Option<NotReviewableReason> {
+    match error {
+        PathError::TooLarge { .. } => Some(NotReviewableReason::TooLarge),
+        e if e.is_not_text() => Some(NotReviewableReason::NotText),
+        _ => None,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Other programs write, Redline shows it for review: real processes
 //! (`sed -i`, a Python script writing in place, an atomic rename over the
-//! file, `rm`, `mv`, a new note, and a burst over 1,000 notes) change the folder under
+//! file, `rm`, `mv`, a new note, a file that is not text, and a burst over
+//! 1,000 notes) change the folder under
 //! a real watcher, with `outside_changes = "review"`. Each change becomes a
 //! job of the `outside` session whose hunks are exactly the change; a
 //! rejected one is put back byte for byte, an accepted one kept, and a
@@ -82,6 +83,31 @@ async fn groups(door: &Door, seen: &mut Vec<String>, hunks: usize) -> Vec<Value>
             "timed out waiting for {hunks} outside hunk(s): {review}"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The next job of the `outside` session not in `seen` that lists files it
+/// could not review, from the project feed.
+async fn unreviewable(door: &Door, seen: &mut Vec<String>) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut cursor = 0;
+    loop {
+        let page = door
+            .get(&format!("/api/events?cursor={cursor}&wait_ms=1000"))
+            .await;
+        cursor = page["next_cursor"].as_u64().unwrap();
+        let listed = page["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "outside.not_reviewable")
+            .map(|e| e["data"]["job_id"].as_str().unwrap().to_owned())
+            .find(|id| !seen.contains(id));
+        if let Some(id) = listed {
+            seen.push(id.clone());
+            return door.get(&format!("/api/agent/jobs/{id}")).await;
+        }
+        assert!(Instant::now() < deadline, "no listing came");
     }
 }
 
@@ -255,6 +281,22 @@ async fn other_programs_writes_are_reviewed_and_a_rejection_puts_the_bytes_back(
     door.post("/api/files/save", json!({ "path": "notes/Draft.md" }))
         .await;
     assert_eq!(read(root, "notes/Draft.md").unwrap(), DRAFT.as_bytes());
+
+    // A file that is not text: listed with its reason, nothing to review.
+    std::fs::write(root.join("notes/chart.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let listed = unreviewable(&door, &mut seen).await;
+    assert_eq!(listed["status"], "completed", "{listed}");
+    assert_eq!(
+        listed["not_reviewable"],
+        json!([{ "path": "notes/chart.png", "reason": "not_text" }])
+    );
+    assert!(
+        listed["summary"]
+            .as_str()
+            .unwrap()
+            .contains("notes/chart.png (not text)"),
+        "{listed}"
+    );
 
     // A burst over 1,000 notes: taken in whole, as few groups as the
     // writes' pauses make; left pending across a restart.

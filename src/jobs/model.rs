@@ -153,6 +153,10 @@ pub struct Job {
     pub rerun_of: Option<String>,
     /// Tool-call budget it ran with.
     pub max_tool_calls: usize,
+    /// For a group of other programs' changes: the files it changed that
+    /// could not be reviewed, and why.
+    #[serde(default)]
+    pub not_reviewable: Vec<crate::workspace::NotReviewable>,
 }
 
 impl Job {
@@ -183,6 +187,7 @@ impl Job {
             usage: JobUsage::default(),
             rerun_of: None,
             max_tool_calls,
+            not_reviewable: Vec::new(),
         }
     }
 }

@@ -108,7 +108,9 @@ impl RedlineMcp {
             "What the user decided on the hunks of a proposal: pending, accepted, rejected, \
              changed (with the user's text when short) or rolled_back, each with its pattern \
              (hunks making the same change, listed under patterns) and the review's risk \
-             flags; with wait_ms, waits until every hunk asked about is decided.",
+             flags; with wait_ms, waits until every hunk asked about is decided; for a group \
+             of changes written straight to disk, also the files it could not review \
+             (not_reviewable).",
             object(schema),
         ));
         tools
@@ -272,16 +274,21 @@ impl RedlineMcp {
             .await
         {
             Ok(states) => {
-                let patterns = self
-                    .runtime
-                    .job(&args.job_id)
-                    .ok()
+                let job = self.runtime.job(&args.job_id).ok();
+                let not_reviewable = job
+                    .as_ref()
+                    .map(|j| j.not_reviewable.clone())
+                    .unwrap_or_default();
+                let patterns = job
                     .and_then(|j| j.diff_bundle)
                     .map(|b| b.patterns)
                     .unwrap_or_default();
-                CallToolResult::structured(
-                    json!({ "job_id": args.job_id, "hunks": states, "patterns": patterns }),
-                )
+                CallToolResult::structured(json!({
+                    "job_id": args.job_id,
+                    "hunks": states,
+                    "patterns": patterns,
+                    "not_reviewable": not_reviewable,
+                }))
             }
             Err(e) => failure(e.code(), &e.to_string()),
         }

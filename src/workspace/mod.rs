@@ -20,7 +20,7 @@ pub use files::{
     FileChange, FileContent, FileState, FolderEntry, HunkSpan, Keep, Listing, PendingHunk,
     Resolved, TreeEntry,
 };
-pub use outside_hunks::{OutsideChange, OutsideGroup};
+pub use outside_hunks::{NotReviewable, NotReviewableReason, OutsideChange, OutsideGroup};
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

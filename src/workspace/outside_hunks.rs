@@ -7,6 +7,8 @@
 //! deleted file is a deletion already carried out, which rejecting brings
 //! back whole.
 
+use serde::{Deserialize, Serialize};
+
 use super::propose::{numbered_bundle, proposal_checkpoint};
 use super::{RunInfo, Workspace, WorkspaceError};
 use crate::checkpoints::{Checkpoint, CheckpointKind};
@@ -51,6 +53,45 @@ impl OutsideChange {
             }
         }
     }
+}
+
+/// Why another program's change to a file is listed, not reviewed: Redline
+/// held no text of the file before it to diff against, or holds none now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum NotReviewableReason {
+    /// The file is not text (binary, or not UTF-8).
+    NotText,
+    /// The file is over the size limit for text files.
+    TooLarge,
+    /// Redline held no copy of it to compare with: a file that is not
+    /// text, or text beyond the index's memory budget.
+    NotHeld,
+    /// The index was still being filled when it changed.
+    NotIndexedYet,
+}
+
+impl NotReviewableReason {
+    /// The reason in words, for a listing.
+    pub fn describe(self) -> &'static str {
+        match self {
+            NotReviewableReason::NotText => "not text",
+            NotReviewableReason::TooLarge => "over the size limit for text files",
+            NotReviewableReason::NotHeld => "Redline held no copy of it to compare with",
+            NotReviewableReason::NotIndexedYet => {
+                "changed while Redline was still reading the folder"
+            }
+        }
+    }
+}
+
+/// A file another program changed that could not be reviewed, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct NotReviewable {
+    /// The file, relative to the root.
+    pub path: String,
+    /// Why.
+    pub reason: NotReviewableReason,
 }
 
 /// How many files one burst changes (not counting those it creates) for

@@ -378,6 +378,9 @@ pub enum FeedEvent {
     /// at once): they are held for review, and rejecting `restore` puts
     /// them back.
     Destructive(OutsideDestructive) = "outside.destructive",
+    /// Another program changed files Redline cannot review (not text, or
+    /// with no copy of their text before): listed with their reasons.
+    NotReviewable(OutsideNotReviewable) = "outside.not_reviewable",
 }
 }
 
@@ -466,6 +469,17 @@ pub struct OutsideDestructive {
     pub files: Vec<String>,
     /// The hunks whose rejection (and a save) puts those files back.
     pub restore: Vec<String>,
+}
+
+/// `outside.not_reviewable`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct OutsideNotReviewable {
+    /// The job of the outside group they are listed with.
+    pub job_id: String,
+    /// The files, each with why.
+    pub files: Vec<crate::workspace::NotReviewable>,
+    /// The first few of them with their reasons, in words.
+    pub message: String,
 }
 
 /// `job.updated`.

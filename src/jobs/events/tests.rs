@@ -331,6 +331,14 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
             files: vec!["a.md".into()],
             restore: vec!["h_9".into()],
         }),
+        F::NotReviewable(OutsideNotReviewable {
+            job_id: "job_3".into(),
+            files: vec![crate::workspace::NotReviewable {
+                path: "chart.png".into(),
+                reason: crate::workspace::NotReviewableReason::NotText,
+            }],
+            message: "chart.png (not text)".into(),
+        }),
     ];
     events
         .into_iter()
@@ -349,6 +357,7 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
                 F::ReviewBatch(_) => 10,
                 F::Moved(_) => 11,
                 F::Destructive(_) => 12,
+                F::NotReviewable(_) => 13,
             };
             (i, e)
         })
@@ -427,7 +436,7 @@ fn every_job_event_round_trips_with_its_type_name() {
 fn every_feed_event_round_trips_with_its_type_name() {
     let samples = feed_samples();
     let positions: std::collections::BTreeSet<usize> = samples.iter().map(|s| s.0).collect();
-    assert_eq!(positions, (0..13).collect(), "one sample of each variant");
+    assert_eq!(positions, (0..14).collect(), "one sample of each variant");
     for (_, event) in samples {
         let json = serde_json::to_value(&event).unwrap();
         assert_eq!(json["type"], event.kind(), "{json}");

@@ -11,10 +11,12 @@ use std::collections::HashSet;
 use super::{EXTERNAL_AGENT, Runtime};
 use crate::config::OutsideMode;
 use crate::jobs::error::RuntimeError;
-use crate::jobs::events::{FeedEvent, JobStaged, OutsideDestructive, RuntimeEvent};
+use crate::jobs::events::{
+    FeedEvent, JobStaged, OutsideDestructive, OutsideNotReviewable, RuntimeEvent,
+};
 use crate::jobs::model::{Job, JobStatus, JobUsage, now};
 use crate::jobs::records::Records;
-use crate::workspace::{FileChange, OutsideChange, RunInfo};
+use crate::workspace::{FileChange, NotReviewable, OutsideChange, RunInfo};
 
 use super::log::record_status;
 
@@ -46,12 +48,18 @@ impl Runtime {
     /// job, as the configuration's `outside_changes` says, and announces
     /// each file as changed. A file that could not be staged is taken in
     /// as before ([`Runtime::external_change`]: reloaded, or a conflict).
-    /// Returns the job, `None` when nothing was staged.
-    pub fn take_outside(&self, changes: &[OutsideChange]) -> Result<Option<Job>, RuntimeError> {
+    /// The files of the burst that cannot be reviewed (`unreviewable`) are
+    /// listed with the job (`Job::not_reviewable`, and `outside.not_reviewable`
+    /// in the feed). Returns the job, `None` when there is none.
+    pub fn take_outside(
+        &self,
+        changes: &[OutsideChange],
+        unreviewable: &[NotReviewable],
+    ) -> Result<Option<Job>, RuntimeError> {
         // A file Redline held a buffer of follows the disk (`reloaded`), as
         // before; one it did not is `changed`.
         let held: Vec<bool> = changes.iter().map(|c| self.under_review(&c.path)).collect();
-        let job = self.stage_outside(changes);
+        let job = self.stage_outside(changes, unreviewable);
         let staged: HashSet<&str> = match &job {
             Ok(Some((_, paths))) => paths.iter().map(String::as_str).collect(),
             _ => HashSet::new(),
@@ -77,15 +85,19 @@ impl Runtime {
     fn stage_outside(
         &self,
         changes: &[OutsideChange],
+        unreviewable: &[NotReviewable],
     ) -> Result<Option<(Job, Vec<String>)>, RuntimeError> {
         let mode = self.config().outside_changes;
+        if mode == OutsideMode::Off {
+            return Ok(None);
+        }
         let session = self.external_session(OUTSIDE)?;
         let n = self.db().reserve("job", 1)?;
         let job_id = format!("job_{n}");
         let mut job = Job::new(
             job_id.clone(),
             session.session_id.clone(),
-            title(changes),
+            title(changes, unreviewable),
             1,
         );
         let run = RunInfo {
@@ -94,12 +106,29 @@ impl Runtime {
             instruction: job.instruction.clone(),
             seen: None,
         };
+        job.not_reviewable = unreviewable.to_vec();
         let Some(mut group) = self.ws().stage_outside(&run, changes, mode)? else {
-            return Ok(None);
+            if unreviewable.is_empty() {
+                return Ok(None);
+            }
+            // Nothing to review, but a listing of what changed.
+            job.summary = Some(format!(
+                "{} file(s) changed by another program, not reviewable: {}",
+                unreviewable.len(),
+                listing(unreviewable)
+            ));
+            record_status(&mut job, JobStatus::Completed, None);
+            self.db().put_job(&job)?;
+            self.update_session(&session.session_id, |s| {
+                s.last_job_id = Some(job_id.clone());
+            })?;
+            self.announce_status(&job_id, JobStatus::Completed, None, Some(&job));
+            self.announce_unreviewable(&job_id, unreviewable);
+            return Ok(Some((job, Vec::new())));
         };
         let hunks = group.bundle.hunk_count();
         let files = group.bundle.paths().len();
-        let summary = match group.destructive.len() {
+        let mut summary = match group.destructive.len() {
             0 => format!("{hunks} hunk(s) in {files} file(s), written by another program"),
             n => format!(
                 "{hunks} hunk(s) in {files} file(s), written by another program; held for review: {n} file(s) deleted, emptied, cut by half or changed at once ({}{})",
@@ -128,6 +157,12 @@ impl Runtime {
                     .flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.clone())),
             )
             .collect();
+        if !unreviewable.is_empty() {
+            summary.push_str(&format!(
+                "; not reviewable: {}",
+                listing(unreviewable)
+            ));
+        }
         job.summary = Some(summary.clone());
         job.checkpoint_id = Some(group.checkpoint.checkpoint_id.clone());
         job.diff_bundle = Some(group.bundle);
@@ -158,18 +193,49 @@ impl Runtime {
                     restore,
                 }));
         }
+        self.announce_unreviewable(&job_id, unreviewable);
         // Kept as they are (record mode), with nothing held: done already.
         self.settle([job_id.clone()]);
         Ok(Some((self.job(&job_id)?, std::mem::take(&mut group.paths))))
     }
+
+    fn announce_unreviewable(&self, job_id: &str, files: &[NotReviewable]) {
+        if !files.is_empty() {
+            self.inner
+                .feed
+                .push(FeedEvent::NotReviewable(OutsideNotReviewable {
+                    job_id: job_id.to_owned(),
+                    files: files.to_vec(),
+                    message: listing(files),
+                }));
+        }
+    }
+}
+
+/// The first few of `files` with their reasons, for a summary.
+fn listing(files: &[NotReviewable]) -> String {
+    let mut words: Vec<String> = files
+        .iter()
+        .take(5)
+        .map(|f| format!("{} ({})", f.path, f.reason.describe()))
+        .collect();
+    if files.len() > 5 {
+        words.push("…".into());
+    }
+    words.join(", ")
 }
 
 /// A group's title: when it happened and what it touched.
-fn title(changes: &[OutsideChange]) -> String {
+fn title(changes: &[OutsideChange], unreviewable: &[NotReviewable]) -> String {
     let at = now();
     let clock = at.get(11..19).unwrap_or(&at);
-    let names: Vec<&str> = changes.iter().take(3).map(|c| c.path.as_str()).collect();
-    let more = changes.len().saturating_sub(names.len());
+    let all: Vec<&str> = changes
+        .iter()
+        .map(|c| c.path.as_str())
+        .chain(unreviewable.iter().map(|f| f.path.as_str()))
+        .collect();
+    let names = &all[..all.len().min(3)];
+    let more = all.len() - names.len();
     format!(
         "Changed outside Redline at {clock} UTC: {}{}",
         names.join(", "),

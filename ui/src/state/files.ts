@@ -656,6 +656,9 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
           case "outside.destructive":
             outsideAlert.value = e.data;
             break;
+          case "outside.not_reviewable":
+            tell("info", `Changed outside Redline, not reviewable: ${e.data.message}`);
+            break;
           case "file.moved":
             // Another program moved a file: the open one follows it.
             ahead.delete(e.data.from);

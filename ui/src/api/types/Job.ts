@@ -3,6 +3,7 @@ import type { DiffBundle } from "./DiffBundle";
 import type { JobError } from "./JobError";
 import type { JobStatus } from "./JobStatus";
 import type { JobUsage } from "./JobUsage";
+import type { NotReviewable } from "./NotReviewable";
 import type { ProposedEdit } from "./ProposedEdit";
 import type { Question } from "./Question";
 
@@ -85,4 +86,9 @@ rerun_of: string | null,
 /**
  * Tool-call budget it ran with.
  */
-max_tool_calls: number, };
+max_tool_calls: number,
+/**
+ * For a group of other programs' changes: the files it changed that
+ * could not be reviewed, and why.
+ */
+not_reviewable: Array<NotReviewable>, };
