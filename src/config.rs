@@ -303,6 +303,16 @@ pub enum OutsideMode {
     Off,
 }
 
+/// Settings of one folder (`[folders."/home/me/Notes"]`), over the
+/// top-level ones while that folder is open.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FolderSettings {
+    /// `outside_changes` in this folder; unset: the top-level one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_changes: Option<OutsideMode>,
+}
+
 /// The whole configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -317,6 +327,9 @@ pub struct Config {
     /// What becomes of changes other programs write to the open folder:
     /// `record` (default), `review` or `off` (see [`OutsideMode`]).
     pub outside_changes: OutsideMode,
+    /// Settings of particular folders, by path (absolute, or from `~/`),
+    /// over the top-level ones. Default none.
+    pub folders: std::collections::BTreeMap<String, FolderSettings>,
     /// The remote provider. Default OpenAI `gpt-4o-mini`.
     pub remote: ProviderSettings,
     /// The local provider. Default Ollama's OpenAI endpoint on its own port.
@@ -343,6 +356,7 @@ impl Default for Config {
             limits: Limits::default(),
             agent_mode: AgentMode::default(),
             outside_changes: OutsideMode::default(),
+            folders: Default::default(),
             remote: ProviderSettings {
                 provider: ProviderKind::Openai,
                 model: "gpt-4o-mini".into(),
@@ -379,6 +393,28 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The key under `folders` of the entry that names the folder at
+    /// `root` itself, if there is one.
+    pub fn folder_key(&self, root: &Path) -> Option<&str> {
+        self.folders
+            .keys()
+            .find(|path| names_folder(path, root))
+            .map(String::as_str)
+    }
+
+    /// The settings of the folder at `root`, if it has any.
+    pub fn folder(&self, root: &Path) -> Option<&FolderSettings> {
+        self.folders.get(self.folder_key(root)?)
+    }
+
+    /// `outside_changes` in force in the folder at `root`: its own, else
+    /// the top-level one.
+    pub fn outside_changes_in(&self, root: &Path) -> OutsideMode {
+        self.folder(root)
+            .and_then(|f| f.outside_changes)
+            .unwrap_or(self.outside_changes)
+    }
+
     /// The estimated cost in US dollars of `input` and `output` tokens of
     /// `model`: the exact entry, else the longest matching prefix entry.
     pub fn cost_usd(&self, model: &str, input: u64, output: u64) -> f64 {
@@ -478,6 +514,19 @@ pub fn config_file() -> Option<PathBuf> {
         Some(path) => Some(PathBuf::from(path)),
         None => project_dirs().map(|d| d.config_dir().join("config.toml")),
     }
+}
+
+/// Whether `path`, as written under `folders` (absolute, or from `~/`),
+/// names the folder `root` (resolved, as a project's root is).
+pub(crate) fn names_folder(path: &str, root: &Path) -> bool {
+    let path = match path.strip_prefix("~/") {
+        Some(rest) => match directories::BaseDirs::new() {
+            Some(dirs) => dirs.home_dir().join(rest),
+            None => return false,
+        },
+        None => PathBuf::from(path),
+    };
+    path == root || std::fs::canonicalize(&path).is_ok_and(|p| p == root)
 }
 
 fn project_dirs() -> Option<directories::ProjectDirs> {

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{AgentMode, Config, Limits, OutsideMode, ProviderKind, ProviderSettings};
+use crate::config::{
+    AgentMode, Config, FolderSettings, names_folder, Limits, OutsideMode, ProviderKind, ProviderSettings,
+};
 use crate::providers::keys::{self, KeyStorage};
 
 /// Why a settings change was refused; nothing changed.
@@ -45,8 +47,12 @@ pub struct ProviderView {
 pub struct Settings {
     /// Which provider runs jobs.
     pub agent_mode: AgentMode,
-    /// What becomes of other programs' writes.
+    /// What becomes of other programs' writes (the top-level setting).
     pub outside_changes: OutsideMode,
+    /// The open folder, when there is one.
+    pub folder: Option<String>,
+    /// The open folder's own settings, over the top-level ones.
+    pub folder_settings: FolderView,
     /// The remote provider.
     pub remote: ProviderView,
     /// The local provider (it needs no key).
@@ -55,6 +61,16 @@ pub struct Settings {
     pub limits: Limits,
     /// Where changes are saved; `null` when they last only until Redline stops.
     pub config_file: Option<String>,
+}
+
+/// The open folder's own settings (`[folders."<path>"]`), as the screen
+/// shows them and as a change gives them, whole.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
+pub struct FolderView {
+    /// `outside_changes` in this folder; `null`: the top-level one.
+    #[serde(default)]
+    pub outside_changes: Option<OutsideMode>,
 }
 
 /// A new API key for a provider (write-only: no response ever carries it).
@@ -83,6 +99,9 @@ pub struct SettingsUpdate {
     /// What becomes of other programs' writes.
     #[serde(default)]
     pub outside_changes: Option<OutsideMode>,
+    /// The open folder's own settings, whole (a `null` inside clears one).
+    #[serde(default)]
+    pub folder_settings: Option<FolderView>,
     /// The remote provider, whole.
     #[serde(default)]
     pub remote: Option<ProviderSettings>,
@@ -107,8 +126,8 @@ pub struct SettingsSaved {
     pub key_storage: Option<KeyStorage>,
 }
 
-/// The settings screen's view of `config`.
-pub fn view(config: &Config, file: Option<&Path>) -> Settings {
+/// The settings screen's view of `config`, in the folder at `root`.
+pub fn view(config: &Config, file: Option<&Path>, root: Option<&Path>) -> Settings {
     let provider = |settings: &ProviderSettings, key: bool| ProviderView {
         effective_base_url: settings.base_url().to_owned(),
         key_hint: key
@@ -120,6 +139,12 @@ pub fn view(config: &Config, file: Option<&Path>) -> Settings {
     Settings {
         agent_mode: config.agent_mode,
         outside_changes: config.outside_changes,
+        folder: root.map(|r| r.display().to_string()),
+        folder_settings: FolderView {
+            outside_changes: root
+                .and_then(|r| config.folder(r))
+                .and_then(|f| f.outside_changes),
+        },
         remote: provider(&config.remote, true),
         local: provider(&config.local, false),
         limits: config.limits.clone(),
@@ -127,14 +152,33 @@ pub fn view(config: &Config, file: Option<&Path>) -> Settings {
     }
 }
 
-/// `config` with `update` applied (the key aside), checked.
-pub fn updated(config: &Config, update: &SettingsUpdate) -> Result<Config, SettingsError> {
+/// `config` with `update` applied (the key aside), checked; the folder's
+/// settings are those of the folder at `root`.
+pub fn updated(
+    config: &Config,
+    update: &SettingsUpdate,
+    root: Option<&Path>,
+) -> Result<Config, SettingsError> {
     let mut next = config.clone();
     if let Some(mode) = update.agent_mode {
         next.agent_mode = mode;
     }
     if let Some(mode) = update.outside_changes {
         next.outside_changes = mode;
+    }
+    if let Some(folder) = &update.folder_settings {
+        let Some(root) = root else {
+            return Err(SettingsError::Invalid("no folder is open".into()));
+        };
+        // The entry that names the folder already, else one by its path.
+        let key = config
+            .folder_key(root)
+            .map_or_else(|| root.display().to_string(), str::to_owned);
+        let entry = next.folders.entry(key.clone()).or_default();
+        entry.outside_changes = folder.outside_changes;
+        if *entry == FolderSettings::default() {
+            next.folders.remove(&key);
+        }
     }
     for (target, given) in [
         (&mut next.remote, &update.remote),
@@ -182,7 +226,12 @@ pub fn store_key(update: &KeyUpdate) -> Result<KeyStorage, SettingsError> {
 
 /// Writes what `update` names into the TOML file at `file` (created if
 /// missing), keeping its comments and other keys.
-pub fn save(file: &Path, next: &Config, update: &SettingsUpdate) -> Result<(), SettingsError> {
+pub fn save(
+    file: &Path,
+    next: &Config,
+    update: &SettingsUpdate,
+    root: Option<&Path>,
+) -> Result<(), SettingsError> {
     let fail = |message: String| SettingsError::File {
         path: file.to_path_buf(),
         message,
@@ -198,6 +247,13 @@ pub fn save(file: &Path, next: &Config, update: &SettingsUpdate) -> Result<(), S
         Config::load_from(Some(file)).map_err(|e| SettingsError::Invalid(e.to_string()))?;
     }
     let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| fail(format!("{e}")))?;
+    // The open folder's table: the one whose path names it, else a new one.
+    let folder_key = root.map(|root| {
+        doc.get("folders")
+            .and_then(|f| f.as_table_like())
+            .and_then(|f| f.iter().map(|(k, _)| k).find(|k| names_folder(k, root)))
+            .map_or_else(|| root.display().to_string(), str::to_owned)
+    });
     let mut set = |path: &[&str], value: Value| -> Result<(), SettingsError> {
         let item = toml_edit::ser::to_document(&serde_json::json!({ "v": value }))
             .map_err(|e| fail(e.to_string()))?["v"]
@@ -245,6 +301,24 @@ pub fn save(file: &Path, next: &Config, update: &SettingsUpdate) -> Result<(), S
             set(&["limits", name], now[name].clone())?;
         }
     }
+    if let (Some(_), Some(root), Some(key)) = (&update.folder_settings, root, &folder_key) {
+        match next.folder(root).and_then(|f| f.outside_changes) {
+            Some(mode) => set(
+                &["folders", key, "outside_changes"],
+                serde_json::to_value(mode).expect("serializes"),
+            )?,
+            None => {
+                if let Some(folders) = doc.get_mut("folders").and_then(|f| f.as_table_like_mut()) {
+                    if let Some(folder) = folders.get_mut(key).and_then(|f| f.as_table_like_mut()) {
+                        folder.remove("outside_changes");
+                        if folder.is_empty() {
+                            folders.remove(key);
+                        }
+                    }
+                }
+            }
+        }
+    }
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
     }
@@ -276,8 +350,8 @@ mod tests {
             "limits": { "max_tool_calls_per_job": 20 },
         }))
         .unwrap();
-        let next = updated(&config, &update).unwrap();
-        save(&file, &next, &update).unwrap();
+        let next = updated(&config, &update, None).unwrap();
+        save(&file, &next, &update, None).unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(
             text.contains("# my settings") && text.contains("# the good one"),
@@ -293,10 +367,45 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_has_its_own_outside_changes_saved_under_its_path_and_cleared_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        let (vault, other) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (root, elsewhere) = (
+            std::fs::canonicalize(vault.path()).unwrap(),
+            std::fs::canonicalize(other.path()).unwrap(),
+        );
+        std::fs::write(&file, "outside_changes = \"record\" # quiet\n").unwrap();
+        let change = |config: &Config, v: Value| {
+            let update: SettingsUpdate = serde_json::from_value(v).unwrap();
+            let next = updated(config, &update, Some(&root)).unwrap();
+            save(&file, &next, &update, Some(&root)).unwrap();
+            Config::load_from(Some(&file)).unwrap()
+        };
+        let loaded = change(
+            &Config::load_from(Some(&file)).unwrap(),
+            json!({ "folder_settings": { "outside_changes": "review" } }),
+        );
+        assert_eq!(loaded.outside_changes_in(&root), OutsideMode::Review);
+        assert_eq!(loaded.outside_changes_in(&elsewhere), OutsideMode::Record);
+        let shown = view(&loaded, Some(&file), Some(&root));
+        assert_eq!(shown.folder_settings.outside_changes, Some(OutsideMode::Review));
+        assert_eq!(shown.outside_changes, OutsideMode::Record);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("# quiet") && text.contains("[folders."), "{text}");
+
+        // A `null` gives the folder back to the top-level setting.
+        let loaded = change(&loaded, json!({ "folder_settings": { "outside_changes": null } }));
+        assert_eq!(loaded.outside_changes_in(&root), OutsideMode::Record);
+        assert!(loaded.folders.is_empty(), "{:?}", loaded.folders);
+        assert!(!std::fs::read_to_string(&file).unwrap().contains("outside_changes = \"review\""));
+    }
+
+    #[test]
     fn bad_values_are_refused_with_their_name() {
         let config = Config::default();
         let bad = |v: Value| {
-            updated(&config, &serde_json::from_value(v).unwrap())
+            updated(&config, &serde_json::from_value(v).unwrap(), None)
                 .unwrap_err()
                 .to_string()
         };
@@ -319,8 +428,8 @@ mod tests {
         std::fs::write(&file, text).unwrap();
         let update: SettingsUpdate =
             serde_json::from_value(json!({ "agent_mode": "local" })).unwrap();
-        let next = updated(&Config::default(), &update).unwrap();
-        let err = save(&file, &next, &update).unwrap_err();
+        let next = updated(&Config::default(), &update, None).unwrap();
+        let err = save(&file, &next, &update, None).unwrap_err();
         assert!(matches!(err, SettingsError::Invalid(_)), "{err}");
         let said = err.to_string();
         assert!(

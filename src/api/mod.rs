@@ -123,15 +123,20 @@ impl Api {
 
     /// The settings, keys shown as hints.
     pub fn settings(&self) -> Settings {
-        settings::view(&self.runtime.config(), self.config_file.as_deref())
+        settings::view(
+            &self.runtime.config(),
+            self.config_file.as_deref(),
+            Some(self.runtime.project().root()),
+        )
     }
 
     /// Changes settings: checked, saved to the configuration file, and in
     /// force for the jobs that start from now on. A key goes to the keychain.
     pub fn update_settings(&self, update: SettingsUpdate) -> Result<SettingsSaved, ApiError> {
-        let next = settings::updated(&self.runtime.config(), &update)?;
+        let root = self.runtime.project().root();
+        let next = settings::updated(&self.runtime.config(), &update, Some(root))?;
         if let Some(file) = &self.config_file {
-            settings::save(file, &next, &update)?;
+            settings::save(file, &next, &update, Some(root))?;
         }
         let key_storage = update
             .api_key

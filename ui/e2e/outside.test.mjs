@@ -38,12 +38,13 @@ test("a note another program empties is shown at once and restored in one click"
   await alert.waitFor({ state: "detached" });
   await shot(page, "outside-2-restored");
 
-  // In review mode (chosen in Settings, taken at once) an ordinary edit
-  // is held too, where record mode kept it.
+  // In review mode (chosen in Settings for this folder, taken at once) an
+  // ordinary edit is held too, where record mode kept it.
   await page.getByTestId("open-settings").click();
-  await page.getByTestId("outside-changes").selectOption("review");
+  await page.getByTestId("folder-outside-changes").selectOption("review");
   await page.getByTestId("settings-save").click();
-  await until(page, async () => (await get(server, "/api/settings")).outside_changes === "review", "the mode is saved");
+  await until(page, async () => (await get(server, "/api/settings")).folder_settings.outside_changes === "review", "the folder's mode is saved");
+  assert.equal((await get(server, "/api/settings")).outside_changes, "record", "the default stays");
   await page.keyboard.press("Escape");
   execFileSync("sed", ["-i", "s/March/May/", "Notes.md", "Plan.md"], { cwd: dir });
   await until(page, async () => {

@@ -35,17 +35,23 @@ impl Runtime {
             .last_job_id
     }
 
+    /// `outside_changes` in force in this folder: its own, else the
+    /// top-level one.
+    pub fn outside_mode(&self) -> OutsideMode {
+        self.config().outside_changes_in(self.project().root())
+    }
+
     /// Whether another program's change to `path` would be taken in as an
-    /// outside change (see [`Workspace::takes_outside`]), as the
-    /// configuration's `outside_changes` allows.
+    /// outside change (see [`Workspace::takes_outside`]), as
+    /// [`Runtime::outside_mode`] allows.
     ///
     /// [`Workspace::takes_outside`]: crate::workspace::Workspace::takes_outside
     pub fn takes_outside(&self, path: &str) -> bool {
-        self.config().outside_changes != OutsideMode::Off && self.ws().takes_outside(path)
+        self.outside_mode() != OutsideMode::Off && self.ws().takes_outside(path)
     }
 
     /// Takes in `changes` (one burst of other programs' writes) as one
-    /// job, as the configuration's `outside_changes` says, and announces
+    /// job, as [`Runtime::outside_mode`] says, and announces
     /// each file as changed. A file that could not be staged is taken in
     /// as before ([`Runtime::external_change`]: reloaded, or a conflict).
     /// The files of the burst that cannot be reviewed (`unreviewable`) are
@@ -87,7 +93,7 @@ impl Runtime {
         changes: &[OutsideChange],
         unreviewable: &[NotReviewable],
     ) -> Result<Option<(Job, Vec<String>)>, RuntimeError> {
-        let mode = self.config().outside_changes;
+        let mode = self.outside_mode();
         if mode == OutsideMode::Off {
             return Ok(None);
         }

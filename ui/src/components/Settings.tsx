@@ -19,6 +19,8 @@ export function SettingsPanel() {
   const [settings, setSettings] = useState<Settings | null>(null);
   const [mode, setMode] = useState<AgentMode>("remote");
   const [outside, setOutside] = useState<OutsideMode>("record");
+  // The open folder's own mode; "" follows the one above.
+  const [folderOutside, setFolderOutside] = useState<OutsideMode | "">("");
   const [remote, setRemote] = useState<ProviderSettings | null>(null);
   const [local, setLocal] = useState<ProviderSettings | null>(null);
   const [limits, setLimits] = useState<Partial<Limits>>({});
@@ -29,6 +31,7 @@ export function SettingsPanel() {
     setSettings(s);
     setMode(s.agent_mode);
     setOutside(s.outside_changes);
+    setFolderOutside(s.folder_settings.outside_changes ?? "");
     setRemote(plain(s.remote));
     setLocal(plain(s.local));
     setLimits({});
@@ -41,6 +44,7 @@ export function SettingsPanel() {
 
   const save = async () => {
     const update: SettingsUpdate = { agent_mode: mode, outside_changes: outside, remote, local };
+    if (settings.folder) update.folder_settings = { outside_changes: folderOutside || null };
     if (Object.keys(limits).length > 0) update.limits = limits;
     if (key.trim()) update.api_key = { provider: remote.provider, key: key.trim() };
     const saved = await attempt("Saving settings", () => api.updateSettings(update));
@@ -85,6 +89,17 @@ export function SettingsPanel() {
               <option value="off">Ignore them</option>
             </select>
           </label>
+          {settings.folder && (
+            <label class="field">
+              <span title={settings.folder}>… in this folder</span>
+              <select data-testid="folder-outside-changes" value={folderOutside} onChange={(e) => setFolderOutside(e.currentTarget.value as OutsideMode | "")}>
+                <option value="">As above</option>
+                <option value="record">Keep and list them</option>
+                <option value="review">Hold every one for review</option>
+                <option value="off">Ignore them</option>
+              </select>
+            </label>
+          )}
           <fieldset>
             <legend>Remote provider</legend>
             <Provider name="remote" value={remote} onChange={setRemote} effective={settings.remote.effective_base_url} />

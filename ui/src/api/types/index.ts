@@ -61,6 +61,7 @@ export type { FileResolved } from "./FileResolved";
 export type { FileSaved } from "./FileSaved";
 export type { FileState } from "./FileState";
 export type { FolderEntry } from "./FolderEntry";
+export type { FolderView } from "./FolderView";
 export type { FoundPath } from "./FoundPath";
 export type { FoundPaths } from "./FoundPaths";
 export type { Hit } from "./Hit";
