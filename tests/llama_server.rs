@@ -274,7 +274,7 @@ async fn the_demo_rename_runs_offline_on_the_bundled_model_with_its_defaults() {
     let choice =
         redline::setup::update_for(&redline::setup::SetupChoice::Bundled, &base, Some(&bundled))
             .unwrap();
-    let mut config = redline::settings::updated(&base, &choice).unwrap();
+    let mut config = redline::settings::updated(&base, &choice, None).unwrap();
     config.http.request_timeout_ms = 120_000;
     let runtime = Runtime::open(vault.path(), config).unwrap();
     let session = runtime.create_session(None).unwrap();

@@ -216,6 +216,8 @@ impl Api {
                 |n| n.to_string_lossy().into_owned(),
             ),
             index: self.runtime.project().index().map(|i| i.stats()),
+            outside_changes: self.runtime.outside_mode(),
+            mcp_clients: self.runtime.mcp_clients(),
         }
     }
 

@@ -20,6 +20,11 @@ pub struct ProjectInfo {
     /// and quick open read the disk until it is); none where no index is kept.
     #[ts(optional = nullable)]
     pub index: Option<crate::project::IndexStats>,
+    /// The mode other programs' changes are taken in with here (the
+    /// folder's own, else the top-level one).
+    pub outside_changes: crate::config::OutsideMode,
+    /// The MCP clients connected now, by name.
+    pub mcp_clients: Vec<String>,
 }
 
 /// `POST /api/agent/sessions`.

@@ -16,4 +16,4 @@ pub use events::{FeedEvent, JobEvent, RuntimeEvent};
 pub use feed::{Feed, FeedEntry, FeedPage};
 pub use model::*;
 pub use records::Records;
-pub use runtime::{HunkState, OUTSIDE, Runtime};
+pub use runtime::{HunkState, McpConnection, OUTSIDE, Runtime};

@@ -1,15 +1,15 @@
 //! The server's tools: the loop's own (driven through a job of the client),
 //! and `review_status`.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -17,7 +17,7 @@ use tokio::sync::Mutex;
 
 use crate::agent::NO_USER_ANSWER;
 use crate::agent::toolset::{self, CLARIFY_USER, PROPOSE_EDITS};
-use crate::jobs::{JobStatus, OUTSIDE, RunRequest, Runtime, ToolConfig};
+use crate::jobs::{JobStatus, McpConnection, OUTSIDE, RunRequest, Runtime, ToolConfig};
 use crate::providers::driven::{DriveError, Driver, driven};
 
 /// The MCP name of `clarify_user`.
@@ -46,6 +46,9 @@ pub struct RedlineMcp {
     runtime: Runtime,
     active: Arc<Mutex<Option<Active>>>,
     spent: Arc<Spent>,
+    /// The client counts as connected from its `initialized` until the
+    /// session's server is dropped.
+    connection: Arc<OnceLock<McpConnection>>,
 }
 
 /// `review_status`'s arguments.
@@ -73,6 +76,7 @@ impl RedlineMcp {
             runtime,
             active: Arc::default(),
             spent: Arc::default(),
+            connection: Arc::default(),
         }
     }
 
@@ -345,6 +349,18 @@ pub(super) fn server_config() -> ServerConfig {
 impl ServerHandler for RedlineMcp {
     fn get_info(&self) -> ServerConfig {
         server_config()
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let client = context
+            .peer
+            .peer_info()
+            .map(|i| i.client_info.name.clone())
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| "mcp-client".into());
+        let _ = self
+            .connection
+            .set(self.runtime.mcp_connected(&client));
     }
 
     async fn list_tools(

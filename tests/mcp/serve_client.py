@@ -141,9 +141,11 @@ async def over_http(api, base, token):
 
 
 async def wrote_directly(api, base, token, folder):
-    """An agent that writes through its shell rather than proposing: its
-    change is grouped for review by itself, review_status (no job named)
-    reports it, and learns that the user put it back."""
+    """An agent that writes through its shell rather than proposing: the
+    window is told it connected (to offer review mode), its change is
+    grouped for review by itself, review_status (no job named) reports it,
+    and learns that the user put it back; once it is gone, it is no longer
+    counted as connected."""
     path = os.path.join(folder, "notes/beta.md")
     with open(path, encoding="utf-8") as f:
         before = f.read()
@@ -154,6 +156,13 @@ async def wrote_directly(api, base, token, folder):
     async with client, streamable_http_client(f"{base}/mcp", http_client=client) as (read, write, _):
         async with session_of(read, write, "shell-agent") as session:
             await session.initialize()
+            deadline = time.monotonic() + 10
+            while "shell-agent" not in (await api.acall("GET", "/api/project"))["mcp_clients"]:
+                assert time.monotonic() < deadline, "the connection is not listed"
+                await asyncio.sleep(0.05)
+            events = (await api.acall("GET", "/api/events?cursor=0"))["events"]
+            connected = [e["data"] for e in events if e["type"] == "mcp.connected" and e["data"]["client"] == "shell-agent"]
+            assert connected == [{"client": "shell-agent", "outside_changes": "record"}], connected
             with open(path, "a", encoding="utf-8") as f:
                 f.write("Written straight to disk.\n")
             deadline = time.monotonic() + 20
@@ -174,6 +183,10 @@ async def wrote_directly(api, base, token, folder):
             assert [h["status"] for h in status["hunks"]] == ["rejected"], status
     with open(path, encoding="utf-8") as f:
         assert f.read() == before, "put back"
+    deadline = time.monotonic() + 10
+    while "shell-agent" in (await api.acall("GET", "/api/project"))["mcp_clients"]:
+        assert time.monotonic() < deadline, "still listed as connected after it closed its session"
+        await asyncio.sleep(0.05)
 
 
 async def bridged(api, redline, folder, data):

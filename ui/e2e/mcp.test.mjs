@@ -1,7 +1,9 @@
 // Another agent's edits, reviewed in the open window: an MCP client (the
 // official Python SDK, tests/mcp/propose.py) asks a question and proposes
 // through `redline mcp` while `redline serve` has the folder open; the
-// question comes to the card and is answered there; the proposal shows live,
+// question comes to the card and is answered there (the window offers review
+// mode for other programs' writes while it is connected, and takes it in one
+// click); the proposal shows live,
 // grouped under the client's name; one hunk is accepted, one rejected, the file saved
 // and its bytes checked.
 
@@ -37,6 +39,15 @@ test("an external agent's proposal is reviewed hunk by hunk in the open window",
   const edits = [replaceLine("a.md", 3, "Owner: Ann", "Owner: Cy"), replaceLine("a.md", 5, "Status: draft", "Status: final")];
   const agent = promisify(execFile)(python, [new URL("../../tests/mcp/propose.py", import.meta.url).pathname, redline, dir, server.data, "e2e-agent", JSON.stringify(edits), "Who owns Alpha now?"]);
   await page.getByTestId("clarify").filter({ hasText: "Who owns Alpha now?" }).waitFor();
+  // While it is connected, the window offers to hold for review what other
+  // programs write here (an agent writes through its shell too).
+  const offer = page.getByTestId("review-offer");
+  await offer.filter({ hasText: "e2e-agent" }).waitFor();
+  await shot(page, "mcp-0-offer");
+  await page.getByTestId("review-offer-accept").click();
+  await offer.waitFor({ state: "detached" });
+  assert.equal((await get(server, "/api/settings")).folder_settings.outside_changes, "review");
+  assert.equal((await get(server, "/api/project")).outside_changes, "review");
   await page.getByTestId("clarify-answer").fill("Cy");
   await page.getByTestId("clarify-send").click();
   const { stdout } = await agent;

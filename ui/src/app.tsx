@@ -18,7 +18,7 @@ import { Sidebar } from "./components/Sidebar";
 import { jobUpdated, loadAgents, loadSessions } from "./state/agent";
 import { loadSetup } from "./state/setup";
 import { followProject, refreshTree, restoreOutside, saveAll } from "./state/files";
-import { dirtyPaths, needsFolder, notice, outsideAlert, overlay, project } from "./state/store";
+import { attempt, declineReview, dirtyPaths, needsFolder, notice, offerReview, outsideAlert, overlay, project, reviewOffer, tell } from "./state/store";
 import { reloadListings } from "./state/tree";
 
 /** Loads the open project, or asks for a folder (desktop app only). */
@@ -35,6 +35,7 @@ export async function boot() {
     return;
   }
   document.title = `${project.value.name} — Redline`;
+  for (const client of project.value.mcp_clients.slice(0, 1)) offerReview(client, project.value.outside_changes);
   await Promise.all([refreshTree(), reloadListings(), loadSessions(), loadAgents(), loadSetup()]);
   void followProject(
     () => void reloadCheckpoints(),
@@ -87,6 +88,7 @@ export function App() {
         </button>
       </header>
       {outsideAlert.value && <OutsideAlert />}
+      {!outsideAlert.value && reviewOffer.value && <ReviewOffer client={reviewOffer.value} />}
       <nav class="left">
         <ReviewList />
         <FileTree />
@@ -103,6 +105,33 @@ export function App() {
       {overlay.value === "quickopen" && <QuickOpen />}
       {overlay.value === "search" && <SearchPanel />}
       <DecisionDialog />
+    </div>
+  );
+}
+
+/** Offered while an MCP client is connected: agents that propose through
+ * Redline also write through their shell, so hold every change other
+ * programs write in this folder for review. */
+function ReviewOffer({ client }: { client: string }) {
+  const accept = async () => {
+    const saved = await attempt("Switching to review mode", () => api.updateSettings({ folder_settings: { outside_changes: "review" } }));
+    if (!saved) return;
+    reviewOffer.value = null;
+    if (project.value) project.value = { ...project.value, outside_changes: "review" };
+    tell("info", "Every change other programs write in this folder is now held for review (Settings can change it back)");
+  };
+  return (
+    <div class="outside-alert offer" role="status" data-testid="review-offer">
+      <span>
+        <strong>{client}</strong> is connected over MCP. Agents also write files directly through their shell: hold every change other programs write in this folder for review?
+      </span>
+      <span class="spacer" />
+      <button class="primary" data-testid="review-offer-accept" onClick={() => void accept()}>
+        Review changes here
+      </button>
+      <button data-testid="review-offer-decline" onClick={declineReview}>
+        Not now
+      </button>
     </div>
   );
 }

@@ -381,6 +381,9 @@ pub enum FeedEvent {
     /// Another program changed files Redline cannot review (not text, or
     /// with no copy of their text before): listed with their reasons.
     NotReviewable(OutsideNotReviewable) = "outside.not_reviewable",
+    /// An MCP client connected: the window offers review mode for other
+    /// programs' changes while one is, unless it is in force already.
+    McpConnected(McpConnected) = "mcp.connected",
 }
 }
 
@@ -480,6 +483,15 @@ pub struct OutsideNotReviewable {
     pub files: Vec<crate::workspace::NotReviewable>,
     /// The first few of them with their reasons, in words.
     pub message: String,
+}
+
+/// `mcp.connected`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct McpConnected {
+    /// The client's name, as it gave it.
+    pub client: String,
+    /// The mode other programs' changes are taken in with in this folder.
+    pub outside_changes: crate::config::OutsideMode,
 }
 
 /// `job.updated`.

@@ -339,6 +339,10 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
             }],
             message: "chart.png (not text)".into(),
         }),
+        F::McpConnected(McpConnected {
+            client: "claude-code".into(),
+            outside_changes: crate::config::OutsideMode::Record,
+        }),
     ];
     events
         .into_iter()
@@ -358,6 +362,7 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
                 F::Moved(_) => 11,
                 F::Destructive(_) => 12,
                 F::NotReviewable(_) => 13,
+                F::McpConnected(_) => 14,
             };
             (i, e)
         })
@@ -436,7 +441,7 @@ fn every_job_event_round_trips_with_its_type_name() {
 fn every_feed_event_round_trips_with_its_type_name() {
     let samples = feed_samples();
     let positions: std::collections::BTreeSet<usize> = samples.iter().map(|s| s.0).collect();
-    assert_eq!(positions, (0..14).collect(), "one sample of each variant");
+    assert_eq!(positions, (0..15).collect(), "one sample of each variant");
     for (_, event) in samples {
         let json = serde_json::to_value(&event).unwrap();
         assert_eq!(json["type"], event.kind(), "{json}");

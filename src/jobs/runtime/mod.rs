@@ -14,10 +14,12 @@
 //! [`editing`] (the editor's operations, announced in the feed); [`host`]
 //! (the loop's view of its job).
 
+mod connections;
 mod control;
 mod editing;
 mod execute;
 mod external;
+pub use connections::McpConnection;
 pub use external::HunkState;
 pub use outside::OUTSIDE;
 mod file_ops;
@@ -69,6 +71,7 @@ struct Inner {
     live: Mutex<HashMap<String, Live>>,
     changed: watch::Sender<u64>,
     providers: RwLock<Arc<Providers>>,
+    connections: connections::Connections,
 }
 
 /// The prefix of an external agent's id: `mcp:<client name>`.
@@ -113,6 +116,7 @@ impl Runtime {
                 live: Mutex::new(HashMap::new()),
                 changed: watch::channel(0).0,
                 providers: RwLock::new(Arc::new(providers)),
+                connections: Default::default(),
             }),
         };
         runtime.recover()?;

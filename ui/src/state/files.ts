@@ -8,7 +8,7 @@ import type { FileContent, FileOp, JobUpdated, PendingHunk, Selection, Status, T
 import type { EditorController } from "../editor/controller";
 import { ask } from "./confirm";
 import { metrics } from "./metrics";
-import { attempt, currentHunk, hunkInfo, openFile, outsideAlert, reviewItems, reviewJobs, settling, tell, tree, unsynced } from "./store";
+import { attempt, currentHunk, hunkInfo, offerReview, openFile, outsideAlert, reviewItems, reviewJobs, settling, tell, tree, unsynced } from "./store";
 import { reloadListings } from "./tree";
 
 let editor: EditorController | null = null;
@@ -655,6 +655,9 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
             break;
           case "outside.destructive":
             outsideAlert.value = e.data;
+            break;
+          case "mcp.connected":
+            offerReview(e.data.client, e.data.outside_changes);
             break;
           case "outside.not_reviewable":
             tell("info", `Changed outside Redline, not reviewable: ${e.data.message}`);

@@ -2,7 +2,7 @@
 // only where they are read; actions (the other modules of `state/`) write them.
 
 import { computed, signal } from "@preact/signals";
-import type { AgentDefinition, ContextRow, Event, FileContent, Job, OutsideDestructive, PendingHunk, ProjectInfo, ReviewGroup, Session, Setup, TreeEntry } from "../api/types";
+import type { AgentDefinition, ContextRow, Event, FileContent, Job, OutsideDestructive, OutsideMode, PendingHunk, ProjectInfo, ReviewGroup, Session, Setup, TreeEntry } from "../api/types";
 
 /** The open folder; null before one is open. */
 export const project = signal<ProjectInfo | null>(null);
@@ -46,6 +46,24 @@ export const notice = signal<{ kind: "error" | "info"; text: string } | null>(nu
 /** Notes another program just deleted, emptied or cut down, held for
  * review: shown at once with a one-click restore. */
 export const outsideAlert = signal<OutsideDestructive | null>(null);
+
+/** The MCP client the window offers review mode for while it is connected
+ * (agents also write through their shell); null when no offer is shown. */
+export const reviewOffer = signal<string | null>(null);
+let offerDeclined = false;
+
+/** Offers review mode for other programs' changes now that `client` is
+ * connected, unless `mode` (in force here) is review already, or the user
+ * said not now. */
+export function offerReview(client: string, mode: OutsideMode) {
+  if (mode !== "review" && !offerDeclined) reviewOffer.value = client;
+}
+
+/** Takes the offer away for as long as the window lives. */
+export function declineReview() {
+  offerDeclined = true;
+  reviewOffer.value = null;
+}
 
 /** Hunks decided here that the engine's answer has not taken out of the
  * tree yet: the review list leaves them out already. */

@@ -5,6 +5,7 @@ import type { FileMoved } from "./FileMoved";
 import type { FileResolved } from "./FileResolved";
 import type { FileSaved } from "./FileSaved";
 import type { JobUpdated } from "./JobUpdated";
+import type { McpConnected } from "./McpConnected";
 import type { OutsideDestructive } from "./OutsideDestructive";
 import type { OutsideNotReviewable } from "./OutsideNotReviewable";
 import type { ReviewBatch } from "./ReviewBatch";
@@ -23,4 +24,4 @@ cursor: number,
 /**
  * When (RFC 3339).
  */
-ts: string, } & ({ "type": "file.edited", "data": FileEdited } | { "type": "file.saved", "data": FileSaved } | { "type": "review.updated", "data": ReviewUpdated } | { "type": "review.batch", "data": ReviewBatch } | { "type": "file.changed", "data": FileChange } | { "type": "file.reloaded", "data": FileChange } | { "type": "file.conflict", "data": FileChange } | { "type": "file.resolved", "data": FileResolved } | { "type": "rollback.completed", "data": RollbackCompleted } | { "type": "tree.changed", "data": TreeChanged } | { "type": "file.moved", "data": FileMoved } | { "type": "job.updated", "data": JobUpdated } | { "type": "outside.destructive", "data": OutsideDestructive } | { "type": "outside.not_reviewable", "data": OutsideNotReviewable });
+ts: string, } & ({ "type": "file.edited", "data": FileEdited } | { "type": "file.saved", "data": FileSaved } | { "type": "review.updated", "data": ReviewUpdated } | { "type": "review.batch", "data": ReviewBatch } | { "type": "file.changed", "data": FileChange } | { "type": "file.reloaded", "data": FileChange } | { "type": "file.conflict", "data": FileChange } | { "type": "file.resolved", "data": FileResolved } | { "type": "rollback.completed", "data": RollbackCompleted } | { "type": "tree.changed", "data": TreeChanged } | { "type": "file.moved", "data": FileMoved } | { "type": "job.updated", "data": JobUpdated } | { "type": "outside.destructive", "data": OutsideDestructive } | { "type": "outside.not_reviewable", "data": OutsideNotReviewable } | { "type": "mcp.connected", "data": McpConnected });

@@ -93,6 +93,7 @@ export type { Listing } from "./Listing";
 export type { LocalReply } from "./LocalReply";
 export type { LocalRequest } from "./LocalRequest";
 export type { LocalServer } from "./LocalServer";
+export type { McpConnected } from "./McpConnected";
 export type { ModelList } from "./ModelList";
 export type { ModelStep } from "./ModelStep";
 export type { ModelsQuery } from "./ModelsQuery";
