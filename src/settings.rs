@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::{
-    AgentMode, Config, FolderSettings, names_folder, Limits, OutsideMode, ProviderKind, ProviderSettings,
+    AgentMode, Config, FolderSettings, Limits, OutsideMode, ProviderKind, ProviderSettings,
+    names_folder,
 };
 use crate::providers::keys::{self, KeyStorage};
 
@@ -308,12 +309,12 @@ pub fn save(
                 serde_json::to_value(mode).expect("serializes"),
             )?,
             None => {
-                if let Some(folders) = doc.get_mut("folders").and_then(|f| f.as_table_like_mut()) {
-                    if let Some(folder) = folders.get_mut(key).and_then(|f| f.as_table_like_mut()) {
-                        folder.remove("outside_changes");
-                        if folder.is_empty() {
-                            folders.remove(key);
-                        }
+                if let Some(folders) = doc.get_mut("folders").and_then(|f| f.as_table_like_mut())
+                    && let Some(folder) = folders.get_mut(key).and_then(|f| f.as_table_like_mut())
+                {
+                    folder.remove("outside_changes");
+                    if folder.is_empty() {
+                        folders.remove(key);
                     }
                 }
             }
@@ -389,16 +390,29 @@ mod tests {
         assert_eq!(loaded.outside_changes_in(&root), OutsideMode::Review);
         assert_eq!(loaded.outside_changes_in(&elsewhere), OutsideMode::Record);
         let shown = view(&loaded, Some(&file), Some(&root));
-        assert_eq!(shown.folder_settings.outside_changes, Some(OutsideMode::Review));
+        assert_eq!(
+            shown.folder_settings.outside_changes,
+            Some(OutsideMode::Review)
+        );
         assert_eq!(shown.outside_changes, OutsideMode::Record);
         let text = std::fs::read_to_string(&file).unwrap();
-        assert!(text.contains("# quiet") && text.contains("[folders."), "{text}");
+        assert!(
+            text.contains("# quiet") && text.contains("[folders."),
+            "{text}"
+        );
 
         // A `null` gives the folder back to the top-level setting.
-        let loaded = change(&loaded, json!({ "folder_settings": { "outside_changes": null } }));
+        let loaded = change(
+            &loaded,
+            json!({ "folder_settings": { "outside_changes": null } }),
+        );
         assert_eq!(loaded.outside_changes_in(&root), OutsideMode::Record);
         assert!(loaded.folders.is_empty(), "{:?}", loaded.folders);
-        assert!(!std::fs::read_to_string(&file).unwrap().contains("outside_changes = \"review\""));
+        assert!(
+            !std::fs::read_to_string(&file)
+                .unwrap()
+                .contains("outside_changes = \"review\"")
+        );
     }
 
     #[test]

@@ -259,7 +259,12 @@ fn notes_a_program_makes_are_kept_in_record_mode_and_the_three_way_view_shows_ea
     let pending: usize = ws
         .review()
         .files()
-        .map(|f| f.entries().iter().filter(|e| e.status == Status::Pending).count())
+        .map(|f| {
+            f.entries()
+                .iter()
+                .filter(|e| e.status == Status::Pending)
+                .count()
+        })
         .sum();
     assert_eq!(pending, 0, "record mode keeps them all");
 

@@ -1,11 +1,12 @@
 //! Other programs write, Redline shows it for review: real processes
 //! (`sed -i`, a Python script writing in place, an atomic rename over the
 //! file, `rm`, `mv`, a new note, a file that is not text, and a burst over
-//! 1,000 notes) change the folder under
-//! a real watcher, with `outside_changes = "review"`. Each change becomes a
-//! job of the `outside` session whose hunks are exactly the change; a
-//! rejected one is put back byte for byte, an accepted one kept, and a
-//! restart keeps what is still pending.
+//! 1,000 notes) change the folder under a real watcher, with
+//! `outside_changes = "review"`. Each change becomes a job of the `outside`
+//! session whose hunks are exactly the change (the file that is not text is
+//! listed with its reason); every group is still pending after a restart;
+//! then, for each writer, rejecting puts the bytes back and accepting gives
+//! the bytes it wrote.
 
 #[path = "support/door.rs"]
 mod door;
@@ -156,6 +157,45 @@ fn read(root: &Path, path: &str) -> Option<Vec<u8>> {
     std::fs::read(root.join(path)).ok()
 }
 
+/// A file a writer touched: its path, and its bytes before and as written
+/// (`None`: no file).
+type Touched = (&'static str, Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// One writer's change as the test checks it: the group it made and the
+/// files it touched.
+struct Written {
+    what: &'static str,
+    group: Value,
+    files: Vec<Touched>,
+}
+
+/// Each of `written`'s files holds its bytes as written (`as_written`), or
+/// before.
+fn assert_files(root: &Path, written: &Written, as_written: bool, when: &str) {
+    for file in &written.files {
+        let want = if as_written { &file.2 } else { &file.1 };
+        assert_eq!(
+            read(root, file.0).as_deref(),
+            want.as_deref(),
+            "{}: {} {when}",
+            written.what,
+            file.0
+        );
+    }
+}
+
+/// Decides every hunk of `written`'s group `status` and saves their files.
+async fn decide_all(door: &Door, written: &Written, status: &str) {
+    let hunks = written.group["hunks"].as_array().unwrap();
+    for hunk in hunks {
+        decide(door, hunk, status).await;
+    }
+    for hunk in hunks {
+        door.post("/api/files/save", json!({ "path": hunk["path"] }))
+            .await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn other_programs_writes_are_reviewed_and_a_rejection_puts_the_bytes_back() {
     let h = harness_on(fill, Protocol::OpenAiChat, vec![], |c| {
@@ -169,28 +209,32 @@ async fn other_programs_writes_are_reviewed_and_a_rejection_puts_the_bytes_back(
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let mut seen = Vec::new();
+    let note = Some(NOTE.as_bytes().to_vec());
+    let mut written: Vec<Written> = Vec::new();
 
-    // sed -i: one hunk, exactly the change; rejected, the bytes come back.
+    // sed -i: one hunk, exactly the change.
     run(root, "sed", &["-i", "s/March/May/", "notes/sed.md"]);
-    let group = groups(&door, &mut seen, 1).await;
-    let patch = patches(&door, &group[0]).await;
+    let group = groups(&door, &mut seen, 1).await.remove(0);
+    let patch = patches(&door, &group).await;
     assert_eq!(patch.len(), 1, "{patch:?}");
     assert!(
         patch[0].contains("-Ship in March.\n+Ship in May.\n"),
         "{}",
         patch[0]
     );
+    let sed = NOTE.replace("March", "May").into_bytes();
     assert_eq!(
         read(root, "notes/sed.md").unwrap(),
-        NOTE.replace("March", "May").as_bytes(),
+        sed,
         "pending: as written"
     );
-    decide(&door, &group[0]["hunks"][0], "rejected").await;
-    door.post("/api/files/save", json!({ "path": "notes/sed.md" }))
-        .await;
-    assert_eq!(read(root, "notes/sed.md").unwrap(), NOTE.as_bytes());
+    written.push(Written {
+        what: "sed -i",
+        group,
+        files: vec![("notes/sed.md", note.clone(), Some(sed))],
+    });
 
-    // A Python script writing in place: accepted, kept as written.
+    // A Python script writing in place.
     run(
         root,
         "python3",
@@ -199,63 +243,77 @@ async fn other_programs_writes_are_reviewed_and_a_rejection_puts_the_bytes_back(
             "f = open('notes/python.md', 'r+'); t = f.read(); f.seek(0); f.truncate(); f.write(t.replace('Hiring is slow.', 'Hiring is done.'))",
         ],
     );
-    let group = groups(&door, &mut seen, 1).await;
-    let patch = patches(&door, &group[0]).await;
-    assert!(patch[0].contains("+Hiring is done.\n"), "{}", patch[0]);
-    decide(&door, &group[0]["hunks"][0], "accepted").await;
-    door.post("/api/files/save", json!({ "path": "notes/python.md" }))
-        .await;
-    let kept = NOTE.replace("Hiring is slow.", "Hiring is done.");
-    assert_eq!(read(root, "notes/python.md").unwrap(), kept.as_bytes());
+    let group = groups(&door, &mut seen, 1).await.remove(0);
+    let patch = patches(&door, &group).await;
+    assert_eq!(patch.len(), 1, "{patch:?}");
+    assert!(
+        patch[0].contains("-Hiring is slow.\n+Hiring is done.\n"),
+        "{}",
+        patch[0]
+    );
+    written.push(Written {
+        what: "python",
+        group,
+        files: vec![(
+            "notes/python.md",
+            note.clone(),
+            Some(
+                NOTE.replace("Hiring is slow.", "Hiring is done.")
+                    .into_bytes(),
+            ),
+        )],
+    });
 
     // An atomic save: a new file renamed over the note.
-    std::fs::write(
-        root.join("notes/.atomic.tmp"),
-        NOTE.replace("## Risks", "## Dangers"),
-    )
-    .unwrap();
+    let atomic = NOTE.replace("## Risks", "## Dangers");
+    std::fs::write(root.join("notes/.atomic.tmp"), &atomic).unwrap();
     run(root, "mv", &["notes/.atomic.tmp", "notes/atomic.md"]);
-    let group = groups(&door, &mut seen, 1).await;
-    let patch = patches(&door, &group[0]).await;
+    let group = groups(&door, &mut seen, 1).await.remove(0);
+    let patch = patches(&door, &group).await;
+    assert_eq!(patch.len(), 1, "{patch:?}");
     assert!(
         patch[0].contains("-## Risks\n+## Dangers\n"),
         "{}",
         patch[0]
     );
-    decide(&door, &group[0]["hunks"][0], "rejected").await;
-    door.post("/api/files/save", json!({ "path": "notes/atomic.md" }))
-        .await;
-    assert_eq!(read(root, "notes/atomic.md").unwrap(), NOTE.as_bytes());
+    written.push(Written {
+        what: "atomic rename",
+        group,
+        files: vec![("notes/atomic.md", note.clone(), Some(atomic.into_bytes()))],
+    });
 
-    // rm: a deletion already carried out, flagged; rejected, the note comes
-    // back whole.
+    // rm: a deletion already carried out.
     run(root, "rm", &["notes/gone.md"]);
-    let group = groups(&door, &mut seen, 1).await;
-    let patch = patches(&door, &group[0]).await;
+    let group = groups(&door, &mut seen, 1).await.remove(0);
+    let patch = patches(&door, &group).await;
+    assert_eq!(patch.len(), 1, "{patch:?}");
     assert!(patch[0].contains("deleted file mode"), "{}", patch[0]);
-    assert!(read(root, "notes/gone.md").is_none(), "pending: still gone");
-    decide(&door, &group[0]["hunks"][0], "rejected").await;
-    door.post("/api/files/save", json!({ "path": "notes/gone.md" }))
-        .await;
-    assert_eq!(read(root, "notes/gone.md").unwrap(), NOTE.as_bytes());
+    written.push(Written {
+        what: "rm",
+        group,
+        files: vec![("notes/gone.md", note.clone(), None)],
+    });
 
-    // mv: a move, not a deletion and a new file; rejected, it moves back.
+    // mv: a move, not a deletion and a new file.
     run(root, "mv", &["notes/moved.md", "moved-away.md"]);
-    let group = groups(&door, &mut seen, 1).await;
-    let patch = patches(&door, &group[0]).await;
+    let group = groups(&door, &mut seen, 1).await.remove(0);
+    let patch = patches(&door, &group).await;
+    assert_eq!(patch.len(), 1, "{patch:?}");
     assert!(
         patch[0].contains("rename from notes/moved.md\nrename to moved-away.md"),
         "{patch:?}"
     );
-    decide(&door, &group[0]["hunks"][0], "rejected").await;
-    door.post("/api/files/save", json!({ "path": "notes/moved.md" }))
-        .await;
-    assert_eq!(read(root, "notes/moved.md").unwrap(), NOTE.as_bytes());
-    assert!(read(root, "moved-away.md").is_none());
+    written.push(Written {
+        what: "mv",
+        group,
+        files: vec![
+            ("notes/moved.md", note.clone(), None),
+            ("moved-away.md", None, note.clone()),
+        ],
+    });
 
     // A new note, written under a temporary name and renamed into place:
-    // one hunk that adds it; rejected, it is gone; accepted then, it is back.
-    const DRAFT: &str = "# Draft\n\nNew.\n";
+    // one hunk that adds it.
     run(
         root,
         "sh",
@@ -264,26 +322,27 @@ async fn other_programs_writes_are_reviewed_and_a_rejection_puts_the_bytes_back(
             "printf '# Draft\\n\\nNew.\\n' > notes/.draft.tmp && mv notes/.draft.tmp notes/Draft.md",
         ],
     );
-    let group = groups(&door, &mut seen, 1).await;
-    let patch = patches(&door, &group[0]).await;
+    let group = groups(&door, &mut seen, 1).await.remove(0);
+    let patch = patches(&door, &group).await;
     assert_eq!(patch.len(), 1, "{patch:?}");
     assert!(
         patch[0].contains("--- /dev/null") && patch[0].contains("+# Draft\n+\n+New.\n"),
         "{}",
         patch[0]
     );
-    assert_eq!(group[0]["hunks"][0]["path"], "notes/Draft.md");
-    decide(&door, &group[0]["hunks"][0], "rejected").await;
-    door.post("/api/files/save", json!({ "path": "notes/Draft.md" }))
-        .await;
-    assert!(read(root, "notes/Draft.md").is_none(), "rejected: not made");
-    decide(&door, &group[0]["hunks"][0], "accepted").await;
-    door.post("/api/files/save", json!({ "path": "notes/Draft.md" }))
-        .await;
-    assert_eq!(read(root, "notes/Draft.md").unwrap(), DRAFT.as_bytes());
+    assert_eq!(group["hunks"][0]["path"], "notes/Draft.md");
+    written.push(Written {
+        what: "new note",
+        group,
+        files: vec![("notes/Draft.md", None, Some(b"# Draft\n\nNew.\n".to_vec()))],
+    });
 
     // A file that is not text: listed with its reason, nothing to review.
-    std::fs::write(root.join("notes/chart.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    std::fs::write(
+        root.join("notes/chart.png"),
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+    )
+    .unwrap();
     let listed = unreviewable(&door, &mut seen).await;
     assert_eq!(listed["status"], "completed", "{listed}");
     assert_eq!(
@@ -299,7 +358,7 @@ async fn other_programs_writes_are_reviewed_and_a_rejection_puts_the_bytes_back(
     );
 
     // A burst over 1,000 notes: taken in whole, as few groups as the
-    // writes' pauses make; left pending across a restart.
+    // writes' pauses make.
     let started = Instant::now();
     let files: Vec<String> = (0..BURST).map(|i| format!("many/{i:04}.md")).collect();
     let mut args = vec!["-i", "s/\\[\\[Atlas\\]\\]/[[Meridian]]/"];
@@ -339,28 +398,51 @@ async fn other_programs_writes_are_reviewed_and_a_rejection_puts_the_bytes_back(
         burst.len(),
         taken.as_millis()
     );
+
+    // A restart keeps every group pending, each file as written.
     drop(door);
     drop(watching);
     let (vault, data, config) = (h.vault, h.data, h.config);
     drop(h.runtime);
     let runtime = Runtime::open(vault.path(), config).unwrap();
     let door = Door::open(runtime).await;
+    let root = vault.path();
     let review = door.get("/api/review?limit=5000").await;
-    let pending: usize = review["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|j| seen.contains(&j["job_id"].as_str().unwrap().to_owned()))
-        .map(|j| j["hunks"].as_array().unwrap().len())
-        .sum();
-    let extra: Vec<&Value> = review["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|j| j["hunks"].as_array().unwrap())
-        .filter(|h| !h["path"].as_str().unwrap().starts_with("many/"))
-        .collect();
-    assert!(extra.is_empty(), "{extra:?}");
+    let pending_of = |job: &Value| -> Vec<String> {
+        review["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| j["job_id"] == job["job_id"])
+            .flat_map(|j| j["hunks"].as_array().unwrap())
+            .map(|h| h["hunk_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for w in &written {
+        let before: Vec<String> = w.group["hunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["hunk_id"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            pending_of(&w.group),
+            before,
+            "{}: pending after a restart",
+            w.what
+        );
+        assert_files(root, w, true, "as written, pending");
+    }
+    let pending: usize = burst.iter().map(|j| pending_of(j).len()).sum();
     assert_eq!(pending, BURST, "the burst is still pending after a restart");
+
+    // For each writer: rejected, the bytes come back; accepted then, they
+    // are as it wrote them.
+    for w in &written {
+        decide_all(&door, w, "rejected").await;
+        assert_files(root, w, false, "back after a rejection");
+        decide_all(&door, w, "accepted").await;
+        assert_files(root, w, true, "as written after an acceptance");
+    }
     drop(data);
 }

@@ -358,9 +358,7 @@ impl ServerHandler for RedlineMcp {
             .map(|i| i.client_info.name.clone())
             .filter(|n| !n.trim().is_empty())
             .unwrap_or_else(|| "mcp-client".into());
-        let _ = self
-            .connection
-            .set(self.runtime.mcp_connected(&client));
+        let _ = self.connection.set(self.runtime.mcp_connected(&client));
     }
 
     async fn list_tools(

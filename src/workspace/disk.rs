@@ -93,8 +93,8 @@ impl Workspace {
             }
             let text = file.disk_view();
             let hash = text::content_hash(text.as_bytes());
-            let unmade = text.is_empty()
-                && !file.entries().iter().any(|e| e.status == Status::Accepted);
+            let unmade =
+                text.is_empty() && !file.entries().iter().any(|e| e.status == Status::Accepted);
             if unmade && file.disk_hash.is_none() {
                 outcomes.push(Some(Ok(())));
                 continue;
@@ -176,8 +176,8 @@ impl Workspace {
             .and(file.disk_path())
             .map(str::to_owned);
         let want = file.saved_path().map(str::to_owned);
-        let uncreated = file.unmade(&text)
-            && !file.entries().iter().any(|e| e.status == Status::Accepted);
+        let uncreated =
+            file.unmade(&text) && !file.entries().iter().any(|e| e.status == Status::Accepted);
         let Some(want) = want else {
             if let (Some(at), Some(known)) = (&now, file.disk_hash.clone()) {
                 self.project.remove_checked(at, &known)?;

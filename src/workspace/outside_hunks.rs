@@ -181,8 +181,7 @@ impl Workspace {
                     file_path: c.path.clone(),
                     created: c.created,
                     base: c.before.clone(),
-                    base_file_hash: (!c.created)
-                        .then(|| text::content_hash(c.before.as_bytes())),
+                    base_file_hash: (!c.created).then(|| text::content_hash(c.before.as_bytes())),
                     proposed: c.after.clone()?,
                     edits: Vec::new(),
                 })

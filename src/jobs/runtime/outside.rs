@@ -164,10 +164,7 @@ impl Runtime {
             )
             .collect();
         if !unreviewable.is_empty() {
-            summary.push_str(&format!(
-                "; not reviewable: {}",
-                listing(unreviewable)
-            ));
+            summary.push_str(&format!("; not reviewable: {}", listing(unreviewable)));
         }
         job.summary = Some(summary.clone());
         job.checkpoint_id = Some(group.checkpoint.checkpoint_id.clone());
