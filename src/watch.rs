@@ -329,42 +329,48 @@ impl Burst {
             return false;
         };
         let held = index.with_files(|files| files.get(rel).map(|e| e.text.clone()));
-        // Redline's own writes are to files under review: never listed.
-        let mut unreviewable = |reason| {
-            if !runtime.under_review(rel) {
-                self.unreviewable.insert(rel.to_owned(), reason);
-            }
-            false
+        // Why a file Redline held no text of is listed: `text` when it is
+        // text now, `gone` when it is gone, else why it is not text; `None`
+        // for a file the guard refuses (hidden, ignored, temporary).
+        let why = |text, gone| match runtime.project().read_text(rel) {
+            Ok(_) => Some(text),
+            Err(PathError::NotFound(_)) => gone,
+            Err(e) => unreadable(&e),
         };
-        match held {
+        let reason = match held {
             // The index is not filled yet: nothing to compare with.
-            None => unreviewable(NotReviewableReason::NotIndexedYet),
+            None => why(NotReviewableReason::NotIndexedYet, None),
             // Only a file whose disk differs from what the index holds: the
             // index may have learnt the new text already (Redline's own
             // write, a folder indexed as it arrived), and then there is
             // nothing to compare with.
-            Some(Some(Some(text))) => match String::from_utf8(text.to_vec()) {
-                Ok(text) if !on_disk_is(runtime, rel, &text) => {
-                    self.before.insert(rel.to_owned(), text);
-                    true
-                }
-                _ => false,
-            },
-            Some(Some(None)) => match runtime.project().read_text(rel) {
-                Ok(_) => unreviewable(NotReviewableReason::NotHeld),
-                // Gone: Redline held nothing to bring back.
-                Err(PathError::NotFound(_)) => unreviewable(NotReviewableReason::NotHeld),
-                Err(e) => match unreadable(&e) {
-                    Some(reason) => unreviewable(reason),
-                    None => false,
-                },
-            },
+            Some(Some(Some(text))) => {
+                return match String::from_utf8(text.to_vec()) {
+                    Ok(text) if !on_disk_is(runtime, rel, &text) => {
+                        self.before.insert(rel.to_owned(), text);
+                        true
+                    }
+                    _ => false,
+                };
+            }
+            // Gone or not: Redline held nothing to compare with.
+            Some(Some(None)) => why(
+                NotReviewableReason::NotHeld,
+                Some(NotReviewableReason::NotHeld),
+            ),
             // Not in the index: a file that appeared.
             Some(None) => {
                 self.appeared.insert(rel.to_owned());
-                false
+                return false;
             }
+        };
+        // Redline's own writes are to files under review: never listed.
+        if let Some(reason) = reason
+            && !runtime.under_review(rel)
+        {
+            self.unreviewable.insert(rel.to_owned(), reason);
         }
+        false
     }
 
     /// Follows a file that appeared in the burst to where it was renamed

@@ -23,6 +23,13 @@ fn open(root: &Path, data: &Path) -> Workspace {
     Workspace::open(project, store).unwrap()
 }
 
+/// A folder holding `Plan.md`, and a data folder for its store.
+fn folder() -> (tempfile::TempDir, tempfile::TempDir) {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(dir.path().join("Plan.md"), PLAN).unwrap();
+    (dir, data)
+}
+
 fn group(job: &str) -> RunInfo {
     RunInfo {
         session_id: Some("outside".into()),
@@ -59,9 +66,8 @@ fn change(root: &Path, path: &str, before: &str) -> OutsideChange {
 
 #[test]
 fn a_sed_edit_is_reviewed_hunk_by_hunk_and_a_rejected_hunk_goes_back() {
-    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (dir, data) = folder();
     let root = dir.path();
-    std::fs::write(root.join("Plan.md"), PLAN).unwrap();
     let mut ws = open(root, data.path());
     sh(
         root,
@@ -105,9 +111,8 @@ fn a_sed_edit_is_reviewed_hunk_by_hunk_and_a_rejected_hunk_goes_back() {
 
 #[test]
 fn a_deleted_note_comes_back_whole_and_record_mode_keeps_the_rest() {
-    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (dir, data) = folder();
     let root = dir.path();
-    std::fs::write(root.join("Plan.md"), PLAN).unwrap();
     std::fs::write(root.join("Log.md"), "# Log\n\nMonday.\n").unwrap();
     std::fs::write(root.join("Big.md"), PLAN.repeat(4)).unwrap();
     let mut ws = open(root, data.path());
@@ -190,9 +195,8 @@ fn a_deleted_note_comes_back_whole_and_record_mode_keeps_the_rest() {
 
 #[test]
 fn a_second_write_stacks_on_the_first_and_rejecting_both_gives_the_first_base() {
-    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (dir, data) = folder();
     let root = dir.path();
-    std::fs::write(root.join("Plan.md"), PLAN).unwrap();
     let mut ws = open(root, data.path());
     sh(root, "sed -i 's/March/May/' Plan.md");
     let first = ws
@@ -230,9 +234,8 @@ fn a_second_write_stacks_on_the_first_and_rejecting_both_gives_the_first_base() 
 
 #[test]
 fn notes_a_program_makes_are_kept_in_record_mode_and_the_three_way_view_shows_each_change() {
-    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (dir, data) = folder();
     let root = dir.path();
-    std::fs::write(root.join("Plan.md"), PLAN).unwrap();
     let mut ws = open(root, data.path());
     // A folder of notes copied in with one edit: made files are not "many
     // at once", so only what is destructive would be held.

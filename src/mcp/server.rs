@@ -299,6 +299,13 @@ impl RedlineMcp {
     }
 }
 
+/// The name a client gave itself, or `mcp-client` when it gave none.
+fn client_name(given: Option<String>) -> String {
+    given
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| "mcp-client".into())
+}
+
 fn outside() -> String {
     OUTSIDE.to_owned()
 }
@@ -352,12 +359,7 @@ impl ServerHandler for RedlineMcp {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let client = context
-            .peer
-            .peer_info()
-            .map(|i| i.client_info.name.clone())
-            .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| "mcp-client".into());
+        let client = client_name(context.peer.peer_info().map(|i| i.client_info.name.clone()));
         let _ = self.connection.set(self.runtime.mcp_connected(&client));
     }
 
@@ -374,11 +376,7 @@ impl ServerHandler for RedlineMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let client = context
-            .client_info()
-            .map(|i| i.name)
-            .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| "mcp-client".into());
+        let client = client_name(context.client_info().map(|i| i.name));
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         if let Some(refusal) = self.over_limit(&request.name) {
             return Ok(refusal.into());

@@ -483,6 +483,9 @@ pub struct OutsideNotReviewable {
     pub files: Vec<crate::workspace::NotReviewable>,
     /// The first few of them with their reasons, in words.
     pub message: String,
+    /// The mode they were taken in with: the window tells of them at once
+    /// in review mode, and keeps record mode quiet for the user's editor.
+    pub outside_changes: crate::config::OutsideMode,
 }
 
 /// `mcp.connected`.

@@ -338,6 +338,7 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
                 reason: crate::workspace::NotReviewableReason::NotText,
             }],
             message: "chart.png (not text)".into(),
+            outside_changes: crate::config::OutsideMode::Review,
         }),
         F::McpConnected(McpConnected {
             client: "claude-code".into(),

@@ -210,6 +210,7 @@ impl Runtime {
                     job_id: job_id.to_owned(),
                     files: files.to_vec(),
                     message: listing(files),
+                    outside_changes: self.outside_mode(),
                 }));
         }
     }

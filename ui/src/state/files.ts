@@ -660,7 +660,8 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
             offerReview(e.data.client, e.data.outside_changes);
             break;
           case "outside.not_reviewable":
-            tell("info", `Changed outside Redline, not reviewable: ${e.data.message}`);
+            // Record mode stays quiet for the user's own editor (pasted images).
+            if (e.data.outside_changes === "review") tell("info", `Changed outside Redline, not reviewable: ${e.data.message}`);
             break;
           case "file.moved":
             // Another program moved a file: the open one follows it.
