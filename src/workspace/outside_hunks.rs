@@ -137,22 +137,14 @@ impl Workspace {
         }
     }
 
-    /// Stages `changes` (one burst of another program's writes) as the
-    /// group `run`: their hunks, pending in [`OutsideMode::Review`]; in
-    /// [`OutsideMode::Record`] accepted (kept) but for the destructive
-    /// ones. A file with no change, or that [`Workspace::takes_outside`]
-    /// refuses or whose review holds another text than `before`, is left
-    /// out (see [`OutsideGroup::paths`]). `None` when nothing is left.
-    pub fn stage_outside(
-        &mut self,
-        run: &RunInfo,
-        changes: &[OutsideChange],
-        mode: OutsideMode,
-    ) -> Result<Option<OutsideGroup>, WorkspaceError> {
-        if mode == OutsideMode::Off {
-            return Ok(None);
-        }
-        let changes: Vec<&OutsideChange> = changes
+    /// Those of `changes` that [`Workspace::stage_outside`] would stage:
+    /// a change at all, to a file it [`takes_outside`] whose review (if
+    /// any) holds the text before, moved (if so) to a path nothing under
+    /// review holds; a created file only where nothing is under review.
+    ///
+    /// [`takes_outside`]: Workspace::takes_outside
+    pub fn stageable<'c>(&self, changes: &'c [OutsideChange]) -> Vec<&'c OutsideChange> {
+        changes
             .iter()
             .filter(|c| c.moved_to.is_some() || c.after.as_deref() != Some(c.before.as_str()))
             .filter(|c| {
@@ -162,14 +154,29 @@ impl Workspace {
                     .is_none_or(|to| self.review.file_of(to).is_none());
                 let known = match self.review.file_of(&c.path) {
                     None => true,
-                    // A created file was not there: nothing under review
-                    // may say otherwise.
                     Some(_) if c.created => false,
                     Some(f) => f.path == c.path && f.buffer_is(&c.before),
                 };
                 to_free && known && self.takes_outside(&c.path)
             })
-            .collect();
+            .collect()
+    }
+
+    /// Stages `changes` (one burst of another program's writes) as the
+    /// group `run`: their hunks, pending in [`OutsideMode::Review`]; in
+    /// [`OutsideMode::Record`] accepted (kept) but for the destructive
+    /// ones. Only the [`Workspace::stageable`] changes are staged (see
+    /// [`OutsideGroup::paths`]); `None` when there are none.
+    pub fn stage_outside(
+        &mut self,
+        run: &RunInfo,
+        changes: &[OutsideChange],
+        mode: OutsideMode,
+    ) -> Result<Option<OutsideGroup>, WorkspaceError> {
+        if mode == OutsideMode::Off {
+            return Ok(None);
+        }
+        let changes = self.stageable(changes);
         if changes.is_empty() {
             return Ok(None);
         }

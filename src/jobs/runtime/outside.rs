@@ -94,7 +94,10 @@ impl Runtime {
         unreviewable: &[NotReviewable],
     ) -> Result<Option<(Job, Vec<String>)>, RuntimeError> {
         let mode = self.outside_mode();
-        if mode == OutsideMode::Off {
+        // Nothing to stage or list: no group (nor its session).
+        if mode == OutsideMode::Off
+            || (unreviewable.is_empty() && self.ws().stageable(changes).is_empty())
+        {
             return Ok(None);
         }
         let session = self.external_session(OUTSIDE)?;
