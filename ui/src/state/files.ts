@@ -7,31 +7,14 @@ import { api } from "../api/client";
 import type { FileContent, FileOp, JobUpdated, PendingHunk, Selection, Status, TreeEntry } from "../api/types";
 import type { EditorController } from "../editor/controller";
 import { ask } from "./confirm";
+import { Ledger } from "./ledger";
 import { metrics } from "./metrics";
 import { attempt, currentHunk, hunkInfo, offerReview, openFile, outsideAlert, reviewItems, reviewJobs, settling, tell, tree, unsynced } from "./store";
 import { reloadListings } from "./tree";
 
 let editor: EditorController | null = null;
-/** Decisions made, newest last, for undo: one hunk with its file, or many
- * hunks decided as one step (a pattern, every unflagged hunk of a job). */
-const decisions: ({ id: string; path: string } | { many: Selection; label: string })[] = [];
-/** The engine's answer to the last decision: decisions are sent one after
- * another, so each answer carries every decision before it, and an undo
- * never overtakes the decision it undoes. */
-let lastDecision: Promise<unknown> = Promise.resolve();
-/** How many decisions were sent per file: an answer to any but the newest
- * is not shown, as the newest carries it (an older one would bring hunks
- * decided since back as pending). */
-const sentFor = new Map<string, number>();
-/** Hunks decided (or undone) here whose word from the feed has not come:
- * it needs no refresh, the engine's answer is taken already. */
-const decidedHere = new Set<string>();
-/** Hunks decided here that the tree may still list as pending (the
- * engine's answer for their file is not taken yet), with their file; the
- * review list leaves them out from the page's next idle moment (`settling`),
- * and moving on never comes back to them. */
-const settlingIn = new Map<string, string>();
-let toSettle: string[] = [];
+/** The decisions this window sends, in order (see `ledger.ts`). */
+const ledger = new Ledger();
 
 /** Resolves once an editor is bound: its code loads after the first paint,
  * and a file opened before then waits for it. */
@@ -159,10 +142,6 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return count === 0;
 }
 
-/** The next file with pending hunks, fetched ahead so that moving onto it
- * does not wait for the network; by path. */
-const ahead = new Map<string, Promise<FileContent | null>>();
-
 /** Opens started so far, and how many are under way: the newest open
  * wins over one still fetching its file. */
 let opens = 0;
@@ -182,8 +161,7 @@ export async function openPath(path: string, hunk?: string | null, focus = true)
       return;
     }
     await editor?.flush().catch(() => undefined);
-    const early = await ahead.get(path);
-    ahead.delete(path);
+    const early = await ledger.takeAhead(path);
     const known = tree.value.find((e) => e.path === path)?.state;
     // Taken only while it is what the tree says the file is now: another
     // program's change or a job's proposal since then shows in its state.
@@ -213,12 +191,10 @@ export async function openFirstPending(jobId: string) {
   if (first) await openPath(first.path, first.hunk, false);
 }
 
-/** Fetches the file after `path` that has pending hunks, unless it is held already. */
+/** Fetches the file after `path` that has pending hunks, so that moving
+ * onto it does not wait for the network, unless it is held already. */
 function fetchAhead(path: string) {
-  const next = nextWithHunks(path, 1);
-  for (const held of ahead.keys()) if (held !== next?.path) ahead.delete(held);
-  if (!next || ahead.has(next.path)) return;
-  ahead.set(next.path, api.file({ path: next.path }).catch(() => null));
+  ledger.fetchAhead(nextWithHunks(path, 1)?.path ?? null, (next) => api.file({ path: next }));
 }
 
 /** Opens `path` with the cursor on `line` (a search result). */
@@ -232,7 +208,7 @@ export async function openAt(path: string, line: number) {
 
 /** Takes in the engine's answer about a file: the editor if it is open, its tree row. */
 export function takeAnswer(file: FileContent) {
-  if (ahead.has(file.path)) ahead.set(file.path, Promise.resolve(file));
+  ledger.answeredAhead(file);
   if (openFile.value?.path === file.path) {
     openFile.value = file;
     editor?.merge(file);
@@ -293,25 +269,23 @@ export async function decide(status: Status, id: string | null = currentHunk.val
     settle(id, path);
     if (!next) void goToNextFile(path).then((moved) => moved && metrics.nextFileShown(started));
     // Undoable at once, before the engine answers (taken back if it refuses).
-    decisions.push({ id, path: path ?? "" });
+    ledger.record({ id, path: path ?? "" });
   }
-  decidedHere.add(id);
-  const sent = (sentFor.get(path ?? "") ?? 0) + 1;
-  sentFor.set(path ?? "", sent);
+  ledger.decidedHere(id);
   const view = editor;
-  const answered = lastDecision.then(async () => {
+  const answered = ledger.answered().then(async () => {
     await view.flush().catch(() => undefined);
     return attempt(`Deciding ${id}`, () => api.decide(id, { status }));
   });
-  lastDecision = answered;
+  const ticket = ledger.send(path ?? "", answered);
   const decided = await answered;
   // The next hunk is on screen already, or about to be: the engine's answer
   // (the same text, confirmed) is merged in once the page is idle, after
   // that frame, without asking for one more (a frame asked for between two
   // key presses makes the second wait for the display's next one).
   await idle();
-  if (status === "pending" ? decided : !decided) forget(id);
-  const newest = sentFor.get(path ?? "") === sent;
+  if (status === "pending" ? decided : !decided) ledger.forget(id);
+  const newest = ledger.isNewest(ticket);
   if (!decided) unsettle((h) => h === id);
   if (decided) {
     if (!newest) return;
@@ -332,7 +306,7 @@ export async function decide(status: Status, id: string | null = currentHunk.val
  * typing it takes out, and a reason for a reject. Not shown ahead: it waits
  * for the engine, since it moves more than the hunk on screen. */
 async function decideAsked(status: Status, id: string, withReason: boolean) {
-  await lastDecision;
+  await ledger.answered();
   await editor?.flush().catch(() => undefined);
   const plan = await attempt(`Planning ${id}`, () => api.decide(id, { status, dry_run: true }));
   if (!plan) return;
@@ -340,15 +314,13 @@ async function decideAsked(status: Status, id: string, withReason: boolean) {
   const answer = await ask({ hunkId: id, path: plan.file.path, status, carried, hidden: plan.hidden_user_text, withReason });
   if (!answer) return;
   const path = plan.file.path;
-  const sent = (sentFor.get(path) ?? 0) + 1;
-  sentFor.set(path, sent);
-  for (const m of plan.moved) decidedHere.add(m.hunk_id);
+  for (const m of plan.moved) ledger.decidedHere(m.hunk_id);
   const answered = attempt(`Deciding ${id}`, () => api.decide(id, { status, reason: answer.reason }));
-  lastDecision = answered;
+  const ticket = ledger.send(path, answered);
   const done = await answered;
   if (!done) return;
-  decisions.push({ id, path });
-  if (sentFor.get(path) === sent) takeAnswer(done.file);
+  ledger.record({ id, path });
+  if (ledger.isNewest(ticket)) takeAnswer(done.file);
   const moved = done.moved.filter((m) => m.hunk_id !== id && m.from !== m.to).length;
   tell("info", `${status === "rejected" ? "Rejected" : "Accepted"} ${id}${moved > 0 ? ` and ${moved} hunk(s) with it` : ""}${answer.reason ? " (reason noted for the agent)" : ""}`);
   if (editor?.openPath !== path) return;
@@ -357,30 +329,21 @@ async function decideAsked(status: Status, id: string, withReason: boolean) {
   else void goToNextFile(path);
 }
 
-/** Takes `id`'s newest decision off the undo list. */
-function forget(id: string) {
-  const i = decisions.map((d) => ("id" in d ? d.id : null)).lastIndexOf(id);
-  if (i >= 0) decisions.splice(i, 1);
-}
-
 /** Counts hunk `id` of `path` as settling, until the engine's answer takes
  * it out of the tree. */
 function settle(id: string, path: string | null) {
-  settlingIn.set(id, path ?? "");
-  if (toSettle.push(id) > 1) return;
+  if (!ledger.settle(id, path ?? "")) return;
   void idle().then(() => {
     const next = new Set(settling.value);
-    for (const h of toSettle) if (settlingIn.has(h)) next.add(h);
-    toSettle = [];
+    for (const h of ledger.showSettling()) next.add(h);
     settling.value = next;
   });
 }
 
 /** Lets the hunks `which` picks show as the tree says again. */
 function unsettle(which: (id: string, path: string) => boolean) {
-  const gone = [...settlingIn].filter(([id, path]) => which(id, path)).map(([id]) => id);
+  const gone = ledger.unsettle(which);
   if (gone.length === 0) return;
-  for (const id of gone) settlingIn.delete(id);
   const next = new Set(settling.value);
   for (const id of gone) next.delete(id);
   if (next.size !== settling.value.size) settling.value = next;
@@ -388,31 +351,29 @@ function unsettle(which: (id: string, path: string) => boolean) {
 
 /** Undoes the last decision: its hunk is pending again. */
 export async function undoDecision() {
-  await lastDecision;
-  const last = decisions.at(-1);
+  await ledger.answered();
+  const last = ledger.lastUndoable();
   if (!last) return tell("info", "No decision to undo");
   if ("many" in last) {
-    decisions.pop();
+    ledger.popUndoable();
     return void (await sendMany(last.many, "pending", `Undid: ${last.label}`));
   }
   const { id, path } = last;
-  decidedHere.add(id);
+  ledger.decidedHere(id);
   // Sent in turn like a decision, and counted as one: the answer to the
   // decision it undoes, merged when the page is idle, is older than it.
-  const sent = (sentFor.get(path) ?? 0) + 1;
-  sentFor.set(path, sent);
   const answered = attempt("Finding the hunk", () => api.decide(id, { status: "pending" }));
-  lastDecision = answered;
+  const ticket = ledger.send(path, answered);
   const owner = await answered;
   if (!owner) return;
-  forget(id);
+  ledger.forget(id);
   const with_ = owner.moved.filter((m) => m.hunk_id !== id && m.from !== m.to).map((m) => m.hunk_id);
   if (with_.length > 0) tell("info", `Undid ${id} and ${with_.join(", ")} with it`);
   // The engine's answer is the file as it is now: the tree, and whatever
   // was fetched of it ahead, take it before it is opened.
   batch(() => {
     unsettle((h) => h === id);
-    if (sentFor.get(path) === sent) takeAnswer(owner.file);
+    if (ledger.isNewest(ticket)) takeAnswer(owner.file);
   });
   if (editor?.openPath !== owner.file.path) await openPath(owner.file.path, id);
   else editor.goTo(id);
@@ -434,7 +395,7 @@ function nextWithHunks(path: string | null, direction: 1 | -1) {
 
 /** A file's pending hunks, less those decided here that it may still list. */
 function pendingOf(entry: TreeEntry) {
-  return entry.state.pending_hunks.filter((h) => !settlingIn.has(h));
+  return entry.state.pending_hunks.filter((h) => !ledger.isSettling(h));
 }
 
 /** Opens the first (or, going back, last) pending hunk of the next file that
@@ -461,16 +422,16 @@ export async function step(direction: 1 | -1) {
 /** Decides many hunks at once as one step (`label` says which, for the
  * message and its undo): a pattern, every unflagged hunk of a job. */
 export async function decideMany(selection: Selection, status: "accepted" | "rejected", label: string) {
-  await lastDecision;
+  await ledger.answered();
   await editor?.flush().catch(() => undefined);
   // Out of the list at once, as a single decision is; back if the engine refuses.
   const ids = selected(selection);
-  for (const [id, path] of ids) settlingIn.set(id, path);
+  ledger.settleAll(ids);
   settling.value = new Set([...settling.value, ...ids.map(([id]) => id)]);
   const done = await sendMany(selection, status, `${status === "accepted" ? "Accepted" : "Rejected"}: ${label}`);
   const taken = new Set(ids.map(([id]) => id));
   unsettle((id) => taken.has(id));
-  if (done && done.moved > 0) decisions.push({ many: selection, label });
+  if (done && done.moved > 0) ledger.record({ many: selection, label });
 }
 
 /** The pending hunks `selection` names, with their files, as the page knows them. */
@@ -488,7 +449,7 @@ function selected(selection: Selection): [string, string][] {
 
 async function sendMany(selection: Selection, status: Status, said: string) {
   const answered = attempt("Deciding", () => api.decideMany({ selection, status }));
-  lastDecision = answered;
+  ledger.sendAcross(answered);
   const done = await answered;
   if (!done) return undefined;
   tell("info", `${said} (${done.moved.toLocaleString()} hunks in ${done.files.toLocaleString()} files)`);
@@ -502,7 +463,7 @@ export async function restoreOutside() {
   const alert = outsideAlert.value;
   if (!alert) return;
   outsideAlert.value = null;
-  await lastDecision;
+  await ledger.answered();
   const done = await attempt("Restoring", () => api.decideMany({ selection: { kind: "hunks", hunk_ids: alert.restore }, status: "rejected" }));
   if (!done) return;
   let restored = 0;
@@ -531,7 +492,7 @@ export function patternLabel(p: { removed: string; inserted: string }) {
 export async function acceptAllInFile() {
   const path = editor?.openPath;
   if (!path) return;
-  await lastDecision;
+  await ledger.answered();
   await editor?.flush().catch(() => undefined);
   const file = await attempt(`Accepting all in ${path}`, () => api.acceptAll({ path }));
   if (file) takeAnswer(file);
@@ -541,7 +502,7 @@ export async function acceptAllInFile() {
 export async function save(path = editor?.openPath) {
   if (!path) return;
   // What was decided just before is in what is saved.
-  await lastDecision;
+  await ledger.answered();
   if (editor?.openPath === path) {
     try {
       await editor.flush();
@@ -558,7 +519,7 @@ export async function save(path = editor?.openPath) {
 
 /** Saves every file with unsaved work. */
 export async function saveAll() {
-  await lastDecision;
+  await ledger.answered();
   await editor?.flush().catch(() => undefined);
   const paths = tree.value.filter((e) => e.state.dirty).map((e) => e.path);
   const open = editor?.openPath;
@@ -632,11 +593,11 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
       cursor = page.next_cursor;
       let reload = false;
       for (const e of page.events) {
-        if (e.type !== "review.updated" || !e.data.hunk_id || !decidedHere.delete(e.data.hunk_id)) treeSoon();
+        if (e.type !== "review.updated" || !e.data.hunk_id || !ledger.isEcho(e.data.hunk_id)) treeSoon();
         switch (e.type) {
           case "rollback.completed":
             reload = true;
-            ahead.clear();
+            ledger.dropAhead();
             listingsSoon();
             onRollback();
             break;
@@ -645,7 +606,7 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
           case "file.reloaded":
           case "file.conflict":
           case "file.resolved":
-            ahead.delete(e.data.path);
+            ledger.dropAhead(e.data.path);
             // A file may have appeared or gone.
             if (e.type === "file.saved" || e.type === "file.changed") listingsSoon();
             if (e.data.path === editor?.openPath) reload = true;
@@ -665,18 +626,18 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
             break;
           case "file.moved":
             // Another program moved a file: the open one follows it.
-            ahead.delete(e.data.from);
+            ledger.dropAhead(e.data.from);
             listingsSoon();
             if (e.data.from === editor?.openPath) void openPath(e.data.to);
             break;
           case "review.batch":
-            ahead.clear();
+            ledger.dropAhead();
             if (editor?.openPath) reload = true;
             break;
           case "job.updated":
             // A job that staged hunks may have staged some in the open file.
             if (e.data.status === "awaiting_review") {
-              ahead.clear();
+              ledger.dropAhead();
               reload = true;
             }
             onJob(e.data);
@@ -684,7 +645,7 @@ export async function followProject(onRollback: () => void, onJob: (update: JobU
           case "file.edited":
           case "review.updated":
             // What was fetched ahead of it may be older than this.
-            ahead.delete(e.data.path);
+            ledger.dropAhead(e.data.path);
             break;
         }
       }

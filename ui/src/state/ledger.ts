@@ -1,0 +1,169 @@
+// The window's record of the decisions it sends, as one state machine with
+// named transitions: the order they go in, which answer is the newest for a
+// file, what undo takes back, which hunks are shown decided before the tree
+// says so, which feed words are echoes of them, and the next file fetched
+// ahead. Each ordering bug the review UI had was a wrong step between these;
+// here each step is one method, unit-tested on its own (ui/unit/).
+//
+// It holds no signals and calls no API: `state/files.ts` drives it.
+
+import type { FileContent, Selection } from "../api/types";
+
+/** A decision undo can take back: one hunk with its file, or many hunks
+ * decided as one step (a pattern, every unflagged hunk of a job). */
+export type Undoable = { id: string; path: string } | { many: Selection; label: string };
+
+/** A decision sent on a file: only the newest one's answer is taken. */
+export type Ticket = { path: string; n: number };
+
+/** The bookkeeping of one window's decisions. */
+export class Ledger {
+  /** Decisions made, newest last, for undo. */
+  private undoable: Undoable[] = [];
+  /** The engine's answer to the last decision sent: each decision waits for
+   * it, so each answer carries every decision before it, and an undo never
+   * overtakes the decision it undoes. */
+  private last: Promise<unknown> = Promise.resolve();
+  /** Decisions sent per file. */
+  private sentFor = new Map<string, number>();
+  /** Hunks decided here whose word from the feed has not come. */
+  private echoes = new Set<string>();
+  /** Hunks decided here that the tree may still list as pending, with
+   * their file. */
+  private settlingIn = new Map<string, string>();
+  /** Settling hunks not yet shown as such (shown together at the page's
+   * next idle moment). */
+  private unshown: string[] = [];
+  /** The next file with pending hunks, fetched ahead, by path. */
+  private ahead = new Map<string, Promise<FileContent | null>>();
+
+  // Sending.
+
+  /** Resolves once the last decision sent is answered. */
+  answered(): Promise<unknown> {
+    return this.last;
+  }
+
+  /** Sends a decision on `path`: `answer` is its answer, which the next
+   * decision waits for. Returns its ticket. */
+  send(path: string, answer: Promise<unknown>): Ticket {
+    const n = (this.sentFor.get(path) ?? 0) + 1;
+    this.sentFor.set(path, n);
+    this.last = answer;
+    return { path, n };
+  }
+
+  /** Sends a decision across files (a pattern, a selection): `answer` is
+   * its answer, which the next decision waits for. */
+  sendAcross(answer: Promise<unknown>) {
+    this.last = answer;
+  }
+
+  /** Whether `ticket`'s answer is the one to take: no decision on its file
+   * was sent after it (a later answer carries this one, and an older one
+   * would bring hunks decided since back as pending). */
+  isNewest(ticket: Ticket): boolean {
+    return this.sentFor.get(ticket.path) === ticket.n;
+  }
+
+  // Undo.
+
+  /** Records a decision undo can take back. */
+  record(decision: Undoable) {
+    this.undoable.push(decision);
+  }
+
+  /** Takes hunk `id`'s newest decision off the undo list (undone, or
+   * refused by the engine). */
+  forget(id: string) {
+    const i = this.undoable.map((d) => ("id" in d ? d.id : null)).lastIndexOf(id);
+    if (i >= 0) this.undoable.splice(i, 1);
+  }
+
+  /** The decision undo takes back next, if any. */
+  lastUndoable(): Undoable | undefined {
+    return this.undoable.at(-1);
+  }
+
+  /** Takes the decision undo takes back off the list. */
+  popUndoable() {
+    this.undoable.pop();
+  }
+
+  // The feed's word.
+
+  /** Notes that hunk `id` is decided here: the feed's word for it is an
+   * echo, which needs no refresh. */
+  decidedHere(id: string) {
+    this.echoes.add(id);
+  }
+
+  /** Hears the feed's word for hunk `id`: whether it was an echo of a
+   * decision made here (heard once). */
+  isEcho(id: string): boolean {
+    return this.echoes.delete(id);
+  }
+
+  // Settling: decided here, not yet out of the tree.
+
+  /** Counts hunk `id` of `path` as settling until an answer for its file
+   * is taken. Returns whether it is the first of a batch to show (the
+   * caller then shows the batch at the page's next idle moment). */
+  settle(id: string, path: string): boolean {
+    this.settlingIn.set(id, path);
+    return this.unshown.push(id) === 1;
+  }
+
+  /** Counts many hunks (id and file) as settling, shown at once by the
+   * caller (a pattern leaves the list in one step). */
+  settleAll(hunks: [string, string][]) {
+    for (const [id, path] of hunks) this.settlingIn.set(id, path);
+  }
+
+  /** The batch to show as settling now: those still settling. */
+  showSettling(): string[] {
+    const shown = this.unshown.filter((id) => this.settlingIn.has(id));
+    this.unshown = [];
+    return shown;
+  }
+
+  /** Lets the hunks `which` picks show as the tree says again; returns them. */
+  unsettle(which: (id: string, path: string) => boolean): string[] {
+    const gone = [...this.settlingIn].filter(([id, path]) => which(id, path)).map(([id]) => id);
+    for (const id of gone) this.settlingIn.delete(id);
+    return gone;
+  }
+
+  /** Whether hunk `id` is settling (moving on skips it). */
+  isSettling(id: string): boolean {
+    return this.settlingIn.has(id);
+  }
+
+  // Fetched ahead.
+
+  /** Keeps only `path`'s fetch ahead (or none), starting it with `fetch`
+   * unless it is held already. */
+  fetchAhead(path: string | null, fetch: (path: string) => Promise<FileContent | null>) {
+    for (const held of this.ahead.keys()) if (held !== path) this.ahead.delete(held);
+    if (path && !this.ahead.has(path)) this.ahead.set(path, fetch(path).catch(() => null));
+  }
+
+  /** Takes what was fetched ahead of `path` (undefined when nothing was). */
+  takeAhead(path: string): Promise<FileContent | null> | undefined {
+    const held = this.ahead.get(path);
+    this.ahead.delete(path);
+    return held;
+  }
+
+  /** Replaces what was fetched ahead of `file`'s path with a newer answer. */
+  answeredAhead(file: FileContent) {
+    if (this.ahead.has(file.path)) this.ahead.set(file.path, Promise.resolve(file));
+  }
+
+  /** Drops what was fetched ahead of `path` (every file's when none is
+   * given): something newer happened to it. */
+  dropAhead(path?: string) {
+    if (path === undefined) this.ahead.clear();
+    else this.ahead.delete(path);
+  }
+}
