@@ -206,6 +206,14 @@ export async function openAt(path: string, line: number) {
   }
 }
 
+/** Hunk `id` as people recognise it: its file and line (in `file`, the
+ * engine's answer about the file it is in, when it lists it). */
+function hunkLabel(id: string, file: FileContent) {
+  const span = file.hunks.find((h) => h.hunk_id === id);
+  const line = span ? span.line + 1 : hunkInfo.value.get(id)?.line;
+  return line === undefined ? `the change in ${file.path}` : `the change at ${file.path}:${line}`;
+}
+
 /** Takes in the engine's answer about a file: the editor if it is open, its tree row. */
 export function takeAnswer(file: FileContent) {
   ledger.answeredAhead(file);
@@ -322,7 +330,7 @@ async function decideAsked(status: Status, id: string, withReason: boolean) {
   ledger.record({ id, path });
   if (ledger.isNewest(ticket)) takeAnswer(done.file);
   const moved = done.moved.filter((m) => m.hunk_id !== id && m.from !== m.to).length;
-  tell("info", `${status === "rejected" ? "Rejected" : "Accepted"} ${id}${moved > 0 ? ` and ${moved} hunk(s) with it` : ""}${answer.reason ? " (reason noted for the agent)" : ""}`);
+  tell("info", `${status === "rejected" ? "Rejected" : "Accepted"} ${hunkLabel(id, done.file)}${moved > 0 ? ` and ${moved} hunk(s) with it` : ""}${answer.reason ? " (reason noted for the agent)" : ""}`);
   if (editor?.openPath !== path) return;
   const next = editor.neighbour(1, id) ?? editor.neighbour(-1, id);
   if (next) editor.goTo(next);
@@ -368,7 +376,7 @@ export async function undoDecision() {
   if (!owner) return;
   ledger.forget(id);
   const with_ = owner.moved.filter((m) => m.hunk_id !== id && m.from !== m.to).map((m) => m.hunk_id);
-  if (with_.length > 0) tell("info", `Undid ${id} and ${with_.join(", ")} with it`);
+  if (with_.length > 0) tell("info", `Undid ${hunkLabel(id, owner.file)} and ${with_.length} hunk(s) with it`);
   // The engine's answer is the file as it is now: the tree, and whatever
   // was fetched of it ahead, take it before it is opened.
   batch(() => {
@@ -554,7 +562,7 @@ export async function resolve(keep: "mine" | "theirs") {
   const done = await attempt(`Resolving ${path}`, () => api.resolve({ path, keep }));
   if (done) {
     takeAnswer(done.file);
-    tell("info", `Kept ${keep === "mine" ? "your version" : "the version on disk"}; the other is in checkpoint ${done.checkpoint_id}`);
+    tell("info", `Kept ${keep === "mine" ? "your version" : "the version on disk"}; the other is kept in the Checkpoints panel`);
   }
 }
 
