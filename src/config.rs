@@ -203,8 +203,11 @@ pub struct ProviderSettings {
     #[serde(default)]
     pub temperature: Option<f32>,
     /// Ask for a tool call on every step instead of leaving the choice to the
-    /// model. For small local models whose server cannot parse free choice
-    /// (llama.cpp with a function-calling template). Default false.
+    /// model, with the tools' schemas bounded so that a call fits the step's
+    /// output limit (every string, list and number capped). llama.cpp's
+    /// server (with `--jinja`) and vLLM then constrain decoding to those
+    /// schemas, so every call a small local model makes is valid and ends.
+    /// For local servers; the bundled model has it. Default false.
     #[serde(default)]
     pub require_tools: bool,
     /// The most tokens one step may generate, below `limits.max_output_tokens`

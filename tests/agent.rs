@@ -290,6 +290,90 @@ async fn a_call_cut_off_by_the_length_limit_is_never_run() {
     }
 }
 
+/// A local server asked for a call on every step (`require_tools`, what
+/// llama.cpp and vLLM constrain to the schemas) gets one call a step and
+/// schemas whose short strings and integers end within the step; a reply
+/// that runs on past the one call (a small model repeating it until the
+/// limit cuts it off) is taken at its first call, and nothing fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_constrained_server_gets_bounded_schemas_and_one_call_a_step() {
+    let read = |arguments: String| ScriptedCall {
+        id: None,
+        name: "read_file".into(),
+        arguments,
+    };
+    let alpha = json!({ "file_path": "notes/alpha.md" }).to_string();
+    let h = harness(
+        Protocol::OpenAiChat,
+        vec![
+            Turn::Reply {
+                text: Vec::new(),
+                calls: vec![
+                    read(alpha.clone()),
+                    read(alpha),
+                    read("{\"file_path\": \"notes/al".into()),
+                ],
+                stop: Some(ScriptedStop::MaxTokens),
+                usage: None,
+                chunk_delay_ms: 0,
+            },
+            propose_alpha(),
+        ],
+        |config| {
+            config.remote.require_tools = true;
+            config.remote.max_output_tokens = Some(256);
+        },
+    )
+    .await;
+    let (job, events) = h.run_to_end("Mark Alpha final", None).await;
+    assert_eq!(job.status, JobStatus::AwaitingReview);
+    assert_eq!(
+        strings(&events, "tool.call.requested", "tool"),
+        ["read_file", "propose_edits"]
+    );
+    assert!(
+        of_kind(&events, "tool.call.failed").is_empty(),
+        "{:?}",
+        kinds(&events)
+    );
+
+    let body = &h.bodies()[0];
+    assert_eq!(
+        (
+            &body["tool_choice"],
+            &body["parallel_tool_calls"],
+            &body["max_tokens"]
+        ),
+        (&json!("required"), &json!(false), &json!(256))
+    );
+    let params = |tool: &str| {
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["function"]["name"] == tool)
+            .map(|t| t["function"]["parameters"].clone())
+            .unwrap()
+    };
+    let read_file = params("read_file");
+    // A path: its own bound (1,000) scaled to the step, its minimum kept.
+    assert_eq!(
+        (
+            &read_file["properties"]["file_path"]["maxLength"],
+            &read_file["properties"]["file_path"]["minLength"]
+        ),
+        (&json!(128), &json!(1))
+    );
+    assert_eq!(read_file["properties"]["start_line"]["maximum"], 99_999_999);
+    assert_eq!(read_file["properties"]["start_line"]["minimum"], 1);
+    // An edit's text is never cut short by the decoder, nor the list of edits.
+    let propose = params("propose_edits");
+    let edit = &propose["$defs"]["ModelEdit"]["properties"];
+    assert_eq!(edit["file_path"]["maxLength"], 128);
+    assert_eq!(edit["new_text"].get("maxLength"), None);
+    assert_eq!(propose["properties"]["edits"].get("maxItems"), None);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clarification_waits_then_resumes_on_an_answer_or_a_skip() {
     for protocol in PROTOCOLS {

@@ -27,6 +27,7 @@ pub struct ProposeEditsArgs {
     pub edits: Vec<ModelEdit>,
     /// One or two sentences for the user: what was changed and why.
     #[serde(default)]
+    #[schemars(length(max = 2000))]
     pub summary: Option<String>,
 }
 
@@ -35,6 +36,7 @@ pub struct ProposeEditsArgs {
 #[serde(deny_unknown_fields)]
 pub struct ModelEdit {
     /// The file, relative to the project root, as the tools name it.
+    #[schemars(length(min = 1, max = 1000))]
     pub file_path: String,
     /// `replace`, `insert` (before `start_line`), `delete` (lines), `create` (a new file),
     /// `move` (the whole file to `new_path`: a rename; every link to it is updated by
@@ -54,9 +56,11 @@ pub struct ModelEdit {
     pub old_text: Option<String>,
     /// Why, in a sentence.
     #[serde(default)]
+    #[schemars(length(max = 1000))]
     pub rationale: Option<String>,
     /// For `move`: the file's new path, relative to the project root.
     #[serde(default)]
+    #[schemars(length(min = 1, max = 1000))]
     pub new_path: Option<String>,
 }
 
@@ -83,9 +87,11 @@ impl ModelEdit {
 #[serde(deny_unknown_fields)]
 pub struct ClarifyArgs {
     /// One question, answerable in a line.
+    #[schemars(length(min = 1, max = 1000))]
     pub question: String,
     /// Up to a few likely answers to offer; the person may write their own.
     #[serde(default)]
+    #[schemars(length(max = 8), inner(length(min = 1, max = 200)))]
     pub suggested_answers: Option<Vec<String>>,
 }
 
@@ -107,6 +113,7 @@ fn entry<T: JsonSchema>(name: &str, description: &str) -> Entry {
             name: name.to_owned(),
             description: description.to_owned(),
             parameters: strict::strict(&schema),
+            bounded: strict::bounded(&schema),
         },
         plain: schema,
     }
@@ -138,6 +145,7 @@ static ALL_SPECS: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
             name: t.name.to_owned(),
             description: t.description.to_owned(),
             parameters: strict::strict(&t.input_schema),
+            bounded: strict::bounded(&t.input_schema),
         })
         .chain(AGENT_TOOLS.iter().map(|e| e.spec.clone()))
         .collect()
@@ -163,9 +171,11 @@ pub fn plain_specs() -> Vec<ToolSpec> {
             name: t.name.to_owned(),
             description: t.description.to_owned(),
             parameters: t.input_schema,
+            bounded: Value::Null,
         })
         .chain(AGENT_TOOLS.iter().map(|e| ToolSpec {
             parameters: e.plain.clone(),
+            bounded: Value::Null,
             ..e.spec.clone()
         }))
         .collect()

@@ -55,6 +55,11 @@ pub struct ToolSpec {
     /// JSON schema of its arguments, in the strict subset every provider
     /// accepts (see `tools::strict`).
     pub parameters: Value,
+    /// The same schema with its length, item and number bounds kept, for a
+    /// server that constrains decoding to it (see [`super::caps`]); `null`
+    /// when the tool has none of its own to keep.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub bounded: Value,
 }
 
 /// How strongly the model is asked to call a tool.

@@ -16,7 +16,9 @@ use serde_json::Value;
 
 use super::conversation::{StepRequest, ToolChoice};
 use super::keys::ApiKey;
-use super::{Notice, Protocol, Provider, ProviderError, ProviderErrorKind, Step, read_step_with};
+use super::{
+    Notice, Protocol, Provider, ProviderError, ProviderErrorKind, Step, StopReason, read_step_with,
+};
 pub use crate::config::HttpSettings;
 
 /// A client builder whose TLS is rustls over ring's crypto (installed as the
@@ -89,8 +91,9 @@ impl HttpProvider {
         self
     }
 
-    /// Turns every free tool choice into a required one (see
-    /// `ProviderSettings::require_tools`).
+    /// Turns every free tool choice into a required one and, over Chat
+    /// Completions, sends the tools' schemas capped to the step's output
+    /// limit (see `ProviderSettings::require_tools`).
     pub fn with_required_tools(mut self, require: bool) -> HttpProvider {
         self.require_tools = require;
         self
@@ -246,6 +249,25 @@ impl Provider for HttpProvider {
             {
                 request.to_mut().max_tokens = cap;
             }
+            // A call asked for on every step is what llama.cpp and vLLM
+            // constrain to the tools' schemas: one call a step (a grammar
+            // for several lets a small model repeat one call until the
+            // limit cuts it off), its schema bounded so that it ends within
+            // the step. (Chat Completions only: Anthropic's strict tools
+            // refuse length bounds.)
+            let one_call = self.require_tools && self.protocol == Protocol::OpenAiChat;
+            if one_call {
+                let request = request.to_mut();
+                request.parallel_tool_calls = false;
+                for tool in &mut request.tools {
+                    let source = if tool.bounded.is_null() {
+                        &tool.parameters
+                    } else {
+                        &tool.bounded
+                    };
+                    tool.parameters = super::caps::capped(source, request.max_tokens);
+                }
+            }
             let body = match self.protocol {
                 Protocol::OpenAiChat => super::openai::request_body(&request),
                 Protocol::AnthropicMessages => super::anthropic::request_body(&request),
@@ -258,6 +280,18 @@ impl Provider for HttpProvider {
                     Ok(mut step) => {
                         step.latency_ms = started.elapsed().as_millis() as u64;
                         step.model = self.model.clone();
+                        // A server that wrote more calls than asked (llama.cpp's
+                        // template grammars allow several whatever the request
+                        // says): the first is the answer; the rest, often the
+                        // same call again until one is cut off, were not asked for.
+                        if one_call && step.tool_calls.len() > 1 && step.tool_calls[0].complete {
+                            tracing::debug!(
+                                dropped = step.tool_calls.len() - 1,
+                                "calls beyond the one asked for"
+                            );
+                            step.tool_calls.truncate(1);
+                            step.stop = Some(StopReason::ToolUse);
+                        }
                         return Ok(step);
                     }
                     Err(failure) if failure.retry && attempt < self.settings.max_retries => {

@@ -10,6 +10,7 @@
 //! after them sees only the normalised step.
 
 pub mod anthropic;
+pub mod caps;
 pub mod conversation;
 pub mod detect;
 pub mod driven;

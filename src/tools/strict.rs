@@ -30,16 +30,37 @@ const DROPPED: &[&str] = &[
     "examples",
 ];
 
+/// The bounds a constraining decoder enforces (llama.cpp's JSON-schema
+/// grammars, vLLM's guided decoding): [`bounded`] keeps them.
+const BOUNDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+];
+
 /// The strict form of `schema`.
 pub fn strict(schema: &Value) -> Value {
     let mut schema = schema.clone();
-    rewrite(&mut schema);
+    rewrite(&mut schema, &[]);
     schema
 }
 
-fn rewrite(schema: &mut Value) {
+/// The strict form of `schema` with its length, item and number bounds
+/// kept: for a server that constrains decoding to the schema, where a
+/// minimum keeps a call valid (`start_line: 0` cannot be written) and a
+/// maximum keeps it finite.
+pub fn bounded(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    rewrite(&mut schema, BOUNDS);
+    schema
+}
+
+fn rewrite(schema: &mut Value, keep: &[&str]) {
     let Value::Object(map) = schema else { return };
-    for key in DROPPED {
+    for key in DROPPED.iter().filter(|k| !keep.contains(k)) {
         map.remove(*key);
     }
     if let Some(one_of) = map.remove("oneOf") {
@@ -47,17 +68,17 @@ fn rewrite(schema: &mut Value) {
     }
     for key in ["anyOf", "allOf", "prefixItems"] {
         if let Some(Value::Array(list)) = map.get_mut(key) {
-            list.iter_mut().for_each(rewrite);
+            list.iter_mut().for_each(|s| rewrite(s, keep));
         }
     }
     for key in ["items", "not"] {
         if let Some(sub) = map.get_mut(key) {
-            rewrite(sub);
+            rewrite(sub, keep);
         }
     }
     for key in ["$defs", "definitions"] {
         if let Some(Value::Object(defs)) = map.get_mut(key) {
-            defs.values_mut().for_each(rewrite);
+            defs.values_mut().for_each(|s| rewrite(s, keep));
         }
     }
     if !matches!(map.get("properties"), Some(Value::Object(_))) {
@@ -71,7 +92,7 @@ fn rewrite(schema: &mut Value) {
         unreachable!("checked above")
     };
     for (name, property) in properties.iter_mut() {
-        rewrite(property);
+        rewrite(property, keep);
         if !required.contains(&Value::String(name.clone())) {
             nullable(property);
         }
@@ -226,5 +247,43 @@ mod tests {
         let sent = json!({ "query": "q", "limit": null, "mode": null, "inner": { "n": 1 } });
         assert!(jsonschema::is_valid(&strict, &sent));
         assert!(jsonschema::is_valid(&schema, &strip_nulls(sent)));
+    }
+
+    #[test]
+    fn the_bounded_form_is_strict_with_its_bounds() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "path": { "type": "string", "minLength": 1, "maxLength": 1000, "format": "path" },
+                "line": { "type": "integer", "minimum": 1 },
+                "answers": { "type": "array", "maxItems": 8, "items": { "type": "string", "maxLength": 200 } },
+            },
+            "required": ["path"],
+        });
+        let bounded = bounded(&schema);
+        let p = &bounded["properties"];
+        assert_eq!(
+            p["path"],
+            json!({ "type": "string", "minLength": 1, "maxLength": 1000 })
+        );
+        assert_eq!(
+            p["line"],
+            json!({ "type": ["integer", "null"], "minimum": 1 })
+        );
+        assert_eq!(
+            (
+                &p["answers"]["maxItems"],
+                &p["answers"]["items"]["maxLength"]
+            ),
+            (&json!(8), &json!(200))
+        );
+        // Strict but for the bounds: every property required, nothing else allowed.
+        let left: Vec<String> = violations(&bounded);
+        assert!(
+            left.iter()
+                .all(|v| BOUNDS.iter().any(|b| v.ends_with(&format!("`{b}`")))),
+            "{left:?}"
+        );
+        assert_eq!(strict(&bounded), strict(&schema));
     }
 }
