@@ -28,7 +28,7 @@ use futures_util::future::BoxFuture;
 use redline::api::Api;
 use redline::api::http::{Served, serve};
 use redline::config::Limits;
-use redline::jobs::{Providers, Runtime};
+use redline::jobs::{ProviderChain, Runtime};
 use redline::providers::conversation::{Message, StepRequest};
 use redline::providers::http::HttpProvider;
 use redline::providers::{Notice, Protocol, Provider, ProviderError, Step};
@@ -1033,7 +1033,7 @@ fn main() {
             (tag.clone(), provider)
         })
         .collect();
-    let providers = Providers::new(vec![(
+    let providers = ProviderChain::new(vec![(
         Arc::new(Routed { routes }) as Arc<dyn Provider>,
         None,
     )]);

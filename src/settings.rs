@@ -445,10 +445,10 @@ mod tests {
         let next = updated(&Config::default(), &update, None).unwrap();
         let err = save(&file, &next, &update, None).unwrap_err();
         assert!(matches!(err, SettingsError::Invalid(_)), "{err}");
-        let said = err.to_string();
+        let message = err.to_string();
         assert!(
-            said.contains("max_sesions") && said.contains("(line 6)"),
-            "{said}"
+            message.contains("max_sesions") && message.contains("(line 6)"),
+            "{message}"
         );
         assert_eq!(
             std::fs::read_to_string(&file).unwrap(),

@@ -501,13 +501,13 @@ fn named_within(dir: &Path, from: &Path) -> Option<PathBuf> {
 fn fill_index(runtime: &Runtime) {
     let project = runtime.project();
     if let Some(index) = project.index() {
-        let took = index.fill(project);
+        let fill_time = index.fill(project);
         let stats = index.stats();
         tracing::info!(
             files = stats.files,
             text_files = stats.text_files,
             text_mb = stats.text_bytes as f64 / 1e6,
-            ms = took.as_millis() as u64,
+            ms = fill_time.as_millis() as u64,
             "project index filled"
         );
     }

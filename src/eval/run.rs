@@ -17,7 +17,7 @@ use super::task::{During, Task};
 use crate::agent::AgentEvent;
 use crate::config::{AgentMode, Config, ProviderKind, ProviderSettings};
 use crate::hunks::Hunk;
-use crate::jobs::{Job, JobEvent, JobStatus, Providers, RunRequest, Runtime, RuntimeEvent};
+use crate::jobs::{Job, JobEvent, JobStatus, ProviderChain, RunRequest, Runtime, RuntimeEvent};
 use crate::providers::conversation::{Message, StepRequest};
 use crate::providers::{Notice, Protocol, Provider, ProviderError, Step};
 use crate::testkit::scripted::{ScriptedCall, ScriptedModel, Turn};
@@ -88,7 +88,7 @@ impl Runner {
             changed: Mutex::new(Vec::new()),
         });
         let record = self.record.is_some();
-        let providers = Providers::from_config(&config)?.wrap(|inner| {
+        let providers = ProviderChain::from_config(&config)?.wrap(|inner| {
             let inner: Arc<dyn Provider> = match record {
                 true => Arc::new(Recorder {
                     inner,

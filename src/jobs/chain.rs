@@ -32,11 +32,11 @@ enum Needs {
 
 /// The models a job may use, in the order `agent_mode` tries them.
 #[derive(Clone, Default)]
-pub struct Providers {
+pub struct ProviderChain {
     pub(super) chain: Vec<Link>,
 }
 
-impl std::fmt::Debug for Providers {
+impl std::fmt::Debug for ProviderChain {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
             .entries(
@@ -48,10 +48,10 @@ impl std::fmt::Debug for Providers {
     }
 }
 
-impl Providers {
+impl ProviderChain {
     /// A chain of `provider` alone, used as it is.
-    pub fn single(provider: Arc<dyn Provider>) -> Providers {
-        Providers {
+    pub fn single(provider: Arc<dyn Provider>) -> ProviderChain {
+        ProviderChain {
             chain: vec![Link {
                 provider,
                 step_timeout: None,
@@ -63,7 +63,7 @@ impl Providers {
     /// The chain `config.agent_mode` calls for: remote; local; or local
     /// (`hybrid.max_local_attempts` times, each step under the hybrid
     /// timeout) then remote. Keys come from the environment or keychain.
-    pub fn from_config(config: &Config) -> Result<Providers, ProviderError> {
+    pub fn from_config(config: &Config) -> Result<ProviderChain, ProviderError> {
         let build = |name: &str, settings: &ProviderSettings, keyed: bool, timeout| {
             let key = keyed
                 .then(|| keys::lookup(settings.provider.name()))
@@ -108,13 +108,13 @@ impl Providers {
                 chain
             }
         };
-        Ok(Providers { chain })
+        Ok(ProviderChain { chain })
     }
 
     /// A chain of exactly these providers, each with its hybrid step timeout
     /// (tests, embedding); nothing is checked before they are used.
-    pub fn new(chain: Vec<(Arc<dyn Provider>, Option<Duration>)>) -> Providers {
-        Providers {
+    pub fn new(chain: Vec<(Arc<dyn Provider>, Option<Duration>)>) -> ProviderChain {
+        ProviderChain {
             chain: chain
                 .into_iter()
                 .map(|(provider, step_timeout)| Link {
@@ -127,8 +127,8 @@ impl Providers {
     }
 
     /// The same chain with each provider wrapped by `wrap` (a recorder, say).
-    pub fn wrap(self, wrap: impl Fn(Arc<dyn Provider>) -> Arc<dyn Provider>) -> Providers {
-        Providers {
+    pub fn wrap(self, wrap: impl Fn(Arc<dyn Provider>) -> Arc<dyn Provider>) -> ProviderChain {
+        ProviderChain {
             chain: self
                 .chain
                 .into_iter()

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
 use super::events::FeedEvent;
-use super::model::now;
+use super::shapes::now;
 
 /// One event of the project feed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]

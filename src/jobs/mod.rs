@@ -6,14 +6,14 @@ mod chain;
 mod error;
 pub mod events;
 mod feed;
-mod model;
 mod records;
 mod runtime;
+mod shapes;
 
-pub use chain::Providers;
+pub use chain::ProviderChain;
 pub use error::RuntimeError;
 pub use events::{FeedEvent, JobEvent, RuntimeEvent};
 pub use feed::{Feed, FeedEntry, FeedPage};
-pub use model::*;
 pub use records::Records;
 pub use runtime::{HunkState, McpConnection, OUTSIDE, Runtime};
+pub use shapes::*;

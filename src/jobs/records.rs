@@ -2,7 +2,7 @@
 //! the store's rows (JSON documents with their columns, typed events as
 //! type name and payload) and read back.
 
-use super::model::{Event, Job, JobStatus, Session};
+use super::shapes::{Event, Job, JobStatus, Session};
 use crate::store::{EventRow, JobColumns, Store, StoreError};
 
 use super::events::JobEvent;

@@ -253,8 +253,8 @@ impl Provider for HttpProvider {
             // constrain to the tools' schemas: one call a step (a grammar
             // for several lets a small model repeat one call until the
             // limit cuts it off), its schema bounded so that it ends within
-            // the step. (Chat Completions only: Anthropic's strict tools
-            // refuse length bounds.)
+            // the step. (Chat Completions only, the wire of llama.cpp and
+            // vLLM: bounds are not in the subset Anthropic's strict tools take.)
             let one_call = self.require_tools && self.protocol == Protocol::OpenAiChat;
             if one_call {
                 let request = request.to_mut();

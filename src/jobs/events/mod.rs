@@ -14,7 +14,7 @@ use crate::config::AgentMode;
 use crate::review::Status;
 use crate::workspace::{AppliedFile, FileChange, FileState, Keep};
 
-use super::model::JobStatus;
+use super::shapes::JobStatus;
 
 /// An event of a job's log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]

@@ -452,7 +452,7 @@ fn every_feed_event_round_trips_with_its_type_name() {
 
 #[test]
 fn a_job_event_has_the_wire_shape_of_the_log() {
-    let event = super::super::model::Event {
+    let event = super::super::shapes::Event {
         cursor: 7,
         ts: "2026-11-23T10:00:00.000Z".into(),
         event: JobEvent::Runtime(RuntimeEvent::Status(StatusChanged {

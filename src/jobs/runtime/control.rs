@@ -3,7 +3,7 @@
 use super::Runtime;
 use crate::agent::Answer;
 use crate::jobs::error::RuntimeError;
-use crate::jobs::model::JobStatus;
+use crate::jobs::shapes::JobStatus;
 
 impl Runtime {
     /// Answers (or, with `None`, skips) the question a job waits on.

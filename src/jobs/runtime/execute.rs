@@ -15,14 +15,14 @@ use crate::agent::{
     Proposal,
 };
 use crate::config::Config;
-use crate::jobs::chain::{Checked, Link, Providers, no_provider_message};
+use crate::jobs::chain::{Checked, Link, ProviderChain, no_provider_message};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
     CheckpointCreated, DiffGenerated, JobAnswered, JobBegan, JobCancelled, JobFailed,
     JobOverBudget, JobQueued, JobStaged, ProviderFallback, ProviderSelected, RuntimeEvent,
 };
-use crate::jobs::model::{ChatMessage, Job, JobError, JobStatus, RunRequest, ToolConfig, now};
 use crate::jobs::records::Records;
+use crate::jobs::shapes::{ChatMessage, Job, JobError, JobStatus, RunRequest, ToolConfig, now};
 use crate::providers::Provider;
 use crate::workspace::RunInfo;
 
@@ -41,7 +41,11 @@ impl Runtime {
         request: RunRequest,
         provider: Arc<dyn Provider>,
     ) -> Result<Job, RuntimeError> {
-        self.start(request, None, Some(Arc::new(Providers::single(provider))))
+        self.start(
+            request,
+            None,
+            Some(Arc::new(ProviderChain::single(provider))),
+        )
     }
 
     /// Re-runs a job's instruction on the current content, as a new job
@@ -69,7 +73,7 @@ impl Runtime {
         &self,
         request: RunRequest,
         rerun_of: Option<String>,
-        chain: Option<Arc<Providers>>,
+        chain: Option<Arc<ProviderChain>>,
     ) -> Result<Job, RuntimeError> {
         if request.instruction.trim().is_empty() {
             return Err(RuntimeError::Invalid("the instruction is empty".into()));
@@ -142,7 +146,7 @@ impl Runtime {
         job: Job,
         state: LoopState,
         attempt: usize,
-        chain: Option<Arc<Providers>>,
+        chain: Option<Arc<ProviderChain>>,
     ) {
         let (tx, rx) = mpsc::unbounded_channel();
         let cancel = CancellationToken::new();
@@ -177,7 +181,7 @@ impl Runtime {
         mut attempt: usize,
         mut answers: mpsc::UnboundedReceiver<Answer>,
         cancel: CancellationToken,
-        chain: Option<Arc<Providers>>,
+        chain: Option<Arc<ProviderChain>>,
     ) {
         let host = JobHost {
             runtime: self.clone(),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::{EXTERNAL_AGENT, Runtime};
 use crate::hunks::triage::RiskFlag;
 use crate::jobs::error::RuntimeError;
-use crate::jobs::model::Session;
+use crate::jobs::shapes::Session;
 use crate::review::Status;
 
 /// Longest text of a changed hunk given back (longer ones say only `changed`).

@@ -9,7 +9,7 @@ use super::{Runtime, Saved};
 use crate::agent::{AgentEvent, Host, JobUsage, LoopState, Question, Refusal, Staged};
 use crate::edits::ProposedEdit;
 use crate::hunks::HunkLimits;
-use crate::jobs::model::JobStatus;
+use crate::jobs::shapes::JobStatus;
 use crate::project::{Overlay, Project};
 use crate::workspace::{RunInfo, WorkspaceError};
 

@@ -8,8 +8,8 @@ use super::Runtime;
 use crate::agent::Question;
 use crate::jobs::error::{RuntimeError, not_found};
 use crate::jobs::events::{FeedEvent, JobEvent, JobUpdated, RuntimeEvent, StatusChanged};
-use crate::jobs::model::{Event, EventPage, Job, JobStatus, now};
 use crate::jobs::records::Records;
+use crate::jobs::shapes::{Event, EventPage, Job, JobStatus, now};
 use crate::review::Status;
 
 impl Runtime {

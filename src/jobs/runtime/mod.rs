@@ -39,10 +39,10 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::Feed;
-use super::chain::Providers;
+use super::chain::ProviderChain;
 use super::error::{RuntimeError, not_found};
-use super::model::{JobError, JobStatus, now};
 use super::records::Records;
+use super::shapes::{JobError, JobStatus, now};
 use crate::agent::{self, AgentDefinition, Answer, LoopState};
 use crate::config::Config;
 use crate::project::Project;
@@ -70,7 +70,7 @@ struct Inner {
     db: Mutex<Store>,
     live: Mutex<HashMap<String, Live>>,
     changed: watch::Sender<u64>,
-    providers: RwLock<Arc<Providers>>,
+    providers: RwLock<Arc<ProviderChain>>,
     connections: connections::Connections,
 }
 
@@ -89,7 +89,7 @@ impl Runtime {
     /// Opens the project at `root` with the providers of `config`. Must be
     /// called inside a tokio runtime (jobs waiting for the user resume).
     pub fn open(root: &Path, config: Config) -> Result<Runtime, RuntimeError> {
-        let providers = Providers::from_config(&config)?;
+        let providers = ProviderChain::from_config(&config)?;
         Runtime::open_with(root, config, providers)
     }
 
@@ -97,7 +97,7 @@ impl Runtime {
     pub fn open_with(
         root: &Path,
         config: Config,
-        providers: Providers,
+        providers: ProviderChain,
     ) -> Result<Runtime, RuntimeError> {
         // The watcher fills the index (`watch::start`); until then, and in
         // a one-shot run that never watches, searches walk the folder.
@@ -170,7 +170,7 @@ impl Runtime {
             .clone()
     }
 
-    fn providers(&self) -> Arc<Providers> {
+    fn providers(&self) -> Arc<ProviderChain> {
         self.inner
             .providers
             .read()
@@ -182,7 +182,7 @@ impl Runtime {
     /// providers it calls for (keys looked up again). The project's own
     /// limits (file sizes, search and read caps) take effect on the next open.
     pub fn reconfigure(&self, config: Config) -> Result<(), RuntimeError> {
-        let providers = Providers::from_config(&config)?;
+        let providers = ProviderChain::from_config(&config)?;
         *self
             .inner
             .providers
@@ -194,7 +194,7 @@ impl Runtime {
 
     /// Why the configured providers cannot run a job now, one line per
     /// provider that cannot be used; empty when they can (see
-    /// [`Providers::check`]).
+    /// [`ProviderChain::check`]).
     pub async fn provider_problems(&self) -> Vec<String> {
         self.providers().check().await
     }

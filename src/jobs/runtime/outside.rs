@@ -14,8 +14,8 @@ use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
     FeedEvent, JobStaged, OutsideDestructive, OutsideNotReviewable, RuntimeEvent,
 };
-use crate::jobs::model::{Job, JobStatus, JobUsage, now};
 use crate::jobs::records::Records;
+use crate::jobs::shapes::{Job, JobStatus, JobUsage, now};
 use crate::workspace::{FileChange, NotReviewable, OutsideChange, RunInfo};
 
 use super::log::record_status;

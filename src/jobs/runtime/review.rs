@@ -12,11 +12,11 @@ use crate::jobs::events::{
     ApplyCompleted, ApplyProgress, ApplyStarted, FeedEvent, ReviewBatch, ReviewFinished,
     ReviewUpdated, RuntimeEvent,
 };
-use crate::jobs::model::{
+use crate::jobs::records::Records;
+use crate::jobs::shapes::{
     DecidedMany, Job, JobError, JobStatus, PatternGroup, ReviewGroup, ReviewQueue, Selection,
     Session,
 };
-use crate::jobs::records::Records;
 use crate::review::{Decision, Status};
 use crate::workspace::{AppliedFile, FileContent};
 

@@ -2,8 +2,8 @@
 
 use super::Runtime;
 use crate::jobs::error::{RuntimeError, not_found};
-use crate::jobs::model::{JobStatus, Session, now};
 use crate::jobs::records::Records;
+use crate::jobs::shapes::{JobStatus, Session, now};
 
 impl Runtime {
     /// Creates a session with `agent_id` (default `default`).
