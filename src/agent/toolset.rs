@@ -27,7 +27,6 @@ pub struct ProposeEditsArgs {
     pub edits: Vec<ModelEdit>,
     /// One or two sentences for the user: what was changed and why.
     #[serde(default)]
-    #[schemars(length(max = 2000))]
     pub summary: Option<String>,
 }
 
@@ -36,7 +35,6 @@ pub struct ProposeEditsArgs {
 #[serde(deny_unknown_fields)]
 pub struct ModelEdit {
     /// The file, relative to the project root, as the tools name it.
-    #[schemars(length(min = 1, max = 1000))]
     pub file_path: String,
     /// `replace`, `insert` (before `start_line`), `delete` (lines), `create` (a new file),
     /// `move` (the whole file to `new_path`: a rename; every link to it is updated by
@@ -50,17 +48,17 @@ pub struct ModelEdit {
     pub end_line: Option<usize>,
     /// The new text of those lines (the whole file for `create`).
     #[serde(default)]
+    #[schemars(extend("x-content" = true))]
     pub new_text: Option<String>,
     /// The exact current text of the target lines, to find them if the numbers are off.
     #[serde(default)]
+    #[schemars(extend("x-content" = true))]
     pub old_text: Option<String>,
     /// Why, in a sentence.
     #[serde(default)]
-    #[schemars(length(max = 1000))]
     pub rationale: Option<String>,
     /// For `move`: the file's new path, relative to the project root.
     #[serde(default)]
-    #[schemars(length(min = 1, max = 1000))]
     pub new_path: Option<String>,
 }
 
@@ -87,11 +85,9 @@ impl ModelEdit {
 #[serde(deny_unknown_fields)]
 pub struct ClarifyArgs {
     /// One question, answerable in a line.
-    #[schemars(length(min = 1, max = 1000))]
     pub question: String,
     /// Up to a few likely answers to offer; the person may write their own.
     #[serde(default)]
-    #[schemars(length(max = 8), inner(length(min = 1, max = 200)))]
     pub suggested_answers: Option<Vec<String>>,
 }
 

@@ -62,7 +62,7 @@ pub struct TaskResult {
     pub unintended_bytes_proposed: usize,
     /// Bytes changed on disk where no check allows a change, after review.
     pub unintended_bytes_written: usize,
-    /// ProviderChain that ran it (the chain's order; `hybrid_auto` may list two).
+    /// Providers that ran it (the chain's order; `hybrid_auto` may list two).
     pub providers: Vec<String>,
 }
 

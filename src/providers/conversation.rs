@@ -55,9 +55,9 @@ pub struct ToolSpec {
     /// JSON schema of its arguments, in the strict subset every provider
     /// accepts (see `tools::strict`).
     pub parameters: Value,
-    /// The same schema with its length, item and number bounds kept, for a
-    /// server that constrains decoding to it (see [`super::caps`]); `null`
-    /// when the tool has none of its own to keep.
+    /// The same schema with its length, item and number bounds and its
+    /// content marks kept, for a server that constrains decoding to it (see
+    /// [`super::caps`]); `null` for a schema not sent to a model.
     #[serde(default, skip_serializing_if = "Value::is_null")]
     pub bounded: Value,
 }

@@ -26,7 +26,7 @@ pub struct Setup {
     pub agent_mode: AgentMode,
     /// Local model servers that answered on this machine.
     pub local_servers: Vec<LocalServer>,
-    /// ProviderChain whose key is set in the environment.
+    /// Providers whose key is set in the environment.
     pub env_keys: Vec<EnvKey>,
     /// The bundled offline model, when it runs or is built.
     pub bundled: Option<Bundled>,
@@ -107,7 +107,7 @@ pub fn default_model(provider: ProviderKind) -> &'static str {
     }
 }
 
-/// ProviderChain with a non-empty key in their environment variable.
+/// Providers with a non-empty key in their environment variable.
 pub fn env_keys() -> Vec<EnvKey> {
     [ProviderKind::Openai, ProviderKind::Anthropic]
         .into_iter()

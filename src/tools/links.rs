@@ -20,7 +20,6 @@ use crate::project::{PathError, View};
 #[serde(deny_unknown_fields)]
 pub struct LinksArgs {
     /// The note (or attachment) whose links to list, relative to the project root, e.g. `Projects/Atlas.md`.
-    #[schemars(length(min = 1, max = 1000))]
     pub file_path: String,
     /// Most backlinks to return. Default 50, at most 200.
     #[schemars(range(min = 1))]

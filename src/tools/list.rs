@@ -11,10 +11,8 @@ use crate::project::View;
 #[serde(deny_unknown_fields)]
 pub struct ListArgs {
     /// Folder to list, relative to the project root, e.g. `notes/team`. Default: the whole project.
-    #[schemars(length(max = 1000))]
     pub prefix: Option<String>,
     /// Only list files matching this glob, e.g. `*.md` (any depth) or `notes/**/*.md` (from the root). Default: all files.
-    #[schemars(length(max = 1000))]
     pub glob: Option<String>,
     /// Most paths to return. Default 200, at most 1000.
     #[schemars(range(min = 1))]

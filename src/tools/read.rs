@@ -11,7 +11,7 @@ use crate::project::{View, text};
 #[serde(deny_unknown_fields)]
 pub struct ReadArgs {
     /// The file, relative to the project root, e.g. `notes/team/onboarding.md`.
-    #[schemars(length(min = 1, max = 1000))]
+    #[schemars(length(min = 1))]
     pub file_path: String,
     /// First line to return (1-based). Default 1.
     #[schemars(range(min = 1))]

@@ -21,10 +21,9 @@ use crate::project::{Project, View, text};
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
     /// The text to find. Literal unless `regex` is true. Matches within one line.
-    #[schemars(length(min = 1, max = 1000))]
+    #[schemars(length(min = 1))]
     pub query: String,
     /// Only search files matching this glob, e.g. `*.md` (any depth) or `notes/**/*.md` (from the root). Default: all files.
-    #[schemars(length(max = 1000))]
     pub glob: Option<String>,
     /// Most matching lines to return. Default 20, at most 50.
     #[schemars(range(min = 1))]

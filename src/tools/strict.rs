@@ -28,10 +28,17 @@ const DROPPED: &[&str] = &[
     "maxItems",
     "pattern",
     "examples",
+    CONTENT,
 ];
 
+/// Marks a string that is content, not a name (an edit's text): kept by
+/// [`bounded`] so that a constraining decoder's caps leave it unbounded
+/// (`providers::caps`); dropped from the strict form.
+pub const CONTENT: &str = "x-content";
+
 /// The bounds a constraining decoder enforces (llama.cpp's JSON-schema
-/// grammars, vLLM's guided decoding): [`bounded`] keeps them.
+/// grammars, vLLM's guided decoding), and the content mark: [`bounded`]
+/// keeps them.
 const BOUNDS: &[&str] = &[
     "minimum",
     "maximum",
@@ -39,6 +46,7 @@ const BOUNDS: &[&str] = &[
     "maxLength",
     "minItems",
     "maxItems",
+    CONTENT,
 ];
 
 /// The strict form of `schema`.
@@ -48,10 +56,10 @@ pub fn strict(schema: &Value) -> Value {
     schema
 }
 
-/// The strict form of `schema` with its length, item and number bounds
-/// kept: for a server that constrains decoding to the schema, where a
-/// minimum keeps a call valid (`start_line: 0` cannot be written) and a
-/// maximum keeps it finite.
+/// The strict form of `schema` with its length, item and number bounds and
+/// its content marks kept: for a server that constrains decoding to the
+/// schema, where a minimum keeps a call valid (`start_line: 0` cannot be
+/// written) and a maximum keeps it finite.
 pub fn bounded(schema: &Value) -> Value {
     let mut schema = schema.clone();
     rewrite(&mut schema, BOUNDS);
@@ -255,6 +263,7 @@ mod tests {
             "type": "object",
             "properties": {
                 "path": { "type": "string", "minLength": 1, "maxLength": 1000, "format": "path" },
+                "text": { "type": "string", "x-content": true },
                 "line": { "type": "integer", "minimum": 1 },
                 "answers": { "type": "array", "maxItems": 8, "items": { "type": "string", "maxLength": 200 } },
             },
@@ -265,6 +274,10 @@ mod tests {
         assert_eq!(
             p["path"],
             json!({ "type": "string", "minLength": 1, "maxLength": 1000 })
+        );
+        assert_eq!(
+            p["text"],
+            json!({ "type": ["string", "null"], "x-content": true })
         );
         assert_eq!(
             p["line"],
