@@ -187,6 +187,9 @@ fn spelling_refusals() {
     f.read_refused("//etc/passwd", "absolute_path");
     f.read_refused("C:\\Windows\\win.ini", "absolute_path");
     f.read_refused("C:/Windows/win.ini", "absolute_path");
+    // Found by the fuzzer (fuzz/corpus/paths): a drive reached through `.` or `..`.
+    f.read_refused("./C:/Windows/win.ini", "absolute_path");
+    f.read_refused("notes/../C:x.md", "absolute_path");
     f.read_refused("notes\\..\\..\\outside\\secret.txt", "backslash");
     f.read_refused("notes/ok.md\0", "nul_byte");
     f.read_refused("\0/etc/passwd", "nul_byte");

@@ -206,6 +206,10 @@ pub(crate) fn normalize(raw: &str) -> Result<Vec<&str>, PathError> {
             part => parts.push(part),
         }
     }
+    // `./C:x` names what `C:x` does: a drive, however the spelling reaches it.
+    if parts.first().is_some_and(|p| has_drive_prefix(p)) {
+        return Err(PathError::Absolute(raw.to_owned()));
+    }
     Ok(parts)
 }
 
