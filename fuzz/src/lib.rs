@@ -5,10 +5,8 @@
 //! regression test.
 
 use std::convert::Infallible;
-use std::future::Future;
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use std::task::{Context, Poll, Waker};
 
 use redline::agent::toolset::{self, PROPOSE_EDITS, ProposeEditsArgs};
 use redline::config::{Config, Limits};
@@ -32,12 +30,13 @@ pub fn stream(data: &[u8]) {
         Protocol::AnthropicMessages
     };
     let chunk = usize::from(cut % 16) + 1;
-    let whole = ready(read_step(
+    let whole = futures_executor::block_on(read_step(
         protocol,
         futures_util::stream::iter([Ok::<_, Infallible>(body.to_vec())]),
     ));
     let chunks = body.chunks(chunk).map(|c| Ok::<_, Infallible>(c.to_vec()));
-    let chunked = ready(read_step(protocol, futures_util::stream::iter(chunks)));
+    let chunked =
+        futures_executor::block_on(read_step(protocol, futures_util::stream::iter(chunks)));
     match (whole, chunked) {
         (Ok(whole), Ok(chunked)) => assert_eq!(whole, chunked, "chunks of {chunk}"),
         (Err(_), Err(_)) => {}
@@ -242,16 +241,4 @@ fn project() -> &'static Project {
             (dir, project)
         })
         .1
-}
-
-/// The output of a future that never waits (the targets' streams are in
-/// memory).
-fn ready<F: Future>(future: F) -> F::Output {
-    let mut future = std::pin::pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
-            return output;
-        }
-    }
 }
