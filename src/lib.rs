@@ -39,7 +39,7 @@ pub mod instance;
 pub mod jobs;
 pub mod links;
 pub mod logging;
-pub mod loopback;
+mod loopback;
 pub mod mcp;
 mod named_events;
 pub mod project;

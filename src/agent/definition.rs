@@ -46,7 +46,7 @@ impl AgentDefinition {
 
 /// Every agent: the built-in one, then the configured ones (a configured
 /// `default` replaces the built-in).
-pub fn all(configured: &[AgentDefinition]) -> Vec<AgentDefinition> {
+pub fn definitions(configured: &[AgentDefinition]) -> Vec<AgentDefinition> {
     let mut agents = Vec::new();
     if !configured.iter().any(|a| a.agent_id == "default") {
         agents.push(AgentDefinition::builtin());

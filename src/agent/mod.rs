@@ -4,18 +4,18 @@
 //! the review.
 
 mod calls;
-pub mod definition;
+mod definition;
 pub mod events;
 mod host;
-pub mod prompt;
+mod prompt;
 mod run;
 mod state;
 pub mod toolset;
 
-pub use definition::AgentDefinition;
+pub use definition::{AgentDefinition, definitions};
 pub use events::AgentEvent;
 pub use host::{Answer, Host, Refusal, Staged};
-pub use prompt::{ChatMessage, ContextRow, Fate, ReviewNote};
+pub use prompt::{ChatMessage, ContextRow, Fate, ReviewNote, opening_messages};
 pub use run::{NO_USER_ANSWER, drive};
 pub use state::{
     FallbackReason, JobParams, JobUsage, LoopState, Outcome, PendingQuestion, Proposal, Question,

@@ -152,7 +152,7 @@ pub fn review_summary(notes: &[ReviewNote]) -> Option<String> {
 /// The opening messages of a job: the system prompt, the session's chat,
 /// the pinned context, what the user did with earlier proposals (`notes`),
 /// and the instruction.
-pub fn messages(
+pub fn opening_messages(
     agent: &AgentDefinition,
     context_rows: &[ContextRow],
     chat: &[ChatMessage],
@@ -215,7 +215,7 @@ mod tests {
             content: "two\nthree".into(),
             pinned: true,
         }];
-        let m = messages(&AgentDefinition::builtin(), &rows, &[], &[], "Fix it");
+        let m = opening_messages(&AgentDefinition::builtin(), &rows, &[], &[], "Fix it");
         assert_eq!(m.len(), 3);
         let Message::User { content } = &m[1] else {
             panic!()
@@ -254,7 +254,7 @@ mod tests {
             ),
             note("h_4", Fate::RolledBack),
         ];
-        let m = messages(&AgentDefinition::builtin(), &[], &[], &notes, "Next");
+        let m = opening_messages(&AgentDefinition::builtin(), &[], &[], &notes, "Next");
         let Message::User { content } = &m[1] else {
             panic!()
         };

@@ -32,11 +32,6 @@ impl<'a> Lines<'a> {
         self.lines.len()
     }
 
-    /// Whether there are no lines.
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
-
     /// Whether the last line ends with a terminator (true for an empty text).
     pub fn ends_with_newline(&self) -> bool {
         self.lines.last().is_none_or(|l| l.ends_with('\n'))
@@ -117,7 +112,7 @@ mod tests {
     fn edit_lines_reads_text_as_lines() {
         assert_eq!(edit_lines("a\nb"), ["a", "b"]);
         assert_eq!(edit_lines("a\r\nb\n"), ["a", "b"]);
-        assert!(edit_lines("").is_empty());
+        assert_eq!(edit_lines("").len(), 0);
         assert_eq!(edit_lines("\n"), [""]);
     }
 }

@@ -9,7 +9,7 @@
 //! never lands on text it did not target.
 
 mod file_ops;
-pub mod lines;
+pub(crate) mod lines;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};

@@ -6,11 +6,11 @@
 //! runs ([`report`]).
 
 pub mod checks;
-pub mod oracle;
+mod oracle;
 pub mod report;
-pub mod results;
+mod results;
 mod run;
-pub mod task;
+mod task;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 
 mod chain;
 mod error;
-pub mod events;
+pub(crate) mod events;
 mod feed;
 mod records;
 mod runtime;

@@ -7,7 +7,7 @@
 
 mod batch;
 mod guard;
-pub mod index;
+mod index;
 mod path_list;
 pub mod text;
 mod view;

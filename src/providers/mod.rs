@@ -9,14 +9,14 @@
 //! ""`, `usage: {}`) are tolerated. Quirks stay in the adapters; everything
 //! after them sees only the normalised step.
 
-pub mod anthropic;
-pub mod caps;
+mod anthropic;
+mod caps;
 pub mod conversation;
-pub mod detect;
+pub(crate) mod detect;
 pub mod driven;
 pub mod http;
-pub mod keys;
-pub mod openai;
+pub(crate) mod keys;
+mod openai;
 
 use futures_util::future::BoxFuture;
 use futures_util::{Stream, StreamExt};

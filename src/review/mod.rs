@@ -23,7 +23,7 @@ mod file;
 pub(crate) mod legacy;
 mod op;
 pub(crate) mod pieces;
-pub mod preview;
+pub(crate) mod preview;
 
 use decide::UndoStep;
 pub(crate) use file::StoredLog;

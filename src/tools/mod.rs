@@ -7,11 +7,11 @@
 //! failure is a [`ToolError`] with a stable `code`, returned to the model as a
 //! tool result, never a crash.
 
-pub mod links;
-pub mod list;
-pub mod read;
+pub(crate) mod links;
+mod list;
+mod read;
 pub mod search;
-pub mod strict;
+pub(crate) mod strict;
 
 use std::sync::LazyLock;
 

@@ -168,12 +168,14 @@ pub fn strip_nulls(value: Value) -> Value {
 
 /// Where `schema` breaks the strict subset, for tests: each object that does
 /// not require all its properties or allows others, and each dropped keyword.
-pub fn violations(schema: &Value) -> Vec<String> {
+#[cfg(test)]
+pub(crate) fn violations(schema: &Value) -> Vec<String> {
     let mut found = Vec::new();
     walk(schema, "#", &mut found);
     found
 }
 
+#[cfg(test)]
 fn walk(value: &Value, at: &str, found: &mut Vec<String>) {
     match value {
         Value::Object(map) => {

@@ -8,9 +8,9 @@
 //! the job found them and as it proposed them; they are kept with the job's
 //! diff bundle.
 
-pub mod flags;
+mod flags;
 pub(crate) mod markdown;
-pub mod patterns;
+mod patterns;
 
 use std::collections::BTreeSet;
 

@@ -102,7 +102,7 @@ impl Runtime {
         rows.extend(request.context_rows.iter().cloned());
         let (notes, reported) = self.review_notes(&session)?;
         let state = LoopState {
-            messages: agent::prompt::messages(
+            messages: agent::opening_messages(
                 &agent,
                 &rows,
                 &session.chat,

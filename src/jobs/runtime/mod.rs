@@ -201,7 +201,7 @@ impl Runtime {
 
     /// Every agent definition.
     pub fn agents(&self) -> Vec<AgentDefinition> {
-        agent::definition::all(&self.config().agents)
+        agent::definitions(&self.config().agents)
     }
 
     /// The agent `id`: a configured one, or an external agent
