@@ -1,7 +1,8 @@
 # Shared by scripts/run and scripts/test: say what is happening, and install
 # what is missing (Debian/Ubuntu packages as root or through sudo).
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+# Each line carries the clock, so a CI log shows where its time went.
+say() { printf '\033[1m==> [%s] %s\033[0m\n' "$(date +%H:%M:%S)" "$*"; }
 
 # Cargo from rustup lives in ~/.cargo/bin, which a non-login shell may not have on PATH.
 if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then

@@ -1,4 +1,4 @@
-//! The fuzz targets (`fuzz/`, run with cargo-fuzz on nightly) replayed on
+//! The fuzz targets (`fuzz/`, run with cargo-fuzz) replayed on
 //! stable over every file of their corpora (`fuzz/corpus/<target>/`): the
 //! seeds, and each input the fuzzer found that broke something, kept there
 //! as a regression once fixed.
