@@ -105,7 +105,7 @@ const MAX_QUOTE: usize = 160;
 /// The user's decisions on earlier proposals, as the model is told them,
 /// or `None` when there is nothing new. A rejected or rolled-back change is
 /// said not to have been made.
-pub fn review_summary(notes: &[ReviewNote]) -> Option<String> {
+fn review_summary(notes: &[ReviewNote]) -> Option<String> {
     if notes.is_empty() {
         return None;
     }

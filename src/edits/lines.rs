@@ -112,7 +112,7 @@ mod tests {
     fn edit_lines_reads_text_as_lines() {
         assert_eq!(edit_lines("a\nb"), ["a", "b"]);
         assert_eq!(edit_lines("a\r\nb\n"), ["a", "b"]);
-        assert_eq!(edit_lines("").len(), 0);
+        assert!(edit_lines("").is_empty());
         assert_eq!(edit_lines("\n"), [""]);
     }
 }
