@@ -79,8 +79,8 @@ test("an external agent's proposal is reviewed hunk by hunk in the open window",
   await until(page, () => disk(dir, "a.md") === A.replace("Owner: Ann", "Owner: Cy"), "a.md saved with the accepted hunk only");
   assert.equal(disk(dir, "b.md"), B);
 
-  // The external job finished with its review, as Redline's own do.
-  const job = await get(server, `/api/agent/jobs/${proposed.job_id}`);
-  assert.equal(job.status, "completed");
+  // The external job finished with its review, as Redline's own do (the
+  // save writes the file first, then settles its jobs).
+  await until(page, async () => (await get(server, `/api/agent/jobs/${proposed.job_id}`)).status === "completed", "the external job completed");
   await shot(page, "mcp-2-saved");
 });
