@@ -160,7 +160,7 @@ function Detail({ cp }: { cp: Checkpoint }) {
           class="danger"
           data-testid="rollback-all"
           onClick={async () => {
-            if (!confirm(`Roll back every file of “${cp.instruction || cp.checkpoint_id}” to before the run? Your edits elsewhere are kept, and this can be undone.`)) return;
+            if (!confirm(`Roll back every file of “${title(cp)}” to before the run? Your edits elsewhere are kept, and this can be undone.`)) return;
             const report = await attempt("Rolling back", () => api.rollback(cp.checkpoint_id, { mode: "hard_all" }));
             if (report) await rolledBack(report);
           }}
