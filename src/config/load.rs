@@ -95,19 +95,6 @@ pub fn config_file() -> Option<PathBuf> {
     }
 }
 
-/// Whether `path`, as written under `folders` (absolute, or from `~/`),
-/// names the folder `root` (resolved, as a project's root is).
-pub(crate) fn names_folder(path: &str, root: &Path) -> bool {
-    let path = match path.strip_prefix("~/") {
-        Some(rest) => match directories::BaseDirs::new() {
-            Some(dirs) => dirs.home_dir().join(rest),
-            None => return false,
-        },
-        None => PathBuf::from(path),
-    };
-    path == root || std::fs::canonicalize(&path).is_ok_and(|p| p == root)
-}
-
 fn project_dirs() -> Option<directories::ProjectDirs> {
     directories::ProjectDirs::from("", "", "redline")
 }

@@ -24,7 +24,6 @@ mod load;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use load::names_folder;
 pub use load::{ConfigError, config_file};
 
 /// Timeouts and retries of provider calls.
@@ -436,4 +435,17 @@ impl Config {
             (input as f64 * p.input_per_mtok + output as f64 * p.output_per_mtok) / 1e6
         })
     }
+}
+
+/// Whether `path`, as written under `folders` (absolute, or from `~/`),
+/// names the folder `root` (resolved, as a project's root is).
+pub(crate) fn names_folder(path: &str, root: &Path) -> bool {
+    let path = match path.strip_prefix("~/") {
+        Some(rest) => match directories::BaseDirs::new() {
+            Some(dirs) => dirs.home_dir().join(rest),
+            None => return false,
+        },
+        None => PathBuf::from(path),
+    };
+    path == root || std::fs::canonicalize(&path).is_ok_and(|p| p == root)
 }
