@@ -99,7 +99,7 @@ fn confirm_close(window: &tauri::Window, api: &tauri::CloseRequestApi) {
         });
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> Result<(), tauri::Error> {
     redline::logging::init();
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
