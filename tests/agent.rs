@@ -530,6 +530,33 @@ async fn a_token_budget_ends_a_job_that_will_not_propose() {
     }
 }
 
+/// The last, forced step offers only `propose_edits`; a search made there
+/// is refused for the spent budget, never as a tool that does not exist.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_in_the_forced_step_is_refused_for_the_budget() {
+    let search = Turn::call("search_project", json!({ "query": "Alpha" }));
+    let h = harness(
+        Protocol::OpenAiChat,
+        vec![
+            Turn::call("list_files", json!({})),
+            Turn::call("list_files", json!({ "prefix": "notes" })),
+            search,
+        ],
+        |_| {},
+    )
+    .await;
+    let (job, events) = h.run_to_end("Find Alpha", Some(2)).await;
+    assert_eq!(job.status, JobStatus::BudgetExceeded);
+    let failed = of_kind(&events, "tool.call.failed");
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["tool"], "search_project");
+    assert_eq!(failed[0]["code"], "budget_exhausted");
+    let message = failed[0]["message"].as_str().unwrap();
+    assert!(message.contains("budget is spent"), "{message}");
+    assert!(!message.contains("no tool named"), "{message}");
+    assert!(of_kind(&events, "tool.call.completed").len() == 2);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_stops_a_job_mid_step_and_while_it_waits() {
     for protocol in PROTOCOLS {

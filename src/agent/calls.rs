@@ -160,8 +160,9 @@ fn logged(name: &str, args: &Value) -> Value {
 }
 
 /// Whether a call may run: complete, naming a tool this agent has (only
-/// `propose_edits` once the end was forced), with a JSON object of
-/// arguments. Returns its normalised name and arguments, or the failure.
+/// `propose_edits` once the budget forced the end: any other is refused
+/// for the budget, not as unknown), with a JSON object of arguments.
+/// Returns its normalised name and arguments, or the failure.
 fn check(
     call: &ToolCall,
     truncated: bool,
@@ -177,7 +178,19 @@ fn check(
     }
     let name = normalise_name(&call.name);
     let offered = toolset::specs(&params.agent);
-    if !offered.iter().any(|t| t.name == name) || (state.forced && name != PROPOSE_EDITS) {
+    let known_tool = offered.iter().any(|t| t.name == name);
+    if known_tool && state.forced && name != PROPOSE_EDITS {
+        // The last step offers only propose_edits: the tool exists, the
+        // budget is what refuses it, and the model is told so.
+        return Err((
+            "budget_exhausted",
+            format!(
+                "`{name}` was not run: this job's budget is spent. End now with propose_edits: \
+                 the edits you are sure of, or none and a summary of what you found"
+            ),
+        ));
+    }
+    if !known_tool {
         let known: Vec<&str> = offered.iter().map(|t| t.name.as_str()).collect();
         return Err((
             "unknown_tool",
