@@ -1,4 +1,4 @@
-//! Checkpoints (seed §27): the state of every file a run touches, as it was
+//! Checkpoints: the state of every file a run touches, as it was
 //! before the run, so the run can be rolled back.
 //!
 //! A checkpoint holds, per file, a snapshot of its review state: the buffer
@@ -231,7 +231,7 @@ impl FileSnapshot {
     }
 }
 
-/// How to roll back (seed §27).
+/// How to roll back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum RollbackMode {

@@ -1,4 +1,4 @@
-//! The file watcher (DESIGN §3.10): other programs' changes to the folder,
+//! The file watcher: other programs' changes to the folder,
 //! taken in as they happen.
 //!
 //! `notify` reports paths; each one the path guard accepts goes to

@@ -1,4 +1,4 @@
-//! Agent definitions (seed 004): a named system prompt, the tools it may use,
+//! Agent definitions: a named system prompt, the tools it may use,
 //! and optionally its own model. The built-in `default` edits notes; more come
 //! from the configuration file's `[[agents]]`.
 

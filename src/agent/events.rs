@@ -1,4 +1,4 @@
-//! What the loop reports while it runs (seed §9): each event a variant with
+//! What the loop reports while it runs: each event a variant with
 //! named fields, serialised as `{"type": "<name>", "data": {...}}`. The job
 //! runtime adds its own events around these (`jobs::JobEvent`).
 
@@ -70,7 +70,7 @@ pub struct ModelStep {
     pub model: String,
     /// From sending the request to the end of the stream.
     pub latency_ms: u64,
-    /// The seed's §11 stop reason: `proposed_edits`, `needs_clarification`,
+    /// Why the step stopped: `proposed_edits`, `needs_clarification`,
     /// `needs_tools`, `done` or `error`.
     pub stop_reason: String,
     /// Prompt tokens (estimated when the server reports none).

@@ -1,7 +1,7 @@
 //! The agent: its definitions, the tools it is offered, its prompt, and the
-//! loop that runs one job (DESIGN §3.7). The loop speaks to whatever runs it
-//! through [`Host`], in types of its own; it knows nothing of jobs, stores or
-//! the review.
+//! loop that runs one job (docs/architecture.md#the-agent-loop). The loop
+//! speaks to whatever runs it through [`Host`], in types of its own; it knows
+//! nothing of jobs, stores or the review.
 
 mod calls;
 mod definition;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::AgentDefinition;
 use crate::providers::conversation::Message;
 
-/// A block of context the user pinned for the agent (seed §4 `context_rows`).
+/// A block of context the user pinned for the agent (a run's `context_rows`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ContextRow {
     /// Its id, e.g. `ctx_1`.

@@ -22,7 +22,7 @@ use super::toolset::{self, CLARIFY_USER, PROPOSE_EDITS};
 use crate::providers::conversation::{Message, StepRequest, ToolChoice, ToolResult};
 use crate::providers::{Notice, Provider, ProviderErrorKind, Step, StopReason};
 
-/// The answer the model gets when the user skips a question (seed §21).
+/// The answer the model gets when the user skips a question.
 pub const NO_USER_ANSWER: &str = "no_user_answer";
 
 /// Share of a budget at which the model is told to wrap up.
@@ -401,7 +401,7 @@ fn estimate(request: &StepRequest) -> u64 {
     (serde_json::to_string(&request.messages).map_or(0, |s| s.len()) / 4) as u64
 }
 
-/// The seed's §11 stop reason of a step.
+/// Why a step stopped, as `model.step` events name it.
 fn stop_reason(step: &Step) -> &'static str {
     if step.error.is_some() {
         "error"

@@ -13,7 +13,7 @@ use crate::edits::ProposedEdit;
 use crate::hunks::DiffBundle;
 use crate::providers::conversation::Message;
 
-/// A question the agent asked (seed §21).
+/// A question the agent asked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Question {
     /// Its id, `q_<n>`.
@@ -126,7 +126,7 @@ pub struct Proposal {
     pub summary: Option<String>,
 }
 
-/// Why the local provider gave way to the remote one (seed §12).
+/// Why the local provider gave way to the remote one (`hybrid_auto`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum FallbackReason {

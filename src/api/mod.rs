@@ -1,6 +1,6 @@
 //! The command router: every user-facing operation once, as a typed request
-//! and response (seed §4, §27). The HTTP server ([`http`]) and the desktop
-//! shell ([`local`], the same routes in-process) are thin doors onto it.
+//! and response (docs/http-api.md#routes). The HTTP server ([`http`]) and the
+//! desktop shell ([`local`], the same routes in-process) are thin doors onto it.
 
 pub mod http;
 pub mod local;

@@ -1,4 +1,4 @@
-//! The requests and answers of the operations (seed §4 and Redline's own),
+//! The requests and answers of the operations (docs/http-api.md#routes),
 //! as the HTTP routes and the desktop shell carry them; the UI's TypeScript
 //! is generated from them.
 
@@ -36,7 +36,7 @@ pub struct CreateSession {
     pub agent_id: Option<String>,
 }
 
-/// A new session (seed §4).
+/// A new session.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct SessionCreated {
     /// Its id.
@@ -47,7 +47,7 @@ pub struct SessionCreated {
     pub created_at: String,
 }
 
-/// A started job (seed §4).
+/// A started job.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct JobStarted {
     /// Its id.
@@ -56,7 +56,7 @@ pub struct JobStarted {
     pub status: JobStatus,
 }
 
-/// `POST /api/agent/jobs/<id>/clarify` (seed §4). A missing or empty answer,
+/// `POST /api/agent/jobs/<id>/clarify`. A missing or empty answer,
 /// or `skip: true`, skips the question.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Clarify {
@@ -72,7 +72,7 @@ pub struct Clarify {
     pub skip: bool,
 }
 
-/// `POST /api/agent/apply` (seed §4).
+/// `POST /api/agent/apply`.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Apply {
     /// The session.
@@ -108,7 +108,7 @@ pub enum AlsoAccept {
     NotRejected,
 }
 
-/// What apply did (seed §4).
+/// What apply did.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Applied {
     /// `completed`, or `conflict` when a file changed on disk.
@@ -119,7 +119,7 @@ pub struct Applied {
     pub written: usize,
 }
 
-/// `POST /api/agent/checkpoints/<id>/rollback` (seed §27).
+/// `POST /api/agent/checkpoints/<id>/rollback`.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Rollback {
     /// `hard_all` or `scoped_selected`.

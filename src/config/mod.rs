@@ -1,8 +1,8 @@
 //! Configuration: limits and locations.
 //!
 //! Values come from three layers, each overriding the one before: the built-in
-//! defaults (the seed's §1), a TOML file, and `REDLINE_*` environment
-//! variables. Every limit can be set by name in the environment, for example
+//! defaults (docs/configuration.md#limits), a TOML file, and `REDLINE_*`
+//! environment variables. Every limit can be set by name in the environment, for example
 //! `REDLINE_MAX_SEARCH_RESULTS_CAP=30` sets `limits.max_search_results_cap`.
 //!
 //! The TOML file is `$REDLINE_CONFIG` when set, else `config.toml` in the
@@ -57,7 +57,7 @@ impl Default for HttpSettings {
     }
 }
 
-/// Every tunable limit of the engine, with the seed's §1 defaults.
+/// Every tunable limit of the engine, with its default.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 #[serde(deny_unknown_fields)]
@@ -148,7 +148,7 @@ impl Default for Limits {
     }
 }
 
-/// Which model backend runs jobs (seed §12).
+/// Which model backend runs jobs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentMode {
@@ -228,7 +228,7 @@ impl ProviderSettings {
 }
 
 /// When `hybrid_auto` moves a job from the local to the remote provider
-/// (seed §12).
+/// (`[hybrid]` in the configuration).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 #[serde(deny_unknown_fields)]
@@ -264,7 +264,7 @@ pub struct Price {
     pub output_per_mtok: f64,
 }
 
-/// An agent definition (seed 004): a named system prompt, the tools it may
+/// An agent definition: a named system prompt, the tools it may
 /// use, and optionally its own model. The configuration file's `[[agents]]`;
 /// the agent module adds the built-in `default` and the tool check.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -346,7 +346,7 @@ pub struct Config {
     /// Prices by model name (a trailing `*` matches a prefix), for cost
     /// estimates. Defaults cover a few common models; unknown ones cost 0.
     pub pricing: std::collections::BTreeMap<String, Price>,
-    /// Agent definitions besides the built-in `default` (seed 004).
+    /// Agent definitions besides the built-in `default` (`[[agents]]`).
     pub agents: Vec<AgentDefinition>,
 }
 

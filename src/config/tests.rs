@@ -4,7 +4,7 @@
 use super::*;
 
 #[test]
-fn defaults_are_the_seed_values() {
+fn defaults_are_the_documented_values() {
     figment::Jail::expect_with(|_| {
         let limits = Config::load_from(None).unwrap().limits;
         assert_eq!(limits.max_tool_calls_per_job, 12);

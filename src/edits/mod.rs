@@ -49,7 +49,7 @@ impl Operation {
     }
 }
 
-/// One change a model proposes (seed §6).
+/// One change a model proposes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
 pub struct ProposedEdit {

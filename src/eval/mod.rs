@@ -1,8 +1,8 @@
-//! `redline eval`: the seed's eval plan (§16). A suite of tasks
+//! `redline eval` (docs/evals.md). A suite of tasks
 //! (`fixtures/evals/`, see [`task`]) runs through the real runtime, each
 //! job's hunks reviewed by an oracle derived from the task's checks
 //! ([`oracle`]) and applied, the checks then run on disk ([`checks`]); the
-//! §16 metrics come per task and per run ([`results`]), and a page compares
+//! metrics come per task and per run ([`results`]), and a page compares
 //! runs ([`report`]).
 
 pub mod checks;

@@ -1,6 +1,6 @@
 //! `redline eval report`: one self-contained page (no network, no script)
 //! comparing runs — success, latency and cost per run as plots drawn with
-//! `plotters` into inline SVG, the §16 summary per run, and the per-task
+//! `plotters` into inline SVG, the summary per run, and the per-task
 //! table.
 
 use std::fmt::Write as _;

@@ -1,4 +1,4 @@
-//! What an eval run measured (seed §16): per task, and summed up per run.
+//! What an eval run measured (docs/evals.md#what-it-reports): per task, and summed up per run.
 
 use serde::{Deserialize, Serialize};
 

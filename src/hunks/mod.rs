@@ -22,7 +22,7 @@ use crate::edits::{FileProposal, PlacedEdit};
 pub use file_ops::{FileOpHunk, file_op_hunks};
 use triage::{Pattern, RiskFlag};
 
-/// Size limits of one hunk (seed §23).
+/// Size limits of one hunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HunkLimits {
     /// Most changed lines (removed plus added) in a hunk. Default 80.
@@ -112,7 +112,7 @@ pub struct Relocation {
     pub to_line: usize,
 }
 
-/// Everything a proposal changes (seed §6).
+/// Everything a proposal changes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct DiffBundle {
     /// The job that proposed it, once there is one.

@@ -1,4 +1,4 @@
-//! Sessions, jobs and their event logs (DESIGN §3.9), and the runtime that
+//! Sessions, jobs and their event logs, and the runtime that
 //! runs jobs in the background: the layer that implements the agent's
 //! [`Host`](crate::agent::Host) over the workspace and the store.
 

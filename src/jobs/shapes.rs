@@ -1,4 +1,4 @@
-//! Sessions, jobs and events as the API shows them (seed §3, §4, §9).
+//! Sessions, jobs and events as the API shows them (docs/http-api.md).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -9,7 +9,7 @@ use crate::hunks::DiffBundle;
 
 use super::events::JobEvent;
 
-/// Where a job is (DESIGN §3.9).
+/// Where a job is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum JobStatus {
@@ -55,7 +55,7 @@ impl JobStatus {
     }
 }
 
-/// A conversation with an agent (seed §3, seed 004).
+/// A conversation with an agent.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Session {
     /// Its id, `sess_<n>`.
@@ -100,7 +100,7 @@ pub struct JobError {
     pub message: String,
 }
 
-/// One run of an agent on one instruction (seed §3).
+/// One run of an agent on one instruction.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Job {
     /// Its id, `job_<n>`.
@@ -148,7 +148,7 @@ pub struct Job {
     /// What it used.
     #[serde(default)]
     pub usage: JobUsage,
-    /// The job this one re-runs after a conflict (seed §22).
+    /// The job this one re-runs after a conflict.
     #[serde(default)]
     pub rerun_of: Option<String>,
     /// Tool-call budget it ran with.
@@ -192,7 +192,7 @@ impl Job {
     }
 }
 
-/// One event of a job's log (seed §9).
+/// One event of a job's log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Event {
     /// Its place in the log, from 0, without gaps.
@@ -216,7 +216,7 @@ impl Event {
     }
 }
 
-/// The answer of the events endpoint (seed §4).
+/// The answer of the events endpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EventPage {
     /// The job.
@@ -362,7 +362,7 @@ pub struct DecidedMany {
     pub hidden_user_text: Vec<String>,
 }
 
-/// A request to run an agent (seed §4 `POST /api/agent/run`).
+/// A request to run an agent (`POST /api/agent/run`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct RunRequest {
     /// The session.
@@ -379,7 +379,7 @@ pub struct RunRequest {
     pub tool_config: ToolConfig,
 }
 
-/// Per-run limits (seed §4 `tool_config`).
+/// Per-run limits (a run's `tool_config`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolConfig {
     /// Tool calls allowed; default `limits.max_tool_calls_per_job`.

@@ -1,4 +1,4 @@
-//! Model providers, normalised (seed §11, §14, §15).
+//! Model providers, normalised (docs/architecture.md#providers).
 //!
 //! Each wire format has a pure, synchronous decoder that turns one server-sent
 //! event into [`StreamEvent`]s; a [`StepBuilder`] folds those into one [`Step`]:
@@ -287,7 +287,7 @@ pub enum Notice {
     },
 }
 
-/// A model backend (seed §11). Adapters implement it; the agent loop sees
+/// A model backend. Adapters implement it; the agent loop sees
 /// only [`Step`]s.
 pub trait Provider: Send + Sync {
     /// The name events record for it (`openai`, `anthropic`, `local`, …).

@@ -529,7 +529,7 @@ impl FileReview {
     }
 
     /// The entry's change as a unified diff of the lines it replaced into its
-    /// lines now, at its place (the seed's `forward_patch`); reversed, the
+    /// lines now, at its place (its `forward_patch`); reversed, the
     /// `reverse_patch`. `None` for an entry with no place in the buffer.
     pub fn patch(&self, i: usize, reverse: bool) -> Option<String> {
         let span = self.span_of(i)?;

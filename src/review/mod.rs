@@ -1,5 +1,5 @@
-//! Review: working buffers and the change log (seed §7, §19, §20), on
-//! visibility (DESIGN §3.5, "Decisions as visibility").
+//! Review: working buffers and the change log, on decisions as visibility
+//! (docs/architecture.md#the-change-model).
 //!
 //! A file under review is a sequence of pieces, each inserted by one change
 //! — its base, a hunk of a job, an edit of the user's — and possibly deleted

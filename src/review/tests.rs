@@ -255,7 +255,8 @@ fn a_stale_proposal_is_refused() {
 }
 
 // ---------------------------------------------------------------------------
-// The invariants of DESIGN §3.5, over random files, proposals and decisions.
+// The review's invariants (docs/architecture.md#the-invariants), over random
+// files, proposals and decisions.
 // Every generator builds a valid case: none is filtered out.
 
 /// A random base and a random proposal made from it, with mixed endings.

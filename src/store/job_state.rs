@@ -230,7 +230,7 @@ impl Store {
         .collect()
     }
 
-    /// Lifecycle GC (seed §25): purges completed, failed and cancelled jobs
+    /// Lifecycle GC: purges completed, failed and cancelled jobs
     /// older than the TTL (`now_secs` is the current Unix time) or beyond a
     /// session's job limit, then whole sessions beyond the session limit whose
     /// jobs are all purgeable. Jobs waiting for the user or with a review

@@ -33,7 +33,7 @@ impl ReviewProgress {
     }
 }
 
-/// What apply did to one file (seed §4).
+/// What apply did to one file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct AppliedFile {
     /// The file.

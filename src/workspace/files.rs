@@ -527,7 +527,7 @@ impl Workspace {
     }
 
     /// Replaces the working buffer of `path` with `new_text`, recording each
-    /// changed block as a `user` entry of its log (seed §20). A file not under
+    /// changed block as a `user` entry of its log. A file not under
     /// review gets a buffer first (a new one if there is no file). With
     /// `base_hash`, the edit applies only to that buffer text: a buffer that
     /// changed meanwhile (a decision, a reload) refuses it. Returns the new

@@ -79,7 +79,7 @@ pub struct RunInfo {
     pub seen: Option<BTreeSet<String>>,
 }
 
-/// The three texts of a file at a checkpoint (seed §27).
+/// The three texts of a file at a checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ThreeWay {
     /// The file.

@@ -1,4 +1,4 @@
-//! What happens when another program changes a file (DESIGN §3.10): a
+//! What happens when another program changes a file: a
 //! clean buffer follows the disk; a buffer with unsaved edits or pending
 //! hunks keeps both versions as a conflict, which the user resolves by
 //! choosing one — the other goes into a checkpoint, so nothing is lost

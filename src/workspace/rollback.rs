@@ -1,4 +1,4 @@
-//! Rollback to a checkpoint (seed §27): hard (every file back as it was) or
+//! Rollback to a checkpoint: hard (every file back as it was) or
 //! scoped (only the listed hunks), each first checkpointed itself so it can
 //! be undone.
 
@@ -12,7 +12,7 @@ use crate::review::{Decision, Status};
 use crate::store::NewCheckpointFile;
 
 impl Workspace {
-    /// Rolls back to checkpoint `id` (seed §27). A checkpoint of the files it
+    /// Rolls back to checkpoint `id`. A checkpoint of the files it
     /// touches is taken first; its id in the report undoes the rollback.
     pub fn rollback(
         &mut self,

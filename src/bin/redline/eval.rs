@@ -1,5 +1,6 @@
 //! `redline eval`: runs a suite of eval tasks and prints a line per task and
-//! the §16 summary; `redline eval report` draws the comparison page.
+//! the summary of the metrics (docs/evals.md#what-it-reports); `redline eval
+//! report` draws the comparison page.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

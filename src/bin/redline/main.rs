@@ -103,7 +103,7 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
-    /// Run the eval suite (seed §16) and print the metrics; `eval report`
+    /// Run the eval suite and print its metrics; `eval report`
     /// draws a page comparing results.
     ///
     /// Each task runs through the real runtime in a copy of its folder; the

@@ -154,7 +154,7 @@ impl Runtime {
         Ok(resolved)
     }
 
-    /// Rolls back to checkpoint `id` (seed §27). Announces `rollback.completed`.
+    /// Rolls back to checkpoint `id`, hard or scoped. Announces `rollback.completed`.
     pub fn rollback(
         &self,
         id: &str,

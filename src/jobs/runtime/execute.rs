@@ -49,7 +49,7 @@ impl Runtime {
     }
 
     /// Re-runs a job's instruction on the current content, as a new job
-    /// linked to the old one (seed §22: after a conflict).
+    /// linked to the old one (after a conflict).
     pub fn rerun(&self, job_id: &str) -> Result<Job, RuntimeError> {
         let old = self.job(job_id)?;
         if !old.status.is_terminal() {

@@ -270,7 +270,7 @@ impl Runtime {
         Ok(())
     }
 
-    /// Runs lifecycle GC (seed §25). Runs on open and after each new job.
+    /// Runs lifecycle GC (the store's `gc`). Runs on open and after each new job.
     pub fn gc(&self) -> Result<(usize, usize), RuntimeError> {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -1,4 +1,4 @@
-//! Sessions (seed 004): create, read, rename, clear, delete.
+//! Sessions: create, read, rename, clear, delete.
 
 use super::Runtime;
 use crate::jobs::error::{RuntimeError, not_found};
@@ -60,7 +60,7 @@ impl Runtime {
         self.update_session(id, |s| s.name = (!name.is_empty()).then_some(name))
     }
 
-    /// Clears a session's chat and context, keeping its identity (seed 004).
+    /// Clears a session's chat and context, keeping its identity.
     pub fn clear_session(&self, id: &str) -> Result<Session, RuntimeError> {
         self.update_session(id, |s| {
             s.chat.clear();

@@ -95,7 +95,7 @@ export async function deleteSession() {
 }
 
 let rowCounter = 0;
-/** Adds a context row for the next run (pinned by default, like the seed's rows). */
+/** Adds a context row for the next run (pinned by default). */
 export function addContext(row: Omit<ContextRow, "id" | "pinned">) {
   rowCounter += 1;
   contextRows.value = [...contextRows.value, { ...row, id: `ctx_ui_${Date.now().toString(36)}_${rowCounter}`, pinned: true }];

@@ -2,7 +2,7 @@
 import type { AppliedFile } from "./AppliedFile";
 
 /**
- * What apply did (seed §4).
+ * What apply did.
  */
 export type Applied = {
 /**

@@ -2,7 +2,7 @@
 import type { AlsoAccept } from "./AlsoAccept";
 
 /**
- * `POST /api/agent/apply` (seed §4).
+ * `POST /api/agent/apply`.
  */
 export type Apply = {
 /**

@@ -4,7 +4,7 @@ import type { FileOpHunk } from "./FileOpHunk";
 import type { Pattern } from "./Pattern";
 
 /**
- * Everything a proposal changes (seed §6).
+ * Everything a proposal changes.
  */
 export type DiffBundle = {
 /**

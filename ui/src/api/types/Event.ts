@@ -3,7 +3,7 @@ import type { AgentEvent } from "./AgentEvent";
 import type { RuntimeEvent } from "./RuntimeEvent";
 
 /**
- * One event of a job's log (seed §9).
+ * One event of a job's log.
  */
 export type Event = {
 /**

@@ -3,7 +3,7 @@ import type { Event } from "./Event";
 import type { JobStatus } from "./JobStatus";
 
 /**
- * The answer of the events endpoint (seed §4).
+ * The answer of the events endpoint.
  */
 export type EventPage = {
 /**

@@ -8,7 +8,7 @@ import type { ProposedEdit } from "./ProposedEdit";
 import type { Question } from "./Question";
 
 /**
- * One run of an agent on one instruction (seed §3).
+ * One run of an agent on one instruction.
  */
 export type Job = {
 /**
@@ -80,7 +80,7 @@ error: JobError | null,
  */
 usage: JobUsage,
 /**
- * The job this one re-runs after a conflict (seed §22).
+ * The job this one re-runs after a conflict.
  */
 rerun_of: string | null,
 /**

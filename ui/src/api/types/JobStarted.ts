@@ -2,7 +2,7 @@
 import type { JobStatus } from "./JobStatus";
 
 /**
- * A started job (seed §4).
+ * A started job.
  */
 export type JobStarted = {
 /**

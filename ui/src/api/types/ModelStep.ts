@@ -18,7 +18,7 @@ model: string,
  */
 latency_ms: number,
 /**
- * The seed's §11 stop reason: `proposed_edits`, `needs_clarification`,
+ * Why the step stopped: `proposed_edits`, `needs_clarification`,
  * `needs_tools`, `done` or `error`.
  */
 stop_reason: string,

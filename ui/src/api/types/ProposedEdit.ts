@@ -2,7 +2,7 @@
 import type { Operation } from "./Operation";
 
 /**
- * One change a model proposes (seed §6).
+ * One change a model proposes.
  */
 export type ProposedEdit = {
 /**

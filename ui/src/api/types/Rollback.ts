@@ -2,7 +2,7 @@
 import type { RollbackMode } from "./RollbackMode";
 
 /**
- * `POST /api/agent/checkpoints/<id>/rollback` (seed §27).
+ * `POST /api/agent/checkpoints/<id>/rollback`.
  */
 export type Rollback = {
 /**

@@ -3,7 +3,7 @@ import type { ContextRow } from "./ContextRow";
 import type { ToolConfig } from "./ToolConfig";
 
 /**
- * A request to run an agent (seed §4 `POST /api/agent/run`).
+ * A request to run an agent (`POST /api/agent/run`).
  */
 export type RunRequest = {
 /**

@@ -3,7 +3,7 @@ import type { ChatMessage } from "./ChatMessage";
 import type { ContextRow } from "./ContextRow";
 
 /**
- * A conversation with an agent (seed §3, seed 004).
+ * A conversation with an agent.
  */
 export type Session = {
 /**
