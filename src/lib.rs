@@ -1,11 +1,19 @@
 //! Redline: the engine of a local-first sidecar for project-wide agent edits.
 //!
-//! The crate is the whole engine as a library, free of any UI toolkit: a
-//! [`project::Project`] is one folder with its file rules and path guard;
-//! [`tools`] are what the agent calls (search, read, list); [`config`] holds
-//! the limits; `testkit` (a feature) holds the scripted model and the
-//! generated vaults of tests and benchmarks. The `redline` binary is a thin
+//! The crate is the whole engine as a library, free of any UI toolkit. An
+//! embedder opens a folder as a [`Runtime`] (its jobs, review and
+//! checkpoints, under one [`Config`]), serves it through [`Api`], the one
+//! command router (over HTTP with [`api::http`], in-process with
+//! [`api::local`]), and starts a [`Watcher`] for other programs' writes; the
+//! desktop shell needs nothing else. The layers underneath (the project and
+//! its guard, the tools, edits, hunks, the review, the store, providers and
+//! the agent's loop; docs/architecture.md) are public only with the
+//! `internals` feature, which the crate's own tests, benchmarks, fuzz
+//! targets and command line turn on; `testkit` adds the scripted model and
+//! the generated vaults. The `redline` binary (the `cli` feature) is a thin
 //! command line over it.
+//!
+//! The agent's tools, reached through the internals:
 //!
 //! ```
 //! use redline::{config::Limits, project::Project, tools};
@@ -24,32 +32,51 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod agent;
+// The surface an embedder builds on: a folder opened as a `Runtime` (its
+// jobs, review and checkpoints, under one `Config`), served through `Api`,
+// the one command router (over HTTP with `api::http`, in-process with
+// `api::local`), with other programs' writes noticed by a `Watcher`.
+pub use api::{Api, ApiError};
+pub use config::{Config, ConfigError, Limits};
+pub use jobs::{Runtime, RuntimeError};
+pub use watch::{WatchError, Watcher};
+
+// The doors and what their requests and answers are made of.
 pub mod api;
 pub mod checkpoints;
 pub mod config;
-pub mod edits;
+pub mod instance;
+pub mod jobs;
+pub mod logging;
+pub mod mcp;
+pub mod settings;
+pub mod setup;
+pub mod watch;
+pub mod workspace;
+
+/// Declares the engine's inner layers: public with the `internals` feature
+/// (the crate's own tests, benchmarks, fuzz targets and command line reach
+/// into them), private to an embedder, who gets them only through the
+/// surface above.
+macro_rules! internal {
+    ($($module:ident),* $(,)?) => {$(
+        #[cfg(feature = "internals")]
+        pub mod $module;
+        #[cfg(not(feature = "internals"))]
+        #[allow(dead_code, unused_imports)]
+        mod $module;
+    )*};
+}
+
+internal!(
+    agent, edits, find, hunks, links, project, providers, review, store, tools
+);
+
 #[cfg(feature = "testkit")]
 pub mod eval;
 #[cfg(test)]
 mod explore;
-pub mod find;
-pub mod hunks;
-pub mod instance;
-pub mod jobs;
-pub mod links;
-pub mod logging;
 mod loopback;
-pub mod mcp;
 mod named_events;
-pub mod project;
-pub mod providers;
-pub mod review;
-pub mod settings;
-pub mod setup;
-pub mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;
-pub mod tools;
-pub mod watch;
-pub mod workspace;
