@@ -13,7 +13,7 @@ import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { api as get, browser, call, disk, replaceLine, root, serve, shot, waitFor as until } from "./support.mjs";
+import { api as get, browser, call, disk, docsShot, replaceLine, root, serve, shot, waitFor as until } from "./support.mjs";
 
 const PLAN = "Projects/Q3 Launch Plan.md";
 const SITE = "Projects/Website Redesign.md";
@@ -64,6 +64,10 @@ test("any hunk of stacked jobs is decided in any order; a dependent pair is show
   await page.getByTestId("review-count").filter({ hasText: /^4$/ }).waitFor();
   const [rename, date] = (await get(server, "/api/review")).jobs;
   const hunkIn = (group, path) => group.hunks.find((h) => h.path === path).hunk_id;
+  // Two stacked jobs on one line, the later built on the earlier: the
+  // README's picture (REDLINE_DOCS_IMAGES=1 retakes docs/images/review.png).
+  await open(SITE, hunkIn(rename, SITE));
+  await docsShot(page, "stacked-0-two-jobs", "review");
 
   // The rename of the plan, rejected under the pending date: no question,
   // no refusal; the date stays.

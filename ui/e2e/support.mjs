@@ -115,6 +115,18 @@ export async function shot(page, name) {
   await page.screenshot({ path: join(artifacts, `${name}.png`) });
 }
 
+/**
+ * Saves a screenshot of the step `name`, and, with `REDLINE_DOCS_IMAGES=1`,
+ * retakes the docs' picture `docs/images/<image>.png` from it.
+ */
+export async function docsShot(page, name, image) {
+  await shot(page, name);
+  if (process.env.REDLINE_DOCS_IMAGES === "1") {
+    mkdirSync(join(root, "docs/images"), { recursive: true });
+    await page.screenshot({ path: join(root, "docs/images", `${image}.png`) });
+  }
+}
+
 /** `method` `path` (with the JSON `body`) on the API `server` serves, with its token; the JSON answer. */
 export async function api(server, path, method = "GET", body = undefined) {
   const url = new URL(server.url);
