@@ -16,36 +16,48 @@ require_cargo() {
   fi
 }
 
-# apt_install PACKAGE COMMAND...: installs PACKAGE unless every COMMAND exists.
-apt_install() {
-  local package=$1 missing=0
-  shift
-  for cmd in "$@"; do command -v "$cmd" >/dev/null 2>&1 || missing=1; done
-  [ "$missing" = 0 ] && return 0
-  local sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
-      echo "Missing '$package' and not root (no sudo either): install it with apt-get." >&2
-      exit 1
-    fi
+# as_root COMMAND...: runs COMMAND as root, through sudo when not root.
+as_root() {
+  if [ "$(id -u)" = 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    echo "Missing system packages and not root (no sudo either): run as root: $*" >&2
+    exit 1
   fi
-  say "Installing system package: $package"
+}
+
+# apt_install_packages PACKAGE...: installs, in one apt-get call, those of
+# the Debian packages that are not installed yet (one call resolves and
+# unpacks them together: minutes faster than one call a package).
+apt_install_packages() {
+  local missing=() package
+  for package in "$@"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "Installing system packages: ${missing[*]}"
   if [ -z "${REDLINE_APT_UPDATED:-}" ]; then
-    $sudo apt-get update -qq
+    as_root apt-get update -qq
     export REDLINE_APT_UPDATED=1
   fi
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$package" >/dev/null
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# apt_install PACKAGE COMMAND...: installs PACKAGE unless every COMMAND exists.
+apt_install() {
+  local package=$1 cmd
+  shift
+  for cmd in "$@"; do
+    command -v "$cmd" >/dev/null 2>&1 || { apt_install_packages "$package"; return; }
+  done
 }
 
 # The engine links no system library (rustls with ring for HTTPS, zbus for
 # the keychain); building it needs only a C compiler, for ring's assembly.
 require_build_deps() {
   apt_install build-essential cc
-}
-
-# apt_install_always PACKAGE: installs PACKAGE (no command to check for).
-apt_install_always() {
-  apt_install "$1" "/nonexistent/$1"
 }
 
 # Node.js and npm for the UI (Debian's packages when the machine has none).
@@ -69,14 +81,39 @@ require_ui() {
 # The webview and window libraries the desktop app links (found by
 # pkg-config): WebKitGTK 4.1, GTK 3, libsoup 3, librsvg, and D-Bus (the
 # window toolkit's).
+DESKTOP_BUILD_PACKAGES=(build-essential make pkg-config libdbus-1-dev libwebkit2gtk-4.1-dev
+  libjavascriptcoregtk-4.1-dev libsoup-3.0-dev libgtk-3-dev librsvg2-dev)
+
 require_desktop_deps() {
-  require_build_deps
-  apt_install make make
-  apt_install pkg-config pkg-config
-  pkg-config --exists dbus-1 2>/dev/null || apt_install_always libdbus-1-dev
-  local lib
-  for lib in webkit2gtk-4.1:libwebkit2gtk-4.1-dev javascriptcoregtk-4.1:libjavascriptcoregtk-4.1-dev \
-    libsoup-3.0:libsoup-3.0-dev gtk+-3.0:libgtk-3-dev librsvg-2.0:librsvg2-dev; do
-    pkg-config --exists "${lib%%:*}" 2>/dev/null || apt_install_always "${lib#*:}"
+  apt_install_packages "${DESKTOP_BUILD_PACKAGES[@]}"
+}
+
+# Steps timed for the table at the end. A script run by another (scripts/test
+# runs scripts/browser-e2e) adds its steps to the caller's table through
+# the file named by REDLINE_STEP_LOG.
+STEP_TIMES=()
+
+# step NAME COMMAND...: runs COMMAND as one named, timed step.
+step() {
+  local name=$1 start=$SECONDS
+  shift
+  say "$name"
+  "$@"
+  local row="$((SECONDS - start))|$name"
+  if [ -n "${REDLINE_STEP_LOG:-}" ]; then echo "$row" >>"$REDLINE_STEP_LOG"; else STEP_TIMES+=("$row"); fi
+}
+
+# print_steps: the table of the steps run so far, with their times and total.
+print_steps() {
+  local rows=("${STEP_TIMES[@]}") row total=0
+  if [ -n "${REDLINE_STEP_LOG:-}" ] && [ -f "$REDLINE_STEP_LOG" ]; then
+    mapfile -t rows <"$REDLINE_STEP_LOG"
+  fi
+  [ ${#rows[@]} -eq 0 ] && return 0
+  printf '\n%8s  %s\n' "min:s" "step"
+  for row in "${rows[@]}"; do
+    printf '%5d:%02d  %s\n' $((${row%%|*} / 60)) $((${row%%|*} % 60)) "${row#*|}"
+    total=$((total + ${row%%|*}))
   done
+  printf '%5d:%02d  %s\n' $((total / 60)) $((total % 60)) "all steps"
 }
