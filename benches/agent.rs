@@ -1,15 +1,14 @@
 //! Agent loop benchmark: the loop's own overhead per tool step against a
-//! scripted model over real HTTP, and resident memory with the seed's §25
-//! lifecycle limits filled. Prints figures; asserts only that the work was done.
+//! scripted model over real HTTP, and resident memory with the lifecycle
+//! limits (docs/configuration.md#limits) filled. Prints figures; asserts
+//! only that the work was done.
 //!
-//! `cargo bench --bench agent`; `REDLINE_BENCH_STEPS=50` sets the steps per job.
-
-#[path = "../tests/support/agent.rs"]
-mod support;
+//! `cargo bench -- agent`; `REDLINE_BENCH_STEPS=50` sets the steps per job.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use redline::agent::AgentEvent;
 use redline::agent::events::ToolCallCompleted;
 use redline::config::Limits;
@@ -21,7 +20,6 @@ use redline::providers::{Protocol, Provider};
 use redline::store::Store;
 use redline::testkit::scripted::{ScriptedModel, Turn};
 use serde_json::json;
-use support::*;
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
@@ -118,7 +116,7 @@ async fn overhead(protocol: Protocol, steps: usize) {
     );
 }
 
-/// Fills a store with the seed's §25 limits: 25 sessions of 40 jobs of 3000
+/// Fills a store to the lifecycle limits: 25 sessions of 40 jobs of 3000
 /// events each (`REDLINE_BENCH_EVENTS` overrides the events per job).
 fn fill(data: &std::path::Path, root: &std::path::Path, events_per_job: usize) -> usize {
     let limits = Limits::default();
@@ -242,7 +240,7 @@ async fn memory() {
     );
 }
 
-fn main() {
+pub fn main() {
     let steps: usize = std::env::var("REDLINE_BENCH_STEPS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -7,15 +7,12 @@
 //! Asserts only correctness (every status code, every job's outcome, every
 //! applied file), never timings.
 //!
-//! `cargo bench --bench api`. Sizes: `REDLINE_BENCH_API_SESSIONS` (client
-//! sessions, default 24: with the probe's session, the 25 of the seed's §25
-//! limit), `REDLINE_BENCH_API_JOBS` (jobs per session per round, default 6),
+//! `cargo bench -- api`. Sizes: `REDLINE_BENCH_API_SESSIONS` (client
+//! sessions, default 24: with the probe's session, the lifecycle limit of
+//! 25), `REDLINE_BENCH_API_JOBS` (jobs per session per round, default 6),
 //! `REDLINE_BENCH_API_READERS` (default 4), `REDLINE_BENCH_API_PROBES`
 //! (answered questions per probe run, default 50), `REDLINE_BENCH_API_ROUNDS`
 //! (default 2); `REDLINE_BENCH_API_LOG=redline=warn` shows the runtime's logs.
-
-#[path = "../tests/support/agent.rs"]
-mod support;
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
@@ -35,6 +32,8 @@ use redline::providers::{Notice, Protocol, Provider, ProviderError, Step};
 use redline::testkit::scripted::Turn;
 use reqwest::{Client, Method};
 use serde_json::{Value, json};
+
+use crate::support;
 
 // Route classes, as the table prints them.
 const CREATE_SESSION: &str = "POST /sessions";
@@ -101,7 +100,7 @@ impl Sizes {
             probes: env_or("REDLINE_BENCH_API_PROBES", 50),
             rounds: env_or("REDLINE_BENCH_API_ROUNDS", 2),
         };
-        // Within the seed's §25 limits, so lifecycle GC never removes a
+        // Within the lifecycle limits, so lifecycle GC never removes a
         // session or job a client still uses: the probe takes one session
         // (a job per round and one more), and every client session runs
         // every round's jobs.
@@ -979,7 +978,7 @@ Figures: per route, each request's time from send to its last body byte, at the 
     );
 }
 
-fn main() {
+pub fn main() {
     // The runtime logs what it cannot report otherwise (an event it could not
     // store, say); `REDLINE_BENCH_API_LOG=redline=warn` shows it on stderr.
     if let Ok(filter) = std::env::var("REDLINE_BENCH_API_LOG") {

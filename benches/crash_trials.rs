@@ -10,7 +10,7 @@
 //! job's checkpoint and saving brings every note back to its first bytes. Prints the
 //! counts (each must be 0), where the kills landed, and the time taken.
 //!
-//! `cargo bench --bench crash_trials`; `REDLINE_CRASH_TRIALS` (default 20),
+//! `cargo bench -- crash_trials`; `REDLINE_CRASH_TRIALS` (default 20),
 //! `REDLINE_CRASH_NOTES` (default 300), `REDLINE_CRASH_PARALLEL` (trials at
 //! once, default 2), `REDLINE_CRASH_SEED`. The first trial runs to the end
 //! unkilled: it checks the run itself and times it, and the kills fall
@@ -398,7 +398,7 @@ async fn trial(notes: usize, kill_after: Option<Duration>) -> (Outcome, Duration
     (outcome, took)
 }
 
-fn main() {
+pub fn main() {
     let trials = env("REDLINE_CRASH_TRIALS", 20) as usize;
     let notes = env("REDLINE_CRASH_NOTES", 300) as usize;
     let parallel = env("REDLINE_CRASH_PARALLEL", 2).max(1) as usize;

@@ -10,7 +10,7 @@ use std::time::Instant;
 use redline::config::Config;
 use redline::eval::{self, Runner};
 
-fn main() {
+pub fn main() {
     // SAFETY: set before any thread starts.
     unsafe { std::env::set_var("REDLINE_NO_KEYCHAIN", "1") };
     let tasks = eval::load_all(

@@ -8,7 +8,7 @@
 //! that name the note on the same folder; then the apply (the move and
 //! 2,000 notes saved).
 //!
-//! `cargo bench --bench moves`; `REDLINE_BENCH_NOTES=10000` picks another
+//! `cargo bench -- moves`; `REDLINE_BENCH_NOTES=10000` picks another
 //! size and `REDLINE_BENCH_RUNS=5` the runs (default 3).
 
 use std::path::Path;
@@ -70,7 +70,7 @@ fn best(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
     (0..runs).map(|_| f()).min().unwrap()
 }
 
-fn main() {
+pub fn main() {
     let n: usize = std::env::var("REDLINE_BENCH_NOTES")
         .ok()
         .and_then(|v| v.trim().parse().ok())

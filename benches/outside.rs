@@ -3,7 +3,7 @@
 //! for a `sed -i` over 1,000 notes, beside `git diff` computing the same
 //! change set on the same folder (the peer a terminal user would run).
 //!
-//! `cargo bench --bench outside`; `REDLINE_BENCH_SAMPLES=60` picks the
+//! `cargo bench -- outside`; `REDLINE_BENCH_SAMPLES=60` picks the
 //! one-file samples (default 40), `REDLINE_BENCH_NOTES=5000` the burst's
 //! size (default 1,000).
 
@@ -64,7 +64,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-fn main() {
+pub fn main() {
     // SAFETY: set before any thread starts.
     unsafe { std::env::set_var("REDLINE_NO_KEYCHAIN", "1") };
     let samples = env("REDLINE_BENCH_SAMPLES", 40);

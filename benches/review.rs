@@ -2,7 +2,7 @@
 //! `git diff --no-index` on the same pairs, checkpoint cost against folder
 //! size, and rollbacks. Prints figures; asserts only that the work was done.
 //!
-//! `cargo bench --bench review`; `REDLINE_BENCH_VAULTS=5000,40000` picks the
+//! `cargo bench -- review`; `REDLINE_BENCH_VAULTS=5000,40000` picks the
 //! vault sizes for the checkpoint figure.
 
 use std::path::Path;
@@ -445,7 +445,7 @@ fn rollbacks() {
     );
 }
 
-fn main() {
+pub fn main() {
     piece_log();
     job_of_5000();
     decisions();

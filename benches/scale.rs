@@ -7,7 +7,7 @@
 //! floors a save of that many files has: each file written with its own
 //! fsync and renamed, and all written, flushed once, renamed, folders flushed.
 //!
-//! `cargo bench --bench scale`; `REDLINE_BENCH_NOTES=500,5000` picks sizes.
+//! `cargo bench -- scale`; `REDLINE_BENCH_NOTES=500,5000` picks sizes.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -189,7 +189,7 @@ fn at(n: usize) {
     );
 }
 
-fn main() {
+pub fn main() {
     let sizes: Vec<usize> = std::env::var("REDLINE_BENCH_NOTES")
         .ok()
         .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())

@@ -7,12 +7,9 @@
 //! time to rank every path as a query is typed; then the resident memory of
 //! the whole `redline serve` with its index filled.
 //!
-//! `cargo bench --bench search` runs vaults of 5,000 and 40,000 notes;
+//! `cargo bench -- search` runs vaults of 5,000 and 40,000 notes;
 //! `REDLINE_BENCH_NOTES=2000,10000` picks other sizes and
 //! `REDLINE_BENCH_RUNS=9` the runs per measurement (default 5).
-
-#[path = "../tests/support/rg.rs"]
-mod rg;
 
 use std::time::{Duration, Instant};
 
@@ -21,6 +18,8 @@ use redline::find::paths;
 use redline::project::{Project, View};
 use redline::testkit::vaultgen::{self, VaultSpec};
 use redline::tools;
+
+use crate::rg;
 
 fn median(mut f: impl FnMut(), runs: usize) -> Duration {
     let mut times: Vec<Duration> = (0..runs)
@@ -114,7 +113,7 @@ fn quick_open(project: &Project, runs: usize) {
     }
 }
 
-fn main() {
+pub fn main() {
     if !rg::available() {
         return;
     }
