@@ -124,9 +124,15 @@ fn spawn_child(root: &Path, data: &Path, mode: &str, trial: usize) -> std::proce
         .env("REDLINE_CRASH_MODE", mode)
         .env("REDLINE_CRASH_TRIAL", trial.to_string())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(data.join("child.stderr")).unwrap())
         .spawn()
         .unwrap()
+}
+
+/// What the child of the last trial wrote to stderr: why it ended, when it
+/// ended before it was killed.
+fn child_stderr(data: &Path) -> String {
+    std::fs::read_to_string(data.join("child.stderr")).unwrap_or_default()
 }
 
 fn leftovers(root: &Path) -> usize {
@@ -298,7 +304,11 @@ fn sigkill_during_a_batch_apply_leaves_whole_notes_and_the_next_open_completes_i
         let mut child = spawn_child(&root, data.path(), "batch", trial);
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let ready = lines.any(|line| line.unwrap().ends_with("ready"));
-        assert!(ready, "trial {trial}: the child ended before its apply");
+        assert!(
+            ready,
+            "trial {trial}: the child ended before its apply: {}",
+            child_stderr(data.path())
+        );
         // A batch takes about 0.3 ms a note in a debug build: land anywhere in it.
         let batch_ms = (notes as u64 * 3).div_ceil(10);
         std::thread::sleep(Duration::from_millis(rng.random_range(0..batch_ms)));
@@ -439,6 +449,19 @@ fn moves_child(root: &Path, data: &Path) -> ! {
         .parse()
         .unwrap();
     let mut ws = open(root, data);
+    // A job killed before its decisions were stored is still pending, its
+    // moves staged in the working state (where the notes are not on disk):
+    // rejected, the working state is the disk again.
+    let pending: Vec<String> = ws
+        .review()
+        .files()
+        .flat_map(|f| f.entries().iter())
+        .filter(|e| e.status == Status::Pending)
+        .filter_map(|e| e.hunk_id.clone())
+        .collect();
+    if !pending.is_empty() {
+        ws.decide_many(&pending, Status::Rejected).unwrap();
+    }
     let under_review: Vec<String> = ws.review().files().map(|f| f.path.clone()).collect();
     for outcome in ws.save_many(&under_review, &mut |_| {}).unwrap() {
         outcome.unwrap();
@@ -501,7 +524,11 @@ fn sigkill_while_notes_move_leaves_each_in_one_place_whole_and_its_links_right()
         let mut child = spawn_child(&root, data.path(), "moves", trial);
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let ready = lines.any(|line| line.unwrap().ends_with("ready"));
-        assert!(ready, "trial {trial}: the child ended before its apply");
+        assert!(
+            ready,
+            "trial {trial}: the child ended before its apply: {}",
+            child_stderr(data.path())
+        );
         std::thread::sleep(Duration::from_millis(rng.random_range(0..400)));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();

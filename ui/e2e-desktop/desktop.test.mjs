@@ -19,7 +19,7 @@
 // under Xvfb:  xvfb-run -a node --test ui/e2e-desktop/desktop.test.mjs
 // Environment: REDLINE_DESKTOP_BIN, REDLINE_BIN, TAURI_DRIVER override the
 // binaries (default: target/debug/redline-desktop, target/debug/redline,
-// tools/bin/tauri-driver); REDLINE_E2E_KEEP=1 keeps the temporary folder.
+// ~/.cache/redline/tauri-driver-2.1.0/bin/tauri-driver); REDLINE_E2E_KEEP=1 keeps the temporary folder.
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -35,7 +35,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const TARGET = path.resolve(ROOT, process.env.CARGO_TARGET_DIR ?? "target");
 const APP = path.resolve(process.env.REDLINE_DESKTOP_BIN ?? path.join(TARGET, "debug/redline-desktop"));
 const REDLINE = path.resolve(process.env.REDLINE_BIN ?? path.join(TARGET, "debug/redline"));
-const DRIVER = path.resolve(process.env.TAURI_DRIVER ?? path.join(ROOT, "tools/bin/tauri-driver"));
+const CACHE = process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache");
+const DRIVER = path.resolve(process.env.TAURI_DRIVER ?? path.join(CACHE, "redline/tauri-driver-2.1.0/bin/tauri-driver"));
 const ARTIFACTS = path.join(ROOT, "ui/e2e-artifacts");
 const XWINDOW = path.join(path.dirname(fileURLToPath(import.meta.url)), "xwindow.py");
 
