@@ -84,6 +84,11 @@ require_ui() {
 DESKTOP_BUILD_PACKAGES=(build-essential make pkg-config libdbus-1-dev libwebkit2gtk-4.1-dev
   libjavascriptcoregtk-4.1-dev libsoup-3.0-dev libgtk-3-dev librsvg2-dev)
 
+# What driving the desktop window adds (scripts/desktop-e2e): WebKitWebDriver,
+# Xvfb, ImageMagick's `import` for a screenshot of the whole display, and
+# libXtst for ui/e2e-desktop/xwindow.py.
+DESKTOP_TEST_PACKAGES=(webkit2gtk-driver xvfb xauth imagemagick at-spi2-core dbus-x11 libxtst6)
+
 require_desktop_deps() {
   apt_install_packages "${DESKTOP_BUILD_PACKAGES[@]}"
 }
