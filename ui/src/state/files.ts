@@ -65,10 +65,20 @@ async function paged<P extends { snapshot: number; total: number }>(what: string
   }
 }
 
+/** The newest refresh of the tree: an older one that finds itself
+ * overtaken waits for it, so that whoever awaits a refresh sees the tree
+ * as the engine last listed it, not as it was before. */
+let latestRefresh: Promise<void> = Promise.resolve();
+
 /** Fetches the files with a working buffer again (their review state), and
  * the review's jobs and previews with them: a page at a time, taken in as
- * they come. */
-export async function refreshTree() {
+ * they come. Resolves once the newest refresh under way has been taken in. */
+export function refreshTree(): Promise<void> {
+  latestRefresh = listTree();
+  return latestRefresh;
+}
+
+async function listTree(): Promise<void> {
   const started = performance.now();
   const mine = ++refreshes;
   const answered = answers;
@@ -89,7 +99,7 @@ export async function refreshTree() {
     }, stale),
   ]);
   // A newer refresh is under way, and its answer wins.
-  if (stale()) return;
+  if (stale()) return latestRefresh;
   // An answer taken meanwhile may be newer than these pages: list again.
   if (answers !== answered) return refreshTree();
   if (review) {
@@ -101,7 +111,7 @@ export async function refreshTree() {
   // tasks, so that neither holds the page for long at 20,000 hunks. A
   // refresh started meanwhile brings newer rows, and they win.
   await new Promise((r) => setTimeout(r, 0));
-  if (stale()) return;
+  if (stale()) return latestRefresh;
   if (answers !== answered) return refreshTree();
   if (files && (entries.length !== tree.value.length || entries.some((e, i) => e !== tree.value[i]))) {
     tree.value = entries;
