@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::project::{PathError, Project};
 use crate::review::legacy::{LegacyEntry, LegacyFile};
-use crate::review::{FileReview, Origin, Review, StoredLog};
+use crate::review::{FileReview, Origin, Review, StagedOp, StoredLog};
 
 /// Why a checkpoint was taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -102,6 +102,11 @@ pub(crate) struct FileSnapshot {
     /// An attachment's bytes, stored as the checkpoint's blob as a text is.
     #[serde(skip)]
     pub bytes: Option<Vec<u8>>,
+    /// The move or deletion under review then, if any (its entry is in
+    /// `log`); whether it was carried out is settled against the disk when
+    /// it is restored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<StagedOp>,
 }
 
 impl FileSnapshot {
@@ -116,6 +121,9 @@ impl FileSnapshot {
                 // Its bytes are in the content store already.
                 return Ok(FileSnapshot {
                     binary: true,
+                    under_review: true,
+                    log: Some(file.to_stored()),
+                    op: file.op().cloned(),
                     ..FileSnapshot::of_text(None, Some(hash.to_owned()))
                 });
             }
@@ -130,6 +138,7 @@ impl FileSnapshot {
                 order: Vec::new(),
                 binary: false,
                 bytes: None,
+                op: file.op().cloned(),
             });
         }
         FileSnapshot::of_disk(project, path)
@@ -164,6 +173,7 @@ impl FileSnapshot {
             order: Vec::new(),
             binary: false,
             bytes: None,
+            op: None,
         }
     }
 

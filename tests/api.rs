@@ -1239,3 +1239,151 @@ async fn a_move_another_program_makes_is_a_move_and_a_review_moves_with_its_file
         .await;
     assert!(!dir.join("notes/alpha.md").exists());
 }
+
+/// Every file under `root` and its text.
+fn disk_of(root: &std::path::Path) -> std::collections::BTreeMap<String, String> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                files.insert(rel, std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// Saves every file the tree marks as holding what the disk does not, as
+/// the window's "save all" does.
+async fn save_dirty(door: &Door) -> usize {
+    let tree = door.get("/api/files?prefix=&changed=true").await;
+    let dirty: Vec<String> = tree
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["state"]["dirty"] == true)
+        .map(|e| e["path"].as_str().unwrap().to_owned())
+        .collect();
+    for path in &dirty {
+        door.post("/api/files/save", json!({ "path": path })).await;
+    }
+    dirty.len()
+}
+
+/// Accepts and applies every hunk of `job`.
+async fn apply_all(door: &Door, job: &Value) {
+    let bundle = &job["diff_bundle"];
+    let listed = |v: &Value| v.as_array().cloned().unwrap_or_default();
+    let mut all: Vec<Value> = listed(&bundle["file_ops"])
+        .iter()
+        .map(|o| o["hunk_id"].clone())
+        .collect();
+    for file in listed(&bundle["files"]) {
+        all.extend(listed(&file["hunks"]).iter().map(|h| h["hunk_id"].clone()));
+    }
+    assert!(!all.is_empty(), "{job}");
+    let applied = door
+        .post(
+            "/api/agent/apply",
+            json!({ "session_id": job["session_id"], "job_id": job["job_id"], "accepted_hunk_ids": all }),
+        )
+        .await;
+    assert_eq!(applied["status"], "completed", "{applied}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rollbacks_after_and_of_renames_and_deletions_write_only_at_a_save_and_break_no_link() {
+    let linked = |dir: &std::path::Path| {
+        twelve_notes(dir);
+        std::fs::write(dir.join("index.md"), "- [[n00]]\n- [[n01]]\n").unwrap();
+    };
+    let turns = vec![Turn::call(
+        "propose_edits",
+        json!({ "edits": [{ "file_path": "notes/n00.md", "operation": "replace", "start_line": 3,
+                            "end_line": 3, "new_text": "See [[Atlas]] for much more.", "old_text": null }],
+                "summary": "More." }),
+    )];
+    let h = harness_on(linked, Protocol::OpenAiChat, turns, |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let root = h.vault.path();
+    let original = disk_of(root);
+
+    // Run 1 edits the note; then the user renames it from the tree (its
+    // link in index.md follows), and both are applied.
+    let (_, job) = door.start("Say more").await;
+    door.until(&job, "awaiting_review").await;
+    let run_1 = door.get(&format!("/api/agent/jobs/{job}")).await;
+    apply_all(&door, &run_1).await;
+    let renamed = door
+        .post(
+            "/api/files/op",
+            json!({ "path": "notes/n00.md", "op": { "kind": "move", "to": "archive/First.md" } }),
+        )
+        .await;
+    apply_all(&door, &renamed).await;
+    let after = disk_of(root);
+    assert_eq!(after["index.md"], "- [[First]]\n- [[n01]]\n");
+
+    // Rolled back: nothing on disk moves until the save, and then the note
+    // and its link are back together.
+    let checkpoint = run_1["checkpoint_id"].as_str().unwrap();
+    let report = door
+        .post(
+            &format!("/api/agent/checkpoints/{checkpoint}/rollback"),
+            json!({ "mode": "hard_all" }),
+        )
+        .await;
+    assert_eq!(disk_of(root), after, "a rollback writes nothing: {report}");
+    assert!(save_dirty(&door).await > 0);
+    assert_eq!(disk_of(root), original, "no link dangles");
+
+    // Undone, and saved: the rename and the edit are back, paths included.
+    let undo = report["undo_checkpoint_id"].as_str().unwrap();
+    door.post(
+        &format!("/api/agent/checkpoints/{undo}/rollback"),
+        json!({ "mode": "hard_all" }),
+    )
+    .await;
+    assert_eq!(disk_of(root), original, "an undo writes nothing either");
+    save_dirty(&door).await;
+    assert_eq!(disk_of(root), after);
+
+    // A deletion rolled back: the note comes back at the save, whole.
+    let deleted = door
+        .post(
+            "/api/files/op",
+            json!({ "path": "notes/n01.md", "op": { "kind": "delete" } }),
+        )
+        .await;
+    apply_all(&door, &deleted).await;
+    let gone = disk_of(root);
+    assert!(!gone.contains_key("notes/n01.md"));
+    let deletion = door
+        .get(&format!(
+            "/api/agent/jobs/{}",
+            deleted["job_id"].as_str().unwrap()
+        ))
+        .await;
+    let checkpoint = deletion["checkpoint_id"].as_str().unwrap();
+    door.post(
+        &format!("/api/agent/checkpoints/{checkpoint}/rollback"),
+        json!({ "mode": "hard_all" }),
+    )
+    .await;
+    assert_eq!(disk_of(root), gone, "a rollback writes nothing");
+    save_dirty(&door).await;
+    assert_eq!(
+        disk_of(root),
+        after,
+        "the deleted note is back, its link resolves again"
+    );
+}

@@ -690,12 +690,16 @@ fn a_deleted_attachment_comes_back_from_the_content_store() {
         )
         .unwrap();
     assert_eq!(rolled.files[0].status, "restored", "{:?}", rolled.files);
+    assert!(
+        bytes(root, CHART).is_none(),
+        "nothing is written before a save"
+    );
+    ws.save(CHART).unwrap();
     assert_eq!(
         bytes(root, CHART).as_deref(),
         Some(PNG),
         "rolled back whole"
     );
-    assert!(ws.review().file(CHART).is_none(), "nothing left to review");
 }
 
 #[test]
@@ -723,5 +727,169 @@ fn applying_links_without_their_move_applies_the_move_too() {
         read(root, "Daily/Monday.md")
             .unwrap()
             .contains("[[Website 2027]]")
+    );
+}
+
+/// Every file under `root` and its bytes.
+fn disk(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                files.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// Saves every file under review.
+fn save_all(ws: &mut Workspace) {
+    let paths: Vec<String> = ws.review().files().map(|f| f.path.clone()).collect();
+    for path in paths {
+        ws.save(&path).unwrap();
+    }
+}
+
+/// Applies every hunk of `bundle`.
+fn accept_all(ws: &mut Workspace, bundle: &DiffBundle) {
+    let all: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    ws.apply(bundle, &all, &mut |_| {}).unwrap();
+}
+
+/// A run that changes the line `Ship it.` of the note at `path`.
+fn edit_goal(ws: &mut Workspace, job: &str, path: &str) -> (String, DiffBundle) {
+    let mut edit = op("e_1", path, Operation::Replace, None);
+    edit.start_line = 8;
+    edit.new_text = "Ship it in 2027.".into();
+    let (checkpoint, bundle) = ws
+        .propose(&run(job), &[edit], &HunkLimits::default())
+        .unwrap();
+    (checkpoint.checkpoint_id, bundle)
+}
+
+#[test]
+fn a_hard_rollback_after_a_rename_writes_nothing_until_a_save_and_keeps_every_link() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let original = disk(root);
+    let mut ws = open(root, data.path());
+    // Run 1 changes a line; then the note is renamed (its links follow),
+    // and both are saved.
+    let (run_1, edit) = edit_goal(&mut ws, "job_1", TARGET);
+    accept_all(&mut ws, &edit);
+    let renamed = propose_move(&mut ws);
+    accept_all(&mut ws, &renamed);
+    let before = disk(root);
+    assert!(before.contains_key(MOVED) && !before.contains_key(TARGET));
+    assert!(String::from_utf8_lossy(&before["Daily/Monday.md"]).contains("[[Website 2027]]"));
+
+    let report = ws
+        .rollback(&run_1, redline::checkpoints::RollbackMode::HardAll, &[])
+        .unwrap();
+    assert!(
+        report.files.iter().all(|f| f.status != "kept"),
+        "{report:?}"
+    );
+    assert_eq!(
+        disk(root),
+        before,
+        "a rollback writes nothing before a save"
+    );
+    // The working state shows the note back at its path, its links with it.
+    assert!(ws.file_content(TARGET).unwrap().text.contains("Ship it.\n"));
+    for follower in &renamed.file_ops[0].followers {
+        assert_eq!(status(&ws, follower), Status::Rejected, "{follower}");
+    }
+    // Stored as rolled back: a restart keeps it.
+    drop(ws);
+    let mut ws = open(root, data.path());
+    assert_eq!(disk(root), before);
+    save_all(&mut ws);
+    assert_eq!(
+        disk(root),
+        original,
+        "the note and its links are back together"
+    );
+
+    // Undone: again nothing moves before a save, then all of it is back.
+    ws.rollback(
+        &report.undo_checkpoint_id,
+        redline::checkpoints::RollbackMode::HardAll,
+        &[],
+    )
+    .unwrap();
+    assert_eq!(disk(root), original, "an undo writes nothing before a save");
+    save_all(&mut ws);
+    assert_eq!(
+        disk(root),
+        before,
+        "undoing the rollback restores paths too"
+    );
+}
+
+#[test]
+fn a_hard_rollback_of_a_rename_edited_since_writes_nothing_until_a_save() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let original = disk(root);
+    let mut ws = open(root, data.path());
+    // Run 1 is the agent's rename; run 2 edits the note at its new path.
+    let (run_1, renamed) = ws
+        .propose(
+            &run("job_1"),
+            &[op("e_1", TARGET, Operation::Move, Some(MOVED))],
+            &HunkLimits::default(),
+        )
+        .unwrap();
+    accept_all(&mut ws, &renamed);
+    let (_, edit) = edit_goal(&mut ws, "job_2", MOVED);
+    accept_all(&mut ws, &edit);
+    let before = disk(root);
+    assert!(String::from_utf8_lossy(&before[MOVED]).contains("Ship it in 2027."));
+
+    let report = ws
+        .rollback(
+            &run_1.checkpoint_id,
+            redline::checkpoints::RollbackMode::HardAll,
+            &[],
+        )
+        .unwrap();
+    assert!(
+        report.files.iter().all(|f| f.status != "kept"),
+        "{report:?}"
+    );
+    assert_eq!(
+        disk(root),
+        before,
+        "a rollback writes nothing before a save"
+    );
+    assert!(ws.file_content(TARGET).unwrap().text.contains("Ship it.\n"));
+    save_all(&mut ws);
+    assert_eq!(disk(root), original);
+
+    ws.rollback(
+        &report.undo_checkpoint_id,
+        redline::checkpoints::RollbackMode::HardAll,
+        &[],
+    )
+    .unwrap();
+    assert_eq!(disk(root), original, "an undo writes nothing before a save");
+    save_all(&mut ws);
+    assert_eq!(
+        disk(root),
+        before,
+        "undoing the rollback restores paths too"
     );
 }

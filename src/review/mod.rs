@@ -428,10 +428,10 @@ impl Review {
             if let Some(hunk) = &entry.hunk_id {
                 self.hunks.insert(hunk.clone(), file.path.clone());
                 for moved in &entry.follows {
-                    self.followers
-                        .entry(moved.clone())
-                        .or_default()
-                        .push(hunk.clone());
+                    let list = self.followers.entry(moved.clone()).or_default();
+                    if !list.contains(hunk) {
+                        list.push(hunk.clone());
+                    }
                 }
             }
         }
@@ -444,10 +444,17 @@ impl Review {
     /// Takes a file out of review.
     pub(crate) fn remove_file(&mut self, path: &str) -> Option<FileReview> {
         let file = self.files.remove(path)?;
-        for hunk in file.entries().iter().filter_map(|e| e.hunk_id.as_ref()) {
+        // Its hunks' followers are other files' entries, and stay listed: a
+        // move restored from a checkpoint leads them again.
+        for entry in file.entries() {
+            let Some(hunk) = &entry.hunk_id else { continue };
             self.hunks.remove(hunk);
             self.undo.remove(hunk);
-            self.followers.remove(hunk);
+            for moved in &entry.follows {
+                if let Some(list) = self.followers.get_mut(moved) {
+                    list.retain(|h| h != hunk);
+                }
+            }
         }
         if let Some(to) = file.op().and_then(|op| op.op.target()) {
             self.moved_to.remove(to);

@@ -230,6 +230,64 @@ impl Review {
         }
     }
 
+    /// Puts `file`, a state restored from a checkpoint (with the move or
+    /// deletion it had then, if any), under review in place of the file at
+    /// its path and of `holder`, the file under review that holds it now
+    /// when that is another (a settled move took it elsewhere). Nothing
+    /// moves on disk: the file keeps where the disk has it now, `at`
+    /// (`None`: nowhere). Its own operation counts as carried out where the
+    /// disk agrees; a file the disk has at another path, or an attachment
+    /// (`binary`, its `sha256:`) the disk does not have, gets a move or
+    /// deletion of its own, rejected and marked carried out, so that the
+    /// next save takes it back (see `docs/architecture.md#the-change-model`).
+    pub(crate) fn put_back(
+        &mut self,
+        mut file: FileReview,
+        holder: Option<&str>,
+        at: Option<&str>,
+        binary: Option<&str>,
+        job_id: Option<&str>,
+    ) {
+        if let Some(holder) = holder
+            && holder != file.path
+        {
+            self.remove_file(holder);
+        }
+        if let Some(op) = &mut file.op {
+            op.done = match op.op.target() {
+                Some(to) => at == Some(to),
+                None => at.is_none(),
+            };
+        } else {
+            let back = match at {
+                Some(at) if at != file.path => Some(FileOp::Move { to: at.to_owned() }),
+                None if binary.is_some() => Some(FileOp::Delete),
+                _ => None,
+            };
+            if let Some(op) = back {
+                let entry = Entry {
+                    id: self.next_id(),
+                    origin: Origin::Agent,
+                    job_id: job_id.map(str::to_owned),
+                    hunk_id: None,
+                    status: Status::Rejected,
+                    file_hash_before: file.buffer_hash(),
+                    reason: Some("rolled back".to_owned()),
+                    follows: Vec::new(),
+                };
+                let at = file.entries().len();
+                file.record(vec![entry], Vec::new());
+                file.op = Some(StagedOp {
+                    op,
+                    entry: at,
+                    done: true,
+                    binary: binary.map(str::to_owned),
+                });
+            }
+        }
+        self.insert_file(file);
+    }
+
     /// The file under review that the working state shows at `path`: the
     /// file of that path, or one whose move to `path` counts.
     pub fn file_at(&self, path: &str) -> Option<&FileReview> {

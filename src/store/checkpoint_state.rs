@@ -427,6 +427,7 @@ mod tests {
                 order: Vec::new(),
                 binary: false,
                 bytes: None,
+                op: None,
             },
             proposed: None,
             hunk_ids: vec![format!("h_{path}")],

@@ -3,10 +3,9 @@
 //! working state shows its bytes where the move puts it, a save renames or
 //! removes it (or brings it back whole from the content store, where its
 //! bytes went when the proposal was staged), and a rollback puts those
-//! bytes back where they were.
+//! bytes back where they were at the next save.
 
 use super::{Workspace, WorkspaceError};
-use crate::checkpoints::{FileSnapshot, RolledBackFile};
 use crate::project::Overlay;
 use crate::review::FileReview;
 
@@ -75,41 +74,5 @@ impl Workspace {
         self.store
             .save_file(self.review.file(path).expect("under review"))?;
         Ok(())
-    }
-
-    /// Puts the attachment `snapshot` keeps back at `path` (a hard
-    /// rollback), once a move the run saved has been taken back: its bytes
-    /// written there if nothing is, and it leaves review. Bytes another
-    /// program put there are kept.
-    pub(super) fn restore_attachment(
-        &mut self,
-        path: &str,
-        snapshot: &FileSnapshot,
-    ) -> Result<RolledBackFile, WorkspaceError> {
-        let done = |status: &str, message| RolledBackFile::new(path, status, message);
-        let hash = snapshot.disk_hash.clone().expect("an attachment's hash");
-        let on_disk = self.project.disk_hash(path)?;
-        let restored = match on_disk {
-            Some(now) if now == hash => None,
-            Some(_) => Some(done(
-                "kept",
-                Some("changed on disk by another program since; it is kept".into()),
-            )),
-            None => {
-                let bytes = match &snapshot.bytes {
-                    Some(bytes) => bytes.clone(),
-                    None => self.store.bytes(&hash)?,
-                };
-                match self.project.write_checked(path, &bytes, None) {
-                    Ok(_) => None,
-                    Err(e) => Some(done("kept", Some(format!("it could not be written: {e}")))),
-                }
-            }
-        };
-        if let Some(kept) = restored {
-            return Ok(kept);
-        }
-        self.review.remove_file(path);
-        Ok(done("restored", None))
     }
 }

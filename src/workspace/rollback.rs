@@ -1,15 +1,32 @@
 //! Rollback to a checkpoint: hard (every file back as it was) or
 //! scoped (only the listed hunks), each first checkpointed itself so it can
-//! be undone.
+//! be undone. A rollback changes the working state only, moves and
+//! deletions included: the disk changes at the next save, as after any
+//! decision (see `docs/architecture.md#checkpoints-and-rollback`).
+
+use std::collections::BTreeSet;
 
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{
-    CheckpointKind, FileSnapshot, RollbackMode, RollbackReport, RolledBackFile,
+    Checkpoint, CheckpointKind, FileSnapshot, RollbackMode, RollbackReport, RolledBackFile,
     edited_since_created,
 };
 use crate::project::PathError;
-use crate::review::{Decision, Status};
+use crate::review::{Decision, FileReview, Status};
 use crate::store::NewCheckpointFile;
+
+/// Where a file of a checkpoint is under review now.
+struct Holder {
+    /// Its path in review: the checkpoint's, or the one a settled move of
+    /// it took it to.
+    key: String,
+    /// `sha256:` of what Redline last read or wrote on disk.
+    disk_hash: Option<String>,
+    /// Where the disk has it now; `None` when nowhere.
+    at: Option<String>,
+    /// Whether the user typed in it.
+    edited: bool,
+}
 
 impl Workspace {
     /// Rolls back to checkpoint `id`. A checkpoint of the files it
@@ -21,31 +38,147 @@ impl Workspace {
         hunk_ids: &[String],
     ) -> Result<RollbackReport, WorkspaceError> {
         let checkpoint = self.checkpoint(id)?;
-        let paths: Vec<String> = match mode {
-            RollbackMode::HardAll => checkpoint
+        match mode {
+            RollbackMode::HardAll => self.roll_back_whole(&checkpoint),
+            RollbackMode::ScopedSelected => self.roll_back_hunks(&checkpoint, hunk_ids),
+        }
+    }
+
+    /// Puts every file of `checkpoint` back as it was, dropping their later
+    /// changes; what depends on a dropped change in another file (the link
+    /// updates of a dropped move) is rejected with it.
+    fn roll_back_whole(
+        &mut self,
+        checkpoint: &Checkpoint,
+    ) -> Result<RollbackReport, WorkspaceError> {
+        let id = &checkpoint.checkpoint_id;
+        let mut snapshots = self.store.checkpoint_snapshots(id)?;
+        // Files that were there first: one a move took away is put back
+        // before the path it was moved to is looked at.
+        snapshots.sort_by_key(|(_, s, _)| s.text.is_none() && !s.binary);
+        let hunks_of = |path: &str| -> &[String] {
+            checkpoint
                 .affected_files
                 .iter()
-                .map(|f| f.file_path.clone())
-                .collect(),
-            RollbackMode::ScopedSelected => {
-                let mut paths = Vec::new();
-                for hunk in hunk_ids {
-                    let file = checkpoint
-                        .affected_files
-                        .iter()
-                        .find(|f| f.hunk_ids.contains(hunk))
-                        .ok_or_else(|| WorkspaceError::NotInCheckpoint {
-                            hunk_id: hunk.clone(),
-                            checkpoint_id: id.to_owned(),
-                        })?;
-                    if !paths.contains(&file.file_path) {
-                        paths.push(file.file_path.clone());
-                    }
-                }
-                paths
-            }
+                .find(|f| f.file_path == path)
+                .map_or(&[], |f| &f.hunk_ids)
         };
-        let undo_files = paths
+        let mut dropped = Vec::new();
+        let mut paths: Vec<String> = Vec::new();
+        for (path, snapshot, _) in &snapshots {
+            paths.push(path.clone());
+            let Some(holder) = self.holder(path, hunks_of(path)) else {
+                continue;
+            };
+            let file = self.review.file(&holder.key).expect("under review");
+            let kept: BTreeSet<&str> = snapshot
+                .log
+                .iter()
+                .flat_map(|log| &log.entries)
+                .filter_map(|e| e.hunk_id.as_deref())
+                .collect();
+            dropped.extend(
+                file.entries()
+                    .iter()
+                    .filter_map(|e| e.hunk_id.clone())
+                    .filter(|h| !kept.contains(h.as_str())),
+            );
+            paths.push(holder.key);
+        }
+        // What depends on a dropped change in another file goes with it.
+        let restoring: BTreeSet<String> = paths.iter().cloned().collect();
+        let mut carried = Vec::new();
+        for hunk in self.review.carried_across(&dropped, Status::Rejected) {
+            let (path, _) = self.review.find_hunk(&hunk)?;
+            if !restoring.contains(&path) {
+                paths.push(path);
+                carried.push(hunk);
+            }
+        }
+        let mut seen = BTreeSet::new();
+        paths.retain(|p| seen.insert(p.clone()));
+        let undo = self.take_undo(checkpoint, format!("before rolling back to {id}"), &paths)?;
+
+        if !carried.is_empty() {
+            self.review.decide_many(&carried, Status::Rejected)?;
+        }
+        let mut files = Vec::new();
+        for (path, snapshot, _) in &snapshots {
+            files.push(self.restore(path, snapshot, hunks_of(path), checkpoint)?);
+        }
+        for path in &paths {
+            self.persist(path)?;
+        }
+        Ok(RollbackReport {
+            undo_checkpoint_id: undo,
+            files,
+        })
+    }
+
+    /// Rejects the hunks `hunk_ids` of `checkpoint` where they are now,
+    /// with what builds on them, keeping unrelated newer changes.
+    fn roll_back_hunks(
+        &mut self,
+        checkpoint: &Checkpoint,
+        hunk_ids: &[String],
+    ) -> Result<RollbackReport, WorkspaceError> {
+        let id = &checkpoint.checkpoint_id;
+        let mut paths = Vec::new();
+        for hunk in hunk_ids {
+            let file = checkpoint
+                .affected_files
+                .iter()
+                .find(|f| f.hunk_ids.contains(hunk))
+                .ok_or_else(|| WorkspaceError::NotInCheckpoint {
+                    hunk_id: hunk.clone(),
+                    checkpoint_id: id.to_owned(),
+                })?;
+            if !paths.contains(&file.file_path) {
+                paths.push(file.file_path.clone());
+            }
+        }
+        let what = format!("before rolling back {} of {id}", hunk_ids.join(", "));
+        let undo = self.take_undo(checkpoint, what, &paths)?;
+        let mut files = Vec::new();
+        let mut touched: Vec<String> = Vec::new();
+        for hunk in hunk_ids {
+            let (path, _) = self.review.find_hunk(hunk)?;
+            // A move takes the links that follow it, in other files.
+            let decisions = self
+                .review
+                .decide_many(std::slice::from_ref(hunk), Status::Rejected)?;
+            touched.extend(decisions.iter().map(|d| d.path.clone()));
+            let decision = Decision::merged(path.clone(), decisions);
+            let carried: Vec<&str> = decision.moves[1..]
+                .iter()
+                .filter(|m| m.from != m.to)
+                .map(|m| m.hunk_id.as_str())
+                .collect();
+            files.push(RolledBackFile {
+                file_path: path,
+                status: "reverted".to_owned(),
+                message: (!carried.is_empty())
+                    .then(|| format!("with {}, which built on it", carried.join(", "))),
+            });
+        }
+        for path in paths.iter().chain(&touched) {
+            self.persist(path)?;
+        }
+        Ok(RollbackReport {
+            undo_checkpoint_id: undo,
+            files,
+        })
+    }
+
+    /// Takes the checkpoint that undoes a rollback of `checkpoint`: the
+    /// files at `paths` as they are now. Returns its id.
+    fn take_undo(
+        &mut self,
+        checkpoint: &Checkpoint,
+        what: String,
+        paths: &[String],
+    ) -> Result<String, WorkspaceError> {
+        let files = paths
             .iter()
             .map(|path| {
                 Ok(NewCheckpointFile {
@@ -57,111 +190,95 @@ impl Workspace {
                 })
             })
             .collect::<Result<Vec<_>, PathError>>()?;
-        let what = match mode {
-            RollbackMode::HardAll => format!("before rolling back to {id}"),
-            RollbackMode::ScopedSelected => {
-                format!("before rolling back {} of {id}", hunk_ids.join(", "))
-            }
-        };
         let undo = self.store.add_checkpoint(
             CheckpointKind::Rollback,
             checkpoint.session_id.as_deref(),
             checkpoint.job_id.as_deref(),
             &what,
-            undo_files,
-        )?;
-
-        let mut files = Vec::new();
-        let mut touched: Vec<String> = Vec::new();
-        match mode {
-            RollbackMode::HardAll => {
-                for (path, snapshot, _) in self.store.checkpoint_snapshots(id)? {
-                    files.push(self.restore(&path, &snapshot)?);
-                }
-            }
-            RollbackMode::ScopedSelected => {
-                for hunk in hunk_ids {
-                    let (path, _) = self.review.find_hunk(hunk)?;
-                    // A move takes the links that follow it, in other files.
-                    let decisions = self
-                        .review
-                        .decide_many(std::slice::from_ref(hunk), Status::Rejected)?;
-                    touched.extend(decisions.iter().map(|d| d.path.clone()));
-                    let decision = Decision::merged(path.clone(), decisions);
-                    let carried: Vec<&str> = decision.moves[1..]
-                        .iter()
-                        .filter(|m| m.from != m.to)
-                        .map(|m| m.hunk_id.as_str())
-                        .collect();
-                    files.push(RolledBackFile {
-                        file_path: path,
-                        status: "reverted".to_owned(),
-                        message: (!carried.is_empty())
-                            .then(|| format!("with {}, which built on it", carried.join(", "))),
-                    });
-                }
-            }
-        }
-        for path in paths.iter().chain(&touched) {
-            self.persist(path)?;
-        }
-        Ok(RollbackReport {
-            undo_checkpoint_id: undo.checkpoint_id,
             files,
+        )?;
+        Ok(undo.checkpoint_id)
+    }
+
+    /// The file under review that holds `path` of a checkpoint now: the
+    /// file of that path, the one a move takes there, or the one that holds
+    /// the checkpoint's hunks of it (`hunk_ids`) since a settled move took it
+    /// to another path.
+    fn holder(&self, path: &str, hunk_ids: &[String]) -> Option<Holder> {
+        let file = self.review.file_of(path).or_else(|| {
+            let (key, _) = hunk_ids
+                .iter()
+                .find_map(|h| self.review.find_hunk(h).ok())?;
+            self.review.file(&key)
+        })?;
+        Some(Holder {
+            key: file.path.clone(),
+            disk_hash: file.disk_hash.clone(),
+            at: file
+                .disk_hash
+                .as_ref()
+                .and(file.disk_path())
+                .map(str::to_owned),
+            edited: edited_since_created(file),
         })
     }
 
-    /// Puts one file back as `snapshot` has it.
+    /// Puts one file back as `snapshot` has it, in the working state only.
     fn restore(
         &mut self,
         path: &str,
         snapshot: &FileSnapshot,
+        hunk_ids: &[String],
+        checkpoint: &Checkpoint,
     ) -> Result<RolledBackFile, WorkspaceError> {
         let done = |status: &str, message| RolledBackFile::new(path, status, message);
-        if snapshot.text.is_none()
-            && let Some(moved) = self.review.file_of(path)
-            && moved.path != path
+        let holder = self.holder(path, hunk_ids);
+        let job = checkpoint.job_id.as_deref();
+        if let Some(holder) = &holder
+            && snapshot.text.is_none()
+            && !snapshot.binary
+            && holder.key != path
         {
-            // Where a move of the run took a file: the file goes back to
-            // where it was with its own path's snapshot.
+            // Where a move took a file: the file goes back with its own
+            // path's snapshot.
             return Ok(done("removed", None));
         }
-        if let Some(file) = self.review.file(path)
-            && let (Some(at), Some(known)) = (file.disk_path(), file.disk_hash.clone())
-            && at != path
-        {
-            // A move the run made is on disk: the file goes back first.
-            let at = at.to_owned();
-            if let Err(e) = self.project.rename_checked(&at, path, &known) {
-                return Ok(done(
-                    "kept",
-                    Some(format!("it stays at `{at}`, where it was moved: {e}")),
-                ));
-            }
-            self.review
-                .file_mut(path)
-                .expect("under review")
-                .set_op_done(false);
-        }
         if snapshot.binary {
-            return self.restore_attachment(path, snapshot);
+            return self.restore_attachment(path, snapshot, holder, job);
         }
-        let current = self.review.file(path);
-        let disk_hash = current.and_then(|f| f.disk_hash.clone());
-        if snapshot.text.is_some() {
-            let restored = snapshot.restore(path, disk_hash).expect("has text");
-            self.review.insert_file(restored);
+        let disk_hash = match &holder {
+            Some(holder) => holder.disk_hash.clone(),
+            None => self.project.disk_hash(path)?,
+        };
+        let at = match &holder {
+            Some(holder) => holder.at.clone(),
+            None => disk_hash.as_ref().map(|_| path.to_owned()),
+        };
+        if let Some(mut restored) = snapshot.restore(path, disk_hash.clone()) {
+            restored.disk_hash = disk_hash;
+            let restored = with_op(restored, snapshot);
+            let key = holder.as_ref().map(|h| h.key.as_str());
+            self.review
+                .put_back(restored, key, at.as_deref(), None, job);
             return Ok(done("restored", None));
         }
-        // The run created the file: remove it only if nobody edited it since.
-        if current.is_some_and(edited_since_created) {
+        // The run created the file: it goes, unless someone wrote to it since.
+        let Some(holder) = holder else {
+            return Ok(match disk_hash {
+                None => done("removed", None),
+                Some(_) => done(
+                    "kept",
+                    Some("created by the run and no longer under review; it is kept".into()),
+                ),
+            });
+        };
+        if holder.edited {
             return Ok(done(
                 "kept",
                 Some("created by the run and edited since; both versions are kept".into()),
             ));
         }
-        let on_disk = self.project.disk_hash(path)?;
-        if on_disk.is_some() && on_disk != disk_hash {
+        if holder.at.is_some() && self.project.disk_hash(path)? != holder.disk_hash {
             return Ok(done(
                 "kept",
                 Some(
@@ -169,12 +286,87 @@ impl Workspace {
                 ),
             ));
         }
-        if let Some(hash) = &on_disk
-            && let Err(e) = self.project.remove_checked(path, hash)
-        {
-            return Ok(done("kept", Some(format!("it could not be removed: {e}"))));
+        match holder.disk_hash {
+            // On disk: emptied, so that the next save removes it.
+            Some(hash) => self.review.insert_file(FileReview::new(
+                path.to_owned(),
+                String::new(),
+                Some(hash),
+                true,
+            )),
+            None => {
+                self.review.remove_file(path);
+            }
         }
-        self.review.remove_file(path);
         Ok(done("removed", None))
     }
+
+    /// Puts the attachment `snapshot` keeps back at `path`, in the working
+    /// state: under review with its move or deletion as it was then, or with
+    /// the one since rejected, so that the next save brings its bytes back
+    /// where they were. Bytes another program put there are kept.
+    fn restore_attachment(
+        &mut self,
+        path: &str,
+        snapshot: &FileSnapshot,
+        holder: Option<Holder>,
+        job: Option<&str>,
+    ) -> Result<RolledBackFile, WorkspaceError> {
+        let done = |status: &str, message| RolledBackFile::new(path, status, message);
+        let hash = snapshot.disk_hash.clone().expect("an attachment's hash");
+        if let Some(bytes) = &snapshot.bytes {
+            // Where a save that brings it back takes its bytes from.
+            self.store.put_blob(bytes)?;
+        }
+        let key = holder.as_ref().map(|h| h.key.clone());
+        let (disk_hash, at) = match holder {
+            Some(h) => (h.disk_hash, h.at),
+            None => {
+                let on_disk = self.project.disk_hash(path)?;
+                let at = on_disk.as_ref().map(|_| path.to_owned());
+                (on_disk, at)
+            }
+        };
+        if let Some(log) = &snapshot.log
+            && let Some(file) = FileReview::from_stored(
+                path.to_owned(),
+                String::new(),
+                disk_hash.clone(),
+                false,
+                log.clone(),
+            )
+        {
+            let file = with_op(file, snapshot);
+            self.review
+                .put_back(file, key.as_deref(), at.as_deref(), Some(&hash), job);
+            return Ok(done("restored", None));
+        }
+        if at.as_deref() == Some(path) {
+            if key.is_none() && disk_hash.as_deref() != Some(hash.as_str()) {
+                return Ok(done(
+                    "kept",
+                    Some("changed on disk by another program since; it is kept".into()),
+                ));
+            }
+            if let Some(key) = &key {
+                self.review.remove_file(key);
+            }
+            return Ok(done("restored", None));
+        }
+        let file = FileReview::new(path.to_owned(), String::new(), disk_hash, false);
+        self.review
+            .put_back(file, key.as_deref(), at.as_deref(), Some(&hash), job);
+        Ok(done("restored", None))
+    }
+}
+
+/// `file` with the move or deletion `snapshot` had, if any.
+fn with_op(mut file: FileReview, snapshot: &FileSnapshot) -> FileReview {
+    if snapshot.log.is_some()
+        && let Some(op) = &snapshot.op
+        && op.entry < file.entries().len()
+    {
+        file.set_op(Some(op.clone()));
+    }
+    file
 }
