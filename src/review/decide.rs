@@ -63,6 +63,11 @@ impl Review {
         // Moves and the link hunks that follow them go together.
         let mut all = hunk_ids.to_vec();
         all.extend(self.carried_across(hunk_ids, status));
+        if status != Status::Rejected
+            && let Some(lost) = all.iter().find(|h| self.lost_links(h))
+        {
+            return Err(ReviewError::LinksLost(lost.clone()));
+        }
         let hunk_ids = &all[..];
         let mut by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for hunk in hunk_ids {
@@ -117,6 +122,9 @@ impl Review {
     /// was moved again since keeps where it is now; a hunk with no step
     /// known goes back to pending. Returns one decision per file touched.
     pub fn undo_many(&mut self, hunk_ids: &[String]) -> Result<Vec<Decision>, ReviewError> {
+        if let Some(lost) = hunk_ids.iter().find(|h| self.lost_links(h)) {
+            return Err(ReviewError::LinksLost(lost.clone()));
+        }
         let mut steps: Vec<Arc<UndoStep>> = Vec::new();
         let mut plain = Vec::new();
         for hunk in hunk_ids {
@@ -189,6 +197,9 @@ impl Review {
     /// (made before a restart) or a later one moved its hunks again, the
     /// hunk is set back to pending instead.
     pub fn undo(&mut self, hunk_id: &str) -> Result<Decision, ReviewError> {
+        if self.lost_links(hunk_id) {
+            return Err(ReviewError::LinksLost(hunk_id.to_owned()));
+        }
         let Some((path, moves)) = self.undo_moves(hunk_id)? else {
             return self.decide(hunk_id, Status::Pending, None);
         };

@@ -171,6 +171,12 @@ pub enum ReviewError {
         "`{0}` already has a move or deletion under review; decide that one (and save it) before proposing another"
     )]
     OpStaged(String),
+    /// A move one of whose link updates a rollback took away: kept, it would
+    /// leave that link behind.
+    #[error(
+        "the move `{0}` lost a link update to a rollback and can only be rejected; propose the move again to have every link follow it"
+    )]
+    LinksLost(String),
 }
 
 /// One hunk a decision moved.
@@ -444,17 +450,12 @@ impl Review {
     /// Takes a file out of review.
     pub(crate) fn remove_file(&mut self, path: &str) -> Option<FileReview> {
         let file = self.files.remove(path)?;
-        // Its hunks' followers are other files' entries, and stay listed: a
-        // move restored from a checkpoint leads them again.
-        for entry in file.entries() {
-            let Some(hunk) = &entry.hunk_id else { continue };
+        // The followers stay listed, both ways: a move restored from a
+        // checkpoint leads its link updates again, and one whose link update
+        // went with this file knows it lost it (`ReviewError::LinksLost`).
+        for hunk in file.entries().iter().filter_map(|e| e.hunk_id.as_ref()) {
             self.hunks.remove(hunk);
             self.undo.remove(hunk);
-            for moved in &entry.follows {
-                if let Some(list) = self.followers.get_mut(moved) {
-                    list.retain(|h| h != hunk);
-                }
-            }
         }
         if let Some(to) = file.op().and_then(|op| op.op.target()) {
             self.moved_to.remove(to);

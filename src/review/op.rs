@@ -30,6 +30,10 @@ pub struct StagedOp {
     /// review; saves move it, delete it or bring it back whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<String>,
+    /// The link updates in other files that follow it (their hunk ids), kept
+    /// with it so that one a rollback took away is known after a restart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub followers: Vec<String>,
 }
 
 impl FileReview {
@@ -145,6 +149,7 @@ impl Review {
                     .bytes
                     .is_some()
                     .then(|| proposal.base_file_hash.clone()),
+                followers: Vec::new(),
             });
             if let Some(to) = proposal.op.target() {
                 self.moved_to
@@ -227,6 +232,12 @@ impl Review {
             if !list.contains(follower) {
                 list.push(follower.clone());
             }
+            if let Ok((path, _)) = self.find_hunk(hunk_id)
+                && let Some(op) = &mut self.files.get_mut(&path).expect("found").op
+                && !op.followers.contains(follower)
+            {
+                op.followers.push(follower.clone());
+            }
         }
     }
 
@@ -282,6 +293,7 @@ impl Review {
                     entry: at,
                     done: true,
                     binary: binary.map(str::to_owned),
+                    followers: Vec::new(),
                 });
             }
         }
@@ -368,6 +380,17 @@ impl Review {
             }
         }
         carried
+    }
+
+    /// Whether `hunk_id` is a move that lost one of its link updates: a
+    /// rollback restored the note it was in to a time before it.
+    pub(crate) fn lost_links(&self, hunk_id: &str) -> bool {
+        let gone = |f: &[String]| f.iter().any(|h| self.find_hunk(h).is_err());
+        let kept = self.find_hunk(hunk_id).ok().and_then(|(path, i)| {
+            let op = self.files[&path].op()?;
+            (op.entry == i).then_some(&op.followers)
+        });
+        kept.is_some_and(|f| gone(f)) || self.followers.get(hunk_id).is_some_and(|f| gone(f))
     }
 
     /// Whether deciding `hunk_id` (`pending`: undoing its latest decision)

@@ -85,16 +85,41 @@ impl Workspace {
             );
             paths.push(holder.key);
         }
-        // What depends on a dropped change in another file goes with it.
+        // What depends on a dropped change in another file goes with it: a
+        // dropped move's link updates, and a move whose link update in a
+        // restored note is dropped (kept, it would leave that link behind),
+        // with its other link updates.
         let restoring: BTreeSet<String> = paths.iter().cloned().collect();
-        let mut carried = Vec::new();
-        for hunk in self.review.carried_across(&dropped, Status::Rejected) {
-            let (path, _) = self.review.find_hunk(&hunk)?;
-            if !restoring.contains(&path) {
-                paths.push(path);
-                carried.push(hunk);
-            }
+        let elsewhere = |hunk: &str| {
+            self.review
+                .find_hunk(hunk)
+                .ok()
+                .filter(|(path, _)| !restoring.contains(path))
+        };
+        let mut leaders = Vec::new();
+        for hunk in &dropped {
+            let (path, i) = self.review.find_hunk(hunk)?;
+            let entry = &self.review.file(&path).expect("under review").entries()[i];
+            leaders.extend(
+                entry
+                    .follows
+                    .iter()
+                    .filter(|h| elsewhere(h).is_some())
+                    .cloned(),
+            );
         }
+        dropped.extend(leaders.iter().cloned());
+        let mut carried = leaders;
+        carried.extend(self.review.carried_across(&dropped, Status::Rejected));
+        let mut seen = BTreeSet::new();
+        carried.retain(|h| seen.insert(h.clone()));
+        carried.retain(|h| match elsewhere(h) {
+            Some((path, _)) => {
+                paths.push(path);
+                true
+            }
+            None => false,
+        });
         let mut seen = BTreeSet::new();
         paths.retain(|p| seen.insert(p.clone()));
         let undo = self.take_undo(checkpoint, format!("before rolling back to {id}"), &paths)?;
@@ -105,6 +130,21 @@ impl Workspace {
         let mut files = Vec::new();
         for (path, snapshot, _) in &snapshots {
             files.push(self.restore(path, snapshot, hunks_of(path), checkpoint)?);
+        }
+        // A move brought back apart from its link updates (another rollback
+        // rejected or dropped them) would leave those links behind: it goes.
+        // So would a link update brought back without its move.
+        let mut apart: Vec<String> = snapshots
+            .iter()
+            .filter_map(|(path, _, _)| self.move_apart(path))
+            .collect();
+        for (path, _, _) in &snapshots {
+            apart.extend(self.links_apart(path));
+        }
+        if !apart.is_empty() {
+            for decision in self.review.decide_many(&apart, Status::Rejected)? {
+                paths.push(decision.path);
+            }
         }
         for path in &paths {
             self.persist(path)?;
@@ -198,6 +238,50 @@ impl Workspace {
             files,
         )?;
         Ok(undo.checkpoint_id)
+    }
+
+    /// The move of the file under review at `path`, when it counts (pending
+    /// or accepted) and a link update that follows it is gone or rejected.
+    fn move_apart(&self, path: &str) -> Option<String> {
+        let file = self.review.file(path)?;
+        let op = file.op()?;
+        let entry = &file.entries()[op.entry];
+        let hunk = entry.hunk_id.clone()?;
+        if entry.status == Status::Rejected {
+            return None;
+        }
+        let mut followers = self
+            .review
+            .carried_across(std::slice::from_ref(&hunk), Status::Rejected);
+        followers.extend(op.followers.iter().cloned());
+        followers
+            .iter()
+            .any(|f| match self.review.find_hunk(f) {
+                Ok((p, i)) => {
+                    self.review.file(&p).expect("found").entries()[i].status == Status::Rejected
+                }
+                Err(_) => true,
+            })
+            .then_some(hunk)
+    }
+
+    /// The link updates in the file under review at `path` that count
+    /// (pending or accepted) while a move they follow is gone or rejected.
+    fn links_apart(&self, path: &str) -> Vec<String> {
+        let Some(file) = self.review.file(path) else {
+            return Vec::new();
+        };
+        let gone = |leader: &String| match self.review.find_hunk(leader) {
+            Ok((p, i)) => {
+                self.review.file(&p).expect("found").entries()[i].status == Status::Rejected
+            }
+            Err(_) => true,
+        };
+        file.entries()
+            .iter()
+            .filter(|e| e.status != Status::Rejected && e.follows.iter().any(gone))
+            .filter_map(|e| e.hunk_id.clone())
+            .collect()
     }
 
     /// The file under review that holds `path` of a checkpoint now: the
