@@ -2,6 +2,8 @@
 //! refusal of the security layer, and the whole flow from a new session to a
 //! rollback and its undo, across a server restart.
 
+#[path = "support/disk.rs"]
+mod disk;
 #[path = "support/door.rs"]
 mod door;
 #[path = "support/agent.rs"]
@@ -1240,28 +1242,6 @@ async fn a_move_another_program_makes_is_a_move_and_a_review_moves_with_its_file
     assert!(!dir.join("notes/alpha.md").exists());
 }
 
-/// Every file under `root` and its text.
-fn disk_of(root: &std::path::Path) -> std::collections::BTreeMap<String, String> {
-    let mut files = std::collections::BTreeMap::new();
-    let mut todo = vec![root.to_path_buf()];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-            } else {
-                let rel = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                files.insert(rel, std::fs::read_to_string(&path).unwrap());
-            }
-        }
-    }
-    files
-}
-
 /// Saves every file the tree marks as holding what the disk does not, as
 /// the window's "save all" does.
 async fn save_dirty(door: &Door) -> usize {
@@ -1315,7 +1295,7 @@ async fn rollbacks_after_and_of_renames_and_deletions_write_only_at_a_save_and_b
     let h = harness_on(linked, Protocol::OpenAiChat, turns, |_| {}).await;
     let door = Door::open(h.runtime.clone()).await;
     let root = h.vault.path();
-    let original = disk_of(root);
+    let original = disk::texts(root);
 
     // Run 1 edits the note; then the user renames it from the tree (its
     // link in index.md follows), and both are applied.
@@ -1330,7 +1310,7 @@ async fn rollbacks_after_and_of_renames_and_deletions_write_only_at_a_save_and_b
         )
         .await;
     apply_all(&door, &renamed).await;
-    let after = disk_of(root);
+    let after = disk::texts(root);
     assert_eq!(after["index.md"], "- [[First]]\n- [[n01]]\n");
 
     // Rolled back: nothing on disk moves until the save, and then the note
@@ -1342,9 +1322,13 @@ async fn rollbacks_after_and_of_renames_and_deletions_write_only_at_a_save_and_b
             json!({ "mode": "hard_all" }),
         )
         .await;
-    assert_eq!(disk_of(root), after, "a rollback writes nothing: {report}");
+    assert_eq!(
+        disk::texts(root),
+        after,
+        "a rollback writes nothing: {report}"
+    );
     assert!(save_dirty(&door).await > 0);
-    assert_eq!(disk_of(root), original, "no link dangles");
+    assert_eq!(disk::texts(root), original, "no link dangles");
 
     // Undone, and saved: the rename and the edit are back, paths included.
     let undo = report["undo_checkpoint_id"].as_str().unwrap();
@@ -1353,9 +1337,9 @@ async fn rollbacks_after_and_of_renames_and_deletions_write_only_at_a_save_and_b
         json!({ "mode": "hard_all" }),
     )
     .await;
-    assert_eq!(disk_of(root), original, "an undo writes nothing either");
+    assert_eq!(disk::texts(root), original, "an undo writes nothing either");
     save_dirty(&door).await;
-    assert_eq!(disk_of(root), after);
+    assert_eq!(disk::texts(root), after);
 
     // A deletion rolled back: the note comes back at the save, whole.
     let deleted = door
@@ -1365,7 +1349,7 @@ async fn rollbacks_after_and_of_renames_and_deletions_write_only_at_a_save_and_b
         )
         .await;
     apply_all(&door, &deleted).await;
-    let gone = disk_of(root);
+    let gone = disk::texts(root);
     assert!(!gone.contains_key("notes/n01.md"));
     let deletion = door
         .get(&format!(
@@ -1379,10 +1363,10 @@ async fn rollbacks_after_and_of_renames_and_deletions_write_only_at_a_save_and_b
         json!({ "mode": "hard_all" }),
     )
     .await;
-    assert_eq!(disk_of(root), gone, "a rollback writes nothing");
+    assert_eq!(disk::texts(root), gone, "a rollback writes nothing");
     save_dirty(&door).await;
     assert_eq!(
-        disk_of(root),
+        disk::texts(root),
         after,
         "the deleted note is back, its link resolves again"
     );

@@ -6,6 +6,9 @@
 
 use std::path::Path;
 
+#[path = "support/disk.rs"]
+mod disk;
+
 use redline::config::Limits;
 use redline::edits::{FileOp, Operation, ProposedEdit};
 use redline::hunks::triage::Rule;
@@ -730,28 +733,6 @@ fn applying_links_without_their_move_applies_the_move_too() {
     );
 }
 
-/// Every file under `root` and its bytes.
-fn disk(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut files = std::collections::BTreeMap::new();
-    let mut todo = vec![root.to_path_buf()];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-            } else {
-                let rel = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                files.insert(rel, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    files
-}
-
 /// Saves every file under review.
 fn save_all(ws: &mut Workspace) {
     let paths: Vec<String> = ws.review().files().map(|f| f.path.clone()).collect();
@@ -782,7 +763,7 @@ fn a_hard_rollback_after_a_rename_writes_nothing_until_a_save_and_keeps_every_li
     let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let root = dir.path();
     vault(root);
-    let original = disk(root);
+    let original = disk::files(root);
     let mut ws = open(root, data.path());
     // Run 1 changes a line; then the note is renamed (its links follow),
     // and both are saved.
@@ -790,7 +771,7 @@ fn a_hard_rollback_after_a_rename_writes_nothing_until_a_save_and_keeps_every_li
     accept_all(&mut ws, &edit);
     let renamed = propose_move(&mut ws);
     accept_all(&mut ws, &renamed);
-    let before = disk(root);
+    let before = disk::files(root);
     assert!(before.contains_key(MOVED) && !before.contains_key(TARGET));
     assert!(String::from_utf8_lossy(&before["Daily/Monday.md"]).contains("[[Website 2027]]"));
 
@@ -802,7 +783,7 @@ fn a_hard_rollback_after_a_rename_writes_nothing_until_a_save_and_keeps_every_li
         "{report:?}"
     );
     assert_eq!(
-        disk(root),
+        disk::files(root),
         before,
         "a rollback writes nothing before a save"
     );
@@ -814,10 +795,10 @@ fn a_hard_rollback_after_a_rename_writes_nothing_until_a_save_and_keeps_every_li
     // Stored as rolled back: a restart keeps it.
     drop(ws);
     let mut ws = open(root, data.path());
-    assert_eq!(disk(root), before);
+    assert_eq!(disk::files(root), before);
     save_all(&mut ws);
     assert_eq!(
-        disk(root),
+        disk::files(root),
         original,
         "the note and its links are back together"
     );
@@ -829,10 +810,14 @@ fn a_hard_rollback_after_a_rename_writes_nothing_until_a_save_and_keeps_every_li
         &[],
     )
     .unwrap();
-    assert_eq!(disk(root), original, "an undo writes nothing before a save");
+    assert_eq!(
+        disk::files(root),
+        original,
+        "an undo writes nothing before a save"
+    );
     save_all(&mut ws);
     assert_eq!(
-        disk(root),
+        disk::files(root),
         before,
         "undoing the rollback restores paths too"
     );
@@ -843,7 +828,7 @@ fn a_hard_rollback_of_a_rename_edited_since_writes_nothing_until_a_save() {
     let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let root = dir.path();
     vault(root);
-    let original = disk(root);
+    let original = disk::files(root);
     let mut ws = open(root, data.path());
     // Run 1 is the agent's rename; run 2 edits the note at its new path.
     let (run_1, renamed) = ws
@@ -856,7 +841,7 @@ fn a_hard_rollback_of_a_rename_edited_since_writes_nothing_until_a_save() {
     accept_all(&mut ws, &renamed);
     let (_, edit) = edit_goal(&mut ws, "job_2", MOVED);
     accept_all(&mut ws, &edit);
-    let before = disk(root);
+    let before = disk::files(root);
     assert!(String::from_utf8_lossy(&before[MOVED]).contains("Ship it in 2027."));
 
     let report = ws
@@ -871,13 +856,13 @@ fn a_hard_rollback_of_a_rename_edited_since_writes_nothing_until_a_save() {
         "{report:?}"
     );
     assert_eq!(
-        disk(root),
+        disk::files(root),
         before,
         "a rollback writes nothing before a save"
     );
     assert!(ws.file_content(TARGET).unwrap().text.contains("Ship it.\n"));
     save_all(&mut ws);
-    assert_eq!(disk(root), original);
+    assert_eq!(disk::files(root), original);
 
     ws.rollback(
         &report.undo_checkpoint_id,
@@ -885,10 +870,14 @@ fn a_hard_rollback_of_a_rename_edited_since_writes_nothing_until_a_save() {
         &[],
     )
     .unwrap();
-    assert_eq!(disk(root), original, "an undo writes nothing before a save");
+    assert_eq!(
+        disk::files(root),
+        original,
+        "an undo writes nothing before a save"
+    );
     save_all(&mut ws);
     assert_eq!(
-        disk(root),
+        disk::files(root),
         before,
         "undoing the rollback restores paths too"
     );

@@ -20,6 +20,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+#[path = "support/disk.rs"]
+mod disk;
+
 use proptest::prelude::*;
 use redline::checkpoints::{CheckpointKind, RollbackMode};
 use redline::config::Limits;
@@ -94,31 +97,9 @@ fn open(root: &Path, data: &Path) -> Workspace {
     Workspace::open(project, store).unwrap()
 }
 
-/// Every file on disk and its text.
-fn disk(root: &Path) -> BTreeMap<String, String> {
-    let mut files = BTreeMap::new();
-    let mut todo = vec![root.to_path_buf()];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-            } else {
-                let rel = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                files.insert(rel, std::fs::read_to_string(&path).unwrap());
-            }
-        }
-    }
-    files
-}
-
 /// What the working state shows: the disk with every buffer laid over it.
 fn view(ws: &Workspace, root: &Path) -> BTreeMap<String, String> {
-    let mut shown = disk(root);
+    let mut shown = disk::texts(root);
     for (path, text) in ws.overlay().iter() {
         match text {
             Some(text) => shown.insert(path.to_owned(), text.to_owned()),
@@ -257,7 +238,7 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
     let mut ws = open(root, data.path());
     let mut jobs = 0;
     for (n, step) in steps.iter().enumerate() {
-        let before = disk(root);
+        let before = disk::texts(root);
         let shown = view(&ws, root);
         let mut writes = false;
         match step {
@@ -326,7 +307,7 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                     .cloned()
                     .collect();
                 if failed.is_empty() {
-                    prop_assert_eq!(disk(root), expected, "step {}: {:?}", n, step);
+                    prop_assert_eq!(disk::texts(root), expected, "step {}: {:?}", n, step);
                 }
                 writes = true;
             }
@@ -354,7 +335,12 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 let report = ws
                     .rollback(&runs[pick % runs.len()], RollbackMode::HardAll, &[])
                     .map_err(|e| TestCaseError::fail(format!("step {n}: {step:?}: {e}")))?;
-                prop_assert_eq!(disk(root), before.clone(), "step {}: a rollback wrote", n);
+                prop_assert_eq!(
+                    disk::texts(root),
+                    before.clone(),
+                    "step {}: a rollback wrote",
+                    n
+                );
                 if *undo {
                     ws.rollback(&report.undo_checkpoint_id, RollbackMode::HardAll, &[])
                         .map_err(|e| TestCaseError::fail(format!("step {n}: undo: {e}")))?;
@@ -368,7 +354,13 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
             }
         }
         if !writes {
-            prop_assert_eq!(disk(root), before, "step {}: {:?} wrote to disk", n, step);
+            prop_assert_eq!(
+                disk::texts(root),
+                before,
+                "step {}: {:?} wrote to disk",
+                n,
+                step
+            );
         }
         let left = broken(&shown, &view(&ws, root));
         prop_assert!(left.is_empty(), "step {}: {:?} broke {:?}", n, step, left);
