@@ -741,6 +741,30 @@ fn save_all(ws: &mut Workspace) {
     }
 }
 
+/// Undoes a rollback (`undo`, its checkpoint) whose save left `rolled`:
+/// nothing moves before the next save, then the disk is `before` again.
+fn undo_and_save(
+    ws: &mut Workspace,
+    root: &Path,
+    undo: &str,
+    rolled: &std::collections::BTreeMap<String, Vec<u8>>,
+    before: &std::collections::BTreeMap<String, Vec<u8>>,
+) {
+    ws.rollback(undo, redline::checkpoints::RollbackMode::HardAll, &[])
+        .unwrap();
+    assert_eq!(
+        &disk::files(root),
+        rolled,
+        "an undo writes nothing before a save"
+    );
+    save_all(ws);
+    assert_eq!(
+        &disk::files(root),
+        before,
+        "undoing the rollback restores paths too"
+    );
+}
+
 /// Applies every hunk of `bundle`.
 fn accept_all(ws: &mut Workspace, bundle: &DiffBundle) {
     let all: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
@@ -803,23 +827,12 @@ fn a_hard_rollback_after_a_rename_writes_nothing_until_a_save_and_keeps_every_li
         "the note and its links are back together"
     );
 
-    // Undone: again nothing moves before a save, then all of it is back.
-    ws.rollback(
+    undo_and_save(
+        &mut ws,
+        root,
         &report.undo_checkpoint_id,
-        redline::checkpoints::RollbackMode::HardAll,
-        &[],
-    )
-    .unwrap();
-    assert_eq!(
-        disk::files(root),
-        original,
-        "an undo writes nothing before a save"
-    );
-    save_all(&mut ws);
-    assert_eq!(
-        disk::files(root),
-        before,
-        "undoing the rollback restores paths too"
+        &original,
+        &before,
     );
 }
 
@@ -864,21 +877,11 @@ fn a_hard_rollback_of_a_rename_edited_since_writes_nothing_until_a_save() {
     save_all(&mut ws);
     assert_eq!(disk::files(root), original);
 
-    ws.rollback(
+    undo_and_save(
+        &mut ws,
+        root,
         &report.undo_checkpoint_id,
-        redline::checkpoints::RollbackMode::HardAll,
-        &[],
-    )
-    .unwrap();
-    assert_eq!(
-        disk::files(root),
-        original,
-        "an undo writes nothing before a save"
-    );
-    save_all(&mut ws);
-    assert_eq!(
-        disk::files(root),
-        before,
-        "undoing the rollback restores paths too"
+        &original,
+        &before,
     );
 }
