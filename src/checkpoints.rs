@@ -110,7 +110,8 @@ pub(crate) struct FileSnapshot {
 }
 
 impl FileSnapshot {
-    /// The state of `path` now.
+    /// The state of `path` now (nothing at a move's target: the moved
+    /// file's own path has it).
     pub(crate) fn take(
         project: &Project,
         review: &Review,
@@ -140,6 +141,11 @@ impl FileSnapshot {
                 bytes: None,
                 op: file.op().cloned(),
             });
+        }
+        if review.file_of(path).is_some() {
+            // A move's target: the file there is the one under review by
+            // the path it had, and that path's snapshot holds it.
+            return Ok(FileSnapshot::of_text(None, None));
         }
         FileSnapshot::of_disk(project, path)
     }

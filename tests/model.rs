@@ -13,9 +13,8 @@
 //! - no link that resolved in the working state before a step dangles
 //!   after it while its note is shown.
 //!
-//! The random sequences are not yet in CI (see the property's comment);
-//! the sequences they found, fixed, are named tests that are.
-//! `REDLINE_EXPLORE_CASES=N` sets how many sequences the property tries.
+//! CI runs a pinned slice of the random sequences; `scripts/explore model`
+//! runs them unpinned. Every sequence they found is a named test.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -23,15 +22,18 @@ use std::path::Path;
 #[path = "support/disk.rs"]
 mod disk;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use proptest::prelude::*;
+use proptest::test_runner::{FileFailurePersistence, RngSeed, TestRunner};
 use redline::checkpoints::{CheckpointKind, RollbackMode};
 use redline::config::Limits;
 use redline::edits::{Operation, ProposedEdit};
 use redline::hunks::HunkLimits;
 use redline::project::Project;
-use redline::review::Status;
+use redline::review::{ReviewError, Status};
 use redline::store::Store;
-use redline::workspace::{RunInfo, Workspace};
+use redline::workspace::{RunInfo, Workspace, WorkspaceError};
 
 /// The notes, each linking the next two.
 const NOTES: [&str; 4] = ["Alpha", "Beta", "Gamma", "Delta"];
@@ -332,9 +334,17 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 if runs.is_empty() {
                     continue;
                 }
-                let report = ws
-                    .rollback(&runs[pick % runs.len()], RollbackMode::HardAll, &[])
-                    .map_err(|e| TestCaseError::fail(format!("step {n}: {step:?}: {e}")))?;
+                let report = match ws.rollback(&runs[pick % runs.len()], RollbackMode::HardAll, &[])
+                {
+                    Ok(report) => report,
+                    // A move saved and moved on since cannot be taken back:
+                    // refused, with nothing changed.
+                    Err(WorkspaceError::Review(ReviewError::Settled(_))) => {
+                        prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: refused", n);
+                        continue;
+                    }
+                    Err(e) => return Err(TestCaseError::fail(format!("step {n}: {step:?}: {e}"))),
+                };
                 prop_assert_eq!(
                     disk::texts(root),
                     before.clone(),
@@ -344,6 +354,9 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 if *undo {
                     ws.rollback(&report.undo_checkpoint_id, RollbackMode::HardAll, &[])
                         .map_err(|e| TestCaseError::fail(format!("step {n}: undo: {e}")))?;
+                    if std::env::var_os("REDLINE_MODEL_TRACE").is_some() {
+                        trace(n, step, &ws, root);
+                    }
                     prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: the undo", n);
                 }
             }
@@ -362,37 +375,72 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 step
             );
         }
+        if std::env::var_os("REDLINE_MODEL_TRACE").is_some() {
+            trace(n, step, &ws, root);
+        }
         let left = broken(&shown, &view(&ws, root));
         prop_assert!(left.is_empty(), "step {}: {:?} broke {:?}", n, step, left);
     }
     Ok(())
 }
 
-fn cases() -> u32 {
-    std::env::var("REDLINE_EXPLORE_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(64)
+/// Prints the working state after step `n`: what each note shows and every
+/// hunk with its status and the moves it follows.
+fn trace(n: usize, step: &Step, ws: &Workspace, root: &Path) {
+    eprintln!("--- step {n}: {step:?}");
+    for (path, text) in view(ws, root) {
+        eprintln!("  {path}: {:?}", text.lines().nth(2).unwrap_or(""));
+    }
+    for file in ws.review().files() {
+        let op = file.op().map(|op| format!("{:?} done={}", op.op, op.done));
+        eprintln!("  file {} {}", file.path, op.unwrap_or_default());
+        for entry in file.entries() {
+            eprintln!(
+                "    {:?} {:?} {:?} follows {:?}",
+                entry.hunk_id, entry.origin, entry.status, entry.follows
+            );
+        }
+    }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+/// Steps checked so far, for the explore run's figure.
+static STEPS: AtomicUsize = AtomicUsize::new(0);
 
-    /// Not yet in CI: it still finds sequences that break a link, each a
-    /// bug to fix (`cargo test --test model -- --ignored` shows the
-    /// shortest). Those found so far, and fixed, are the named tests below;
-    /// open ones, shrunk:
-    /// - a move, an edit of the moved note, a rejection, typing, a second
-    ///   move refused, an edit, then undoing a decision: the links to the
-    ///   note are left behind;
-    /// - Beta moved, Alpha edited and accepted, saved, Alpha moved, Beta
-    ///   moved again, then a rollback to the third run: Delta's link to Beta
-    ///   dangles.
-    #[test]
-    #[ignore = "finds open bugs; see its doc comment"]
-    fn every_sequence_keeps_the_disk_the_links_and_the_undo(steps in proptest::collection::vec(step(), 1..40)) {
-        check(&steps)?;
+/// Random sequences of up to 40 steps, checked after every step. CI runs a
+/// pinned slice (200 sequences, one seed); `REDLINE_EXPLORE_CASES=N` runs
+/// N sequences from a new seed and prints how many steps they took
+/// (`scripts/explore model`). A failure prints the sequence it shrank to and
+/// keeps it in `proptest-regressions/model.txt`, which every run replays
+/// first; each becomes a named test below.
+#[test]
+fn every_sequence_keeps_the_disk_the_links_and_the_undo() {
+    let explore = std::env::var("REDLINE_EXPLORE_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok());
+    let config = ProptestConfig {
+        cases: explore.unwrap_or(200),
+        rng_seed: match explore {
+            Some(_) => RngSeed::Random,
+            None => RngSeed::Fixed(0x5eed_0039),
+        },
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/model.txt",
+        ))),
+        ..ProptestConfig::default()
+    };
+    let mut runner = TestRunner::new(config);
+    let result = runner.run(&proptest::collection::vec(step(), 1..40), |steps| {
+        STEPS.fetch_add(steps.len(), Ordering::Relaxed);
+        check(&steps)
+    });
+    if let Err(e) = result {
+        panic!("{e}");
     }
+    eprintln!(
+        "explored {} sequences, {} steps",
+        explore.unwrap_or(200),
+        STEPS.load(Ordering::Relaxed)
+    );
 }
 
 fn edit(note: usize, line: usize) -> Step {
@@ -503,6 +551,256 @@ fn a_save_leaves_a_conflict_alone() {
         Step::Move { note: 1 },
         Step::Outside { note: 0 },
         Step::Save,
+    ])
+    .unwrap();
+}
+
+/// A move's rejection undone after its undo step was lost (a rollback and
+/// its undo came between) brings back the link updates rejected with it.
+#[test]
+fn a_move_brought_back_without_its_step_brings_its_links() {
+    check(&[
+        edit(3, 3),
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Move { note: 0 },
+        Step::Move { note: 1 },
+        Step::Rollback {
+            pick: 1575194688810855325,
+            undo: false,
+        },
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 4,
+            accept: false,
+        },
+        edit(0, 5),
+        Step::Decide {
+            pick: 244906171095081110,
+            accept: true,
+        },
+        Step::Rollback {
+            pick: 12927187660931746131,
+            undo: true,
+        },
+        Step::Undo {
+            pick: 999030423520209411,
+        },
+    ])
+    .unwrap();
+}
+
+/// A rejected move whose note was moved again since is final: undoing its
+/// rejection would bring back link updates to a path nothing is at.
+#[test]
+fn a_move_replaced_by_a_later_one_stays_decided() {
+    check(&[
+        Step::Move { note: 0 },
+        edit(0, 3),
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Type { note: 0 },
+        Step::Move { note: 0 },
+        edit(0, 3),
+        Step::Undo { pick: 0 },
+    ])
+    .unwrap();
+}
+
+/// A move saved, then rejected, then rolled back and the rollback undone:
+/// the note is shown at one path, not at its old path and its target both.
+#[test]
+fn undoing_a_rollback_of_a_saved_move_shows_the_note_once() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Save,
+        Step::Undo { pick: 0 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Rollback {
+            pick: 0,
+            undo: true,
+        },
+        Step::Save,
+    ])
+    .unwrap();
+}
+
+/// Rejecting an edit brings back a link to a note whose move is rejected
+/// later: bringing that move back would leave the link behind, and is
+/// refused.
+#[test]
+fn a_move_that_would_leave_a_link_behind_is_not_brought_back() {
+    check(&[
+        edit(1, 3),
+        edit(0, 3),
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "b".into(),
+        },
+        Step::Move { note: 2 },
+        Step::Decide {
+            pick: 4456477373298519012,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 6183724818921755063,
+            accept: false,
+        },
+        Step::Undo {
+            pick: 4389362219426363023,
+        },
+    ])
+    .unwrap();
+}
+
+/// A note deleted by a save, its deletion then undone: a restart writes
+/// nothing back (the save's record of its write was settled).
+#[test]
+fn a_restart_after_a_saved_deletion_writes_nothing() {
+    check(&[
+        Step::Type { note: 2 },
+        Step::Delete { note: 2 },
+        Step::Save,
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Save,
+        Step::Undo { pick: 0 },
+        edit(0, 3),
+        Step::Restart,
+    ])
+    .unwrap();
+}
+
+/// A note moved, saved and moved again, then rolled back to before an edit
+/// of it: its hunks are stored once, under the path it is put back at.
+#[test]
+fn a_rollback_of_a_note_moved_twice_stores_it_once() {
+    check(&[
+        Step::Move { note: 3 },
+        edit(3, 3),
+        Step::Decide {
+            pick: 3153133792945656080,
+            accept: true,
+        },
+        Step::Save,
+        Step::Move { note: 3 },
+        Step::Rollback {
+            pick: 660023767519328386,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}
+
+/// Entries a rollback dropped come back from a checkpoint after a restart
+/// without clashing with entries made since: ids are never issued twice.
+#[test]
+fn entry_ids_are_not_reused_after_a_restart() {
+    check(&[
+        edit(0, 3),
+        edit(0, 3),
+        edit(1, 3),
+        Step::Delete { note: 2 },
+        Step::Type { note: 1 },
+        edit(1, 3),
+        Step::Delete { note: 1 },
+        Step::Delete { note: 1 },
+        Step::Delete { note: 1 },
+        edit(1, 3),
+        Step::Rollback {
+            pick: 15396608193012131715,
+            undo: false,
+        },
+        Step::Save,
+        Step::Restart,
+        Step::Delete { note: 0 },
+        edit(1, 3),
+        Step::Rollback {
+            pick: 5876268846313954266,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}
+
+/// A rollback that brings a move back while a note it restores links to
+/// the note's old path rejects the move; undoing a rollback still gives
+/// back exactly what was.
+#[test]
+fn a_rollback_rejects_a_move_that_would_leave_a_link_behind() {
+    check(&[
+        Step::Delete { note: 0 },
+        Step::Delete { note: 3 },
+        edit(0, 3),
+        Step::Undo { pick: 0 },
+        Step::Move { note: 1 },
+        edit(0, 3),
+        Step::Move { note: 2 },
+        Step::Rollback {
+            pick: 1227046654381505823,
+            undo: false,
+        },
+        edit(0, 4),
+        Step::Delete { note: 1 },
+        Step::Undo { pick: 0 },
+        Step::Decide {
+            pick: 7007191707427184109,
+            accept: false,
+        },
+        Step::Rollback {
+            pick: 10894864884886004806,
+            undo: false,
+        },
+    ])
+    .unwrap();
+    check(&[
+        Step::Move { note: 2 },
+        edit(3, 3),
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 2780112247594422442,
+            accept: false,
+        },
+        Step::Rollback {
+            pick: 5020763122818915206,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// A rollback that would drop the link update of a move saved and moved
+/// again since is refused, with nothing changed.
+#[test]
+fn a_rollback_cannot_take_back_a_move_that_moved_on() {
+    check(&[
+        edit(2, 4),
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 1855436590873969973,
+            accept: true,
+        },
+        edit(0, 3),
+        Step::Save,
+        Step::Move { note: 0 },
+        Step::Rollback {
+            pick: 7393595750524685903,
+            undo: false,
+        },
     ])
     .unwrap();
 }

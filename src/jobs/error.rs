@@ -57,7 +57,7 @@ impl RuntimeError {
                 WorkspaceError::Edits(_)
                 | WorkspaceError::Path(_)
                 | WorkspaceError::NotInCheckpoint { .. } => "invalid_request",
-                WorkspaceError::Store(_) => "internal",
+                WorkspaceError::Store(_) | WorkspaceError::Links(_) => "internal",
             },
             RuntimeError::Store(_) | RuntimeError::Provider(_) => "internal",
         }

@@ -36,6 +36,7 @@ impl Review {
         reason: Option<&str>,
     ) -> Result<Decision, ReviewError> {
         let (path, i) = self.find_hunk(hunk_id)?;
+        self.check_decidable(&[hunk_id.to_owned()], status)?;
         let file = self.files.get_mut(&path).expect("found above");
         let moves = file.plan(i, status);
         let decision = decision(file, &moves);
@@ -61,13 +62,10 @@ impl Review {
         status: Status,
     ) -> Result<Vec<Decision>, ReviewError> {
         // Moves and the link hunks that follow them go together.
+        self.check_decidable(hunk_ids, status)?;
         let mut all = hunk_ids.to_vec();
         all.extend(self.carried_across(hunk_ids, status));
-        if status != Status::Rejected
-            && let Some(lost) = all.iter().find(|h| self.lost_links(h))
-        {
-            return Err(ReviewError::LinksLost(lost.clone()));
-        }
+        self.check_decidable(&all, status)?;
         let hunk_ids = &all[..];
         let mut by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for hunk in hunk_ids {
@@ -122,9 +120,7 @@ impl Review {
     /// was moved again since keeps where it is now; a hunk with no step
     /// known goes back to pending. Returns one decision per file touched.
     pub fn undo_many(&mut self, hunk_ids: &[String]) -> Result<Vec<Decision>, ReviewError> {
-        if let Some(lost) = hunk_ids.iter().find(|h| self.lost_links(h)) {
-            return Err(ReviewError::LinksLost(lost.clone()));
-        }
+        self.check_decidable(hunk_ids, Status::Pending)?;
         let mut steps: Vec<Arc<UndoStep>> = Vec::new();
         let mut plain = Vec::new();
         for hunk in hunk_ids {
@@ -186,7 +182,20 @@ impl Review {
             }
         }
         if !plain.is_empty() {
-            // Back to pending, with what that carries across files.
+            // Back to pending, with what that carries across files. No step
+            // says which of a move's link updates were rejected with it, so
+            // every rejected one comes back: a move never shows without them.
+            let rejected: Vec<String> = plain
+                .iter()
+                .flat_map(|hunk| self.followers.get(hunk).into_iter().flatten())
+                .filter(|h| {
+                    self.find_hunk(h).is_ok_and(|(path, i)| {
+                        self.files[&path].entries()[i].status == Status::Rejected
+                    })
+                })
+                .cloned()
+                .collect();
+            plain.extend(rejected);
             decisions.extend(self.decide_many(&plain, Status::Pending)?);
         }
         Ok(decisions)
@@ -197,9 +206,7 @@ impl Review {
     /// (made before a restart) or a later one moved its hunks again, the
     /// hunk is set back to pending instead.
     pub fn undo(&mut self, hunk_id: &str) -> Result<Decision, ReviewError> {
-        if self.lost_links(hunk_id) {
-            return Err(ReviewError::LinksLost(hunk_id.to_owned()));
-        }
+        self.check_decidable(&[hunk_id.to_owned()], Status::Pending)?;
         let Some((path, moves)) = self.undo_moves(hunk_id)? else {
             return self.decide(hunk_id, Status::Pending, None);
         };

@@ -285,6 +285,13 @@ impl FileReview {
         self.dependents = dependents;
     }
 
+    /// Whether entry `i` inserted or took out any text (a move or deletion
+    /// of the whole file changes none).
+    pub(crate) fn changes_text(&self, i: usize) -> bool {
+        let i = i as u32;
+        self.pieces.iter().any(|p| p.ins == i || p.del.contains(&i))
+    }
+
     /// The agent entries entry `i` depends on, directly.
     pub fn depends_on(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         self.depends_on[i].iter().copied()

@@ -177,6 +177,24 @@ pub enum ReviewError {
         "the move `{0}` lost a link update to a rollback and can only be rejected; propose the move again to have every link follow it"
     )]
     LinksLost(String),
+    /// A move or deletion, or a link update following one, whose file has
+    /// had another move or deletion proposed since it was settled.
+    #[error(
+        "`{0}` is final: a later move or deletion of the same note was proposed after it was settled"
+    )]
+    Settled(String),
+    /// A move that, brought back, would leave links to its note behind:
+    /// they appeared after it was proposed, so no link update follows it.
+    #[error(
+        "bringing back the move `{hunk}` would leave the links in {} behind; propose the move again to have them follow it",
+        files.join(", ")
+    )]
+    LinksBehind {
+        /// The move.
+        hunk: String,
+        /// The notes with a link to the note's old path.
+        files: Vec<String>,
+    },
 }
 
 /// One hunk a decision moved.
@@ -288,6 +306,12 @@ impl Review {
     fn next_step(&mut self) -> u64 {
         self.next_step += 1;
         self.next_step
+    }
+
+    /// Issues entry ids from `next` on at least (`c_{next}`), whatever
+    /// the entries under review now: ids once issued stay taken.
+    pub(crate) fn skip_ids_below(&mut self, next: u64) {
+        self.next_id = self.next_id.max(next - 1);
     }
 
     fn next_id(&mut self) -> String {

@@ -329,11 +329,6 @@ impl Review {
     /// hunk to pending does so to its rejected moves. Not `hunk_ids`
     /// themselves; empty when nothing crosses files.
     pub fn carried_across(&self, hunk_ids: &[String], status: Status) -> Vec<String> {
-        let status_of = |hunk: &str| {
-            self.find_hunk(hunk)
-                .ok()
-                .map(|(path, i)| self.files[&path].entries()[i].status)
-        };
         let followers = |hunk: &str| -> Vec<&str> {
             self.followers
                 .get(hunk)
@@ -362,24 +357,91 @@ impl Review {
                 Status::Pending => {
                     let mut next: Vec<&str> = followers(hunk)
                         .into_iter()
-                        .filter(|h| status_of(h) == Some(Status::Accepted))
+                        .filter(|h| self.status_of(h) == Some(Status::Accepted))
                         .collect();
                     next.extend(
                         leaders(hunk)
                             .into_iter()
-                            .filter(|h| status_of(h) == Some(Status::Rejected)),
+                            .filter(|h| self.status_of(h) == Some(Status::Rejected)),
                     );
                     next
                 }
             };
             for other in next {
-                if seen.insert(other) && self.find_hunk(other).is_ok() {
+                if seen.insert(other) && self.find_hunk(other).is_ok() && !self.settled(other) {
                     carried.push(other.to_owned());
                     todo.push(other);
                 }
             }
         }
         carried
+    }
+
+    /// The files holding the link updates that follow the move `hunk_id`.
+    pub(crate) fn follower_files(&self, hunk_id: &str) -> BTreeSet<String> {
+        self.followers
+            .get(hunk_id)
+            .into_iter()
+            .flatten()
+            .filter_map(|h| self.hunks.get(h).cloned())
+            .collect()
+    }
+
+    /// Whether `hunk_id`'s decision is final: a move or deletion retired
+    /// when a later one of the same file was proposed (see
+    /// [`Review::retire_op`]), or a link update that follows one retired
+    /// rejected. The file no longer takes the path either gave, so changing
+    /// it would leave links to a path nothing is at.
+    pub(crate) fn settled(&self, hunk_id: &str) -> bool {
+        let Ok((path, i)) = self.find_hunk(hunk_id) else {
+            return false;
+        };
+        let file = &self.files[&path];
+        let entry = &file.entries()[i];
+        if !entry.follows.is_empty() {
+            return entry.follows.iter().any(|leader| {
+                self.settled(leader) && self.status_of(leader) == Some(Status::Rejected)
+            });
+        }
+        // An operation's entry changes no text; once retired, no operation
+        // of its file points at it.
+        file.op().is_none_or(|op| op.entry != i) && !file.changes_text(i)
+    }
+
+    /// Whether `hunk_id` is a link update that follows a move.
+    fn follows_a_move(&self, hunk_id: &str) -> bool {
+        self.find_hunk(hunk_id)
+            .is_ok_and(|(path, i)| !self.files[&path].entries()[i].follows.is_empty())
+    }
+
+    /// The status of `hunk_id`, if it is under review.
+    fn status_of(&self, hunk_id: &str) -> Option<Status> {
+        let (path, i) = self.find_hunk(hunk_id).ok()?;
+        Some(self.files[&path].entries()[i].status)
+    }
+
+    /// Refuses a decision setting `hunk_ids` to `status` that would bring
+    /// back a settled hunk (see [`Review::settled`]) or keep a move that
+    /// lost a link update (only its rejection is allowed).
+    pub(crate) fn check_decidable(
+        &self,
+        hunk_ids: &[String],
+        status: Status,
+    ) -> Result<(), ReviewError> {
+        // Rejecting a link update is always safe: it brings no link back.
+        let changes = |h: &str| {
+            self.status_of(h) != Some(status)
+                && !(status == Status::Rejected && self.follows_a_move(h))
+        };
+        if let Some(settled) = hunk_ids.iter().find(|h| changes(h) && self.settled(h)) {
+            return Err(ReviewError::Settled(settled.clone()));
+        }
+        if status != Status::Rejected
+            && let Some(lost) = hunk_ids.iter().find(|h| self.lost_links(h))
+        {
+            return Err(ReviewError::LinksLost(lost.clone()));
+        }
+        Ok(())
     }
 
     /// Whether `hunk_id` is a move that lost one of its link updates: a

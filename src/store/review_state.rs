@@ -11,7 +11,7 @@
 //! piece log as they are loaded ([`crate::review::legacy`]) and stored again
 //! in the new form.
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 
 use rayon::prelude::*;
 
@@ -254,6 +254,15 @@ impl Store {
         if !migrated.is_empty() {
             self.save_files(migrated.iter().filter_map(|p| review.file(p)))?;
         }
+        // Entries a rollback dropped may come back from a checkpoint: their
+        // ids are never issued again.
+        let issued: Option<i64> = self
+            .conn
+            .query_row("SELECT next FROM counters WHERE name = 'entry'", [], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        review.skip_ids_below(issued.unwrap_or(0).max(1) as u64);
         Ok(review)
     }
 
@@ -429,7 +438,11 @@ pub(super) fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<(), 
                               file_hash_before, snap_at, snap_len, reason, follows)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?8, ?9, 0, 0, ?10, ?11)",
     )?;
+    let mut issued = 0;
     for (seq, e) in file.entries.iter().enumerate() {
+        if let Some(n) = e.id.strip_prefix("c_").and_then(|n| n.parse::<i64>().ok()) {
+            issued = issued.max(n + 1);
+        }
         insert.execute(params![
             e.id,
             file.path,
@@ -445,5 +458,11 @@ pub(super) fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<(), 
                 .then(|| serde_json::to_string(&e.follows).expect("ids serialize")),
         ])?;
     }
+    // The high-water mark of entry ids (see `Store::load_review`).
+    tx.prepare_cached(
+        "INSERT INTO counters (name, next) VALUES ('entry', ?1)
+         ON CONFLICT(name) DO UPDATE SET next = max(next, ?1)",
+    )?
+    .execute([issued])?;
     Ok(())
 }

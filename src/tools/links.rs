@@ -189,6 +189,18 @@ pub(crate) fn naming<'s>(
     Ok(found.into_iter().map(|m| m.path).collect())
 }
 
+/// The other files of the view with a link that resolves to `target`.
+pub(crate) fn linking_to(
+    view: &View<'_>,
+    target: &str,
+) -> Result<std::collections::BTreeSet<String>, ToolError> {
+    let vault = view.with_paths(|paths| Vault::new(paths.iter().copied()));
+    Ok(backlinks(view, &vault, target)?
+        .into_iter()
+        .map(|b| b.file_path)
+        .collect())
+}
+
 /// Every link in another file of the view that resolves to `target`.
 fn backlinks(view: &View<'_>, vault: &Vault, target: &str) -> Result<Vec<Backlink>, ToolError> {
     let mut out = Vec::new();

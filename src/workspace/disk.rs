@@ -213,9 +213,11 @@ impl Workspace {
         let file = self.review.file_mut(path).expect("under review");
         match written {
             Ok(hash) => {
-                file.disk_hash = Some(hash);
+                file.disk_hash = Some(hash.clone());
                 file.set_op_done(done);
                 self.store.save_file(file)?;
+                // Done: the next open has nothing to finish.
+                self.store.settle_writes(&[(path.to_owned(), Some(hash))])?;
                 Ok(())
             }
             Err(e) => {

@@ -9,6 +9,7 @@
 mod attachment;
 mod disk;
 mod files;
+mod links_kept;
 mod outside;
 mod outside_hunks;
 mod propose;
@@ -52,6 +53,9 @@ pub enum WorkspaceError {
     /// A write or delete on disk was refused (another program's change) or failed.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// Finding the links to a note failed.
+    #[error("finding links failed: {0}")]
+    Links(#[from] crate::tools::ToolError),
     /// No checkpoint has this id.
     #[error("there is no checkpoint `{0}`")]
     UnknownCheckpoint(String),
@@ -217,6 +221,7 @@ impl Workspace {
         reason: Option<&str>,
     ) -> Result<Decision, WorkspaceError> {
         let (path, _) = self.review.find_hunk(hunk_id)?;
+        let before = self.before_moves_back();
         if self.review.crosses_files(hunk_id, status) {
             // A move with the links that follow it: one step over many files.
             let decisions = self.decide_many(&[hunk_id.to_owned()], status)?;
@@ -248,6 +253,7 @@ impl Workspace {
             Status::Pending => self.review.undo(hunk_id)?,
             _ => self.review.decide(hunk_id, status, reason)?,
         };
+        self.keep_links(before, std::slice::from_ref(&decision))?;
         let rows: Vec<(String, Status)> = decision
             .entry_ids
             .iter()
@@ -288,10 +294,12 @@ impl Workspace {
             );
             self.checkpoint_files(&what, typed)?;
         }
+        let before = self.before_moves_back();
         let decisions = match status {
             Status::Pending => self.review.undo_many(hunk_ids)?,
             _ => self.review.decide_many(hunk_ids, status)?,
         };
+        self.keep_links(before, &decisions)?;
         let rows: Vec<(String, Status)> = decisions
             .iter()
             .flat_map(|d| {
@@ -375,6 +383,19 @@ impl Workspace {
             Some(file) => self.store.save_file(file),
             None => self.store.remove_file(path),
         }
+    }
+
+    /// Stores the state of each of `paths`, the files no longer under
+    /// review first: a file put back under another path takes its hunks
+    /// from there, and a hunk is stored once.
+    fn persist_all(&mut self, paths: &[String]) -> Result<(), StoreError> {
+        let (kept, gone): (Vec<&String>, Vec<&String>) =
+            paths.iter().partition(|p| self.review.file(p).is_some());
+        for path in gone {
+            self.store.remove_file(path)?;
+        }
+        let files = kept.into_iter().filter_map(|p| self.review.file(p));
+        self.store.save_files(files)
     }
 
     /// Up to `limit` checkpoints, newest first, older than the checkpoint

@@ -52,6 +52,8 @@ impl Workspace {
         checkpoint: &Checkpoint,
     ) -> Result<RollbackReport, WorkspaceError> {
         let id = &checkpoint.checkpoint_id;
+        let shown = self.overlay();
+        let counting = self.counting_moves();
         let mut snapshots = self.store.checkpoint_snapshots(id)?;
         // Files that were there first: one a move took away is put back
         // before the path it was moved to is looked at.
@@ -122,6 +124,9 @@ impl Workspace {
         });
         let mut seen = BTreeSet::new();
         paths.retain(|p| seen.insert(p.clone()));
+        // A move saved and moved again since cannot go back: a rollback that
+        // would take it with a link update is refused before anything changes.
+        self.review.check_decidable(&carried, Status::Rejected)?;
         let undo = self.take_undo(checkpoint, format!("before rolling back to {id}"), &paths)?;
 
         if !carried.is_empty() {
@@ -146,9 +151,13 @@ impl Workspace {
                 paths.push(decision.path);
             }
         }
-        for path in &paths {
-            self.persist(path)?;
+        // So would a move brought back while a note restored to a time
+        // before it links to the note's old path; but undoing a rollback
+        // gives back exactly what was.
+        if checkpoint.kind != CheckpointKind::Rollback {
+            paths.extend(self.reject_moves_leaving_links(&shown, &counting)?);
         }
+        self.persist_all(&paths)?;
         Ok(RollbackReport {
             undo_checkpoint_id: undo,
             files,
@@ -201,9 +210,8 @@ impl Workspace {
                     .then(|| format!("with {}, which built on it", carried.join(", "))),
             });
         }
-        for path in paths.iter().chain(&touched) {
-            self.persist(path)?;
-        }
+        paths.extend(touched);
+        self.persist_all(&paths)?;
         Ok(RollbackReport {
             undo_checkpoint_id: undo,
             files,

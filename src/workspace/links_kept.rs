@@ -1,0 +1,148 @@
+//! A move brought back (by a decision from rejected to pending or
+//! accepted, or by a rollback) takes its note away from its old path again,
+//! and only the links its link updates rewrite follow it. A link to the
+//! note that appeared after the move was proposed (rejecting an edit or a
+//! rollback brought back the text that has it) has no update, and would
+//! dangle: a decision that would do so is refused, with every status left
+//! as it was, and a rollback rejects such a move, as it does a move whose
+//! link update it took away.
+
+use std::collections::BTreeSet;
+
+use super::{Workspace, WorkspaceError};
+use crate::edits::FileOp;
+use crate::project::{Overlay, View};
+use crate::review::{Decision, Review, ReviewError, Status};
+use crate::tools::links::linking_to;
+
+impl Workspace {
+    /// The review as it is, kept only when a decision could bring a move
+    /// back: when some move is rejected.
+    pub(super) fn before_moves_back(&self) -> Option<Review> {
+        let any = self.review.files().any(|f| {
+            f.op().is_some_and(|op| {
+                matches!(op.op, FileOp::Move { .. })
+                    && f.entries()[op.entry].status == Status::Rejected
+            })
+        });
+        any.then(|| self.review.clone())
+    }
+
+    /// Checks that the moves `decisions` brought back leave no link behind
+    /// (see the module docs); otherwise puts `before` back and refuses.
+    pub(super) fn keep_links(
+        &mut self,
+        before: Option<Review>,
+        decisions: &[Decision],
+    ) -> Result<(), WorkspaceError> {
+        let Some(mut before) = before else {
+            return Ok(());
+        };
+        let back: Vec<String> = decisions
+            .iter()
+            .flat_map(|d| &d.moves)
+            .filter(|m| m.from == Status::Rejected && m.to != Status::Rejected)
+            .map(|m| m.hunk_id.clone())
+            .collect();
+        let back = self.moves_among(back);
+        if back.is_empty() {
+            return Ok(());
+        }
+        std::mem::swap(&mut self.review, &mut before);
+        let shown = self.overlay();
+        std::mem::swap(&mut self.review, &mut before);
+        if let Some((hunk, files)) = self.left_behind(&shown, back)?.into_iter().next() {
+            self.review = before;
+            return Err(ReviewError::LinksBehind { hunk, files }.into());
+        }
+        Ok(())
+    }
+
+    /// The moves that count now (pending or accepted), by hunk.
+    pub(super) fn counting_moves(&self) -> BTreeSet<String> {
+        self.review
+            .files()
+            .filter_map(|f| {
+                let op = f.op()?;
+                let entry = &f.entries()[op.entry];
+                (matches!(op.op, FileOp::Move { .. }) && entry.status != Status::Rejected)
+                    .then(|| entry.hunk_id.clone())
+                    .flatten()
+            })
+            .collect()
+    }
+
+    /// Of `hunks`, the moves staged on their files now, with the path
+    /// each file is under review by.
+    fn moves_among(&self, hunks: impl IntoIterator<Item = String>) -> Vec<(String, String)> {
+        hunks
+            .into_iter()
+            .filter_map(|hunk| {
+                let (path, i) = self.review.find_hunk(&hunk).ok()?;
+                let op = self.review.file(&path)?.op()?;
+                (op.entry == i && matches!(op.op, FileOp::Move { .. })).then_some((hunk, path))
+            })
+            .collect()
+    }
+
+    /// Of the moves `back` (hunk, its file's path), those that would leave
+    /// links behind, with the notes that hold them: the notes of `shown`
+    /// (the working state before they came back, the file at its path)
+    /// that link to the file and hold no link update of the move.
+    pub(super) fn left_behind(
+        &self,
+        shown: &Overlay,
+        back: Vec<(String, String)>,
+    ) -> Result<Vec<(String, Vec<String>)>, WorkspaceError> {
+        let view = View::with(&self.project, shown);
+        let mut out = Vec::new();
+        for (hunk, path) in back {
+            let mut behind = linking_to(&view, &path)?;
+            // A note with a link update is known by any of its paths.
+            for key in self.review.follower_files(&hunk) {
+                let file = self.review.file(&key).expect("holds a hunk");
+                for path in file.paths() {
+                    behind.remove(path);
+                }
+            }
+            if !behind.is_empty() {
+                out.push((hunk, behind.into_iter().collect()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The moves that came to count since `counting` (see
+    /// [`Workspace::counting_moves`]) and would leave links of `shown`
+    /// behind: rejected, with their link updates. Returns the files that
+    /// changed.
+    pub(super) fn reject_moves_leaving_links(
+        &mut self,
+        shown: &Overlay,
+        counting: &BTreeSet<String>,
+    ) -> Result<Vec<String>, WorkspaceError> {
+        let back: Vec<String> = self
+            .counting_moves()
+            .into_iter()
+            .filter(|h| !counting.contains(h))
+            .collect();
+        let back = self.moves_among(back);
+        if back.is_empty() {
+            return Ok(Vec::new());
+        }
+        let hunks: Vec<String> = self
+            .left_behind(shown, back)?
+            .into_iter()
+            .map(|(hunk, _)| hunk)
+            .collect();
+        if hunks.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(self
+            .review
+            .decide_many(&hunks, Status::Rejected)?
+            .into_iter()
+            .map(|d| d.path)
+            .collect())
+    }
+}
