@@ -6,7 +6,8 @@
 // with one keystroke on an occurrence, the outlier rejected on its own, the
 // job applied in one batch; every note's bytes are checked. Prints the
 // figures (not asserted; also in ui/e2e-artifacts/scale-figures.json): the
-// proposal staged (from the job's own events), the review list painted, the
+// proposal staged (from the job's own events), the review list painted, a
+// cold page load's first review row painted (the review listed once), the
 // pattern accepted (keystroke to the list redrawn), the apply, and the
 // longest task of the page's main thread meanwhile, from a Chromium trace:
 // its wall time and the main thread's own CPU time in it. On two cores the
@@ -89,6 +90,32 @@ test(`a rename in ${NOTES.toLocaleString()} notes is reviewed as one pattern and
   assert.ok(rows.indexOf("review-item") < rows.indexOf("review-pattern"), `flagged first: ${rows.slice(0, 8)}`);
   await shot(page, "scale-1-pattern-and-flag");
 
+  // A cold page load lists the review once (a page at a time), also after
+  // the shown job's past events and the project feed came in, and paints
+  // its first row (a figure: navigation to the frame after it).
+  const cold = await chrome.newPage({ viewport: { width: 1280, height: 800 } });
+  const listings = [];
+  cold.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname === "/api/review") listings.push(Number(url.searchParams.get("offset") ?? 0));
+  });
+  await cold.addInitScript(() => {
+    const seen = new MutationObserver(() => {
+      if (!document.querySelector('[data-testid="review-item"], [data-testid="review-pattern"]')) return;
+      seen.disconnect();
+      requestAnimationFrame(() => setTimeout(() => (window.__firstReviewRow = performance.now()), 0));
+    });
+    seen.observe(document, { childList: true, subtree: true });
+  });
+  await cold.goto(server.url);
+  await cold.waitForFunction(() => window.__firstReviewRow, null, { polling: 50 });
+  figures.cold_first_review_row_ms = Math.round(await cold.evaluate(() => window.__firstReviewRow));
+  // The job's past events are in the timeline once they have been taken in.
+  await cold.getByTestId("timeline-tool").first().waitFor();
+  await cold.getByTestId("review-pattern").waitFor();
+  assert.deepEqual(listings.filter((offset) => offset === 0), [0], `the review listed once on a cold load: ${listings}`);
+  await cold.close();
+
   // One keystroke on an occurrence accepts the whole pattern.
   const occurrence = page.locator('[data-testid="review-item"]:not([data-flagged])').first();
   const opened = await occurrence.getAttribute("data-path");
@@ -108,6 +135,8 @@ test(`a rename in ${NOTES.toLocaleString()} notes is reviewed as one pattern and
   await page.getByTestId("open-path").filter({ hasText: path(OUTLIER) }).waitFor();
   await page.locator(`[data-testid="hunk-reject"][data-hunk-id="${outlierId}"]`).click();
   await page.getByTestId("review-count").filter({ hasText: /^0$/ }).waitFor();
+  // The rejected flagged hunk is no longer counted, before any save.
+  assert.doesNotMatch(await page.getByTestId("job-review-status").textContent(), /flagged/);
   await shot(page, "scale-2-decided");
 
   // Applied in one batch: every accepted note written, the outlier as it was.

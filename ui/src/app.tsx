@@ -36,11 +36,16 @@ export async function boot() {
   }
   document.title = `${project.value.name} — Redline`;
   for (const client of project.value.mcp_clients.slice(0, 1)) offerReview(client, project.value.outside_changes);
-  await Promise.all([refreshTree(), reloadListings(), loadSessions(), loadAgents(), loadSetup()]);
+  // Where the feed is now: what happened before is in the listings fetched
+  // next (the review once), so the feed is followed from here on, and at
+  // once, whatever the shown job is doing.
+  const now = await attempt("Following the project", () => api.feed({ cursor: Number.MAX_SAFE_INTEGER, wait_ms: 0 }));
   void followProject(
+    now?.next_cursor ?? 0,
     () => void reloadCheckpoints(),
     (update) => void jobUpdated(update),
   );
+  await Promise.all([refreshTree(), reloadListings(), loadSessions(), loadAgents(), loadSetup()]);
 }
 
 export function App() {

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { Job } from "../api/types";
 import * as agent from "../state/agent";
 import { addOpenFile, addSelection } from "../state/context";
-import { agents, contextRows, hunkInfo, job, jobEvents, reviewItems, reviewJobs, session, sessions, setup } from "../state/store";
+import { agents, contextRows, hunkInfo, job, jobEvents, reviewItems, session, sessions, setup } from "../state/store";
 import { SetupCard } from "./SetupCard";
 import { Timeline } from "./Timeline";
 
@@ -175,8 +175,14 @@ const jobPending = computed(() => {
   const id = job.value?.job_id;
   const info = hunkInfo.value;
   let pending = 0;
-  for (const item of reviewItems.value) if (id !== undefined && info.get(item.hunk)?.job_id === id) pending++;
-  return pending;
+  let flagged = 0;
+  for (const item of reviewItems.value) {
+    const hunk = info.get(item.hunk);
+    if (id === undefined || hunk?.job_id !== id) continue;
+    pending++;
+    if (hunk.flags?.length) flagged++;
+  }
+  return { pending, flagged };
 });
 
 function JobBar() {
@@ -184,8 +190,8 @@ function JobBar() {
   if (!j) return <div class="jobbar jobbar-empty" />;
   const b = budget(j);
   const finished = jobEvents.value.find((e) => e.type === "review.finished")?.data;
-  const pendingInJob = jobPending.value;
-  const flaggedInJob = reviewJobs.value.find((g) => g.job_id === j.job_id)?.flagged ?? 0;
+  // Both as the tree knows them now: a rejected flagged hunk is no longer counted.
+  const { pending: pendingInJob, flagged: flaggedInJob } = jobPending.value;
   // A long apply says how far it has come until it completes.
   const lastApply = [...jobEvents.value].reverse().find((e) => e.type === "apply.progress" || e.type === "apply.completed");
   const applying = lastApply?.type === "apply.progress" && lastApply.data.done < lastApply.data.total ? lastApply.data : null;

@@ -3,11 +3,13 @@
 
 import { api } from "../api/client";
 import type { AlsoAccept, ContextRow, JobUpdated, Session } from "../api/types";
-import { openFirstPending, refreshTree, reloadOpen } from "./files";
+import { openFirstPending, refreshTree, reloadOpen, treeListed } from "./files";
 import { loadSetup } from "./setup";
 import { agents, attempt, contextRows, job, jobEvents, session, sessions, setup, tell } from "./store";
 
 const ENDED = new Set(["completed", "failed", "cancelled", "budget_exceeded"]);
+/** Statuses of a job still making its proposal. */
+const LIVE = new Set(["queued", "running", "waiting_for_user"]);
 
 /** Loads the agent definitions a session can start with. */
 export async function loadAgents() {
@@ -42,7 +44,8 @@ export async function selectSession(id: string) {
   const s = await attempt("Opening the session", () => api.session(id));
   if (!s || mine !== selecting) return;
   show(s);
-  if (s.last_job_id) await follow(s.last_job_id);
+  // Followed for as long as it runs, which no caller waits for.
+  if (s.last_job_id) void follow(s.last_job_id);
 }
 
 /** A new session with agent `agentId` (default: the built-in one), shown at once. */
@@ -143,6 +146,10 @@ export async function follow(id: string) {
   jobEvents.value = [];
   let cursor = 0;
   let status = first.status;
+  // A job that was no longer running when it was shown staged its hunks
+  // before: the review listed already has them, and its first page of
+  // events (its past) lists nothing again.
+  let past = !LIVE.has(first.status);
   for (;;) {
     let page;
     try {
@@ -162,7 +169,7 @@ export async function follow(id: string) {
       if (ticket !== following) return;
       if (fresh) job.value = fresh;
       if (page.events.some((e) => e.type === "job.awaiting_review" || e.type === "diff.generated")) {
-        await refreshTree();
+        await (past ? treeListed() : refreshTree());
         if (ticket === following) await openFirstPending(id);
       }
       if (page.events.some((e) => e.type.startsWith("job."))) {
@@ -173,6 +180,7 @@ export async function follow(id: string) {
         }
       }
     }
+    past = false;
     if (ENDED.has(status)) {
       if (job.value?.error?.code === "no_provider") await loadSetup();
       return;
@@ -185,6 +193,10 @@ export async function follow(id: string) {
  * agent's question is brought to the card unless the user's own job is
  * running or asking. */
 export async function jobUpdated(update: JobUpdated) {
+  // The shown job no follower watches (it had ended) changed: an undo
+  // reopened its review. It is followed again, its status and actions with it.
+  const shownJob = job.value;
+  if (shownJob?.job_id === update.job_id && ENDED.has(shownJob.status) && shownJob.status !== update.status) void follow(update.job_id);
   await refreshSessions();
   const shown = session.value;
   const current = job.value;

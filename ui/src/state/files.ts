@@ -78,6 +78,11 @@ export function refreshTree(): Promise<void> {
   return latestRefresh;
 }
 
+/** Resolves once the refresh under way (if any) has been taken in. */
+export function treeListed(): Promise<void> {
+  return latestRefresh;
+}
+
 async function listTree(): Promise<void> {
   const started = performance.now();
   const mine = ++refreshes;
@@ -599,8 +604,8 @@ function listingsSoon() {
 /** Follows the project feed for as long as the page lives: another
  * program's changes, review changes, rollbacks, and jobs the page did not
  * start (`onJob`). */
-export async function followProject(onRollback: () => void, onJob: (update: JobUpdated) => void) {
-  let cursor = 0;
+export async function followProject(from: number, onRollback: () => void, onJob: (update: JobUpdated) => void) {
+  let cursor = from;
   for (;;) {
     try {
       const page = await api.feed({ cursor, wait_ms: 25_000 });
