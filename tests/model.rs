@@ -804,3 +804,35 @@ fn a_rollback_cannot_take_back_a_move_that_moved_on() {
     ])
     .unwrap();
 }
+
+/// A rollback that brings back a note with a link update rejected while
+/// its move, in a note it leaves alone, still counts: the move goes.
+#[test]
+fn a_rollback_that_brings_back_a_rejected_link_update_takes_its_move() {
+    check(&[
+        Step::Move { note: 2 },
+        edit(0, 3),
+        Step::Decide {
+            pick: 6506366232981279199,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Delete { note: 1 },
+        edit(0, 3),
+        Step::Undo {
+            pick: 7609448781108107124,
+        },
+        Step::Decide {
+            pick: 11874741598781705401,
+            accept: false,
+        },
+        Step::Rollback {
+            pick: 13699116785803231861,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}

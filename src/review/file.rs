@@ -37,8 +37,12 @@ pub struct Span {
     /// How many lines it covers now (0 for text it only took out).
     pub lines: usize,
     /// Those lines as they would be without it (and what builds on it):
-    /// what it replaced.
+    /// what rejecting it leaves.
     pub old: String,
+    /// Those lines as they were before it: the changes recorded earlier, as
+    /// decided now, and none of the later ones. What it replaced; differs
+    /// from `old` when a later change touched the same lines.
+    pub before: String,
     /// Those lines now.
     pub now: String,
     /// The bytes of the buffer those lines are.
@@ -464,19 +468,26 @@ impl FileReview {
         let (start, end) = (line_byte(line), line_byte(end_line));
         let now = self.in_buffer();
         let without = |c: u32| !gone.contains(&c) && now(c);
-        let mut old = String::new();
+        // Before it: the changes recorded earlier, as decided now; none of
+        // the later ones, whether they build on it or not.
+        let before = |c: u32| (c == BASE || c < i as u32) && now(c);
+        let (mut old, mut was) = (String::new(), String::new());
         let from = offsets.partition_point(|&o| o < start).saturating_sub(1);
         for (p, &o) in self.pieces[from..].iter().zip(&offsets[from..]) {
             if o > end {
                 break;
             }
-            if p.visible(&now) {
+            let (text, shown) = if p.visible(&now) {
                 let (a, b) = (o.max(start), (o + p.len()).min(end));
-                if a < b && p.visible(&without) {
-                    old.push_str(&p.text()[a - o..b - o]);
-                }
-            } else if start <= o && p.visible(&without) {
-                old.push_str(p.text());
+                (a < b).then(|| &p.text()[a - o..b - o]).map_or(("", false), |t| (t, true))
+            } else {
+                (p.text(), start <= o)
+            };
+            if shown && p.visible(&without) {
+                old.push_str(text);
+            }
+            if shown && p.visible(&before) {
+                was.push_str(text);
             }
         }
         Span {
@@ -484,6 +495,7 @@ impl FileReview {
             line,
             lines: end_line - line,
             old,
+            before: was,
             now: rope.byte_slice(start..end).to_string(),
             bytes: start..end,
         }

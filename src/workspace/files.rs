@@ -87,9 +87,14 @@ pub struct HunkSpan {
     /// (its new words while pending or accepted, the old ones once rejected);
     /// 0 for lines it only took out.
     pub lines: usize,
-    /// Those lines as they would be without it, terminators included: what
-    /// it replaced.
+    /// Those lines as they would be without it (and the hunks that build
+    /// on it), terminators included: what rejecting it leaves.
     pub old_text: String,
+    /// Those lines as they were before it, terminators included: what it
+    /// replaced (the changes made earlier as decided now, none of the later
+    /// ones). Differs from `old_text` when a later change touched the same
+    /// lines.
+    pub before_text: String,
     /// The hunks it stands on: it rewrote text they put there, so accepting
     /// it accepts them.
     pub depends_on: Vec<String>,
@@ -115,6 +120,7 @@ fn spans_of(file: &FileReview) -> Vec<HunkSpan> {
                 line: s.line,
                 lines: s.lines,
                 old_text: s.old,
+                before_text: s.before,
                 depends_on: file.depends_on(s.entry).filter_map(hunk).collect(),
                 dependents: file.dependents(s.entry).filter_map(hunk).collect(),
                 typed_inside: typed.contains(&s.entry),

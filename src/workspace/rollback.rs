@@ -145,6 +145,7 @@ impl Workspace {
             .collect();
         for (path, _, _) in &snapshots {
             apart.extend(self.links_apart(path));
+            apart.extend(self.leaders_apart(path));
         }
         if !apart.is_empty() {
             for decision in self.review.decide_many(&apart, Status::Rejected)? {
@@ -271,6 +272,28 @@ impl Workspace {
                 Err(_) => true,
             })
             .then_some(hunk)
+    }
+
+    /// The moves, in other files, that count (pending or accepted) while a
+    /// link update of theirs in the file under review at `path` is
+    /// rejected: brought back that way, the file's link would be left
+    /// behind. A settled move stays (see [`Review::settled`]).
+    fn leaders_apart(&self, path: &str) -> Vec<String> {
+        let Some(file) = self.review.file(path) else {
+            return Vec::new();
+        };
+        let counts = |leader: &String| match self.review.find_hunk(leader) {
+            Ok((p, i)) => {
+                self.review.file(&p).expect("found").entries()[i].status != Status::Rejected
+                    && !self.review.settled(leader)
+            }
+            Err(_) => false,
+        };
+        file.entries()
+            .iter()
+            .filter(|e| e.status == Status::Rejected)
+            .flat_map(|e| e.follows.iter().filter(|l| counts(l)).cloned())
+            .collect()
     }
 
     /// The link updates in the file under review at `path` that count

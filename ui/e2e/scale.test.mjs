@@ -133,6 +133,10 @@ test(`a rename in ${NOTES.toLocaleString()} notes is reviewed as one pattern and
   const outlierId = await flagged.getAttribute("data-hunk-id");
   await flagged.click();
   await page.getByTestId("open-path").filter({ hasText: path(OUTLIER) }).waitFor();
+  // The editor's box carries the same flag, with its reasons.
+  const box = page.locator(`.cm-hunk[data-hunk-id="${outlierId}"]`);
+  assert.match(await box.getByTestId("editor-hunk-flag").innerText(), /dead link/);
+  assert.match(await box.locator(".cm-hunk-reasons").innerText(), /\[\[Meridain\]\], but no note is called that/);
   await page.locator(`[data-testid="hunk-reject"][data-hunk-id="${outlierId}"]`).click();
   await page.getByTestId("review-count").filter({ hasText: /^0$/ }).waitFor();
   // The rejected flagged hunk is no longer counted, before any save.

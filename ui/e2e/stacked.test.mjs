@@ -1,6 +1,8 @@
 // Decisions in any order on stacked jobs, in a real browser, on the demo
 // vault. The rename puts "Meridian" on a line; the follow-up, before any
-// decision, dates that very line and rewrites the website's new name. Then:
+// decision, dates that very line and rewrites the website's new name. Each
+// box strikes through the text before its hunk, and says apart what
+// rejecting it would leave when a later hunk changed the same line. Then:
 // - the rename of the plan is rejected under the pending date, at once (it
 //   does not depend on it): the line reads "Atlas 2.0 ships on 9 September",
 //   and is saved with the date accepted, bytes checked;
@@ -73,6 +75,14 @@ test("any hunk of stacked jobs is decided in any order; a dependent pair is show
   // no refusal; the date stays.
   const planRename = hunkIn(rename, PLAN);
   await open(PLAN, planRename);
+  // Its box strikes through the line as it was before it, never the later
+  // job's words; what rejecting it leaves (the date kept) is said apart.
+  const box = page.locator(`.cm-hunk[data-hunk-id="${planRename}"]`);
+  assert.equal((await box.locator(".cm-hunk-removed").innerText()).trim(), LINE);
+  assert.equal(await box.getByTestId("hunk-reject-leaves").innerText(), `Rejecting it leaves: ${LINE.replace("in the third quarter", "on 9 September")}`);
+  const dateBox = page.locator(`.cm-hunk[data-hunk-id="${hunkIn(date, PLAN)}"]`);
+  assert.equal((await dateBox.locator(".cm-hunk-removed").innerText()).trim(), RENAMED);
+  assert.equal(await dateBox.getByTestId("hunk-reject-leaves").count(), 0, "rejecting the date gives back the line before it");
   await button(planRename, "reject").click();
   await item(planRename).waitFor({ state: "detached" });
   await until(page, async () => (await content(PLAN)).text.includes("\nAtlas 2.0 ships on 9 September. The launch depends on the\n"), "the date kept under the rejected rename");

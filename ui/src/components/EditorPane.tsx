@@ -4,9 +4,10 @@
 import { computed, effect } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { clip } from "../clip";
+import { flagLabel } from "../flags";
 import { editorBindings } from "../shortcuts";
 import { acceptAllInFile, bindEditor, decide, markUnsynced, resolve, save, sendEdit, step } from "../state/files";
-import { currentHunk, dirtyPaths, openFile, reviewJobs } from "../state/store";
+import { currentHunk, dirtyPaths, hunkInfo, openFile, reviewJobs } from "../state/store";
 import { listings } from "../state/tree";
 
 /** No hunk to act on: bound to the buttons' `disabled`, so moving between
@@ -44,6 +45,13 @@ async function loadEditorCode() {
   return import("../editor/controller");
 }
 
+/** The flags the engine raised on a hunk, as the review list shows them. */
+function hunkFlag(id: string) {
+  const flags = hunkInfo.peek().get(id)?.flags;
+  const label = flagLabel(flags);
+  return label && flags ? { label, reasons: flags.map((f) => f.reason).join("\n") } : null;
+}
+
 /** A hunk's box is headed by its job's request, cut short. */
 function hunkLabel(jobId: string | null) {
   const request = reviewJobs.peek().find((j) => j.job_id === jobId)?.instruction;
@@ -63,6 +71,7 @@ export function EditorPane() {
         controller = new EditorController(host.current!, {
           decide: (id, status) => void decide(status, id),
           label: hunkLabel,
+          flag: hunkFlag,
           send: sendEdit,
           unsynced: markUnsynced,
           current: (id) => {
@@ -71,8 +80,10 @@ export function EditorPane() {
         }, editorBindings());
         bindEditor(controller);
         // A job's request may be known only after its hunks are drawn.
+        // So may its flags, with the review's listing.
         stopRelabel = effect(() => {
           void reviewJobs.value;
+          void hunkInfo.value;
           controller?.relabel();
         });
       });

@@ -10,7 +10,8 @@
 import { effect, signal } from "@preact/signals";
 import { memo } from "preact/compat";
 import { useEffect, useMemo } from "preact/hooks";
-import type { PatternGroup, PendingHunk, RiskFlag } from "../api/types";
+import type { PatternGroup, PendingHunk } from "../api/types";
+import { flagLabel } from "../flags";
 import { decideMany, openPath, patternLabel } from "../state/files";
 import { currentHunk, hunkInfo, reviewItems, reviewJobs } from "../state/store";
 import { useVisibleRows } from "./visibleRows";
@@ -258,19 +259,6 @@ function PatternActions({ row }: { row: Extract<Row, { kind: "pattern-actions" }
   );
 }
 
-/** A flag's rule, short, for the row (the reason is its title). */
-const RULE: Record<RiskFlag["rule"], string> = {
-  deletes_section: "deletes",
-  shrinks_note: "shrinks",
-  front_matter: "front matter",
-  dead_link: "dead link",
-  code_block: "code",
-  table_shape: "table",
-  unread_file: "unread file",
-  whole_file: "rewrite",
-  breaks_pattern: "outlier",
-  deletes_linked_note: "linked note",
-};
 
 /** Characters of the text before a change a row shows: a row is narrow,
  * and the change, not the line's start, is what it is for. */
@@ -295,7 +283,7 @@ const ReviewItem = memo(function ReviewItem({ id, path, hunk, indent }: { id: st
     >
       {flags.length > 0 && (
         <span class="flag" data-testid="hunk-flag">
-          ⚑ {flags.map((f) => RULE[f.rule]).join(", ")}
+          {flagLabel(flags)}
         </span>
       )}
       {(indent || flags.length > 0) && <span class="where">{path.split("/").pop()}</span>}

@@ -21,8 +21,10 @@ export interface Hunk {
   to: number;
   /** How many lines it covers. */
   lines: number;
-  /** The lines it replaced. */
+  /** What rejecting it leaves on its lines (it and what builds on it gone). */
   oldText: string;
+  /** Its lines as they were before it: what it replaced. */
+  beforeText: string;
   /** The job that proposed it. */
   jobId: string | null;
 }
@@ -33,6 +35,8 @@ export interface HunkActions {
   /** What a hunk's box is headed with: the request of the job that
    * proposed it (`null`: no job), as a person recognises it. */
   label(jobId: string | null): string;
+  /** The engine's flags on a hunk, short and with their reasons, or `null`. */
+  flag(id: string): { label: string; reasons: string } | null;
 }
 
 interface HunkState {
@@ -59,7 +63,7 @@ export function place(state: EditorState, spans: HunkSpan[]): Hunk[] {
   return spans.map((s) => {
     const from = start(s.line);
     const to = s.lines === 0 ? from : doc.line(Math.min(s.line + s.lines, doc.lines)).to;
-    return { id: s.hunk_id, status: s.status, from, to, lines: s.lines, oldText: s.old_text, jobId: s.job_id };
+    return { id: s.hunk_id, status: s.status, from, to, lines: s.lines, oldText: s.old_text, beforeText: s.before_text, jobId: s.job_id };
   });
 }
 
@@ -90,6 +94,8 @@ class Removed extends WidgetType {
     readonly changes: readonly Change[],
     /** What the box is headed with. */
     readonly label: string,
+    /** The engine's flags on it, if any. */
+    readonly flag: { label: string; reasons: string } | null,
   ) {
     super();
   }
@@ -98,9 +104,12 @@ class Removed extends WidgetType {
     return (
       other.hunk.id === this.hunk.id &&
       other.hunk.oldText === this.hunk.oldText &&
+      other.hunk.beforeText === this.hunk.beforeText &&
       other.current === this.current &&
       other.changes === this.changes &&
-      other.label === this.label
+      other.label === this.label &&
+      other.flag?.label === this.flag?.label &&
+      other.flag?.reasons === this.flag?.reasons
     );
   }
 
@@ -109,7 +118,7 @@ class Removed extends WidgetType {
    * height needs no new measure. */
   updateDOM(dom: HTMLElement) {
     const was = drawn.get(dom);
-    if (!was || was.hunk.id !== this.hunk.id || was.hunk.oldText !== this.hunk.oldText || was.changes !== this.changes) return false;
+    if (!was || was.hunk.id !== this.hunk.id || was.hunk.oldText !== this.hunk.oldText || was.hunk.beforeText !== this.hunk.beforeText || was.changes !== this.changes || was.flag?.reasons !== this.flag?.reasons) return false;
     dom.classList.toggle("cm-hunk-current", this.current);
     const label = dom.querySelector(".cm-hunk-label");
     if (label) label.textContent = this.label;
@@ -128,12 +137,28 @@ class Removed extends WidgetType {
     label.className = "cm-hunk-label";
     label.textContent = this.label;
     label.title = this.hunk.id;
-    bar.append(label, this.button("accept", "Accept", "Alt+Y", "accepted"), this.button("reject", "Reject", "Alt+N", "rejected"));
+    bar.append(label);
+    if (this.flag) {
+      // The same flag the review list shows, with its reasons in full.
+      const flag = document.createElement("span");
+      flag.className = "cm-hunk-flag";
+      flag.dataset.testid = "editor-hunk-flag";
+      flag.textContent = this.flag.label;
+      flag.title = this.flag.reasons;
+      bar.append(flag);
+    }
+    bar.append(this.button("accept", "Accept", "Alt+Y", "accepted"), this.button("reject", "Reject", "Alt+N", "rejected"));
     box.append(bar);
-    if (this.hunk.oldText) {
+    if (this.flag) {
+      const why = document.createElement("div");
+      why.className = "cm-hunk-reasons";
+      why.textContent = this.flag.reasons;
+      box.append(why);
+    }
+    if (this.hunk.beforeText) {
       const old = document.createElement("div");
       old.className = "cm-hunk-removed";
-      const text = this.hunk.oldText.replace(/\r?\n$/, "");
+      const text = this.hunk.beforeText.replace(/\r?\n$/, "");
       let at = 0;
       // An insertion takes nothing out: it has no mark here.
       for (const c of this.changes.filter((c) => c.toA > c.fromA)) {
@@ -147,6 +172,16 @@ class Removed extends WidgetType {
       }
       old.append(text.slice(at));
       box.append(old);
+    }
+    if (this.hunk.oldText !== this.hunk.beforeText) {
+      // Later hunks build on its lines: rejecting it does not give back
+      // what was there before it, and says what it leaves instead.
+      const leaves = document.createElement("div");
+      leaves.className = "cm-hunk-leaves";
+      leaves.dataset.testid = "hunk-reject-leaves";
+      const text = this.hunk.oldText.replace(/\r?\n$/, "");
+      leaves.textContent = text ? `Rejecting it leaves: ${text}` : "Rejecting it leaves these lines out";
+      box.append(leaves);
     }
     return box;
   }
@@ -184,14 +219,14 @@ function decorate(state: EditorState, hunks: Hunk[], current: string | null, act
   for (const h of hunks) {
     if (h.status !== "pending") continue;
     const isCurrent = h.id === current;
-    const oldText = h.oldText.replace(/\r?\n$/, "");
+    const oldText = h.beforeText.replace(/\r?\n$/, "");
     const newText = h.lines > 0 ? state.doc.sliceString(h.from, h.to) : "";
     let changes: readonly Change[] = [];
     if (oldText && newText) {
       const all = wordChanges(oldText, newText);
       if (worthMarking(all, oldText, newText)) changes = all;
     }
-    ranges.push(Decoration.widget({ widget: new Removed(h, isCurrent, actions, changes, actions.label(h.jobId)), block: true, side: -1 }).range(h.from));
+    ranges.push(Decoration.widget({ widget: new Removed(h, isCurrent, actions, changes, actions.label(h.jobId), actions.flag(h.id)), block: true, side: -1 }).range(h.from));
     if (h.lines > 0) {
       const first = state.doc.lineAt(h.from).number;
       const last = state.doc.lineAt(h.to).number;
@@ -283,6 +318,9 @@ const hunkTheme = EditorView.baseTheme({
     textDecoration: "line-through",
     padding: "0 6px 0 6px",
   },
+  ".cm-hunk-flag": { color: "var(--del-fg)", fontWeight: "600", fontSize: "11px" },
+  ".cm-hunk-reasons": { color: "var(--del-fg)", fontSize: "11px", padding: "0 6px 2px 6px", whiteSpace: "pre-wrap" },
+  ".cm-hunk-leaves": { color: "var(--muted)", fontSize: "11px", fontStyle: "italic", padding: "2px 6px", whiteSpace: "pre-wrap" },
   ".cm-hunk-word-removed": { background: "var(--del-word-bg)", textDecoration: "line-through", borderRadius: "2px" },
   ".cm-hunk-word-added": { background: "var(--add-word-bg)", borderRadius: "2px" },
 });

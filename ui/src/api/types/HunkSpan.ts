@@ -29,10 +29,17 @@ line: number,
  */
 lines: number,
 /**
- * Those lines as they would be without it, terminators included: what
- * it replaced.
+ * Those lines as they would be without it (and the hunks that build
+ * on it), terminators included: what rejecting it leaves.
  */
 old_text: string,
+/**
+ * Those lines as they were before it, terminators included: what it
+ * replaced (the changes made earlier as decided now, none of the later
+ * ones). Differs from `old_text` when a later change touched the same
+ * lines.
+ */
+before_text: string,
 /**
  * The hunks it stands on: it rewrote text they put there, so accepting
  * it accepts them.
