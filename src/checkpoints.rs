@@ -293,6 +293,36 @@ pub struct RollbackReport {
     pub files: Vec<RolledBackFile>,
 }
 
+/// What a rollback would do, worked out before anything changes: what its
+/// confirmation lists.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct RollbackPlan {
+    /// The files it puts back as they were before the run (hard), or whose
+    /// chosen hunks it reverts (scoped), by their paths at the checkpoint.
+    pub files: Vec<String>,
+    /// The hunks of those files that still count and would go: the run's
+    /// own and, for a hard rollback, every later one to the same files.
+    pub dropped: Vec<PlannedHunk>,
+    /// The hunks in other files rejected with them: a dropped move's link
+    /// updates, and the move of a dropped link update.
+    pub carried: Vec<PlannedHunk>,
+    /// The files whose typing since the run a hard rollback drops.
+    pub typed: Vec<String>,
+}
+
+/// A hunk a rollback would take out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct PlannedHunk {
+    /// The hunk.
+    pub hunk_id: String,
+    /// Where the working state shows its file now.
+    pub file_path: String,
+    /// Its job (`None`: another program's change).
+    pub job_id: Option<String>,
+    /// Its first line in the buffer (1-based), when it has one.
+    pub line: Option<usize>,
+}
+
 /// Whether anyone but the run touched a file the run created.
 pub(crate) fn edited_since_created(file: &FileReview) -> bool {
     file.entries().iter().any(|e| e.origin == Origin::User)

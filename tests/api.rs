@@ -375,7 +375,8 @@ async fn hunks_are_decided_edited_saved_and_rolled_back_one_by_one_over_http() {
     assert_eq!(
         alpha["hunks"],
         json!([{ "hunk_id": ha, "job_id": job, "status": "pending", "line": 2, "lines": 1,
-                 "old_text": "Status: draft\n", "depends_on": [], "dependents": [], "typed_inside": false }])
+                 "old_text": "Status: draft\n", "before_text": "Status: draft\n",
+                 "depends_on": [], "dependents": [], "typed_inside": false }])
     );
     assert_eq!(
         h.read("notes/alpha.md"),

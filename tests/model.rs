@@ -836,3 +836,28 @@ fn a_rollback_that_brings_back_a_rejected_link_update_takes_its_move() {
     ])
     .unwrap();
 }
+
+/// A rollback that rejects a move on its way (its link update was
+/// dropped) and is then undone gives back the move and its link updates:
+/// the undo checkpoint holds every file the rollback changed.
+#[test]
+fn undoing_a_rollback_brings_back_a_move_it_rejected_on_its_way() {
+    check(&[
+        edit(1, 3),
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 7682743042878576397,
+            accept: false,
+        },
+        Step::Type { note: 0 },
+        edit(2, 3),
+        Step::Undo { pick: 0 },
+        edit(0, 3),
+        edit(0, 3),
+        Step::Rollback {
+            pick: 18188201778657662947,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

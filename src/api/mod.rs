@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use snapshots::Snapshots;
 
-use crate::checkpoints::{Checkpoint, CheckpointPage, RollbackReport};
+use crate::checkpoints::{Checkpoint, CheckpointPage, RollbackPlan, RollbackReport};
 use crate::jobs::{EventPage, FeedPage, Job, RunRequest, Runtime, RuntimeError, Session};
 use crate::providers::detect;
 use crate::settings::{self, Settings, SettingsError, SettingsSaved, SettingsUpdate};
@@ -491,5 +491,10 @@ impl Api {
     /// Rolls back to a checkpoint.
     pub fn rollback(&self, id: &str, req: Rollback) -> Result<RollbackReport, ApiError> {
         Ok(self.runtime.rollback(id, req.mode, &req.hunk_ids)?)
+    }
+
+    /// What a rollback to a checkpoint would do, changing nothing.
+    pub fn rollback_plan(&self, id: &str, req: Rollback) -> Result<RollbackPlan, ApiError> {
+        self.workspace(|ws| ws.plan_rollback(id, req.mode, &req.hunk_ids))
     }
 }

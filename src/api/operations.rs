@@ -317,6 +317,9 @@ operations! {
     /// Rolls back to a checkpoint.
     rollback: POST "/api/agent/checkpoints/{id}/rollback" (PathId, (), BodyOf<Rollback>) -> crate::checkpoints::RollbackReport =
         |api: Api, PathId(id), (), BodyOf(b)| async move { api.rollback(&id, b) };
+    /// What a rollback would do, changing nothing: for its confirmation.
+    rollbackPlan: POST "/api/agent/checkpoints/{id}/rollback/plan" (PathId, (), BodyOf<Rollback>) -> crate::checkpoints::RollbackPlan =
+        |api: Api, PathId(id), (), BodyOf(b)| async move { api.rollback_plan(&id, b) };
 
     /// The settings, keys shown as hints.
     settings: GET "/api/settings" ((), (), ()) -> crate::settings::Settings =

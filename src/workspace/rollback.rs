@@ -8,12 +8,41 @@ use std::collections::BTreeSet;
 
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{
-    Checkpoint, CheckpointKind, FileSnapshot, RollbackMode, RollbackReport, RolledBackFile,
-    edited_since_created,
+    Checkpoint, CheckpointKind, FileSnapshot, PlannedHunk, RollbackMode, RollbackPlan,
+    RollbackReport, RolledBackFile, edited_since_created,
 };
 use crate::project::PathError;
-use crate::review::{Decision, FileReview, Status};
+use crate::review::{Decision, FileReview, Review, Status};
 use crate::store::NewCheckpointFile;
+
+/// What a hard rollback drops, worked out before anything changes (see
+/// [`Workspace::plan_rollback`]).
+struct WholePlan {
+    /// Each file of the checkpoint and its state then.
+    snapshots: Vec<(String, FileSnapshot, Option<String>)>,
+    /// Every path whose review state changes.
+    paths: Vec<String>,
+    /// The hunks of the files put back that go.
+    dropped: Vec<String>,
+    /// The hunks of other files rejected with them.
+    carried: Vec<String>,
+    /// The files put back whose typing since the run goes.
+    typed: Vec<String>,
+}
+
+/// What a rollback did before its undo checkpoint is taken: each file's
+/// outcome, every path whose review state changed, and the checkpoint's
+/// description.
+type Rolled = (Vec<RolledBackFile>, Vec<String>, String);
+
+/// The hunks `checkpoint` recorded for `path`.
+fn hunks_of<'c>(checkpoint: &'c Checkpoint, path: &str) -> &'c [String] {
+    checkpoint
+        .affected_files
+        .iter()
+        .find(|f| f.file_path == path)
+        .map_or(&[], |f| &f.hunk_ids)
+}
 
 /// Where a file of a checkpoint is under review now.
 struct Holder {
@@ -38,38 +67,46 @@ impl Workspace {
         hunk_ids: &[String],
     ) -> Result<RollbackReport, WorkspaceError> {
         let checkpoint = self.checkpoint(id)?;
-        match mode {
+        let before = self.review.clone();
+        let done = match mode {
             RollbackMode::HardAll => self.roll_back_whole(&checkpoint),
             RollbackMode::ScopedSelected => self.roll_back_hunks(&checkpoint, hunk_ids),
+        };
+        // The undo checkpoint holds every file the rollback changed, as it
+        // was before: those it found it had to change as it went too.
+        let report = done.and_then(|(files, mut paths, what)| {
+            let mut seen = BTreeSet::new();
+            paths.retain(|p| seen.insert(p.clone()));
+            let undo = self.take_undo(&before, &checkpoint, what, &paths)?;
+            self.persist_all(&paths)?;
+            Ok(RollbackReport {
+                undo_checkpoint_id: undo,
+                files,
+            })
+        });
+        if report.is_err() {
+            self.review = before;
         }
+        report
     }
 
-    /// Puts every file of `checkpoint` back as it was, dropping their later
-    /// changes; what depends on a dropped change in another file (the link
-    /// updates of a dropped move) is rejected with it.
-    fn roll_back_whole(
-        &mut self,
-        checkpoint: &Checkpoint,
-    ) -> Result<RollbackReport, WorkspaceError> {
+    /// What a hard rollback to `checkpoint` drops, changing nothing: the
+    /// files it puts back (by the path each has in review now), the hunks
+    /// of theirs it drops (the run's and later ones), the hunks in other
+    /// files that go with them (a dropped move's link updates, the move of
+    /// a dropped link update), and the files whose typing it drops.
+    fn plan_whole(&self, checkpoint: &Checkpoint) -> Result<WholePlan, WorkspaceError> {
         let id = &checkpoint.checkpoint_id;
-        let shown = self.overlay();
-        let counting = self.counting_moves();
         let mut snapshots = self.store.checkpoint_snapshots(id)?;
         // Files that were there first: one a move took away is put back
         // before the path it was moved to is looked at.
         snapshots.sort_by_key(|(_, s, _)| s.text.is_none() && !s.binary);
-        let hunks_of = |path: &str| -> &[String] {
-            checkpoint
-                .affected_files
-                .iter()
-                .find(|f| f.file_path == path)
-                .map_or(&[], |f| &f.hunk_ids)
-        };
         let mut dropped = Vec::new();
+        let mut typed = Vec::new();
         let mut paths: Vec<String> = Vec::new();
         for (path, snapshot, _) in &snapshots {
             paths.push(path.clone());
-            let Some(holder) = self.holder(path, hunks_of(path)) else {
+            let Some(holder) = self.holder(path, hunks_of(checkpoint, path)) else {
                 continue;
             };
             let file = self.review.file(&holder.key).expect("under review");
@@ -77,14 +114,22 @@ impl Workspace {
                 .log
                 .iter()
                 .flat_map(|log| &log.entries)
-                .filter_map(|e| e.hunk_id.as_deref())
+                .map(|e| e.id.as_str())
                 .collect();
-            dropped.extend(
-                file.entries()
-                    .iter()
-                    .filter_map(|e| e.hunk_id.clone())
-                    .filter(|h| !kept.contains(h.as_str())),
-            );
+            let later = file
+                .entries()
+                .iter()
+                .filter(|e| !kept.contains(e.id.as_str()));
+            let mut user = false;
+            for entry in later {
+                match &entry.hunk_id {
+                    Some(hunk) => dropped.push(hunk.clone()),
+                    None => user |= entry.origin == crate::review::Origin::User,
+                }
+            }
+            if user {
+                typed.push(file.view_path().unwrap_or(&file.path).to_owned());
+            }
             paths.push(holder.key);
         }
         // What depends on a dropped change in another file goes with it: a
@@ -124,17 +169,108 @@ impl Workspace {
         });
         let mut seen = BTreeSet::new();
         paths.retain(|p| seen.insert(p.clone()));
-        // A move saved and moved again since cannot go back: a rollback that
+        dropped.retain(|h| !carried.contains(h));
+        Ok(WholePlan {
+            snapshots,
+            paths,
+            dropped,
+            carried,
+            typed,
+        })
+    }
+
+    /// What rolling back to checkpoint `id` would do, changing nothing:
+    /// for the confirmation, which lists it before anything happens.
+    pub fn plan_rollback(
+        &self,
+        id: &str,
+        mode: RollbackMode,
+        hunk_ids: &[String],
+    ) -> Result<RollbackPlan, WorkspaceError> {
+        let checkpoint = self.checkpoint(id)?;
+        let (files, dropped, carried, typed) = match mode {
+            RollbackMode::HardAll => {
+                let plan = self.plan_whole(&checkpoint)?;
+                let files = plan.snapshots.into_iter().map(|(path, ..)| path).collect();
+                (files, plan.dropped, plan.carried, plan.typed)
+            }
+            RollbackMode::ScopedSelected => {
+                let mut files = Vec::new();
+                let mut dropped = Vec::new();
+                for hunk in hunk_ids {
+                    let file = checkpoint
+                        .affected_files
+                        .iter()
+                        .find(|f| f.hunk_ids.contains(hunk))
+                        .ok_or_else(|| WorkspaceError::NotInCheckpoint {
+                            hunk_id: hunk.clone(),
+                            checkpoint_id: id.to_owned(),
+                        })?;
+                    if !files.contains(&file.file_path) {
+                        files.push(file.file_path.clone());
+                    }
+                    let planned = self.review.plan(hunk, Status::Rejected)?;
+                    dropped.extend(
+                        planned
+                            .moves
+                            .into_iter()
+                            .filter(|m| m.to != m.from)
+                            .map(|m| m.hunk_id),
+                    );
+                }
+                let carried = self.review.carried_across(&dropped, Status::Rejected);
+                (files, dropped, carried, Vec::new())
+            }
+        };
+        let planned = |hunks: Vec<String>| -> Vec<PlannedHunk> {
+            hunks
+                .into_iter()
+                .filter_map(|hunk_id| {
+                    let (path, i) = self.review.find_hunk(&hunk_id).ok()?;
+                    let file = self.review.file(&path)?;
+                    let entry = &file.entries()[i];
+                    (entry.status != Status::Rejected).then(|| PlannedHunk {
+                        file_path: file.view_path().unwrap_or(&file.path).to_owned(),
+                        job_id: entry.job_id.clone(),
+                        line: file.span_of(i).map(|s| s.line + 1),
+                        hunk_id,
+                    })
+                })
+                .collect()
+        };
+        Ok(RollbackPlan {
+            files,
+            dropped: planned(dropped),
+            carried: planned(carried),
+            typed,
+        })
+    }
+
+    /// Puts every file of `checkpoint` back as it was, dropping their later
+    /// changes; what depends on a dropped change in another file (the link
+    /// updates of a dropped move) is rejected with it.
+    /// Returns what became of each file, every path whose review state
+    /// changed, and what its undo checkpoint is called.
+    fn roll_back_whole(&mut self, checkpoint: &Checkpoint) -> Result<Rolled, WorkspaceError> {
+        let id = &checkpoint.checkpoint_id;
+        let shown = self.overlay();
+        let counting = self.counting_moves();
+        let WholePlan {
+            snapshots,
+            mut paths,
+            carried,
+            ..
+        } = self.plan_whole(checkpoint)?;
+        // A move saved and moved on since cannot go back: a rollback that
         // would take it with a link update is refused before anything changes.
         self.review.check_decidable(&carried, Status::Rejected)?;
-        let undo = self.take_undo(checkpoint, format!("before rolling back to {id}"), &paths)?;
 
         if !carried.is_empty() {
             self.review.decide_many(&carried, Status::Rejected)?;
         }
         let mut files = Vec::new();
         for (path, snapshot, _) in &snapshots {
-            files.push(self.restore(path, snapshot, hunks_of(path), checkpoint)?);
+            files.push(self.restore(path, snapshot, hunks_of(checkpoint, path), checkpoint)?);
         }
         // A move brought back apart from its link updates (another rollback
         // rejected or dropped them) would leave those links behind: it goes.
@@ -158,11 +294,7 @@ impl Workspace {
         if checkpoint.kind != CheckpointKind::Rollback {
             paths.extend(self.reject_moves_leaving_links(&shown, &counting)?);
         }
-        self.persist_all(&paths)?;
-        Ok(RollbackReport {
-            undo_checkpoint_id: undo,
-            files,
-        })
+        Ok((files, paths, format!("before rolling back to {id}")))
     }
 
     /// Rejects the hunks `hunk_ids` of `checkpoint` where they are now,
@@ -171,7 +303,7 @@ impl Workspace {
         &mut self,
         checkpoint: &Checkpoint,
         hunk_ids: &[String],
-    ) -> Result<RollbackReport, WorkspaceError> {
+    ) -> Result<Rolled, WorkspaceError> {
         let id = &checkpoint.checkpoint_id;
         let mut paths = Vec::new();
         for hunk in hunk_ids {
@@ -188,7 +320,6 @@ impl Workspace {
             }
         }
         let what = format!("before rolling back {} of {id}", hunk_ids.join(", "));
-        let undo = self.take_undo(checkpoint, what, &paths)?;
         let mut files = Vec::new();
         let mut touched: Vec<String> = Vec::new();
         for hunk in hunk_ids {
@@ -212,17 +343,15 @@ impl Workspace {
             });
         }
         paths.extend(touched);
-        self.persist_all(&paths)?;
-        Ok(RollbackReport {
-            undo_checkpoint_id: undo,
-            files,
-        })
+        Ok((files, paths, what))
     }
 
     /// Takes the checkpoint that undoes a rollback of `checkpoint`: the
-    /// files at `paths` as they are now. Returns its id.
+    /// files at `paths` as `review` (the review before the rollback) and
+    /// the disk have them. Returns its id.
     fn take_undo(
         &mut self,
+        review: &Review,
         checkpoint: &Checkpoint,
         what: String,
         paths: &[String],
@@ -232,7 +361,7 @@ impl Workspace {
             .map(|path| {
                 Ok(NewCheckpointFile {
                     path: path.clone(),
-                    snapshot: FileSnapshot::take(&self.project, &self.review, path)?,
+                    snapshot: FileSnapshot::take(&self.project, review, path)?,
                     proposed: None,
                     hunk_ids: Vec::new(),
                     reverse_patches: Vec::new(),

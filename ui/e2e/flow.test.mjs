@@ -112,18 +112,29 @@ test("ask, clarify, review, save, roll back and undo", async () => {
   assert.equal(disk(dir, "notes/gamma.md"), `${GAMMA}Checked by hand.\n`, "the scoped rollback keeps the later line");
   assert.equal(disk(dir, "notes/alpha.md"), accepted(ALPHA), "and the other hunks");
 
-  // Roll the whole run back (confirming), then undo that.
-  page.once("dialog", (d) => d.accept());
+  // Roll the whole run back, confirmed in the panel after it listed what
+  // goes (the run's changes, the line typed by hand since), then undo that.
   await page.getByTestId("open-checkpoints").click();
   await page.locator('[data-testid="checkpoint"]').filter({ hasText: "Mark every note final" }).filter({ hasText: "run ·" }).click();
   await page.getByTestId("rollback-all").click();
+  const confirm = page.getByTestId("rollback-confirm");
+  await confirm.waitFor();
+  assert.match(await confirm.innerText(), /notes\/alpha\.md/);
+  assert.match(await page.getByTestId("rollback-plan-typed").innerText(), /notes\/gamma\.md/);
+  await shot(page, "flow-8-rollback-confirm");
+  await page.getByTestId("rollback-cancel").click();
+  await confirm.waitFor({ state: "detached" });
+  assert.equal(disk(dir, "notes/gamma.md"), `${GAMMA}Checked by hand.\n`, "cancelled: nothing changed");
+  await page.getByTestId("rollback-all").click();
+  await confirm.waitFor();
+  await page.keyboard.press("Enter");
   await page.getByTestId("compare").getByText("Status: draft").nth(1).waitFor();
   assert.equal(disk(dir, "notes/alpha.md"), accepted(ALPHA), "a rollback lands in the buffers first");
   await page.getByTestId("save-all").click();
   await waitFor(() => disk(dir, "notes/alpha.md") === ALPHA, "alpha rolled back");
   await waitFor(() => disk(dir, "notes/gamma.md") === GAMMA, "a hard rollback resets the run's files");
   assert.equal(disk(dir, "notes/beta.md"), BETA);
-  await shot(page, "flow-8-rolled-back");
+  await shot(page, "flow-9-rolled-back");
   await page.getByTestId("undo-rollback").click();
   await page.getByTestId("save-all").click();
   await waitFor(() => disk(dir, "notes/alpha.md") === accepted(ALPHA), "the rollback undone");
@@ -132,7 +143,7 @@ test("ask, clarify, review, save, roll back and undo", async () => {
   await page.locator('[data-testid="tree-file"][data-path="notes/alpha.md"]').click();
   await page.getByTestId("open-path").filter({ hasText: "notes/alpha.md" }).waitFor();
   await waitFor(async () => (await page.getByTestId("editor").innerText()).includes("Status: final"), "the editor shows the file as it is now");
-  await shot(page, "flow-9-undone");
+  await shot(page, "flow-10-undone");
 });
 
 async function waitFor(check, what, ms = 10_000) {

@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { AgentDefinition, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
+import type { AgentDefinition, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
 
 const q = encodeURIComponent;
 
@@ -83,6 +83,8 @@ export const api = {
   diff3: (id: string, query: Diff3Query) => call<ThreeWay>("GET", `/api/agent/checkpoints/${q(id)}/diff3${search(query)}`),
   /** Rolls back to a checkpoint. */
   rollback: (id: string, body: Rollback) => call<RollbackReport>("POST", `/api/agent/checkpoints/${q(id)}/rollback`, body),
+  /** What a rollback would do, changing nothing: for its confirmation. */
+  rollbackPlan: (id: string, body: Rollback) => call<RollbackPlan>("POST", `/api/agent/checkpoints/${q(id)}/rollback/plan`, body),
   /** The settings, keys shown as hints. */
   settings: () => call<Settings>("GET", `/api/settings`),
   /** Changes settings; a key goes to the keychain. */

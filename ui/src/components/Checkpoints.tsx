@@ -3,9 +3,9 @@
 // the whole run or of chosen hunks, and undoing a rollback.
 
 import { signal } from "@preact/signals";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
-import type { Checkpoint, CheckpointFile, RollbackReport, ThreeWay } from "../api/types";
+import type { Checkpoint, CheckpointFile, PlannedHunk, RollbackPlan, RollbackReport, ThreeWay } from "../api/types";
 import { clip } from "../clip";
 import { refreshTree, reloadOpen } from "../state/files";
 import { attempt, overlay, tell } from "../state/store";
@@ -129,8 +129,59 @@ export function Checkpoints() {
   );
 }
 
+/** A hunk a rollback takes out, as a person finds it: its note and line. */
+function where(h: PlannedHunk) {
+  return h.line === null ? h.file_path : `${h.file_path} line ${h.line}`;
+}
+
+/** The confirmation of a hard rollback: everything it will change, as the
+ * engine planned it, before anything happens. Enter (on its focused button)
+ * rolls back; Esc closes the panel, and nothing happens. */
+function RollbackConfirm({ cp, plan, answer }: { cp: Checkpoint; plan: RollbackPlan; answer(go: boolean): void }) {
+  const go = useRef<HTMLButtonElement>(null);
+  useLayoutEffect(() => go.current?.focus(), []);
+  const later = plan.dropped.filter((h) => h.job_id !== cp.job_id);
+  const own = plan.dropped.length - later.length;
+  return (
+    <div
+      class="rollback-confirm"
+      role="alertdialog"
+      aria-label="Confirm the rollback"
+      data-testid="rollback-confirm"
+    >
+      <p>
+        Put {plan.files.length} file(s) back as they were before “{title(cp)}”: {plan.files.join(", ")}.
+      </p>
+      <ul>
+        {own > 0 && <li data-testid="rollback-plan-own">The run's {own} change(s) that still count go.</li>}
+        {later.length > 0 && (
+          <li data-testid="rollback-plan-later">
+            {later.length} later change(s) to those files go too: {later.map(where).join(", ")}.
+          </li>
+        )}
+        {plan.carried.length > 0 && (
+          <li data-testid="rollback-plan-carried">
+            With them, {plan.carried.length} change(s) in other notes that depend on them (a moved note's links): {plan.carried.map(where).join(", ")}.
+          </li>
+        )}
+        {plan.typed.length > 0 && <li data-testid="rollback-plan-typed">What you typed since in {plan.typed.join(", ")} goes too.</li>}
+      </ul>
+      <p class="muted">Nothing is written until you save, and this panel can undo it.</p>
+      <div class="decision-buttons">
+        <button data-testid="rollback-cancel" onClick={() => answer(false)}>
+          Cancel <kbd>Esc</kbd>
+        </button>
+        <button class="danger" ref={go} data-testid="rollback-go" onClick={() => answer(true)}>
+          Roll back <kbd>Enter</kbd>
+        </button>
+      </div>
+    </div>
+  );
+}
+
 function Detail({ cp }: { cp: Checkpoint }) {
   const [file, setFile] = useState(cp.affected_files[0]?.file_path ?? null);
+  const [plan, setPlan] = useState<RollbackPlan | null>(null);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const toggle = (id: string) => {
     const next = new Set(chosen);
@@ -160,14 +211,26 @@ function Detail({ cp }: { cp: Checkpoint }) {
           class="danger"
           data-testid="rollback-all"
           onClick={async () => {
-            if (!confirm(`Roll back every file of “${title(cp)}” to before the run? Your edits elsewhere are kept, and this can be undone.`)) return;
-            const report = await attempt("Rolling back", () => api.rollback(cp.checkpoint_id, { mode: "hard_all" }));
-            if (report) await rolledBack(report);
+            // What it would do, from the engine, listed before anything happens.
+            const plan = await attempt("Planning the rollback", () => api.rollbackPlan(cp.checkpoint_id, { mode: "hard_all" }));
+            if (plan) setPlan(plan);
           }}
         >
           Roll back all
         </button>
       </div>
+      {plan && (
+        <RollbackConfirm
+          cp={cp}
+          plan={plan}
+          answer={async (go) => {
+            setPlan(null);
+            if (!go) return;
+            const report = await attempt("Rolling back", () => api.rollback(cp.checkpoint_id, { mode: "hard_all" }));
+            if (report) await rolledBack(report);
+          }}
+        />
+      )}
       <div class="cp-files">
         {cp.affected_files.map((f) => (
           <div key={f.file_path} class={`cp-file${f.file_path === file ? " active" : ""}`}>
