@@ -70,6 +70,21 @@ pub struct CheckpointFile {
     pub hunk_ids: Vec<String>,
     /// Each hunk's reverse patch, as recorded.
     pub reverse_patches: Vec<String>,
+    /// Where each hunk stands now, in the order of `hunk_ids` (`None`: no
+    /// longer under review, saved and settled or rolled back): filled in
+    /// when checkpoints are listed, so that a scoped rollback is offered
+    /// only what it can revert, at the line it is on now.
+    #[serde(default)]
+    pub hunks_now: Vec<Option<HunkNow>>,
+}
+
+/// Where a hunk of a checkpoint stands now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct HunkNow {
+    /// Its status.
+    pub status: crate::review::Status,
+    /// Its first line in its file's buffer (1-based).
+    pub line: usize,
 }
 
 /// A file's whole review state at a checkpoint.

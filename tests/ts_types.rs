@@ -15,7 +15,7 @@ use redline::api::{
     EventsQuery, FileQuery, FileRequest, JobStarted, ModelList, ModelsQuery, ProjectInfo,
     RenameSession, Resolve, Rollback, SessionCreated, SessionDeleted, TreeQuery,
 };
-use redline::checkpoints::{Checkpoint, CheckpointPage, RollbackPlan, RollbackReport};
+use redline::checkpoints::{Checkpoint, CheckpointPage, HunkNow, RollbackPlan, RollbackReport};
 use redline::jobs::{EventPage, FeedPage, Job, ReviewQueue, RunRequest, Session};
 use redline::settings::{Settings, SettingsSaved, SettingsUpdate};
 use redline::setup::{Setup, SetupChoice};
@@ -79,6 +79,7 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         ThreeWay,
         RollbackReport,
         RollbackPlan,
+        HunkNow,
         TreeEntry,
         redline::workspace::Listing,
         redline::workspace::FolderEntry,

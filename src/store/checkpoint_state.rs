@@ -290,6 +290,7 @@ fn file_of(path: String, stored: StoredFile, text_hash: Option<String>) -> Check
         }),
         hunk_ids: stored.hunk_ids,
         reverse_patches: stored.reverse_patches,
+        hunks_now: Vec::new(),
     }
 }
 

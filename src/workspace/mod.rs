@@ -410,16 +410,41 @@ impl Workspace {
             .then(|| checkpoints.last().map(|c| c.checkpoint_id.clone()))
             .flatten();
         Ok(CheckpointPage {
-            checkpoints,
+            checkpoints: checkpoints
+                .into_iter()
+                .map(|c| self.with_hunks_now(c))
+                .collect(),
             next_before,
         })
     }
 
-    /// The checkpoint `id`.
+    /// The checkpoint `id`, with where its hunks stand now.
     pub fn checkpoint(&self, id: &str) -> Result<Checkpoint, WorkspaceError> {
-        self.store
+        let checkpoint = self
+            .store
             .checkpoint(id)?
-            .ok_or_else(|| WorkspaceError::UnknownCheckpoint(id.to_owned()))
+            .ok_or_else(|| WorkspaceError::UnknownCheckpoint(id.to_owned()))?;
+        Ok(self.with_hunks_now(checkpoint))
+    }
+
+    /// `checkpoint` with [`CheckpointFile::hunks_now`] filled in.
+    ///
+    /// [`CheckpointFile::hunks_now`]: crate::checkpoints::CheckpointFile::hunks_now
+    fn with_hunks_now(&self, mut checkpoint: Checkpoint) -> Checkpoint {
+        for file in &mut checkpoint.affected_files {
+            file.hunks_now = file
+                .hunk_ids
+                .iter()
+                .map(|h| {
+                    let fate = self.review.hunk_fate(h)?;
+                    Some(crate::checkpoints::HunkNow {
+                        status: fate.status,
+                        line: fate.line,
+                    })
+                })
+                .collect();
+        }
+        checkpoint
     }
 
     /// The current, checkpoint and proposed texts of `path` at checkpoint `id`.

@@ -41,7 +41,7 @@ test("ask, clarify, review, save, roll back and undo", async () => {
   await page.getByTestId("instruction").fill("Mark every note final");
   await page.getByTestId("run").click();
   await page.getByTestId("clarify").waitFor();
-  await page.getByTestId("timeline").getByText(/search_project → 3 results/).waitFor();
+  await page.getByTestId("timeline").getByText(/search_project → 3 matching lines/).waitFor();
   await shot(page, "flow-2-question");
   await page.getByTestId("suggested-answer").filter({ hasText: "final" }).click();
 
@@ -99,7 +99,10 @@ test("ask, clarify, review, save, roll back and undo", async () => {
   // Named by the request and the lines, not by ids.
   assert.equal(await page.getByTestId("checkpoint-title").textContent(), "Mark every note final");
   const hunkLabels = await page.locator(".cp-hunk").allTextContents();
-  assert.ok(hunkLabels.length > 0 && hunkLabels.every((l) => /^line \d+$/.test(l.trim())), hunkLabels.join(" | "));
+  assert.ok(hunkLabels.length > 0 && hunkLabels.every((l) => /^line [1-9]\d*( \(rejected\))?$/.test(l.trim())), hunkLabels.join(" | "));
+  // Beta's hunk was rejected: a scoped rollback has nothing of it to revert.
+  assert.equal(await page.locator('[data-testid="checkpoint-hunk"]').nth(1).isDisabled(), true, hunkLabels.join(" | "));
+  assert.match(hunkLabels[1], /rejected/);
   await shot(page, "flow-7-checkpoints");
   await page.locator('[data-testid="checkpoint-hunk"]').nth(2).check();
   await page.getByTestId("rollback-selected").click();

@@ -238,11 +238,16 @@ function Detail({ cp }: { cp: Checkpoint }) {
               {f.file_path}
             </button>
             {f.hunk_ids.map((h, i) => {
-              const line = hunkLine(f, i);
+              // Where it is now; one rejected or settled has nothing to revert.
+              const now = f.hunks_now[i];
+              const line = now ? now.line : hunkLine(f, i);
+              const revertible = now !== undefined && now !== null && now.status !== "rejected";
+              const why = !now ? "no longer under review" : now.status === "rejected" ? "rejected" : null;
               return (
-                <label key={h} class="cp-hunk" title={h}>
-                  <input type="checkbox" data-testid="checkpoint-hunk" data-hunk-id={h} checked={chosen.has(h)} onChange={() => toggle(h)} />
-                  {line === null ? `change ${i + 1}` : `line ${line}`}
+                <label key={h} class={`cp-hunk${revertible ? "" : " cp-hunk-done"}`} title={why ? `${h}: ${why}` : h}>
+                  <input type="checkbox" data-testid="checkpoint-hunk" data-hunk-id={h} disabled={!revertible} checked={chosen.has(h)} onChange={() => toggle(h)} />
+                  {line ? `line ${line}` : now ? "whole file" : `change ${i + 1}`}
+                  {why && <span class="muted"> ({why})</span>}
                 </label>
               );
             })}

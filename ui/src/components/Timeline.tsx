@@ -29,15 +29,31 @@ function editCount(args: JsonValue): number {
   return Array.isArray(edits) ? edits.length : typeof edits === "number" ? edits : 0;
 }
 
+/** What a tool's result counts, in words: a read counts lines, a listing files. */
+const UNIT: Record<string, [string, string]> = {
+  read_file: ["line", "lines"],
+  list_files: ["file", "files"],
+  search_project: ["matching line", "matching lines"],
+  find_files: ["file", "files"],
+  links: ["link", "links"],
+};
+
+/** `count` results of `tool`, in its unit ("11 lines"). */
+function counted(tool: string, count: number | null | undefined) {
+  if (count === null || count === undefined) return "done";
+  const [one, many] = UNIT[tool] ?? ["result", "results"];
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 /** Folds the event log into rows: a call and its result share one row; text deltas join. */
 export function rows(events: Event[]): Row[] {
   const out: Row[] = [];
   const calls = new Map<string, Row>();
-  const finish = (id: string, ok: boolean, outcome: string) => {
+  const finish = (id: string, ok: boolean, outcome: (tool: string) => string) => {
     const row = calls.get(id);
     if (!row) return;
     row.ok = ok;
-    row.title = `${row.title} → ${outcome}`;
+    row.title = `${row.title} → ${outcome(row.title)}`;
   };
   for (const e of events) {
     switch (e.type) {
@@ -52,11 +68,11 @@ export function rows(events: Event[]): Row[] {
       case "tool.call.completed": {
         const d = e.data;
         const count = d.result_count;
-        finish(d.tool_call_id, d.ok, d.ok ? `${count ?? "done"} result${count === 1 ? "" : "s"}` : (d.error?.code ?? "failed"));
+        finish(d.tool_call_id, d.ok, (tool) => (d.ok ? counted(tool, count) : (d.error?.code ?? "failed")));
         break;
       }
       case "tool.call.failed":
-        finish(e.data.tool_call_id, false, e.data.code);
+        finish(e.data.tool_call_id, false, () => e.data.code);
         break;
       case "assistant.delta": {
         const last = out[out.length - 1];

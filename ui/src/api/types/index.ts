@@ -67,6 +67,7 @@ export type { FoundPaths } from "./FoundPaths";
 export type { Hit } from "./Hit";
 export type { Hunk } from "./Hunk";
 export type { HunkMove } from "./HunkMove";
+export type { HunkNow } from "./HunkNow";
 export type { HunkPreview } from "./HunkPreview";
 export type { HunkSpan } from "./HunkSpan";
 export type { IndexStats } from "./IndexStats";
