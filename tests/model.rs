@@ -861,3 +861,33 @@ fn undoing_a_rollback_brings_back_a_move_it_rejected_on_its_way() {
     ])
     .unwrap();
 }
+
+/// A rollback's own decisions (link updates of a move it took away) are
+/// undone by its undo checkpoint, never by undoing a hunk they touched.
+#[test]
+fn undoing_a_hunk_after_a_rollback_never_undoes_the_rollback_in_part() {
+    check(&[
+        edit(0, 3),
+        Step::Move { note: 0 },
+        Step::Move { note: 2 },
+        edit(1, 3),
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Move { note: 1 },
+        edit(0, 4),
+        Step::Rollback {
+            pick: 15029256375762211395,
+            undo: false,
+        },
+        Step::Undo {
+            pick: 3824325707900823055,
+        },
+    ])
+    .unwrap();
+}

@@ -115,6 +115,14 @@ impl Review {
         Ok(decisions)
     }
 
+    /// Keeps the decision undo steps `other` has (the review before a
+    /// rollback) in place of this review's: a rollback's own decisions are
+    /// undone by its undo checkpoint, never hunk by hunk, so undoing a hunk
+    /// after it undoes that hunk's own latest decision only.
+    pub(crate) fn keep_undo_steps_of(&mut self, other: &Review) {
+        self.undo = other.undo.clone();
+    }
+
     /// Undoes the latest decisions on `hunk_ids`, each step once: a
     /// pattern decided at once comes back at once. A hunk of a step that
     /// was moved again since keeps where it is now; a hunk with no step

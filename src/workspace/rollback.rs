@@ -79,6 +79,7 @@ impl Workspace {
             paths.retain(|p| seen.insert(p.clone()));
             let undo = self.take_undo(&before, &checkpoint, what, &paths)?;
             self.persist_all(&paths)?;
+            self.review.keep_undo_steps_of(&before);
             Ok(RollbackReport {
                 undo_checkpoint_id: undo,
                 files,
