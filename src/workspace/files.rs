@@ -44,6 +44,9 @@ pub struct OpState {
     pub from: String,
     /// Where it stands.
     pub status: Status,
+    /// Whether the disk has it: a save carried it out (the file is at the
+    /// move's target, or gone).
+    pub done: bool,
 }
 
 /// One file of the project, as the editor shows it.
@@ -258,6 +261,7 @@ pub(super) fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState
         op: op.op.clone(),
         from: file.path.clone(),
         status: entries[op.entry].status,
+        done: op.done,
     });
     let placed = file.disk_hash.as_ref().and(file.disk_path()) == file.saved_path();
     // An attachment has no text of its own: only where it is can differ.

@@ -53,7 +53,10 @@ test("a move from the agent and one from the tree are reviewed; only the accepte
   // The user renames another note from the tree.
   await page.locator('[data-testid="tree-file"][data-path="Ideas.md"]').click();
   await page.getByTestId("open-path").filter({ hasText: /^Ideas\.md/ }).waitFor();
-  await page.getByTestId("tree-rename-button").click();
+  // F2 from the editor renames the open file, as from its tree row.
+  await page.locator(".cm-content").click();
+  await page.keyboard.press("F2");
+  assert.equal(await page.getByTestId("tree-rename").inputValue(), "Ideas.md");
   await page.getByTestId("tree-rename").fill("Archive/Old Ideas.md");
   await page.getByTestId("tree-rename").press("Enter");
   // The tree's move, and the link in List.md it rewrote.
@@ -80,5 +83,7 @@ test("a move from the agent and one from the tree are reviewed; only the accepte
   assert.equal(disk(dir, "List.md"), "- [the plan](Notes/Meridian.md)\n- [[Ideas]]\n", "the rejected move's link is untouched");
   assert.equal(disk(dir, "Ideas.md"), IDEAS, "the rejected move did not happen");
   assert.ok(!existsSync(join(dir, "Archive/Old Ideas.md")));
+  // Saved, the move is no longer marked.
+  await until(page, async () => (await moved.getByTestId("moved-badge").count()) === 0, "the moved badge gone once saved");
   await shot(page, "moves-3-applied");
 });

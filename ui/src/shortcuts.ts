@@ -6,7 +6,7 @@
 import type { KeyBinding } from "@codemirror/view";
 
 import { acceptAllInFile, decide, decideCurrentPattern, save, saveAll, step, undoDecision } from "./state/files";
-import { overlay } from "./state/store";
+import { openFile, overlay, renaming } from "./state/store";
 import { addSelection } from "./state/context";
 
 export interface Shortcut {
@@ -60,6 +60,16 @@ export const shortcuts: Shortcut[] = [
   { keys: "Ctrl+Shift+F", label: "Search the project", matches: (e) => mod(e) && !e.altKey && e.shiftKey && e.code === "KeyF", cm: "Mod-Shift-f", run: () => (overlay.value = overlay.value === "search" ? "none" : "search") },
   { keys: "Alt+P", label: "Checkpoints", matches: alt("KeyP"), run: () => (overlay.value = overlay.value === "checkpoints" ? "none" : "checkpoints") },
   { keys: "Alt+,", label: "Settings", matches: alt("Comma"), run: () => (overlay.value = overlay.value === "settings" ? "none" : "settings") },
+  {
+    keys: "F2",
+    label: "Rename or move the open file (proposed for review; its links follow)",
+    matches: (e) => e.key === "F2" && !mod(e) && !e.altKey,
+    cm: "F2",
+    run: () => {
+      const file = openFile.value;
+      if (file && file.state.op?.status !== "pending") renaming.value = file.path;
+    },
+  },
   { keys: "F1", label: "This list", matches: (e) => e.key === "F1", run: () => (overlay.value = overlay.value === "help" ? "none" : "help") },
   { keys: "Esc", label: "Close the open panel", matches: (e) => e.key === "Escape" && overlay.value !== "none", run: () => (overlay.value = "none") },
 ];

@@ -9,7 +9,7 @@ import { memo } from "preact/compat";
 import { useEffect, useMemo } from "preact/hooks";
 import type { FolderEntry, Listing, TreeEntry } from "../api/types";
 import { openPath, proposeFileOp } from "../state/files";
-import { dirtyPaths, openFile, tree } from "../state/store";
+import { dirtyPaths, openFile, renaming, tree } from "../state/store";
 import { listings, loadFolder, whole } from "../state/tree";
 import { useVisibleRows } from "./visibleRows";
 
@@ -210,8 +210,6 @@ function FolderRow({ folder, depth, open }: { folder: FolderEntry; depth: number
   );
 }
 
-/** The file whose row shows the rename field, if any. */
-const renaming = signal<string | null>(null);
 
 /** The field that renames or moves a file: its whole path, edited in place.
  * Enter proposes the move (for review), Escape leaves it. */
@@ -277,7 +275,7 @@ const FileRow = memo(function FileRow({ entry, depth, active, dirty }: { entry: 
       title={op?.op.kind === "move" ? `${entry.path} (moved from ${op.from}, ${op.status})` : entry.path}
     >
       <span class={`name${deleted ? " deleted" : ""}`}>{name}</span>
-      {op?.op.kind === "move" && op.status !== "rejected" && (
+      {op?.op.kind === "move" && (op.status === "pending" || (op.status === "accepted" && !op.done)) && (
         <span class="badge badge-op" data-testid="moved-badge" title={`Moved from ${op.from}`}>
           moved
         </span>

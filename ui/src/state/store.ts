@@ -16,6 +16,8 @@ export const tree = signal<TreeEntry[]>([]);
 export const reviewJobs = signal<Pick<ReviewGroup, "job_id" | "instruction" | "source" | "patterns" | "flagged">[]>([]);
 /** Each pending hunk's job, line and preview, by hunk id. */
 export const hunkInfo = signal<ReadonlyMap<string, PendingHunk>>(new Map());
+/** The file whose tree row shows the rename field (F2), if any. */
+export const renaming = signal<string | null>(null);
 /** The file in the editor, as the engine last described it. */
 export const openFile = signal<FileContent | null>(null);
 /** Files with typing the engine has not received yet. */

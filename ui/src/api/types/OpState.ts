@@ -25,4 +25,9 @@ from: string,
 /**
  * Where it stands.
  */
-status: Status, };
+status: Status,
+/**
+ * Whether the disk has it: a save carried it out (the file is at the
+ * move's target, or gone).
+ */
+done: boolean, };
