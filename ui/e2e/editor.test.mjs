@@ -9,6 +9,7 @@ import { api as get, browser, call, replaceLine, serve, shot, vault, waitFor as 
 
 const A = "# A\n\nfirst: old\n\nmiddle\n\nlast: old\n";
 const B = "# B\n\nonly: old\n";
+const META = "---\ntitle: Meta\ntags: [a]\n---\n\n# Heading\n\nText.\n";
 
 const TURNS = [
   call("propose_edits", {
@@ -19,7 +20,7 @@ const TURNS = [
 
 let dir, server, chrome, page;
 before(async () => {
-  dir = vault({ "a.md": A, "b.md": B });
+  dir = vault({ "a.md": A, "b.md": B, "meta.md": META });
   server = await serve(dir, TURNS);
   ({ browser: chrome, page } = await browser());
 });
@@ -70,4 +71,21 @@ test("Ctrl+Z undoes typing, never a decision; each file keeps its history", asyn
   const again = await page.getByTestId("editor").innerText();
   assert.ok(!again.includes("typed") && again.includes("first: old"), `undo took the typing back and only it: ${again}`);
   await shot(page, "editor-2-history-kept");
+});
+
+test("front matter is styled as metadata, never as a heading", async () => {
+  await page.locator('[data-testid="tree-file"][data-path="meta.md"]').click();
+  await page.getByTestId("open-path").filter({ hasText: "meta.md" }).waitFor();
+  await page.locator(".cm-line", { hasText: "tags: [a]" }).waitFor();
+  // Whether a line of the editor is drawn as a heading: bold or underlined.
+  const heading = (text) =>
+    page.locator(".cm-line", { hasText: text }).evaluate((line) =>
+      [line, ...line.querySelectorAll("*")].some((el) => {
+        const style = getComputedStyle(el);
+        return Number(style.fontWeight) >= 600 || style.textDecorationLine.includes("underline");
+      }),
+    );
+  assert.equal(await heading("tags: [a]"), false, "the front matter's last line is not a setext heading");
+  assert.equal(await heading("title: Meta"), false);
+  assert.equal(await heading("Heading"), true, "a real heading still is one");
 });

@@ -162,6 +162,12 @@ function Conversation() {
   );
 }
 
+/** Whether a model ran the job: one from the tree, an MCP client or
+ * another program has no tools, tokens or cost to show. */
+function ranModel(j: Job) {
+  return j.provider !== null || j.usage.tool_calls > 0 || j.usage.input_tokens + j.usage.output_tokens > 0;
+}
+
 function budget(j: Job) {
   const tools = `${j.usage.tool_calls}/${j.max_tool_calls}`;
   const tokens = j.usage.input_tokens + j.usage.output_tokens;
@@ -201,12 +207,21 @@ function JobBar() {
         <span class={`status status-${j.status}`} data-testid="job-status">
           {j.status}
         </span>
-        <span class="meter" title={`${b.tools} tool calls`}>
-          <span class="meter-fill" style={{ width: `${b.ratio * 100}%` }} />
-        </span>
-        <span class="muted" data-testid="budget">
-          {b.tools} tools · {b.tokens.toLocaleString()} tokens · ${j.usage.cost_usd.toFixed(4)}
-        </span>
+        {ranModel(j) ? (
+          <>
+            <span class="meter" title={`${b.tools} tool calls`}>
+              <span class="meter-fill" style={{ width: `${b.ratio * 100}%` }} />
+            </span>
+            <span class="muted" data-testid="budget">
+              {b.tools} tools · {b.tokens.toLocaleString()} tokens · ${j.usage.cost_usd.toFixed(4)}
+            </span>
+          </>
+        ) : (
+          // A move from the tree, an MCP client's or another program's change.
+          <span class="muted" data-testid="budget">
+            No model ran
+          </span>
+        )}
       </div>
       {j.error && (
         <div class="error-text" data-testid="job-error">

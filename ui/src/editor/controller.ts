@@ -9,6 +9,7 @@
 
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { markdown } from "@codemirror/lang-markdown";
+import { frontMatter } from "./frontmatter";
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
 import { Annotation, type ChangeSet, EditorSelection, EditorState, type Extension, Prec, type StateEffect, Transaction } from "@codemirror/state";
@@ -106,7 +107,7 @@ export class EditorController {
         bracketMatching(),
         highlightSelectionMatches(),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
-        markdown(),
+        markdown({ extensions: [frontMatter] }),
         EditorView.lineWrapping,
         this.keys,
         keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, indentWithTab]),
