@@ -891,3 +891,42 @@ fn undoing_a_hunk_after_a_rollback_never_undoes_the_rollback_in_part() {
     ])
     .unwrap();
 }
+
+/// Undoing a rollback that put a note moved twice back under its first
+/// path drops nothing of it: what the undo keeps under one path is not lost
+/// under the other, so the link updates of its first move stay.
+#[test]
+fn undoing_a_rollback_of_a_note_moved_twice_keeps_its_first_moves_links() {
+    check(&[
+        edit(0, 3),
+        Step::Rollback {
+            pick: 0,
+            undo: false,
+        },
+        edit(0, 3),
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        edit(0, 3),
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        edit(0, 3),
+        Step::Move { note: 3 },
+        edit(3, 3),
+        Step::Decide {
+            pick: 5434586152226341945,
+            accept: true,
+        },
+        edit(1, 3),
+        Step::Save,
+        Step::Move { note: 3 },
+        Step::Rollback {
+            pick: 2980841166747632394,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

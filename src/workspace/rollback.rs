@@ -105,18 +105,23 @@ impl Workspace {
         let mut dropped = Vec::new();
         let mut typed = Vec::new();
         let mut paths: Vec<String> = Vec::new();
-        for (path, snapshot, _) in &snapshots {
+        // What the checkpoint keeps, whichever of its paths keeps it: a file
+        // moved since is held under one path and put back from another.
+        let kept: BTreeSet<&str> = snapshots
+            .iter()
+            .flat_map(|(_, snapshot, _)| snapshot.log.iter().flat_map(|log| &log.entries))
+            .map(|e| e.id.as_str())
+            .collect();
+        let mut holders = BTreeSet::new();
+        for (path, _, _) in &snapshots {
             paths.push(path.clone());
             let Some(holder) = self.holder(path, hunks_of(checkpoint, path)) else {
                 continue;
             };
+            if !holders.insert(holder.key.clone()) {
+                continue;
+            }
             let file = self.review.file(&holder.key).expect("under review");
-            let kept: BTreeSet<&str> = snapshot
-                .log
-                .iter()
-                .flat_map(|log| &log.entries)
-                .map(|e| e.id.as_str())
-                .collect();
             let later = file
                 .entries()
                 .iter()
