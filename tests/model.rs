@@ -930,3 +930,35 @@ fn undoing_a_rollback_of_a_note_moved_twice_keeps_its_first_moves_links() {
     ])
     .unwrap();
 }
+
+/// A rollback to a time a move was rejected, made after its rejection was
+/// undone, rejects its link updates in the notes it leaves alone too.
+#[test]
+fn a_rollback_to_a_rejected_move_takes_its_links_in_other_notes() {
+    check(&[
+        Step::Move { note: 0 },
+        edit(0, 3),
+        Step::Delete { note: 1 },
+        Step::Move { note: 0 },
+        Step::Rollback {
+            pick: 3441722139403497581,
+            undo: false,
+        },
+        edit(0, 3),
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 5217113890432755470,
+            accept: false,
+        },
+        edit(0, 3),
+        edit(0, 3),
+        Step::Undo { pick: 0 },
+        edit(0, 3),
+        edit(2, 3),
+        Step::Rollback {
+            pick: 6460181249213105165,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}

@@ -288,6 +288,7 @@ impl Workspace {
         for (path, _, _) in &snapshots {
             apart.extend(self.links_apart(path));
             apart.extend(self.leaders_apart(path));
+            apart.extend(self.followers_apart(path));
         }
         if !apart.is_empty() {
             for decision in self.review.decide_many(&apart, Status::Rejected)? {
@@ -407,6 +408,27 @@ impl Workspace {
                 Err(_) => true,
             })
             .then_some(hunk)
+    }
+
+    /// The link updates, in other files, that count (pending or accepted)
+    /// while the move they follow, in the file under review at `path`, is
+    /// rejected: put back from a time it was, it takes them with it.
+    fn followers_apart(&self, path: &str) -> Vec<String> {
+        let Some(file) = self.review.file(path) else {
+            return Vec::new();
+        };
+        let counts = |hunk: &String| {
+            self.review.find_hunk(hunk).is_ok_and(|(p, i)| {
+                self.review.file(&p).expect("found").entries()[i].status != Status::Rejected
+            })
+        };
+        file.entries()
+            .iter()
+            .filter(|e| e.status == Status::Rejected)
+            .filter_map(|e| e.hunk_id.clone())
+            .flat_map(|h| self.review.carried_across(&[h], Status::Rejected))
+            .filter(counts)
+            .collect()
     }
 
     /// The moves, in other files, that count (pending or accepted) while a

@@ -204,7 +204,7 @@ function JobBar() {
   return (
     <div class="jobbar">
       <div class="row">
-        <span class={`status status-${j.status}`} data-testid="job-status">
+        <span class={`status status-${j.status}`} data-testid="job-status" data-job-id={j.job_id}>
           {j.status}
         </span>
         {ranModel(j) ? (

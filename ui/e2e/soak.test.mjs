@@ -1,0 +1,274 @@
+// The window against the engine, through a random sequence of what a user
+// does: run the agent (a scripted model proposing line edits), decide a
+// hunk, undo, type, save, rename a note from the keyboard, delete one from
+// the tree, roll a run back, reload the page. After each action the window
+// must come to agree with the engine's API within a few seconds: the review
+// count, each visible file's pending badge, the open file's "N pending", and
+// the shown job's status; and the page must never throw.
+//
+// REDLINE_SOAK_ACTIONS (default 500) and REDLINE_SOAK_SEED (default pinned;
+// `random` for a new one, printed) set the run; a failure prints the seed and
+// the actions so far, and leaves a screenshot in ui/e2e-artifacts/.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { api, browser, call, serve, shot, vault } from "./support.mjs";
+
+const ACTIONS = Number(process.env.REDLINE_SOAK_ACTIONS ?? 500);
+const SEED = process.env.REDLINE_SOAK_SEED === "random" ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.REDLINE_SOAK_SEED ?? 39);
+const NOTES = ["Alpha", "Beta", "Gamma", "Delta"];
+const note = (i) => `# ${NOTES[i]}\n\nLinks: [[${NOTES[(i + 1) % 4]}]] and [[${NOTES[(i + 2) % 4]}]].\n\nline one\nline two\nline three\n`;
+
+/** A small, seeded generator (mulberry32): the same seed, the same run. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+const rnd = random(SEED);
+const pick = (n) => Math.floor(rnd() * n);
+
+// Each run of the agent proposes one or two line edits; a line the working
+// state no longer has is refused by the engine, and the job says so.
+const RUNS = 60;
+const TURNS = Array.from({ length: RUNS }, (_, n) => {
+  const edits = Array.from({ length: 1 + pick(2) }, () => {
+    const i = pick(4);
+    const line = 5 + pick(3);
+    return { file_path: `Notes/${NOTES[i]}.md`, operation: "replace", start_line: line, end_line: line, new_text: `run ${n} line ${line}`, old_text: null, rationale: null };
+  });
+  return call("propose_edits", { edits, summary: `Run ${n}.` });
+});
+
+let dir, server, chrome, page;
+const errors = [];
+before(async () => {
+  dir = vault(Object.fromEntries(NOTES.map((name, i) => [`Notes/${name}.md`, note(i)])));
+  server = await serve(dir, TURNS);
+  ({ browser: chrome, page } = await browser());
+  page.on("pageerror", (e) => errors.push(String(e)));
+});
+after(async () => {
+  await chrome?.close();
+  await server?.stop();
+});
+
+/** Every pending hunk the engine lists, by file. */
+async function engine() {
+  const files = (await api(server, "/api/files/changed?limit=1000")).files;
+  const pending = new Map(files.filter((f) => f.state.pending_hunks.length > 0).map((f) => [f.path, f.state.pending_hunks.length]));
+  const total = [...pending.values()].reduce((a, b) => a + b, 0);
+  return { pending, total };
+}
+
+/** What the window shows that the engine also says. */
+async function shown() {
+  return page.evaluate(() => {
+    const count = Number(document.querySelector('[data-testid="review-count"]')?.textContent ?? NaN);
+    const badges = {};
+    for (const row of document.querySelectorAll('[data-testid="tree-file"]')) {
+      badges[row.dataset.path] = Number(row.querySelector('[data-testid="pending-badge"]')?.textContent ?? 0);
+    }
+    const open = document.querySelector('[data-testid="open-path"]')?.dataset.path ?? null;
+    const job = document.querySelector('[data-testid="job-status"]');
+    const status = job?.textContent?.trim() ?? null;
+    const jobId = job?.dataset.jobId ?? null;
+    const dialog = document.querySelector('[data-testid="decision-dialog"]') !== null;
+    return { count, badges, open, status, jobId, dialog };
+  });
+}
+
+/** Whether the window agrees with the engine now; the reason when not. */
+async function disagreement() {
+  const [{ pending, total }, view] = await Promise.all([engine(), shown()]);
+  if (view.dialog) return null; // a question on screen: answered by the next action
+  if (view.count !== total) return `the review count shows ${view.count}, the engine has ${total} pending`;
+  for (const [path, badge] of Object.entries(view.badges)) {
+    const want = pending.get(path) ?? 0;
+    if (badge !== want) return `${path} shows ${badge} pending, the engine has ${want}`;
+  }
+  if (view.jobId) {
+    const job = await api(server, `/api/agent/jobs/${view.jobId}?brief=true`);
+    if (job.status !== view.status) return `job ${view.jobId} shows ${view.status}, the engine says ${job.status}`;
+  }
+  return null;
+}
+
+/** Waits until the window agrees with the engine (it follows the feed). */
+async function agree(step) {
+  const end = Date.now() + 8000;
+  let why = null;
+  while (Date.now() < end) {
+    why = await disagreement();
+    if (why === null) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await shot(page, "soak-failure");
+  assert.fail(`after ${step}: ${why} (seed ${SEED})`);
+}
+
+async function openNote() {
+  const rows = page.locator('[data-testid="tree-file"]');
+  const n = await rows.count();
+  if (n === 0) return null;
+  const row = rows.nth(pick(n));
+  const path = await row.getAttribute("data-path");
+  await row.click();
+  await page.getByTestId("open-path").filter({ hasText: path }).waitFor({ timeout: 2000 }).catch(() => {});
+  return path;
+}
+
+/** Answers a decision dialog if one is up (a decision that carries others). */
+async function answer() {
+  const dialog = page.getByTestId("decision-dialog");
+  if (await dialog.count()) {
+    await page.getByTestId(rnd() < 0.8 ? "decision-confirm" : "decision-cancel").click();
+    await dialog.waitFor({ state: "detached" });
+  }
+}
+
+let runs = 0;
+const actions = {
+  async run(n) {
+    if (runs >= RUNS) return "run (no turns left)";
+    runs++;
+    await page.getByTestId("instruction").fill(`Step ${n}`);
+    await page.getByTestId("run").click();
+    await page.waitForFunction(() => {
+      const s = document.querySelector('[data-testid="job-status"]')?.textContent?.trim();
+      return s && s !== "queued" && s !== "running";
+    }, null, { timeout: 20_000 });
+    return "run";
+  },
+  async decide() {
+    const items = page.getByTestId("review-item");
+    const n = await items.count();
+    if (n === 0) return "decide (nothing pending)";
+    await items.nth(pick(n)).click();
+    // A move or deletion is decided from its banner, a text hunk in the editor.
+    await page.locator(".cm-hunk-current, [data-testid=\"file-op\"]").first().waitFor({ timeout: 2000 }).catch(() => {});
+    const key = rnd() < 0.6 ? "Alt+KeyY" : "Alt+KeyN";
+    await page.keyboard.press(key);
+    await page.waitForTimeout(50);
+    await answer();
+    return key === "Alt+KeyY" ? "accept" : "reject";
+  },
+  async undo() {
+    if (!(await page.locator(".cm-content").isVisible())) return "undo (no file open)";
+    await page.locator(".cm-content").click();
+    await page.keyboard.press("Alt+KeyU");
+    await page.waitForTimeout(50);
+    await answer();
+    return "undo";
+  },
+  async type(n) {
+    const path = await openNote();
+    if (!path || !(await page.locator(".cm-content").isVisible())) return "type (nothing open)";
+    await page.locator(".cm-content").click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type(`typed ${n}\n`);
+    return `type in ${path}`;
+  },
+  async save() {
+    const all = page.getByTestId("save-all");
+    if (await all.count()) await all.click();
+    return "save all";
+  },
+  async rename(n) {
+    const path = await openNote();
+    if (!path || !(await page.locator(".cm-content").isVisible())) return "rename (nothing open)";
+    await page.locator(".cm-content").click();
+    await page.keyboard.press("F2");
+    const field = page.getByTestId("tree-rename");
+    if (!(await field.count())) return `rename ${path} (refused: a move is pending)`;
+    await field.fill(`Moved/${path.split("/").pop().replace(/\.md$/, "")} ${n}.md`);
+    await field.press("Enter");
+    return `rename ${path}`;
+  },
+  async remove() {
+    const rows = page.locator('[data-testid="tree-file"]');
+    const n = await rows.count();
+    if (n <= 2) return "delete (too few notes)";
+    const row = rows.nth(pick(n));
+    await row.focus();
+    await page.keyboard.press("Delete");
+    return `delete ${await row.getAttribute("data-path").catch(() => "?")}`;
+  },
+  async rollback() {
+    await page.keyboard.press("Alt+KeyP");
+    const runsShown = page.locator('[data-testid="checkpoint"]').filter({ hasText: "run ·" });
+    await page.getByTestId("checkpoints").waitFor();
+    await page.waitForTimeout(100);
+    const n = await runsShown.count();
+    if (n === 0) {
+      await page.keyboard.press("Escape");
+      return "rollback (no run)";
+    }
+    await runsShown.nth(pick(n)).click();
+    await page.getByTestId("rollback-all").click();
+    const confirm = page.getByTestId("rollback-confirm");
+    await confirm.waitFor({ timeout: 5000 }).catch(() => {});
+    let done = "rollback (refused)";
+    if (await confirm.count()) {
+      await page.getByTestId("rollback-go").click();
+      await confirm.waitFor({ state: "detached" });
+      done = "rollback";
+    }
+    await page.keyboard.press("Escape");
+    return done;
+  },
+  async reload() {
+    await page.reload();
+    await page.getByTestId("review-count").waitFor();
+    return "reload";
+  },
+};
+const WEIGHTS = [
+  ["run", 3],
+  ["decide", 6],
+  ["undo", 2],
+  ["type", 2],
+  ["save", 2],
+  ["rename", 1],
+  ["remove", 1],
+  ["rollback", 1],
+  ["reload", 1],
+];
+const totalWeight = WEIGHTS.reduce((a, [, w]) => a + w, 0);
+function nextAction() {
+  let r = rnd() * totalWeight;
+  for (const [name, w] of WEIGHTS) if ((r -= w) < 0) return name;
+  return WEIGHTS[0][0];
+}
+
+test(`${ACTIONS} random actions: the window always comes to agree with the engine`, { timeout: 30 * 60_000 }, async () => {
+  console.log(`soak: ${ACTIONS} actions, seed ${SEED}`);
+  await page.goto(server.url);
+  await page.getByTestId("review-count").waitFor();
+  const done = [];
+  for (let n = 0; n < ACTIONS; n++) {
+    const name = nextAction();
+    let what;
+    try {
+      what = await actions[name](n);
+    } catch (e) {
+      await shot(page, "soak-failure");
+      throw new Error(`action ${n} (${name}) failed after ${done.slice(-8).join(", ")} (seed ${SEED}): ${e.message}`);
+    }
+    done.push(what);
+    try {
+      await agree(`action ${n}: ${what} (last: ${done.slice(-8).join(", ")})`);
+    } catch (e) {
+      throw e;
+    }
+    assert.deepEqual(errors, [], `the page threw after ${what} (seed ${SEED})`);
+  }
+  const counts = {};
+  for (const d of done) counts[d.split(" ")[0]] = (counts[d.split(" ")[0]] ?? 0) + 1;
+  console.log(`soak figures: ${JSON.stringify({ actions: ACTIONS, seed: SEED, ...counts })}`);
+});
