@@ -149,3 +149,25 @@ test("the theme follows the system", async () => {
   await shot(page, "panels-5-dark");
   await page.emulateMedia({ colorScheme: "light" });
 });
+
+test("the files pane widens by dragging its edge or with the arrow keys, and keeps its width", async () => {
+  const width = () => page.locator("nav.left").evaluate((el) => el.getBoundingClientRect().width);
+  const start = await width();
+  const handle = page.getByTestId("pane-resizer");
+  const box = await handle.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 150, box.y + 200, { steps: 5 });
+  await page.mouse.up();
+  assert.ok(Math.abs((await width()) - (start + 150)) <= 2, `dragged 150 px: ${start} → ${await width()}`);
+  await handle.focus();
+  await page.keyboard.press("ArrowLeft");
+  assert.ok(Math.abs((await width()) - (start + 134)) <= 2, "an arrow key moves it 16 px");
+  await page.reload();
+  await page.getByTestId("tree-file").first().waitFor();
+  assert.ok(Math.abs((await width()) - (start + 134)) <= 2, "kept after a reload");
+  // Back to where it was, for the tests after this one.
+  await page.evaluate(() => localStorage.removeItem("redline.leftWidth"));
+  await page.reload();
+  await page.getByTestId("tree-file").first().waitFor();
+});

@@ -6,6 +6,7 @@ import { api } from "./api/client";
 import { ApiFailure, inDesktop } from "./api/transport";
 import { Checkpoints, reloadCheckpoints } from "./components/Checkpoints";
 import { DecisionDialog } from "./components/DecisionDialog";
+import { leftWidth, PaneResizer } from "./components/PaneResizer";
 import { EditorPane } from "./components/EditorPane";
 import { FileTree } from "./components/FileTree";
 import { Help } from "./components/Help";
@@ -62,7 +63,7 @@ export function App() {
   if (needsFolder.value) return <OpenFolder />;
   const shown = notice.value;
   return (
-    <div class="app">
+    <div class="app" style={{ "--left-width": `${leftWidth.value}px` }}>
       <header class="topbar">
         <span class="brand">Redline</span>
         <span class="project" data-testid="project-name" title={project.value?.root}>
@@ -97,6 +98,7 @@ export function App() {
       <nav class="left">
         <ReviewList />
         <FileTree />
+        <PaneResizer />
       </nav>
       <main class="center">
         <EditorPane />
