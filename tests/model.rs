@@ -962,3 +962,55 @@ fn a_rollback_to_a_rejected_move_takes_its_links_in_other_notes() {
     ])
     .unwrap();
 }
+
+/// A note moved, saved, moved again and rolled back twice, the second
+/// rollback undone: the note is shown once, where the disk has it, and a
+/// run that changed nothing in it still finds it under its new path.
+#[test]
+fn undoing_a_rollback_of_a_note_moved_on_shows_it_once_where_it_is() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        edit(0, 3),
+        edit(0, 3),
+        Step::Save,
+        edit(0, 3),
+        Step::Move { note: 0 },
+        Step::Rollback {
+            pick: 46386451313078279,
+            undo: false,
+        },
+        edit(0, 3),
+        Step::Rollback {
+            pick: 10371928485212384353,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// A rollback to a run that changed nothing in a note moved since finds
+/// the note by its logged hunks: it is stored once.
+#[test]
+fn a_rollback_to_a_run_that_changed_nothing_in_a_moved_note_stores_it_once() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        edit(0, 3),
+        edit(0, 3),
+        Step::Save,
+        edit(0, 3),
+        Step::Move { note: 0 },
+        Step::Rollback {
+            pick: 7163972773458886,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}

@@ -35,13 +35,23 @@ struct WholePlan {
 /// description.
 type Rolled = (Vec<RolledBackFile>, Vec<String>, String);
 
-/// The hunks `checkpoint` recorded for `path`.
-fn hunks_of<'c>(checkpoint: &'c Checkpoint, path: &str) -> &'c [String] {
-    checkpoint
+/// The hunks that tell which file under review holds `path` of
+/// `checkpoint` now: those the checkpoint recorded for it, and those its
+/// snapshot's log had then (a run that changed nothing in a file moved
+/// since recorded none).
+fn hunks_of(checkpoint: &Checkpoint, path: &str, snapshot: &FileSnapshot) -> Vec<String> {
+    let recorded = checkpoint
         .affected_files
         .iter()
         .find(|f| f.file_path == path)
-        .map_or(&[], |f| &f.hunk_ids)
+        .into_iter()
+        .flat_map(|f| f.hunk_ids.iter().cloned());
+    let logged = snapshot
+        .log
+        .iter()
+        .flat_map(|log| &log.entries)
+        .filter_map(|e| e.hunk_id.clone());
+    recorded.chain(logged).collect()
 }
 
 /// Where a file of a checkpoint is under review now.
@@ -55,6 +65,8 @@ struct Holder {
     at: Option<String>,
     /// Whether the user typed in it.
     edited: bool,
+    /// Whether a run created it (rather than a move brought it there).
+    created: bool,
 }
 
 impl Workspace {
@@ -113,9 +125,9 @@ impl Workspace {
             .map(|e| e.id.as_str())
             .collect();
         let mut holders = BTreeSet::new();
-        for (path, _, _) in &snapshots {
+        for (path, snapshot, _) in &snapshots {
             paths.push(path.clone());
-            let Some(holder) = self.holder(path, hunks_of(checkpoint, path)) else {
+            let Some(holder) = self.holder(path, &hunks_of(checkpoint, path, snapshot)) else {
                 continue;
             };
             if !holders.insert(holder.key.clone()) {
@@ -276,7 +288,12 @@ impl Workspace {
         }
         let mut files = Vec::new();
         for (path, snapshot, _) in &snapshots {
-            files.push(self.restore(path, snapshot, hunks_of(checkpoint, path), checkpoint)?);
+            files.push(self.restore(
+                path,
+                snapshot,
+                &hunks_of(checkpoint, path, snapshot),
+                checkpoint,
+            )?);
         }
         // A move brought back apart from its link updates (another rollback
         // rejected or dropped them) would leave those links behind: it goes.
@@ -492,6 +509,7 @@ impl Workspace {
                 .and(file.disk_path())
                 .map(str::to_owned),
             edited: edited_since_created(file),
+            created: file.created,
         })
     }
 
@@ -518,13 +536,19 @@ impl Workspace {
         if snapshot.binary {
             return self.restore_attachment(path, snapshot, holder, job);
         }
-        let disk_hash = match &holder {
-            Some(holder) => holder.disk_hash.clone(),
-            None => self.project.disk_hash(path)?,
-        };
-        let at = match &holder {
-            Some(holder) => holder.at.clone(),
-            None => disk_hash.as_ref().map(|_| path.to_owned()),
+        let (disk_hash, at) = match &holder {
+            Some(holder) => (holder.disk_hash.clone(), holder.at.clone()),
+            None => {
+                // Not under review now: on disk at its path, or where the
+                // move it had then took it (a save carried it out).
+                let target = snapshot.op.as_ref().and_then(|op| op.op.target());
+                let mut found = (self.project.disk_hash(path)?, Some(path));
+                if let (None, Some(to)) = (&found.0, target) {
+                    found = (self.project.disk_hash(to)?, Some(to));
+                }
+                let at = found.0.as_ref().and(found.1).map(str::to_owned);
+                (found.0, at)
+            }
         };
         if let Some(mut restored) = snapshot.restore(path, disk_hash.clone()) {
             restored.disk_hash = disk_hash;
@@ -544,6 +568,12 @@ impl Workspace {
                 ),
             });
         };
+        if checkpoint.kind == CheckpointKind::Rollback && !holder.created {
+            // Undoing a rollback: nothing was at this path before it, and the
+            // note a move keyed here is put back under the path it had.
+            self.review.remove_file(&holder.key);
+            return Ok(done("removed", None));
+        }
         if holder.edited {
             return Ok(done(
                 "kept",
