@@ -47,11 +47,22 @@ const TURNS = Array.from({ length: RUNS }, (_, n) => {
 
 let dir, server, chrome, page;
 const errors = [];
+/** The decisions the page sent, with the engine's answers (for a failure's report). */
+const sent = [];
 before(async () => {
   dir = vault(Object.fromEntries(NOTES.map((name, i) => [`Notes/${name}.md`, note(i)])));
   server = await serve(dir, TURNS);
   ({ browser: chrome, page } = await browser());
   page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname.startsWith("/api/") && r.method() !== "GET") sent.push(`${r.method()} ${url.pathname} ${(r.postData() ?? "").slice(0, 40)}`);
+  });
+  page.on("response", async (r) => {
+    const url = new URL(r.url());
+    if (url.pathname.startsWith("/api/") && r.request().method() !== "GET") sent.push(`<- ${r.status()} ${url.pathname} ${(await r.text().catch(() => "")).slice(0, 120)}`);
+  });
+  page.on("requestfailed", (r) => sent.push(`failed ${r.url()} ${r.failure()?.errorText}`));
 });
 after(async () => {
   await chrome?.close();
@@ -87,7 +98,7 @@ async function shown() {
 async function disagreement() {
   const [{ pending, total }, view] = await Promise.all([engine(), shown()]);
   if (view.dialog) return null; // a question on screen: answered by the next action
-  if (view.count !== total) return `the review count shows ${view.count}, the engine has ${total} pending`;
+  if (view.count !== total) return `the review count shows ${view.count}, the engine has ${total} pending (${JSON.stringify([...pending])}; badges ${JSON.stringify(view.badges)})`;
   for (const [path, badge] of Object.entries(view.badges)) {
     const want = pending.get(path) ?? 0;
     if (badge !== want) return `${path} shows ${badge} pending, the engine has ${want}`;
@@ -109,7 +120,7 @@ async function agree(step) {
     await new Promise((r) => setTimeout(r, 100));
   }
   await shot(page, "soak-failure");
-  assert.fail(`after ${step}: ${why} (seed ${SEED})`);
+  assert.fail(`after ${step}: ${why} (seed ${SEED}); requests sent last: ${sent.slice(-12).join(" | ")}`);
 }
 
 async function openNote() {
@@ -175,9 +186,13 @@ const actions = {
     return `type in ${path}`;
   },
   async save() {
-    const all = page.getByTestId("save-all");
-    if (await all.count()) await all.click();
-    return "save all";
+    // Gone already when a save just finished: nothing to save.
+    const saved = await page
+      .getByTestId("save-all")
+      .click({ timeout: 1000 })
+      .then(() => true)
+      .catch(() => false);
+    return saved ? "save all" : "save all (nothing to save)";
   },
   async rename(n) {
     const path = await openNote();

@@ -12,7 +12,7 @@ import { markdown } from "@codemirror/lang-markdown";
 import { frontMatter } from "./frontmatter";
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
-import { Annotation, type ChangeSet, EditorSelection, EditorState, type Extension, Prec, type StateEffect, Transaction } from "@codemirror/state";
+import { Annotation, ChangeSet, EditorSelection, EditorState, type Extension, Prec, type StateEffect, Transaction } from "@codemirror/state";
 import {
   EditorView,
   type KeyBinding,
@@ -65,6 +65,8 @@ export class EditorController {
   private path: string | null = null;
   /** The engine's hash of the text it last confirmed. */
   private hash = "";
+  /** The engine's text at `hash`: typing not sent yet is a change of it. */
+  private base = "";
   private timer: ReturnType<typeof setTimeout> | undefined;
   private sending: Promise<void> | null = null;
   private dirty = false;
@@ -134,6 +136,7 @@ export class EditorController {
     this.dirty = false;
     this.path = file.path;
     this.hash = file.hash;
+    this.base = file.text;
     const parked = this.parked.get(file.path);
     this.parked.delete(file.path);
     if (parked) {
@@ -164,12 +167,21 @@ export class EditorController {
    * since is kept and sent again on top of it. */
   merge(file: FileContent) {
     if (file.path !== this.path) return;
-    this.hash = file.hash;
     if (this.dirty) {
-      // The user typed meanwhile: their text wins, the positions follow on the next answer.
+      // The user typed meanwhile: the engine's change goes in under their
+      // typing, which is sent again on top of it (never over it: their
+      // unsent text would otherwise take the engine's change back out).
+      const doc = this.view.state.doc.toString();
+      const local = ChangeSet.of(smallestChange(this.base, doc) ?? [], this.base.length);
+      const remote = ChangeSet.of(smallestChange(this.base, file.text) ?? [], this.base.length);
+      this.view.dispatch({ changes: remote.map(local, true), annotations: engine });
+      this.hash = file.hash;
+      this.base = file.text;
       this.schedule();
       return;
     }
+    this.hash = file.hash;
+    this.base = file.text;
     const doc = this.view.state.doc.toString();
     const changes = smallestChange(doc, file.text);
     this.view.dispatch({
@@ -308,14 +320,15 @@ export class EditorController {
         const file = await this.host.send(path, text, this.hash);
         if (this.path !== path) return;
         this.hash = file.hash;
+        this.base = file.text;
         if (!this.dirty && this.view.state.doc.toString() === text) {
           this.view.dispatch({ effects: setHunks.of({ spans: file.hunks }), annotations: engine });
           this.host.unsynced(path, false);
         }
-      } catch (e) {
-        // Not sent: keep it as typing to send again with the next change.
+      } catch {
+        // Not sent (the host said why, and fetches the engine's text when
+        // it moved on): kept as typing, sent again on top of what comes.
         if (this.path === path) this.dirty = true;
-        throw e;
       }
     })();
     this.sending = done.then(

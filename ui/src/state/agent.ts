@@ -153,7 +153,11 @@ export async function follow(id: string) {
   for (;;) {
     let page;
     try {
-      page = await api.events(id, { cursor, wait_ms: 25_000 });
+      // A long poll only while the job runs: one that no longer does has
+      // nothing more to say here (the project feed tells when it changes),
+      // and a poll held open for nothing takes one of the browser's six
+      // connections to the server.
+      page = await api.events(id, { cursor, wait_ms: LIVE.has(status) ? 25_000 : 0 });
     } catch {
       await new Promise((r) => setTimeout(r, 1000));
       if (ticket !== following) return;
@@ -181,7 +185,7 @@ export async function follow(id: string) {
       }
     }
     past = false;
-    if (ENDED.has(status)) {
+    if (!LIVE.has(status) && page.events.length === 0) {
       if (job.value?.error?.code === "no_provider") await loadSetup();
       return;
     }
@@ -193,10 +197,11 @@ export async function follow(id: string) {
  * agent's question is brought to the card unless the user's own job is
  * running or asking. */
 export async function jobUpdated(update: JobUpdated) {
-  // The shown job no follower watches (it had ended) changed: an undo
-  // reopened its review. It is followed again, its status and actions with it.
+  // The shown job no follower watches (it no longer ran) changed: its review
+  // finished, or an undo reopened it. It is followed again, its status and
+  // actions with it.
   const shownJob = job.value;
-  if (shownJob?.job_id === update.job_id && ENDED.has(shownJob.status) && shownJob.status !== update.status) void follow(update.job_id);
+  if (shownJob?.job_id === update.job_id && !LIVE.has(shownJob.status) && shownJob.status !== update.status) void follow(update.job_id);
   await refreshSessions();
   const shown = session.value;
   const current = job.value;

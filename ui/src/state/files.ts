@@ -4,6 +4,7 @@
 
 import { batch } from "@preact/signals";
 import { api } from "../api/client";
+import { ApiFailure } from "../api/transport";
 import type { FileContent, FileOp, JobUpdated, PendingHunk, Selection, Status, TreeEntry } from "../api/types";
 import type { EditorController } from "../editor/controller";
 import { ask } from "./confirm";
@@ -260,7 +261,13 @@ export async function sendEdit(path: string, text: string, baseHash: string): Pr
     takeAnswer(file);
     return file;
   } catch (e) {
-    tell("error", `Your edit to ${path} was not taken: ${e instanceof Error ? e.message : e}`);
+    if (e instanceof ApiFailure && e.code === "conflict" && /changed since it was read/.test(e.message)) {
+      // A run or a decision changed the file first: its text is fetched,
+      // and the typing goes again on top of it.
+      void reloadOpen();
+    } else {
+      tell("error", `Your edit to ${path} was not taken: ${e instanceof Error ? e.message : e}`);
+    }
     throw e;
   }
 }
@@ -374,7 +381,9 @@ function unsettle(which: (id: string, path: string) => boolean) {
 
 /** Undoes the last decision: its hunk is pending again. */
 export async function undoDecision() {
-  await ledger.answered();
+  // The decision it undoes is the last one made when the key was pressed,
+  // and it goes in turn after it: a decision made while an earlier answer
+  // is awaited is never the one undone, nor does the undo overtake it.
   const last = ledger.lastUndoable();
   if (!last) return tell("info", "No decision to undo");
   if ("many" in last) {
@@ -382,14 +391,14 @@ export async function undoDecision() {
     return void (await sendMany(last.many, "pending", `Undid: ${last.label}`));
   }
   const { id, path } = last;
+  ledger.forget(id);
   ledger.decidedHere(id);
   // Sent in turn like a decision, and counted as one: the answer to the
   // decision it undoes, merged when the page is idle, is older than it.
-  const answered = attempt("Finding the hunk", () => api.decide(id, { status: "pending" }));
+  const answered = ledger.answered().then(() => attempt("Finding the hunk", () => api.decide(id, { status: "pending" })));
   const ticket = ledger.send(path, answered);
   const owner = await answered;
   if (!owner) return;
-  ledger.forget(id);
   const with_ = owner.moved.filter((m) => m.hunk_id !== id && m.from !== m.to).map((m) => m.hunk_id);
   if (with_.length > 0) tell("info", `Undid ${hunkLabel(id, owner.file)} and ${with_.length} hunk(s) with it`);
   // The engine's answer is the file as it is now: the tree, and whatever
