@@ -1014,3 +1014,33 @@ fn a_rollback_to_a_run_that_changed_nothing_in_a_moved_note_stores_it_once() {
     ])
     .unwrap();
 }
+
+/// A hunk carried within its file by a move's rejection (it rewrote a link
+/// update's line) undoes the whole decision: the link update never comes
+/// back without its move.
+#[test]
+fn undoing_a_hunk_carried_with_a_move_undoes_the_move_too() {
+    check(&[
+        Step::Move { note: 0 },
+        edit(2, 3),
+        edit(0, 3),
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "b".into(),
+        },
+        edit(0, 3),
+        Step::Decide {
+            pick: 5485951341992069345,
+            accept: false,
+        },
+        Step::Undo {
+            pick: 2782305009803112973,
+        },
+        Step::Rollback {
+            pick: 0,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

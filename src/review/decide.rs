@@ -109,7 +109,10 @@ impl Review {
             });
         }
         let step = Arc::new(step);
-        for hunk in hunk_ids {
+        // Every hunk it moved, those it carried within their files too:
+        // undoing any of them undoes the whole step, so a link update never
+        // comes back without its move.
+        for hunk in hunk_ids.iter().chain(step.moves.iter().map(|(h, _, _)| h)) {
             self.undo.insert(hunk.clone(), Arc::clone(&step));
         }
         Ok(decisions)
