@@ -1044,3 +1044,27 @@ fn undoing_a_hunk_carried_with_a_move_undoes_the_move_too() {
     ])
     .unwrap();
 }
+
+/// After a restart (no undo steps), undoing a hunk that stands on a link
+/// update brings back the link update's move, and the move its other link
+/// updates: nothing counts without what it goes with.
+#[test]
+fn undoing_after_a_restart_brings_back_a_link_update_with_its_move() {
+    check(&[
+        Step::Move { note: 1 },
+        edit(0, 3),
+        Step::Decide {
+            pick: 4766815204246944582,
+            accept: false,
+        },
+        Step::Restart,
+        Step::Undo {
+            pick: 15830736606165775817,
+        },
+        Step::Rollback {
+            pick: 0,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

@@ -63,8 +63,7 @@ impl Review {
     ) -> Result<Vec<Decision>, ReviewError> {
         // Moves and the link hunks that follow them go together.
         self.check_decidable(hunk_ids, status)?;
-        let mut all = hunk_ids.to_vec();
-        all.extend(self.carried_across(hunk_ids, status));
+        let all = self.closure(hunk_ids, status);
         self.check_decidable(&all, status)?;
         let hunk_ids = &all[..];
         let mut by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -124,6 +123,33 @@ impl Review {
     /// after it undoes that hunk's own latest decision only.
     pub(crate) fn keep_undo_steps_of(&mut self, other: &Review) {
         self.undo = other.undo.clone();
+    }
+
+    /// `hunk_ids` and every hunk setting them to `status` moves, in their
+    /// files and across files, until nothing more moves: a hunk carried
+    /// within its file (one it stands on, or that builds on it) carries
+    /// the moves or link updates it goes with in turn.
+    pub(super) fn closure(&self, hunk_ids: &[String], status: Status) -> Vec<String> {
+        let mut all = hunk_ids.to_vec();
+        let mut seen: std::collections::HashSet<String> = all.iter().cloned().collect();
+        let mut fresh = all.clone();
+        while !fresh.is_empty() {
+            let mut more = self.carried_across(&fresh, status);
+            for hunk in &fresh {
+                if let Ok((path, i)) = self.find_hunk(hunk) {
+                    let file = &self.files[&path];
+                    more.extend(
+                        file.plan(i, status)
+                            .into_iter()
+                            .filter_map(|(j, _)| file.entries()[j].hunk_id.clone()),
+                    );
+                }
+            }
+            more.retain(|h| seen.insert(h.clone()));
+            all.extend(more.iter().cloned());
+            fresh = more;
+        }
+        all
     }
 
     /// Undoes the latest decisions on `hunk_ids`, each step once: a
@@ -196,7 +222,8 @@ impl Review {
             // Back to pending, with what that carries across files. No step
             // says which of a move's link updates were rejected with it, so
             // every rejected one comes back: a move never shows without them.
-            let rejected: Vec<String> = plain
+            let rejected: Vec<String> = self
+                .closure(&plain, Status::Pending)
                 .iter()
                 .flat_map(|hunk| self.followers.get(hunk).into_iter().flatten())
                 .filter(|h| {

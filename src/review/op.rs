@@ -474,9 +474,11 @@ impl Review {
             let path = self.hunks.get(hunk_id);
             return step.moves.iter().any(|(h, _, _)| self.hunks.get(h) != path);
         }
-        !self
-            .carried_across(&[hunk_id.to_owned()], status)
-            .is_empty()
+        // What it moves in its file may carry hunks of other files in turn.
+        let path = self.hunks.get(hunk_id);
+        self.closure(&[hunk_id.to_owned()], status)
+            .iter()
+            .any(|h| self.hunks.get(h) != path)
     }
 }
 
