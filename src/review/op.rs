@@ -415,7 +415,7 @@ impl Review {
     }
 
     /// The status of `hunk_id`, if it is under review.
-    fn status_of(&self, hunk_id: &str) -> Option<Status> {
+    pub(crate) fn status_of(&self, hunk_id: &str) -> Option<Status> {
         let (path, i) = self.find_hunk(hunk_id).ok()?;
         Some(self.files[&path].entries()[i].status)
     }

@@ -418,11 +418,10 @@ impl Workspace {
         followers.extend(op.followers.iter().cloned());
         followers
             .iter()
-            .any(|f| match self.review.find_hunk(f) {
-                Ok((p, i)) => {
-                    self.review.file(&p).expect("found").entries()[i].status == Status::Rejected
-                }
-                Err(_) => true,
+            .any(|f| {
+                self.review
+                    .status_of(f)
+                    .is_none_or(|s| s == Status::Rejected)
             })
             .then_some(hunk)
     }
@@ -435,9 +434,9 @@ impl Workspace {
             return Vec::new();
         };
         let counts = |hunk: &String| {
-            self.review.find_hunk(hunk).is_ok_and(|(p, i)| {
-                self.review.file(&p).expect("found").entries()[i].status != Status::Rejected
-            })
+            self.review
+                .status_of(hunk)
+                .is_some_and(|s| s != Status::Rejected)
         };
         file.entries()
             .iter()
@@ -456,12 +455,11 @@ impl Workspace {
         let Some(file) = self.review.file(path) else {
             return Vec::new();
         };
-        let counts = |leader: &String| match self.review.find_hunk(leader) {
-            Ok((p, i)) => {
-                self.review.file(&p).expect("found").entries()[i].status != Status::Rejected
-                    && !self.review.settled(leader)
-            }
-            Err(_) => false,
+        let counts = |leader: &String| {
+            self.review
+                .status_of(leader)
+                .is_some_and(|s| s != Status::Rejected)
+                && !self.review.settled(leader)
         };
         file.entries()
             .iter()
@@ -476,11 +474,10 @@ impl Workspace {
         let Some(file) = self.review.file(path) else {
             return Vec::new();
         };
-        let gone = |leader: &String| match self.review.find_hunk(leader) {
-            Ok((p, i)) => {
-                self.review.file(&p).expect("found").entries()[i].status == Status::Rejected
-            }
-            Err(_) => true,
+        let gone = |leader: &String| {
+            self.review
+                .status_of(leader)
+                .is_none_or(|s| s == Status::Rejected)
         };
         file.entries()
             .iter()
