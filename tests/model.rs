@@ -1,15 +1,19 @@
 //! The workspace driven through random sequences of what the agent, the
 //! user and other programs do to a small linked vault — edits, moves and
-//! deletions proposed, hunks decided and undone, typing, saves, another
-//! program's writes, hard rollbacks and their undo, restarts — and checked
-//! after every step against what must hold whatever the order:
+//! deletions proposed, hunks decided and undone, typing, saves, runs
+//! applied (and cut off by a crash), another program's writes (reloaded,
+//! a conflict, or hunks to review), hard and scoped rollbacks and their
+//! undo, restarts — and checked after every step against what must hold
+//! whatever the order:
 //!
-//! - the disk changes only at a save or another program's write;
-//! - a save leaves each file on disk as its decisions say (its accepted
-//!   text, at the path its accepted move gives it, or nowhere);
+//! - the disk changes only at a save, an apply or another program's write;
+//! - a save or an apply leaves each file on disk as its decisions say (its
+//!   accepted text, at the path its accepted move gives it, or nowhere);
+//! - an apply cut off by a crash, opened again, shows what the whole apply
+//!   shows, and leaves every file as it was or as the apply wrote it;
 //! - a restart changes nothing the working state shows;
-//! - undoing a rollback gives back the working state before it, paths
-//!   included;
+//! - a rollback writes nothing, and undoing it gives back the working state
+//!   before it, paths included;
 //! - no link that resolved in the working state before a step dangles
 //!   after it while its note is shown.
 //!
@@ -26,14 +30,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, RngSeed, TestRunner};
-use redline::checkpoints::{CheckpointKind, RollbackMode};
-use redline::config::Limits;
+use redline::checkpoints::{CheckpointKind, RollbackMode, RollbackReport};
+use redline::config::{Limits, OutsideMode};
 use redline::edits::{Operation, ProposedEdit};
-use redline::hunks::HunkLimits;
+use redline::hunks::{DiffBundle, HunkLimits};
 use redline::project::Project;
 use redline::review::{ReviewError, Status};
 use redline::store::Store;
-use redline::workspace::{RunInfo, Workspace, WorkspaceError};
+use redline::workspace::{OutsideChange, RunInfo, Workspace, WorkspaceError};
 
 /// The notes, each linking the next two.
 const NOTES: [&str; 4] = ["Alpha", "Beta", "Gamma", "Delta"];
@@ -69,11 +73,29 @@ enum Step {
     Type { note: usize },
     /// Every file under review saved.
     Save,
-    /// Another program appends a line to a note on disk.
-    Outside { note: usize },
+    /// Another program appends a line to a note on disk; with `review`,
+    /// taken in as hunks to review where the note can be (outside changes
+    /// in review mode), else reloaded or a conflict.
+    Outside { note: usize, review: bool },
     /// A hard rollback to the `pick`th run's checkpoint, then (with `undo`)
     /// its undo.
     Rollback { pick: usize, undo: bool },
+    /// A scoped rollback of one hunk (the `hunk`th) of the `pick`th run's
+    /// checkpoint, then (with `undo`) its undo.
+    Scoped {
+        pick: usize,
+        hunk: usize,
+        undo: bool,
+    },
+    /// The `pick`th run applied: its hunks accepted where `accept`'s bits
+    /// say (one bit a hunk, in turn), the rest rejected, and its files
+    /// saved. With `crash`, the process dies once that many files are
+    /// written and the workspace is opened again.
+    Apply {
+        pick: usize,
+        accept: u8,
+        crash: Option<usize>,
+    },
     /// The workspace closed and opened again.
     Restart,
 }
@@ -87,8 +109,12 @@ fn step() -> impl Strategy<Value = Step> {
         1 => any::<usize>().prop_map(|pick| Step::Undo { pick }),
         2 => (0..4usize).prop_map(|note| Step::Type { note }),
         3 => Just(Step::Save),
-        1 => (0..4usize).prop_map(|note| Step::Outside { note }),
+        1 => (0..4usize, any::<bool>()).prop_map(|(note, review)| Step::Outside { note, review }),
         2 => (any::<usize>(), any::<bool>()).prop_map(|(pick, undo)| Step::Rollback { pick, undo }),
+        1 => (any::<usize>(), any::<usize>(), any::<bool>())
+            .prop_map(|(pick, hunk, undo)| Step::Scoped { pick, hunk, undo }),
+        1 => (any::<usize>(), any::<u8>(), proptest::option::of(0..3usize))
+            .prop_map(|(pick, accept, crash)| Step::Apply { pick, accept, crash }),
         1 => Just(Step::Restart),
     ]
 }
@@ -229,8 +255,132 @@ fn hunks(ws: &Workspace, decided: bool) -> Vec<String> {
     out
 }
 
+/// The ids of the runs' checkpoints, oldest first.
+fn run_checkpoints(ws: &Workspace) -> Vec<String> {
+    ws.checkpoints(None, 1000)
+        .unwrap()
+        .checkpoints
+        .into_iter()
+        .filter(|c| c.kind == CheckpointKind::Run)
+        .map(|c| c.checkpoint_id)
+        .collect()
+}
+
+/// Where the files of `bundle` are now: each path it names that is under
+/// review, with every path its review gives it.
+fn bundle_paths(ws: &Workspace, bundle: &DiffBundle) -> Vec<String> {
+    let mut paths = Vec::new();
+    for path in bundle.paths() {
+        paths.push(path.clone());
+        if let Some(file) = ws.review().file_of(&path) {
+            paths.extend(file.paths().map(str::to_owned));
+        }
+    }
+    paths
+}
+
+/// After a rollback (`report`) of step `at`: the disk is as it was
+/// (`before`), and undoing it, with `undo`, gives back the working state
+/// before it (`shown`), paths included.
+fn undo_rollback(
+    ws: &mut Workspace,
+    root: &Path,
+    (n, step): (usize, &Step),
+    report: &RollbackReport,
+    undo: bool,
+    before: &BTreeMap<String, String>,
+    shown: &BTreeMap<String, String>,
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&disk::texts(root), before, "step {}: a rollback wrote", n);
+    if undo {
+        ws.rollback(&report.undo_checkpoint_id, RollbackMode::HardAll, &[])
+            .map_err(|e| TestCaseError::fail(format!("step {n}: undo: {e}")))?;
+        if std::env::var_os("REDLINE_MODEL_TRACE").is_some() {
+            trace(n, step, ws, root);
+        }
+        prop_assert_eq!(&view(ws, root), shown, "step {}: the undo", n);
+    }
+    Ok(())
+}
+
+/// Step `n`: `bundle` applied (`accepted` accepted, the rest rejected) by
+/// a process that dies once `crash` files are written, and opened again,
+/// beside a twin of the workspace (a copy of the vault and the store) that
+/// applies it whole: the working state is the same, and every file on disk
+/// is as it was `before` or as the whole apply wrote it.
+fn apply_cut_off(
+    ws: Workspace,
+    (root, data): (&Path, &Path),
+    n: usize,
+    bundle: &DiffBundle,
+    accepted: &[String],
+    crash: usize,
+    before: &BTreeMap<String, String>,
+) -> Result<Workspace, TestCaseError> {
+    // Closed first, so that the store's files are whole to copy.
+    drop(ws);
+    // A twin of the workspace applies the run whole; this one
+    // dies once `crash` files are written, and is opened again.
+    let twin = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    disk::copy_tree(root, twin.0.path());
+    disk::copy_tree(
+        &Store::project_dir(data, root),
+        &Store::project_dir(twin.1.path(), twin.0.path()),
+    );
+    let mut whole = open(twin.0.path(), twin.1.path());
+    let mut ws = open(root, data);
+    let applied = whole.apply(bundle, accepted, &mut |_| {}).is_ok();
+    let cut = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ws.apply(bundle, accepted, &mut |written| {
+            if written >= crash {
+                std::panic::panic_any(Crash);
+            }
+        })
+        .is_ok()
+    }));
+    if cut.is_err() {
+        drop(ws);
+        ws = open(root, data);
+    }
+    if applied {
+        prop_assert_eq!(
+            view(&ws, root),
+            view(&whole, twin.0.path()),
+            "step {}: a crash lost or changed what the apply decided",
+            n
+        );
+        let (now, done) = (disk::texts(root), disk::texts(twin.0.path()));
+        for (path, text) in &now {
+            prop_assert!(
+                before.get(path) == Some(text) || done.get(path) == Some(text),
+                "step {}: a crash left {} neither before nor after",
+                n,
+                path
+            );
+        }
+    }
+    Ok(ws)
+}
+
+/// What an apply's progress panics with to stand for the process dying.
+struct Crash;
+
+/// Keeps a stood-for crash out of the test's output.
+fn quiet_crashes() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.payload().is::<Crash>() {
+                report(info);
+            }
+        }));
+    });
+}
+
 /// Drives the workspace through `steps`, checking after each.
 fn check(steps: &[Step]) -> Result<(), TestCaseError> {
+    quiet_crashes();
     let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let root = vault.path();
     std::fs::create_dir_all(root.join("Notes")).unwrap();
@@ -239,6 +389,7 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
     }
     let mut ws = open(root, data.path());
     let mut jobs = 0;
+    let mut bundles: Vec<DiffBundle> = Vec::new();
     for (n, step) in steps.iter().enumerate() {
         let before = disk::texts(root);
         let shown = view(&ws, root);
@@ -252,7 +403,11 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 edit.start_line = *line;
                 edit.new_text = text.clone();
                 jobs += 1;
-                let _ = ws.propose(&run(jobs), &[edit], &HunkLimits::default());
+                bundles.extend(
+                    ws.propose(&run(jobs), &[edit], &HunkLimits::default())
+                        .ok()
+                        .map(|p| p.1),
+                );
             }
             Step::Move { note } => {
                 let Some(path) = shown_at(&shown, *note) else {
@@ -261,18 +416,23 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 let mut edit = proposed(&path, Operation::Move);
                 edit.new_path = Some(format!("Archive/{} {n}.md", NOTES[*note]));
                 jobs += 1;
-                let _ = ws.propose(&run(jobs), &[edit], &HunkLimits::default());
+                bundles.extend(
+                    ws.propose(&run(jobs), &[edit], &HunkLimits::default())
+                        .ok()
+                        .map(|p| p.1),
+                );
             }
             Step::Delete { note } => {
                 let Some(path) = shown_at(&shown, *note) else {
                     continue;
                 };
                 jobs += 1;
-                let _ = ws.propose(
+                let proposal = ws.propose(
                     &run(jobs),
                     &[proposed(&path, Operation::DeleteFile)],
                     &HunkLimits::default(),
                 );
+                bundles.extend(proposal.ok().map(|p| p.1));
             }
             Step::Decide { pick, accept } => {
                 let pending = hunks(&ws, false);
@@ -313,29 +473,41 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 }
                 writes = true;
             }
-            Step::Outside { note } => {
+            Step::Outside { note, review } => {
                 let head = format!("# {}\n", NOTES[*note]);
                 let Some((path, text)) = before.iter().find(|(_, t)| t.starts_with(&head)) else {
                     continue;
                 };
-                std::fs::write(root.join(path), format!("{text}outside {n}\n")).unwrap();
-                let _ = ws.external_change(path);
+                let after = format!("{text}outside {n}\n");
+                std::fs::write(root.join(path), &after).unwrap();
+                // As the runtime takes a burst in: hunks where the mode and
+                // the note allow, else reloaded or a conflict.
+                let change = OutsideChange {
+                    path: path.clone(),
+                    before: text.clone(),
+                    created: false,
+                    after: Some(after),
+                    moved_to: None,
+                };
+                jobs += 1;
+                let staged = *review
+                    && ws.takes_outside(path)
+                    && ws
+                        .stage_outside(&run(jobs), &[change], OutsideMode::Review)
+                        .map_err(|e| TestCaseError::fail(format!("step {n}: {e}")))?
+                        .is_some();
+                if !staged {
+                    let _ = ws.external_change(path);
+                }
                 writes = true;
             }
             Step::Rollback { pick, undo } => {
-                let runs: Vec<String> = ws
-                    .checkpoints(None, 1000)
-                    .unwrap()
-                    .checkpoints
-                    .into_iter()
-                    .filter(|c| c.kind == CheckpointKind::Run)
-                    .map(|c| c.checkpoint_id)
-                    .collect();
+                let runs = run_checkpoints(&ws);
                 if runs.is_empty() {
                     continue;
                 }
-                let report = match ws.rollback(&runs[pick % runs.len()], RollbackMode::HardAll, &[])
-                {
+                let rolled = ws.rollback(&runs[pick % runs.len()], RollbackMode::HardAll, &[]);
+                let report = match rolled {
                     Ok(report) => report,
                     // A move saved and moved on since cannot be taken back:
                     // refused, with nothing changed.
@@ -345,19 +517,98 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                     }
                     Err(e) => return Err(TestCaseError::fail(format!("step {n}: {step:?}: {e}"))),
                 };
+                undo_rollback(&mut ws, root, (n, step), &report, *undo, &before, &shown)?;
+            }
+            Step::Scoped { pick, hunk, undo } => {
+                let runs = run_checkpoints(&ws);
+                if runs.is_empty() {
+                    continue;
+                }
+                let checkpoint = ws.checkpoint(&runs[pick % runs.len()]).unwrap();
+                let listed: Vec<String> = checkpoint
+                    .affected_files
+                    .iter()
+                    .flat_map(|f| f.hunk_ids.iter().cloned())
+                    .collect();
+                if listed.is_empty() {
+                    continue;
+                }
+                let chosen = listed[hunk % listed.len()].clone();
+                let rolled = ws.rollback(
+                    &checkpoint.checkpoint_id,
+                    RollbackMode::ScopedSelected,
+                    std::slice::from_ref(&chosen),
+                );
+                let report = match rolled {
+                    Ok(report) => report,
+                    // A hunk gone from review (dropped by a hard rollback)
+                    // or settled: refused, with nothing changed.
+                    Err(_) => {
+                        prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: refused", n);
+                        continue;
+                    }
+                };
                 prop_assert_eq!(
-                    disk::texts(root),
-                    before.clone(),
-                    "step {}: a rollback wrote",
+                    ws.review().status_of(&chosen),
+                    Some(Status::Rejected),
+                    "step {}: the hunk rolled back",
                     n
                 );
-                if *undo {
-                    ws.rollback(&report.undo_checkpoint_id, RollbackMode::HardAll, &[])
-                        .map_err(|e| TestCaseError::fail(format!("step {n}: undo: {e}")))?;
-                    if std::env::var_os("REDLINE_MODEL_TRACE").is_some() {
-                        trace(n, step, &ws, root);
+                undo_rollback(&mut ws, root, (n, step), &report, *undo, &before, &shown)?;
+            }
+            Step::Apply {
+                pick,
+                accept,
+                crash,
+            } => {
+                if bundles.is_empty() {
+                    continue;
+                }
+                let bundle = bundles[pick % bundles.len()].clone();
+                // A link update goes as its move goes (rejecting one alone
+                // is the user leaving that link as it is).
+                let leaders = |h: &str| {
+                    let (path, i) = ws.review().find_hunk(h).ok()?;
+                    let follows = &ws.review().file(&path)?.entries()[i].follows;
+                    (!follows.is_empty()).then(|| follows.clone())
+                };
+                let mut accepted: Vec<String> = bundle
+                    .hunk_ids()
+                    .filter(|h| leaders(h).is_none())
+                    .enumerate()
+                    .filter(|(k, _)| accept >> (k % 8) & 1 == 1)
+                    .map(|(_, h)| h.to_owned())
+                    .collect();
+                let followers: Vec<String> = bundle
+                    .hunk_ids()
+                    .filter(|h| leaders(h).is_some_and(|l| l.iter().any(|l| accepted.contains(l))))
+                    .map(str::to_owned)
+                    .collect();
+                accepted.extend(followers);
+                writes = true;
+                if let Some(crash) = crash {
+                    ws = apply_cut_off(
+                        ws,
+                        (root, data.path()),
+                        n,
+                        &bundle,
+                        &accepted,
+                        *crash,
+                        &before,
+                    )?;
+                } else if ws.apply(&bundle, &accepted, &mut |_| {}).is_ok() {
+                    let now = disk::texts(root);
+                    let kept = saved(&ws, now.clone());
+                    for path in bundle_paths(&ws, &bundle) {
+                        prop_assert_eq!(
+                            now.get(&path),
+                            kept.get(&path),
+                            "step {}: {:?} left {} unlike its review",
+                            n,
+                            step,
+                            path
+                        );
                     }
-                    prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: the undo", n);
                 }
             }
             Step::Restart => {
@@ -549,7 +800,10 @@ fn a_move_that_lost_a_link_update_is_not_brought_back_by_an_undo() {
 fn a_save_leaves_a_conflict_alone() {
     check(&[
         Step::Move { note: 1 },
-        Step::Outside { note: 0 },
+        Step::Outside {
+            note: 0,
+            review: false,
+        },
         Step::Save,
     ])
     .unwrap();
@@ -1063,6 +1317,111 @@ fn undoing_after_a_restart_brings_back_a_link_update_with_its_move() {
         },
         Step::Rollback {
             pick: 0,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// A move retired by a second move of the same note, a rejection between,
+/// then an undo: no link the working state resolved is left behind.
+#[test]
+fn undoing_after_a_note_moved_twice_leaves_no_link_behind() {
+    check(&[
+        edit(0, 4),
+        Step::Move { note: 1 },
+        edit(3, 3),
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "b".into(),
+        },
+        Step::Decide {
+            pick: 7283414013258979429,
+            accept: false,
+        },
+        Step::Move { note: 1 },
+        Step::Undo {
+            pick: 52111064654579123,
+        },
+    ])
+    .unwrap();
+}
+
+/// A scoped rollback of one link update takes its move with it, and the
+/// move its other link updates: rolled back alone, it would leave the link
+/// behind.
+#[test]
+fn a_scoped_rollback_of_a_link_update_takes_its_move() {
+    for hunk in 0..3 {
+        check(&[
+            Step::Move { note: 0 },
+            Step::Scoped {
+                pick: 0,
+                hunk,
+                undo: true,
+            },
+            Step::Scoped {
+                pick: 0,
+                hunk,
+                undo: false,
+            },
+            Step::Save,
+        ])
+        .unwrap();
+    }
+}
+
+/// A run applied by a process that dies after its first write, opened
+/// again: the working state is what the whole apply decided, and every
+/// file on disk is as it was before or as the apply wrote it.
+#[test]
+fn an_apply_cut_off_by_a_crash_loses_nothing() {
+    for crash in 0..3 {
+        check(&[
+            edit(0, 3),
+            edit(1, 3),
+            Step::Move { note: 2 },
+            Step::Type { note: 1 },
+            Step::Apply {
+                pick: 0,
+                accept: 0b11,
+                crash: Some(crash),
+            },
+            Step::Apply {
+                pick: 2,
+                accept: 0b1,
+                crash: Some(crash),
+            },
+            Step::Save,
+            Step::Restart,
+        ])
+        .unwrap();
+    }
+}
+
+/// A move dropped by a rollback, its run then applied, and a rollback
+/// undone: no link is left pointing at where the note never went.
+#[test]
+fn applying_a_run_a_rollback_dropped_moves_nothing() {
+    check(&[
+        Step::Delete { note: 0 },
+        Step::Rollback {
+            pick: 0,
+            undo: false,
+        },
+        Step::Move { note: 0 },
+        Step::Rollback {
+            pick: 1,
+            undo: false,
+        },
+        Step::Apply {
+            pick: 1,
+            accept: 1,
+            crash: None,
+        },
+        Step::Rollback {
+            pick: 1854209228646427904,
             undo: true,
         },
     ])

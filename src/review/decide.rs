@@ -176,7 +176,6 @@ impl Review {
         let mut now: BTreeMap<(String, usize), Status> = BTreeMap::new();
         for step in &steps {
             for (hunk, from, to) in &step.moves {
-                self.undo.remove(hunk);
                 let Ok((path, i)) = self.find_hunk(hunk) else {
                     continue;
                 };
@@ -193,6 +192,12 @@ impl Review {
         for ((path, i), status) in now {
             if self.files[&path].entries()[i].status != status {
                 by_file.entry(path).or_default().push((i, status));
+            }
+        }
+        self.check_moves(&by_file)?;
+        for step in &steps {
+            for (hunk, _, _) in &step.moves {
+                self.undo.remove(hunk);
             }
         }
         let mut decisions = Vec::new();
@@ -248,11 +253,33 @@ impl Review {
         let Some((path, moves)) = self.undo_moves(hunk_id)? else {
             return self.decide(hunk_id, Status::Pending, None);
         };
+        self.check_moves(&BTreeMap::from([(path.clone(), moves.clone())]))?;
         self.undo.remove(hunk_id);
         let file = self.files.get_mut(&path).expect("found above");
         let decision = decision(file, &moves);
         file.set_statuses(&moves);
         Ok(decision)
+    }
+
+    /// Refuses an undo whose moves (per file, entry index and the status it
+    /// gets) would bring back a settled hunk or a move that lost a link
+    /// update, as a decision would be refused: the step may hold hunks
+    /// retired since it was made.
+    fn check_moves(&self, by_file: &BTreeMap<String, Vec<(usize, Status)>>) -> Result<(), ReviewError> {
+        for status in [Status::Accepted, Status::Pending, Status::Rejected] {
+            let hunks: Vec<String> = by_file
+                .iter()
+                .flat_map(|(path, moves)| {
+                    let entries = self.files[path].entries();
+                    moves
+                        .iter()
+                        .filter(move |(_, to)| *to == status)
+                        .filter_map(move |&(i, _)| entries[i].hunk_id.clone())
+                })
+                .collect();
+            self.check_decidable(&hunks, status)?;
+        }
+        Ok(())
     }
 
     /// What [`Review::undo`] would move, changing nothing.

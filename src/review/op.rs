@@ -390,8 +390,9 @@ impl Review {
     /// Whether `hunk_id`'s decision is final: a move or deletion retired
     /// when a later one of the same file was proposed (see
     /// [`Review::retire_op`]), or a link update that follows one retired
-    /// rejected. The file no longer takes the path either gave, so changing
-    /// it would leave links to a path nothing is at.
+    /// rejected or no longer under review (a rollback dropped it). The file
+    /// no longer takes the path either gave, so changing it would leave
+    /// links to a path nothing is at.
     pub(crate) fn settled(&self, hunk_id: &str) -> bool {
         let Ok((path, i)) = self.find_hunk(hunk_id) else {
             return false;
@@ -399,8 +400,9 @@ impl Review {
         let file = &self.files[&path];
         let entry = &file.entries()[i];
         if !entry.follows.is_empty() {
-            return entry.follows.iter().any(|leader| {
-                self.settled(leader) && self.status_of(leader) == Some(Status::Rejected)
+            return entry.follows.iter().any(|leader| match self.status_of(leader) {
+                None => true,
+                Some(status) => status == Status::Rejected && self.settled(leader),
             });
         }
         // An operation's entry changes no text; once retired, no operation
@@ -415,7 +417,7 @@ impl Review {
     }
 
     /// The status of `hunk_id`, if it is under review.
-    pub(crate) fn status_of(&self, hunk_id: &str) -> Option<Status> {
+    pub fn status_of(&self, hunk_id: &str) -> Option<Status> {
         let (path, i) = self.find_hunk(hunk_id).ok()?;
         Some(self.files[&path].entries()[i].status)
     }

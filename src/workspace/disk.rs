@@ -229,7 +229,8 @@ impl Workspace {
 
     /// Ends the review of one job's hunks (`bundle`, its diff bundle): each
     /// is accepted if `accepted` lists it and rejected otherwise, whatever
-    /// was decided before, as one step; then every file is saved in one
+    /// was decided before, as one step (a link update whose move a rollback
+    /// dropped is never accepted); then every file is saved in one
     /// batch ([`Workspace::save_many`]). Other jobs' pending hunks in the
     /// same files stay staged (a save leaves them out). A file whose write
     /// conflicts is reported and left unwritten. `progress` hears how many
@@ -249,11 +250,13 @@ impl Workspace {
         let mut to_accept = Vec::new();
         let mut to_reject = Vec::new();
         for hunk in &hunks {
-            let Some(status) = self.status_of(hunk) else {
+            let Some(status) = self.review.status_of(hunk) else {
                 continue;
             };
             if accepted.contains(*hunk) {
-                if status != Status::Accepted {
+                // A link update whose move is gone (rolled back) stays as it
+                // is: accepted, it would count without its move.
+                if status != Status::Accepted && !self.review.settled(hunk) {
                     to_accept.push((*hunk).to_owned());
                 }
             } else if status != Status::Rejected {
@@ -291,7 +294,7 @@ impl Workspace {
                 counted.len() - 1
             });
             for id in ids {
-                match self.status_of(id) {
+                match self.review.status_of(id) {
                     Some(Status::Accepted) => counted[at].1 += 1,
                     Some(Status::Rejected) => counted[at].2 += 1,
                     _ => {}
@@ -316,12 +319,6 @@ impl Workspace {
                 message: outcome.err().map(|e| e.to_string()),
             })
             .collect())
-    }
-
-    /// The status of `hunk_id`, if it is under review.
-    fn status_of(&self, hunk_id: &str) -> Option<Status> {
-        let (path, i) = self.review.find_hunk(hunk_id).ok()?;
-        Some(self.review.file(&path)?.entries()[i].status)
     }
 
     /// Where the review of `bundle` (one job's hunks) stands: its hunks

@@ -347,11 +347,18 @@ impl Workspace {
         let mut files = Vec::new();
         let mut touched: Vec<String> = Vec::new();
         for hunk in hunk_ids {
-            let (path, _) = self.review.find_hunk(hunk)?;
-            // A move takes the links that follow it, in other files.
-            let decisions = self
-                .review
-                .decide_many(std::slice::from_ref(hunk), Status::Rejected)?;
+            let (path, i) = self.review.find_hunk(hunk)?;
+            // A move takes the links that follow it, in other files, and a
+            // link update its move: rolled back alone, it would leave the
+            // link behind (as a hard rollback takes it).
+            let mut reverted = vec![hunk.clone()];
+            reverted.extend(
+                self.review.file(&path).expect("found").entries()[i]
+                    .follows
+                    .iter()
+                    .cloned(),
+            );
+            let decisions = self.review.decide_many(&reverted, Status::Rejected)?;
             touched.extend(decisions.iter().map(|d| d.path.clone()));
             let decision = Decision::merged(path.clone(), decisions);
             let carried: Vec<&str> = decision.moves[1..]

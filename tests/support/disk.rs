@@ -34,3 +34,13 @@ pub fn texts(root: &Path) -> BTreeMap<String, String> {
         .map(|(path, bytes)| (path, String::from_utf8(bytes).unwrap()))
         .collect()
 }
+
+/// Copies every file under `from` to the same path under `to`.
+#[allow(dead_code)]
+pub fn copy_tree(from: &Path, to: &Path) {
+    for (rel, bytes) in files(from) {
+        let path = to.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+}

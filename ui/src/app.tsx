@@ -18,7 +18,10 @@ import { SearchPanel } from "./components/SearchPanel";
 import { Sidebar } from "./components/Sidebar";
 import { jobUpdated, loadAgents, loadSessions } from "./state/agent";
 import { loadSetup } from "./state/setup";
-import { followProject, refreshTree, restoreOutside, saveAll } from "./state/files";
+import { followProject } from "./state/feed";
+import { refreshTree } from "./state/listing";
+import { restoreOutside } from "./state/review";
+import { saveAll } from "./state/saving";
 import { attempt, declineReview, dirtyPaths, needsFolder, notice, offerReview, outsideAlert, overlay, project, reviewOffer, tell } from "./state/store";
 import { reloadListings } from "./state/tree";
 

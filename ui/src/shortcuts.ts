@@ -5,7 +5,9 @@
 
 import type { KeyBinding } from "@codemirror/view";
 
-import { acceptAllInFile, decide, decideCurrentPattern, save, saveAll, step, undoDecision } from "./state/files";
+import { step } from "./state/navigation";
+import { decide, decideCurrentPattern, undoDecision } from "./state/review";
+import { acceptAllInFile, save, saveAll } from "./state/saving";
 import { openFile, overlay, renaming } from "./state/store";
 import { addSelection } from "./state/context";
 

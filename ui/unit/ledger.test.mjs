@@ -101,26 +101,3 @@ test("a pattern settles all its hunks at once, outside the idle batches", () => 
   assert.deepEqual(ledger.showSettling(), [], "nothing queued for the idle showing");
   assert.equal(ledger.settle("h_3", "c.md"), true, "the next single decision still schedules its batch");
 });
-
-test("a file fetched ahead is taken once, replaced by a newer answer, and dropped when the next file changes", async () => {
-  const ledger = new Ledger();
-  let fetched = 0;
-  const fetch = async (path) => ({ path, n: ++fetched });
-  ledger.fetchAhead("b.md", fetch);
-  ledger.fetchAhead("b.md", fetch);
-  assert.equal(fetched, 1, "held already: not fetched twice");
-  ledger.answeredAhead({ path: "b.md", n: 99 });
-  ledger.answeredAhead({ path: "c.md", n: 7 });
-  assert.equal((await ledger.takeAhead("b.md")).n, 99, "the newer answer");
-  assert.equal(ledger.takeAhead("b.md"), undefined, "taken once");
-  assert.equal(ledger.takeAhead("c.md"), undefined, "an answer is not a fetch");
-  ledger.fetchAhead("c.md", fetch);
-  ledger.fetchAhead("d.md", fetch);
-  assert.equal(ledger.takeAhead("c.md"), undefined, "only the next file is held");
-  ledger.dropAhead("d.md");
-  assert.equal(ledger.takeAhead("d.md"), undefined);
-  ledger.fetchAhead("e.md", async () => {
-    throw new Error("offline");
-  });
-  assert.equal(await ledger.takeAhead("e.md"), null, "a failed fetch is nothing held");
-});

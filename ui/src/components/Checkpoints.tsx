@@ -7,7 +7,8 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { Checkpoint, CheckpointFile, PlannedHunk, RollbackPlan, RollbackReport, ThreeWay } from "../api/types";
 import { clip } from "../clip";
-import { refreshTree, reloadOpen } from "../state/files";
+import { refreshTree } from "../state/listing";
+import { reloadOpen } from "../state/navigation";
 import { attempt, overlay, tell } from "../state/store";
 import { reloadListings } from "../state/tree";
 

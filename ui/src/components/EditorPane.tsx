@@ -6,7 +6,9 @@ import { useEffect, useRef } from "preact/hooks";
 import { clip } from "../clip";
 import { flagLabel } from "../flags";
 import { editorBindings } from "../shortcuts";
-import { acceptAllInFile, bindEditor, decide, markUnsynced, resolve, save, sendEdit, step } from "../state/files";
+import { bindEditor, step } from "../state/navigation";
+import { decide } from "../state/review";
+import { acceptAllInFile, markUnsynced, resolve, save, sendEdit } from "../state/saving";
 import { currentHunk, dirtyPaths, hunkInfo, openFile, reviewJobs } from "../state/store";
 import { listings } from "../state/tree";
 

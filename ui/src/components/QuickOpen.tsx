@@ -5,7 +5,7 @@ import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { FoundPath, FoundPaths } from "../api/types";
-import { openPath } from "../state/files";
+import { openPath } from "../state/navigation";
 import { overlay } from "../state/store";
 import { Marked, spansOf } from "./Marked";
 

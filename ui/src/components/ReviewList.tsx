@@ -12,7 +12,8 @@ import { memo } from "preact/compat";
 import { useEffect, useMemo } from "preact/hooks";
 import type { PatternGroup, PendingHunk } from "../api/types";
 import { flagLabel } from "../flags";
-import { decideMany, openPath, patternLabel } from "../state/files";
+import { openPath } from "../state/navigation";
+import { decideMany, patternLabel } from "../state/review";
 import { currentHunk, hunkInfo, reviewItems, reviewJobs } from "../state/store";
 import { useVisibleRows } from "./visibleRows";
 

@@ -5,7 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { SearchResults } from "../api/types";
-import { openAt } from "../state/files";
+import { openAt } from "../state/navigation";
 import { attempt, overlay } from "../state/store";
 import { Marked } from "./Marked";
 

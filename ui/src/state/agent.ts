@@ -3,7 +3,8 @@
 
 import { api } from "../api/client";
 import type { AlsoAccept, ContextRow, JobUpdated, Session } from "../api/types";
-import { openFirstPending, refreshTree, reloadOpen, treeListed } from "./files";
+import { refreshTree, treeListed } from "./listing";
+import { openFirstPending, reloadOpen } from "./navigation";
 import { loadSetup } from "./setup";
 import { agents, attempt, contextRows, job, jobEvents, session, sessions, setup, tell } from "./store";
 

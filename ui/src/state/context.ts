@@ -1,7 +1,7 @@
 // Context rows from the editor: the selection, or the whole open file.
 
 import { addContext } from "./agent";
-import { getEditor } from "./files";
+import { getEditor } from "./navigation";
 import { openFile, tell } from "./store";
 
 /** Adds the editor's selection as a context row. */

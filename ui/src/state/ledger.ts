@@ -1,13 +1,13 @@
 // The window's record of the decisions it sends, as one state machine with
 // named transitions: the order they go in, which answer is the newest for a
 // file, what undo takes back, which hunks are shown decided before the tree
-// says so, which feed words are echoes of them, and the next file fetched
-// ahead. Each ordering bug the review UI had was a wrong step between these;
-// here each step is one method, unit-tested on its own (ui/unit/).
+// says so, and which feed words are echoes of them. Each ordering bug the
+// review UI had was a wrong step between these; here each step is one
+// method, unit-tested on its own (ui/unit/).
 //
-// It holds no signals and calls no API: `state/files.ts` drives it.
+// It holds no signals and calls no API: `state/decisions.ts` drives it.
 
-import type { FileContent, Selection } from "../api/types";
+import type { Selection } from "../api/types";
 
 /** A decision undo can take back: one hunk with its file, or many hunks
  * decided as one step (a pattern, every unflagged hunk of a job). */
@@ -34,8 +34,6 @@ export class Ledger {
   /** Settling hunks not yet shown as such (shown together at the page's
    * next idle moment). */
   private unshown: string[] = [];
-  /** The next file with pending hunks, fetched ahead, by path. */
-  private ahead = new Map<string, Promise<FileContent | null>>();
 
   // Sending.
 
@@ -137,33 +135,5 @@ export class Ledger {
   /** Whether hunk `id` is settling (moving on skips it). */
   isSettling(id: string): boolean {
     return this.settlingIn.has(id);
-  }
-
-  // Fetched ahead.
-
-  /** Keeps only `path`'s fetch ahead (or none), starting it with `fetch`
-   * unless it is held already. */
-  fetchAhead(path: string | null, fetch: (path: string) => Promise<FileContent | null>) {
-    for (const held of this.ahead.keys()) if (held !== path) this.ahead.delete(held);
-    if (path && !this.ahead.has(path)) this.ahead.set(path, fetch(path).catch(() => null));
-  }
-
-  /** Takes what was fetched ahead of `path` (undefined when nothing was). */
-  takeAhead(path: string): Promise<FileContent | null> | undefined {
-    const held = this.ahead.get(path);
-    this.ahead.delete(path);
-    return held;
-  }
-
-  /** Replaces what was fetched ahead of `file`'s path with a newer answer. */
-  answeredAhead(file: FileContent) {
-    if (this.ahead.has(file.path)) this.ahead.set(file.path, Promise.resolve(file));
-  }
-
-  /** Drops what was fetched ahead of `path` (every file's when none is
-   * given): something newer happened to it. */
-  dropAhead(path?: string) {
-    if (path === undefined) this.ahead.clear();
-    else this.ahead.delete(path);
   }
 }

@@ -1,0 +1,210 @@
+// The review as the engine lists it: the files with a working buffer (the
+// tree's rows, with their review state) and the review's jobs and hunks,
+// fetched a page at a time from one moment and taken in as they come. A
+// cold load paints its first rows from the first pages.
+
+import { api } from "../api/client";
+import type { PendingHunk, ReviewQueue, TreeEntry } from "../api/types";
+import { metrics } from "./metrics";
+import { attempt, hunkInfo, reviewJobs, tree } from "./store";
+
+/** Rows per page of the review and of the changed files: a page is what
+ * the page can take in within one frame (about 0.5 MB of JSON). */
+const PAGE = 2500;
+
+/** Rows of the first page on a cold load: few, so that the first rows are
+ * on screen while the rest is fetched. */
+const FIRST_PAGE = 200;
+
+/** Every row of a listing the engine serves a page at a time, from one
+ * moment (its `snapshot`): each page fetched, parsed and taken in by
+ * `take` in its own task, so that 20,000 rows never hold the page for
+ * long. `null` when a page failed (it said why) or once `stale` says a
+ * newer fetch has begun. `first` is the first page's size. */
+async function paged<P extends { snapshot: number; total: number }>(
+  what: string,
+  fetch: (q: { offset: number; limit: number; snapshot: number | null }) => Promise<P>,
+  take: (page: P) => number,
+  stale: () => boolean,
+  first = PAGE,
+  tries = 3,
+): Promise<P | null> {
+  let head: P | undefined;
+  for (let offset = 0; ; ) {
+    const page = await attempt(what, () => fetch({ offset, limit: head ? PAGE : first, snapshot: head?.snapshot ?? null }));
+    if (!page || stale()) return null;
+    // A listing dropped while its pages were fetched (others were made
+    // since): the later pages would come from another moment; start again.
+    if (head && page.snapshot !== head.snapshot) return tries > 1 ? paged(what, fetch, take, stale, first, tries - 1) : null;
+    head ??= page;
+    offset += take(page);
+    if (offset >= page.total) return head;
+    await new Promise((r) => setTimeout(r, 0));
+  }
+}
+
+/** The listings under way and the answers taken meanwhile. */
+class Listing {
+  /** Refreshes started so far: only the newest takes its answer. */
+  private started = 0;
+  /** Files' rows changed by an answer of the engine taken here (a
+   * decision, an edit, a save): a refresh that began before one may have
+   * listed the file as it was before, and must not win over it. */
+  private answers = 0;
+  /** The newest refresh: an older one that finds itself overtaken waits
+   * for it, so that whoever awaits a refresh sees the tree as the engine
+   * last listed it, not as it was before. */
+  latest: Promise<void> = Promise.resolve();
+
+  /** The refresh asked for soon, if any. */
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Refreshes in a moment: what asks for a refresh in the meantime shares it. */
+  soon() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.refresh(), 60);
+  }
+
+  /** Notes that a file's row changed from an engine's answer. */
+  answered() {
+    this.answers++;
+  }
+
+  refresh(): Promise<void> {
+    this.latest = this.list();
+    return this.latest;
+  }
+
+  private async list(): Promise<void> {
+    const started = performance.now();
+    const mine = ++this.started;
+    const answered = this.answers;
+    const stale = () => mine !== this.started;
+    const overtaken = () => stale() || this.answers !== answered;
+    // A cold load (nothing listed yet) shows the first page of each as it comes.
+    const cold = tree.value.length === 0 && hunkInfo.value.size === 0;
+    const info = new Map<string, PendingHunk>();
+    const entries: TreeEntry[] = [];
+    const was = new Map(tree.value.map((e) => [e.path, e]));
+    let head: ReviewQueue | undefined;
+    const early = () => {
+      if (!cold || !head || entries.length === 0 || overtaken()) return;
+      reviewJobs.value = jobsOf(head);
+      hunkInfo.value = new Map(info);
+      tree.value = entries.slice();
+    };
+    const [review, files] = await Promise.all([
+      paged(
+        "Listing the review",
+        api.review,
+        (page) => {
+          for (const g of page.jobs) for (const h of g.hunks) info.set(h.hunk_id, reuse(hunkInfo.value.get(h.hunk_id), h));
+          if (!head) {
+            head = page;
+            early();
+          }
+          return page.jobs.reduce((n, g) => n + g.hunks.length, 0);
+        },
+        stale,
+        cold ? FIRST_PAGE : PAGE,
+      ),
+    // Rows that did not change keep their objects, so that only their
+      // rows are drawn again (a refresh follows every change in the project).
+      paged(
+        "Listing files",
+        api.changedFiles,
+        (page) => {
+          const first = entries.length === 0;
+          for (const e of page.files) entries.push(reuse(was.get(e.path), e));
+          if (first) early();
+          return page.files.length;
+        },
+        stale,
+        cold ? FIRST_PAGE : PAGE,
+      ),
+    ]);
+    // A newer refresh is under way, and its answer wins.
+    if (stale()) return this.latest;
+    // An answer taken meanwhile may be newer than these pages: list again.
+    if (this.answers !== answered) return this.refresh();
+    if (review) {
+      const jobs = jobsOf(review);
+      if (!sameJson(jobs, reviewJobs.value)) reviewJobs.value = jobs;
+      if (info.size !== hunkInfo.value.size || [...info].some(([id, h]) => hunkInfo.value.get(id) !== h)) hunkInfo.value = info;
+    }
+    // The review list draws the previews, then the tree the rows: two
+    // tasks, so that neither holds the page for long at 20,000 hunks. A
+    // refresh started meanwhile brings newer rows, and they win.
+    await new Promise((r) => setTimeout(r, 0));
+    if (stale()) return this.latest;
+    if (this.answers !== answered) return this.refresh();
+    if (files && (entries.length !== tree.value.length || entries.some((e, i) => e !== tree.value[i]))) {
+      tree.value = entries;
+      metrics.treeFetched(started);
+    }
+  }
+}
+
+/** The review's jobs, as a page of the listing has them (every page lists every job). */
+function jobsOf(page: ReviewQueue) {
+  return page.jobs.map(({ job_id, instruction, source, patterns, flagged }) => ({ job_id, instruction, source, patterns, flagged }));
+}
+
+const listing = new Listing();
+
+/** Fetches the files with a working buffer again (their review state), and
+ * the review's jobs and previews with them: a page at a time, taken in as
+ * they come. Resolves once the newest refresh under way has been taken in. */
+export function refreshTree(): Promise<void> {
+  return listing.refresh();
+}
+
+/** Refreshes the tree in a moment, once for a burst of reasons (the feed's
+ * words, a proposal made from the tree). */
+export function refreshTreeSoon() {
+  listing.soon();
+}
+
+/** Resolves once the refresh under way (if any) has been taken in. */
+export function treeListed(): Promise<void> {
+  return listing.latest;
+}
+
+/** Notes that a file's row was changed from an answer of the engine: a
+ * refresh begun before it lists again. */
+export function rowAnswered() {
+  listing.answered();
+}
+
+/** `old` if it equals `fresh`, else `fresh`. */
+function reuse<T>(old: T | undefined, fresh: T): T {
+  return old !== undefined && sameJson(old, fresh) ? old : fresh;
+}
+
+/** Whether two values read from the engine's JSON are equal, field by
+ * field: a refresh compares tens of thousands of rows, and building two
+ * strings for each cost more than a frame at 20,000 hunks. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in x) {
+    if (x[key] === undefined) continue;
+    count++;
+    if (!sameJson(x[key], y[key])) return false;
+  }
+  for (const key in y) if (y[key] !== undefined) count--;
+  return count === 0;
+}
+
+/** Resolves once the page is idle (WebKitGTK has no requestIdleCallback: a task then). */
+export function idle() {
+  return new Promise<void>((done) => (typeof requestIdleCallback === "function" ? requestIdleCallback(() => done(), { timeout: 100 }) : setTimeout(done, 0)));
+}

@@ -1,0 +1,111 @@
+// What reaches the engine besides decisions: the user's typing, saves,
+// accepting a whole file, resolving a conflict, and moves and deletions
+// proposed from the tree. Each waits for the decisions sent before it, so
+// what is saved carries them.
+
+import { api } from "../api/client";
+import { ApiFailure } from "../api/transport";
+import type { FileContent, FileOp } from "../api/types";
+import { refreshTreeSoon } from "./listing";
+import { getEditor, openPath, reloadOpen, takeAnswer } from "./navigation";
+import { decisions } from "./review";
+import { attempt, tell, tree, unsynced } from "./store";
+
+/** The editor's link to the engine for the user's typing. */
+export async function sendEdit(path: string, text: string, baseHash: string): Promise<FileContent> {
+  try {
+    const file = await api.edit({ path, text, base_hash: baseHash });
+    takeAnswer(file);
+    return file;
+  } catch (e) {
+    if (e instanceof ApiFailure && e.code === "conflict" && /changed since it was read/.test(e.message)) {
+      // A run or a decision changed the file first: its text is fetched,
+      // and the typing goes again on top of it.
+      void reloadOpen();
+    } else {
+      tell("error", `Your edit to ${path} was not taken: ${e instanceof Error ? e.message : e}`);
+    }
+    throw e;
+  }
+}
+
+/** Notes typing not yet sent for `path`. */
+export function markUnsynced(path: string, yes: boolean) {
+  const next = new Set(unsynced.value);
+  if (yes) next.add(path);
+  else next.delete(path);
+  unsynced.value = next;
+}
+
+/** Accepts every pending hunk of the open file. */
+export async function acceptAllInFile() {
+  const editor = getEditor();
+  const path = editor?.openPath;
+  if (!path) return;
+  await decisions.answered();
+  await editor?.flush().catch(() => undefined);
+  const file = await attempt(`Accepting all in ${path}`, () => api.acceptAll({ path }));
+  if (file) takeAnswer(file);
+}
+
+/** Saves the open file (its pending hunks stay out of the disk's copy). */
+export async function save(path = getEditor()?.openPath) {
+  if (!path) return;
+  // What was decided just before is in what is saved.
+  await decisions.answered();
+  const editor = getEditor();
+  if (editor?.openPath === path) {
+    try {
+      await editor.flush();
+    } catch {
+      return;
+    }
+  }
+  const file = await attempt(`Saving ${path}`, () => api.save({ path }));
+  if (file) {
+    takeAnswer(file);
+    tell("info", `Saved ${path}`);
+  }
+}
+
+/** Saves every file with unsaved work. */
+export async function saveAll() {
+  await decisions.answered();
+  const editor = getEditor();
+  await editor?.flush().catch(() => undefined);
+  const paths = tree.value.filter((e) => e.state.dirty).map((e) => e.path);
+  const open = editor?.openPath;
+  if (open && unsynced.value.has(open) && !paths.includes(open)) paths.push(open);
+  let saved = 0;
+  for (const path of paths) {
+    const file = await attempt(`Saving ${path}`, () => api.save({ path }));
+    if (!file) continue;
+    takeAnswer(file);
+    saved += 1;
+  }
+  if (saved > 0) tell("info", `Saved ${saved} file(s)`);
+}
+
+/** Proposes moving (renaming) the file at `path`, or deleting it: a job of
+ * its own, reviewed like any proposal (the links a move breaks are
+ * rewritten as hunks that follow it); nothing moves before it is accepted. */
+export async function proposeFileOp(path: string, op: FileOp) {
+  const what = op.kind === "move" ? `Moving ${path} to ${op.to}` : `Deleting ${path}`;
+  const job = await attempt(what, () => api.fileOp({ path, op }));
+  if (!job) return;
+  const links = job.diff_bundle?.files.reduce((n, f) => n + f.hunks.length, 0) ?? 0;
+  tell("info", `${what}: proposed for review${links > 0 ? `, with ${links} link update(s)` : ""}`);
+  refreshTreeSoon();
+  if (op.kind === "move" && getEditor()?.openPath === path) await openPath(op.to);
+}
+
+/** Ends a conflict, keeping `keep`; the other version goes into a checkpoint. */
+export async function resolve(keep: "mine" | "theirs") {
+  const path = getEditor()?.openPath;
+  if (!path) return;
+  const done = await attempt(`Resolving ${path}`, () => api.resolve({ path, keep }));
+  if (done) {
+    takeAnswer(done.file);
+    tell("info", `Kept ${keep === "mine" ? "your version" : "the version on disk"}; the other is kept in the Checkpoints panel`);
+  }
+}

@@ -1,0 +1,197 @@
+// The window's decision sequences (src/state/decisions.ts) against a fake
+// engine whose answers the test releases in the order it chooses, and a fake
+// editor and window that record what was shown: the orderings the review UI
+// once got wrong, each as a case.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Decisions } from "../.unit-build/state/decisions.js";
+
+/** A promise and the function that resolves it. */
+function deferred() {
+  let resolve;
+  const promise = new Promise((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Lets every pending promise callback run. */
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+/** A file as the engine answers it, at `version`. */
+const file = (path, version, hunks = []) => ({ path, text: `v${version}`, hunks, state: {} });
+
+/** A fake engine and window around one open file with hunks `hunks`. */
+function desk(path = "a.md", hunks = ["h1", "h2", "h3"]) {
+  const log = [];
+  const calls = [];
+  const shown = new Set();
+  const taken = [];
+  const pending = [...hunks];
+  const view = {
+    openPath: path,
+    cursor: null,
+    neighbour(direction, id) {
+      const i = pending.indexOf(id);
+      return pending[i + direction] ?? null;
+    },
+    markDecided(id, status, next) {
+      log.push(`shown ${id} ${status}`);
+      pending.splice(pending.indexOf(id), 1);
+      this.cursor = next;
+    },
+    flush: async () => {},
+    goTo(id) {
+      this.cursor = id;
+    },
+  };
+  const port = {
+    decide(id, body) {
+      const answer = deferred();
+      calls.push({ id, ...body, answer });
+      log.push(`sent ${id} ${body.status}${body.dry_run ? " (plan)" : ""}`);
+      return answer.promise;
+    },
+    decideMany(body) {
+      const answer = deferred();
+      calls.push({ many: body.selection, status: body.status, answer });
+      log.push(`sent many ${body.status}`);
+      return answer.promise;
+    },
+    file: async (p) => {
+      log.push(`reloaded ${p}`);
+      return file(p, "reloaded");
+    },
+    view: () => view,
+    span: (id) => (id === "carrier" ? { dependents: ["h9"], depends_on: [], typed_inside: false } : { dependents: [], depends_on: [], typed_inside: false }),
+    takeAnswer(f) {
+      taken.push(f.text);
+    },
+    showSettling(add, remove) {
+      for (const id of add) shown.add(id);
+      for (const id of remove) shown.delete(id);
+    },
+    selected: () => [
+      ["p1", "a.md"],
+      ["p2", "b.md"],
+    ],
+    ask: async () => null,
+    tell: (kind, text) => log.push(`told ${text}`),
+    idle: settle,
+    nextFile: async () => false,
+    open: async () => {},
+    refresh: async () => log.push("refreshed"),
+    label: (id) => id,
+    shown: () => {},
+  };
+  return { decisions: new Decisions(port), port, view, log, calls, shown, taken };
+}
+
+/** The engine's answer to a decision: the file at `version`. */
+const decided = (id, version, moved = []) => ({ hunk_id: id, status: "accepted", moved, hidden_user_text: [], file: file("a.md", version) });
+
+test("a decision is shown at once, sent, and its answer taken when it is the newest for the file", async () => {
+  const d = desk();
+  const done = d.decisions.decide("accepted", "h1");
+  assert.deepEqual(d.log, ["shown h1 accepted"], "shown before anything is sent");
+  assert.equal(d.view.cursor, "h2", "the cursor on the next hunk");
+  await settle();
+  assert.deepEqual(d.log, ["shown h1 accepted", "sent h1 accepted"]);
+  assert.ok(d.shown.has("h1"), "settling: out of the lists until the tree says so");
+  d.calls[0].answer.resolve(decided("h1", 1));
+  await done;
+  assert.deepEqual(d.taken, ["v1"]);
+  assert.equal(d.shown.has("h1"), false, "the answer's file row takes over");
+});
+
+test("a second decision waits for the first's answer, and the first answer is not taken over it", async () => {
+  const d = desk();
+  const first = d.decisions.decide("accepted", "h1");
+  const second = d.decisions.decide("rejected", "h2");
+  await settle();
+  assert.deepEqual(
+    d.calls.map((c) => c.id),
+    ["h1"],
+    "the second is not sent before the first is answered",
+  );
+  d.calls[0].answer.resolve(decided("h1", 1));
+  await settle();
+  assert.deepEqual(
+    d.calls.map((c) => c.id),
+    ["h1", "h2"],
+  );
+  d.calls[1].answer.resolve(decided("h2", 2));
+  await Promise.all([first, second]);
+  assert.deepEqual(d.taken, ["v2"], "only the newest answer for the file: the first would show h2 pending again");
+});
+
+test("undo takes back the decision made before the key, after its answer, never a later one", async () => {
+  const d = desk();
+  const first = d.decisions.decide("accepted", "h1");
+  await settle();
+  const undo = d.decisions.undo();
+  // A decision made after the key press, while the first is unanswered.
+  const later = d.decisions.decide("accepted", "h2");
+  d.calls[0].answer.resolve(decided("h1", 1));
+  await settle();
+  const undoCall = d.calls[1];
+  assert.equal(undoCall.id, "h1", "the undo is of h1");
+  assert.equal(undoCall.status, "pending");
+  undoCall.answer.resolve(decided("h1", 2, [{ hunk_id: "h1", from: "accepted", to: "pending" }]));
+  await settle();
+  d.calls[2].answer.resolve(decided("h2", 3));
+  await Promise.all([first, undo, later]);
+  assert.deepEqual(
+    d.calls.map((c) => `${c.id} ${c.status}`),
+    ["h1 accepted", "h1 pending", "h2 accepted"],
+  );
+  // The undo list now holds only h2.
+  const again = d.decisions.undo();
+  await settle();
+  assert.equal(d.calls[3].id, "h2");
+  d.calls[3].answer.resolve(decided("h2", 4));
+  await again;
+});
+
+test("a refused decision comes back: out of settling, off the undo list, its file reloaded", async () => {
+  const d = desk();
+  const done = d.decisions.decide("rejected", "h1");
+  await settle();
+  d.calls[0].answer.resolve(undefined);
+  await done;
+  assert.equal(d.shown.has("h1"), false);
+  assert.ok(d.log.includes("reloaded a.md"), d.log.join("; "));
+  await d.decisions.undo();
+  assert.ok(d.log.includes("told No decision to undo"), "nothing left to undo");
+});
+
+test("a decision that carries other hunks asks first; declined, nothing is decided", async () => {
+  const d = desk("a.md", ["carrier", "h2"]);
+  const done = d.decisions.decide("rejected", "carrier");
+  await settle();
+  assert.deepEqual(d.log, ["sent carrier rejected (plan)"], "planned, not shown decided");
+  d.calls[0].answer.resolve({ ...decided("carrier", 1, [{ hunk_id: "h9", from: "pending", to: "rejected" }]), file: file("a.md", 1) });
+  await done;
+  assert.equal(d.calls.length, 1, "declined: not sent");
+  assert.deepEqual(d.taken, []);
+});
+
+test("many hunks leave the lists at once, come back when refused, and one undo takes a step of many back", async () => {
+  const d = desk();
+  const refused = d.decisions.decideMany({ kind: "pattern", job_id: "j", pattern_id: "p" }, "accepted", "a pattern");
+  await settle();
+  assert.ok(d.shown.has("p1") && d.shown.has("p2"), "out of the lists before the answer");
+  d.calls[0].answer.resolve(undefined);
+  await refused;
+  assert.equal(d.shown.size, 0, "back when refused");
+  const done = d.decisions.decideMany({ kind: "pattern", job_id: "j", pattern_id: "p" }, "accepted", "a pattern");
+  await settle();
+  d.calls[1].answer.resolve({ status: "accepted", selected: 2, moved: 2, files: 2 });
+  await done;
+  assert.ok(d.log.includes("refreshed"));
+  const undo = d.decisions.undo();
+  await settle();
+  assert.deepEqual(d.calls[2].many, { kind: "pattern", job_id: "j", pattern_id: "p" });
+  assert.equal(d.calls[2].status, "pending");
+  d.calls[2].answer.resolve({ status: "pending", selected: 2, moved: 2, files: 2 });
+  await undo;
+});
