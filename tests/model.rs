@@ -511,7 +511,10 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                     Ok(report) => report,
                     // A move saved and moved on since cannot be taken back:
                     // refused, with nothing changed.
-                    Err(WorkspaceError::Review(ReviewError::Settled(_))) => {
+                    Err(
+                        WorkspaceError::Review(ReviewError::Settled(_))
+                        | WorkspaceError::LinksLeftBehind { .. },
+                    ) => {
                         prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: refused", n);
                         continue;
                     }
@@ -1423,6 +1426,35 @@ fn applying_a_run_a_rollback_dropped_moves_nothing() {
         Step::Rollback {
             pick: 1854209228646427904,
             undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// A note moved, saved, deleted and rolled back twice: the second rollback
+/// leaves no link behind.
+#[test]
+fn a_second_rollback_after_a_saved_move_leaves_no_link_behind() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Move { note: 2 },
+        Step::Decide {
+            pick: 3624714760721448013,
+            accept: true,
+        },
+        edit(0, 3),
+        Step::Save,
+        Step::Delete { note: 2 },
+        Step::Rollback {
+            pick: 9001254115809762222,
+            undo: false,
+        },
+        edit(0, 3),
+        edit(0, 3),
+        edit(2, 3),
+        Step::Rollback {
+            pick: 1600201927367533493,
+            undo: false,
         },
     ])
     .unwrap();

@@ -53,7 +53,9 @@ impl RuntimeError {
                 | WorkspaceError::Review(
                     ReviewError::UnknownFile(_) | ReviewError::UnknownHunk(_),
                 ) => "not_found",
-                WorkspaceError::Review(_) | WorkspaceError::Write(_) => "conflict",
+                WorkspaceError::Review(_)
+                | WorkspaceError::Write(_)
+                | WorkspaceError::LinksLeftBehind { .. } => "conflict",
                 WorkspaceError::Edits(_)
                 | WorkspaceError::Path(_)
                 | WorkspaceError::NotInCheckpoint { .. } => "invalid_request",

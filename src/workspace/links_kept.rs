@@ -13,7 +13,7 @@ use super::{Workspace, WorkspaceError};
 use crate::edits::FileOp;
 use crate::project::{Overlay, View};
 use crate::review::{Decision, Review, ReviewError, Status};
-use crate::tools::links::linking_to;
+use crate::tools::links::{dangling_to, linking_to};
 
 impl Workspace {
     /// The review as it is, kept only when a decision could bring a move
@@ -110,6 +110,41 @@ impl Workspace {
             }
         }
         Ok(out)
+    }
+
+    /// Refuses a rollback that shows a note it restored (one of `paths`)
+    /// at another path than `before` showed it, where nothing is left at
+    /// the old one while notes link there: a move brought back settled
+    /// (saved, then retired by a later proposal), which no rejection can
+    /// take back, with its link updates gone.
+    pub(super) fn refuse_moves_leaving_links(
+        &self,
+        before: &Review,
+        paths: &[String],
+    ) -> Result<(), WorkspaceError> {
+        let overlay = self.overlay();
+        let view = View::with(&self.project, &overlay);
+        let shown = |review: &Review, path: &str| match review.file_of(path) {
+            Some(file) => file.view_path().map(str::to_owned),
+            None => Some(path.to_owned()),
+        };
+        for path in paths {
+            let (Some(from), Some(to)) = (shown(before, path), shown(&self.review, path)) else {
+                continue;
+            };
+            if from == to || view.read_text(&from).is_ok() {
+                continue;
+            }
+            let files = dangling_to(&view, &from)?;
+            if !files.is_empty() {
+                return Err(WorkspaceError::LinksLeftBehind {
+                    from,
+                    to,
+                    files: files.into_iter().collect(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The moves that came to count since `counting` (see

@@ -56,6 +56,21 @@ pub enum WorkspaceError {
     /// Finding the links to a note failed.
     #[error("finding links failed: {0}")]
     Links(#[from] crate::tools::ToolError),
+    /// A hard rollback would show a note it restores at another path (a
+    /// move it brings back, settled since), leaving the links to where the
+    /// note is now behind: refused, with nothing changed.
+    #[error(
+        "rolling back would put `{from}` back at `{to}`, leaving the links to it in {} behind; nothing was changed",
+        files.join(", ")
+    )]
+    LinksLeftBehind {
+        /// Where the working state shows the note now.
+        from: String,
+        /// Where the rollback would show it.
+        to: String,
+        /// The notes whose links would dangle.
+        files: Vec<String>,
+    },
     /// No checkpoint has this id.
     #[error("there is no checkpoint `{0}`")]
     UnknownCheckpoint(String),

@@ -81,7 +81,7 @@ impl Workspace {
         let checkpoint = self.checkpoint(id)?;
         let before = self.review.clone();
         let done = match mode {
-            RollbackMode::HardAll => self.roll_back_whole(&checkpoint),
+            RollbackMode::HardAll => self.roll_back_whole(&checkpoint, &before),
             RollbackMode::ScopedSelected => self.roll_back_hunks(&checkpoint, hunk_ids),
         };
         // The undo checkpoint holds every file the rollback changed, as it
@@ -269,7 +269,11 @@ impl Workspace {
     /// updates of a dropped move) is rejected with it.
     /// Returns what became of each file, every path whose review state
     /// changed, and what its undo checkpoint is called.
-    fn roll_back_whole(&mut self, checkpoint: &Checkpoint) -> Result<Rolled, WorkspaceError> {
+    fn roll_back_whole(
+        &mut self,
+        checkpoint: &Checkpoint,
+        before: &Review,
+    ) -> Result<Rolled, WorkspaceError> {
         let id = &checkpoint.checkpoint_id;
         let shown = self.overlay();
         let counting = self.counting_moves();
@@ -317,6 +321,9 @@ impl Workspace {
         // gives back exactly what was.
         if checkpoint.kind != CheckpointKind::Rollback {
             paths.extend(self.reject_moves_leaving_links(&shown, &counting)?);
+            // A settled move cannot be rejected: the rollback is refused.
+            let restored: Vec<String> = snapshots.iter().map(|(p, _, _)| p.clone()).collect();
+            self.refuse_moves_leaving_links(before, &restored)?;
         }
         Ok((files, paths, format!("before rolling back to {id}")))
     }
