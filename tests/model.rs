@@ -25,6 +25,8 @@ use std::path::Path;
 
 #[path = "support/disk.rs"]
 mod disk;
+#[path = "support/vault_model.rs"]
+mod vault_model;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -38,86 +40,7 @@ use redline::project::Project;
 use redline::review::{ReviewError, Status};
 use redline::store::Store;
 use redline::workspace::{OutsideChange, RunInfo, Workspace, WorkspaceError};
-
-/// The notes, each linking the next two.
-const NOTES: [&str; 4] = ["Alpha", "Beta", "Gamma", "Delta"];
-
-fn note(i: usize) -> String {
-    format!(
-        "# {}\n\nLinks: [[{}]] and [[{}]].\n\nline one\nline two\n",
-        NOTES[i],
-        NOTES[(i + 1) % 4],
-        NOTES[(i + 2) % 4]
-    )
-}
-
-/// One thing that happens to the vault.
-#[derive(Clone, Debug)]
-enum Step {
-    /// A run replaces line `line` of a note with `text`.
-    Edit {
-        note: usize,
-        line: usize,
-        text: String,
-    },
-    /// A run moves a note into `Archive/`.
-    Move { note: usize },
-    /// A run deletes a note.
-    Delete { note: usize },
-    /// A pending hunk (the `pick`th; not a link update, which follows its
-    /// move) accepted or rejected.
-    Decide { pick: usize, accept: bool },
-    /// A decided hunk's decision undone.
-    Undo { pick: usize },
-    /// The user types a line at the end of a note.
-    Type { note: usize },
-    /// Every file under review saved.
-    Save,
-    /// Another program appends a line to a note on disk; with `review`,
-    /// taken in as hunks to review where the note can be (outside changes
-    /// in review mode), else reloaded or a conflict.
-    Outside { note: usize, review: bool },
-    /// A hard rollback to the `pick`th run's checkpoint, then (with `undo`)
-    /// its undo.
-    Rollback { pick: usize, undo: bool },
-    /// A scoped rollback of one hunk (the `hunk`th) of the `pick`th run's
-    /// checkpoint, then (with `undo`) its undo.
-    Scoped {
-        pick: usize,
-        hunk: usize,
-        undo: bool,
-    },
-    /// The `pick`th run applied: its hunks accepted where `accept`'s bits
-    /// say (one bit a hunk, in turn), the rest rejected, and its files
-    /// saved. With `crash`, the process dies once that many files are
-    /// written and the workspace is opened again.
-    Apply {
-        pick: usize,
-        accept: u8,
-        crash: Option<usize>,
-    },
-    /// The workspace closed and opened again.
-    Restart,
-}
-
-fn step() -> impl Strategy<Value = Step> {
-    prop_oneof![
-        3 => (0..4usize, 3..=6usize, "[a-z]{1,6}").prop_map(|(note, line, text)| Step::Edit { note, line, text }),
-        1 => (0..4usize).prop_map(|note| Step::Move { note }),
-        1 => (0..4usize).prop_map(|note| Step::Delete { note }),
-        4 => (any::<usize>(), any::<bool>()).prop_map(|(pick, accept)| Step::Decide { pick, accept }),
-        1 => any::<usize>().prop_map(|pick| Step::Undo { pick }),
-        2 => (0..4usize).prop_map(|note| Step::Type { note }),
-        3 => Just(Step::Save),
-        1 => (0..4usize, any::<bool>()).prop_map(|(note, review)| Step::Outside { note, review }),
-        2 => (any::<usize>(), any::<bool>()).prop_map(|(pick, undo)| Step::Rollback { pick, undo }),
-        1 => (any::<usize>(), any::<usize>(), any::<bool>())
-            .prop_map(|(pick, hunk, undo)| Step::Scoped { pick, hunk, undo }),
-        1 => (any::<usize>(), any::<u8>(), proptest::option::of(0..3usize))
-            .prop_map(|(pick, accept, crash)| Step::Apply { pick, accept, crash }),
-        1 => Just(Step::Restart),
-    ]
-}
+use vault_model::{NOTES, Step, broken, edit, note, shown_at, step};
 
 fn open(root: &Path, data: &Path) -> Workspace {
     let project = Project::open(root, Limits::default()).unwrap();
@@ -135,15 +58,6 @@ fn view(ws: &Workspace, root: &Path) -> BTreeMap<String, String> {
         };
     }
     shown
-}
-
-/// Where the working state shows note `i`, if anywhere.
-fn shown_at(shown: &BTreeMap<String, String>, i: usize) -> Option<String> {
-    let head = format!("# {}\n", NOTES[i]);
-    shown
-        .iter()
-        .find(|(_, text)| text.starts_with(&head))
-        .map(|(path, _)| path.clone())
 }
 
 /// What a save of every file under review must leave on disk, from the
@@ -168,50 +82,6 @@ fn saved(ws: &Workspace, mut on_disk: BTreeMap<String, String>) -> BTreeMap<Stri
         }
     }
     on_disk
-}
-
-/// Every link of the working state, as (the note it is in, the note it
-/// names, whether it resolves): a note is known by its heading, a link by
-/// the note its name starts with (a moved note is `Alpha 12`).
-fn links(shown: &BTreeMap<String, String>) -> Vec<(usize, usize, bool)> {
-    let stems: Vec<&str> = shown
-        .keys()
-        .map(|p| p.rsplit('/').next().unwrap().trim_end_matches(".md"))
-        .collect();
-    let mut out = Vec::new();
-    for (from, _) in NOTES.iter().enumerate() {
-        let Some(path) = shown_at(shown, from) else {
-            continue;
-        };
-        for link in shown[&path]
-            .split("[[")
-            .skip(1)
-            .filter_map(|s| s.split("]]").next())
-        {
-            let stem = link.split(['|', '#']).next().unwrap();
-            let name = stem.split(' ').next().unwrap();
-            if let Some(to) = NOTES.iter().position(|n| *n == name) {
-                out.push((from, to, stems.contains(&stem)));
-            }
-        }
-    }
-    out
-}
-
-/// The links that resolved in `before` and dangle in `after` while both
-/// notes are shown: a link left behind by a move, or brought back without it.
-fn broken(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
-    let was: Vec<(usize, usize)> = links(before)
-        .into_iter()
-        .filter(|l| l.2)
-        .map(|(from, to, _)| (from, to))
-        .collect();
-    links(after)
-        .into_iter()
-        .filter(|&(from, to, resolves)| !resolves && was.contains(&(from, to)))
-        .filter(|&(_, to, _)| shown_at(after, to).is_some())
-        .map(|(from, to, _)| format!("{} -> {}", NOTES[from], NOTES[to]))
-        .collect()
 }
 
 fn run(job: usize) -> RunInfo {
@@ -695,14 +565,6 @@ fn every_sequence_keeps_the_disk_the_links_and_the_undo() {
         explore.unwrap_or(200),
         STEPS.load(Ordering::Relaxed)
     );
-}
-
-fn edit(note: usize, line: usize) -> Step {
-    Step::Edit {
-        note,
-        line,
-        text: "a".into(),
-    }
 }
 
 /// Rolled back, a note loses a link update of a later move that is kept:
@@ -1455,6 +1317,38 @@ fn a_second_rollback_after_a_saved_move_leaves_no_link_behind() {
         Step::Rollback {
             pick: 1600201927367533493,
             undo: false,
+        },
+    ])
+    .unwrap();
+}
+
+/// A run applied after its link update was carried away by a later edit's
+/// decision: the apply does not keep the move without its link update.
+#[test]
+fn an_apply_never_keeps_a_move_without_its_link_update() {
+    check(&[
+        Step::Move { note: 1 },
+        edit(0, 3),
+        edit(0, 3),
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "b".into(),
+        },
+        Step::Scoped {
+            pick: 483443626199455834,
+            hunk: 0,
+            undo: false,
+        },
+        Step::Type { note: 0 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Apply {
+            pick: 8181017619410017657,
+            accept: 49,
+            crash: None,
         },
     ])
     .unwrap();

@@ -65,11 +65,22 @@ impl Review {
         self.check_decidable(hunk_ids, status)?;
         let all = self.closure(hunk_ids, status);
         self.check_decidable(&all, status)?;
-        let hunk_ids = &all[..];
-        let mut by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for hunk in hunk_ids {
+        // A rejected move brought back (accepting what stands on one of its
+        // link updates) brings back its other link updates rejected with it,
+        // as pending: a move never shows without them.
+        let revived = match status {
+            Status::Rejected => Vec::new(),
+            _ => self.closure(&self.rejected_followers_of(&all), Status::Pending),
+        };
+        self.check_decidable(&revived, Status::Pending)?;
+        let targets = all
+            .iter()
+            .map(|h| (h, status))
+            .chain(revived.iter().filter(|h| !all.contains(h)).map(|h| (h, Status::Pending)));
+        let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
+        for (hunk, status) in targets {
             let (path, i) = self.find_hunk(hunk)?;
-            by_file.entry(path).or_default().push(i);
+            by_file.entry(path).or_default().push((i, status));
         }
         let mut decisions = Vec::with_capacity(by_file.len());
         let mut step = UndoStep {
@@ -80,7 +91,7 @@ impl Review {
             let file = self.files.get_mut(&path).expect("found above");
             let mut before: BTreeMap<usize, Status> = BTreeMap::new();
             let mut hidden = Vec::new();
-            for i in indexes {
+            for (i, status) in indexes {
                 let moves = file.plan(i, status);
                 hidden.extend(file.user_text_hidden_by(&moves));
                 for &(j, _) in &moves {
@@ -111,10 +122,21 @@ impl Review {
         // Every hunk it moved, those it carried within their files too:
         // undoing any of them undoes the whole step, so a link update never
         // comes back without its move.
-        for hunk in hunk_ids.iter().chain(step.moves.iter().map(|(h, _, _)| h)) {
+        for hunk in all.iter().chain(step.moves.iter().map(|(h, _, _)| h)) {
             self.undo.insert(hunk.clone(), Arc::clone(&step));
         }
         Ok(decisions)
+    }
+
+    /// The rejected link updates of the rejected moves among `hunk_ids`.
+    fn rejected_followers_of(&self, hunk_ids: &[String]) -> Vec<String> {
+        hunk_ids
+            .iter()
+            .filter(|h| self.status_of(h) == Some(Status::Rejected))
+            .flat_map(|h| self.followers.get(h).into_iter().flatten())
+            .filter(|f| self.status_of(f) == Some(Status::Rejected))
+            .cloned()
+            .collect()
     }
 
     /// Keeps the decision undo steps `other` has (the review before a

@@ -199,6 +199,17 @@ impl ScriptedModel {
         }
     }
 
+    /// Queues `turns` after those not served yet: a test that decides what
+    /// the model says as it goes.
+    pub fn push(&self, turns: impl IntoIterator<Item = Turn>) {
+        self.script.lock().unwrap().turns.extend(turns);
+    }
+
+    /// Drops the turns not served yet.
+    pub fn clear(&self) {
+        self.script.lock().unwrap().turns.clear();
+    }
+
     /// Every request received so far, in order.
     pub fn requests(&self) -> Vec<Recorded> {
         self.script.lock().unwrap().requests.clone()

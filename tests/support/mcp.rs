@@ -43,9 +43,16 @@ impl Serve {
     /// Starts `redline serve folder` with its data in `data`; returns once
     /// it has printed its URL.
     pub fn start(folder: &Path, data: &Path) -> Serve {
+        Serve::start_with(folder, data, &[])
+    }
+
+    /// Starts `redline serve folder` as [`Serve::start`] does, with `env`
+    /// set too (a provider's key, say).
+    pub fn start_with(folder: &Path, data: &Path, env: &[(&str, &str)]) -> Serve {
         let mut command = Command::new(env!("CARGO_BIN_EXE_redline"));
         command.arg("serve").arg(folder).stdout(Stdio::piped());
         redline_env(&mut command, data);
+        command.envs(env.iter().copied());
         let mut child = command.spawn().unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())

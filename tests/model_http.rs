@@ -1,0 +1,572 @@
+//! The reference-model test's slower variant: the same random sequences
+//! (`tests/support/vault_model.rs`) driven through a running `redline serve`
+//! over HTTP, as the window and other clients drive it — edits proposed by
+//! the agent (a scripted model in the OpenAI wire format, told each step's
+//! edit as it goes), moves and deletions proposed from the tree, hunks
+//! decided and undone, typing, saves, runs applied, another program's writes
+//! seen by the real file watcher, hard and scoped rollbacks and their undo,
+//! and the server killed (SIGKILL) and started again. After every step:
+//!
+//! - the disk changes only at a save, an apply or another program's write;
+//! - a rollback writes nothing, and undoing it gives back the working state
+//!   before it, paths included;
+//! - a restart after a kill changes nothing the working state shows;
+//! - no link that resolved in the working state before a step dangles after
+//!   it while its note is shown.
+//!
+//! CI runs a pinned slice (8 sequences); `REDLINE_EXPLORE_HTTP_CASES=N`
+//! runs N from a new seed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+#[path = "support/disk.rs"]
+mod disk;
+#[path = "support/mcp.rs"]
+mod mcp;
+#[path = "support/vault_model.rs"]
+mod vault_model;
+
+use mcp::Serve;
+use proptest::prelude::*;
+use proptest::test_runner::{RngSeed, TestRunner};
+use redline::testkit::scripted::{ScriptedModel, Turn};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use tokio::runtime::Runtime;
+use vault_model::{NOTES, Step, broken, note, shown_at, step};
+
+/// A running `redline serve` on the vault, with the scripted model it runs
+/// the agent on.
+struct Server {
+    serve: Serve,
+    client: reqwest::Client,
+    session: String,
+}
+
+/// A job as the test keeps it: its hunks in order, and which of them are
+/// link updates (they follow their move).
+struct JobSeen {
+    session: String,
+    job: String,
+    hunks: Vec<String>,
+    links: BTreeSet<String>,
+}
+
+/// The vault, the store, the model and the server, with the runtime that
+/// drives them.
+struct Rig {
+    rt: Runtime,
+    vault: tempfile::TempDir,
+    data: tempfile::TempDir,
+    model: ScriptedModel,
+    server: Option<Server>,
+    jobs: Vec<JobSeen>,
+}
+
+impl Rig {
+    fn new() -> Rig {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let vault = tempfile::tempdir().unwrap();
+        let data = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(vault.path().join("Notes")).unwrap();
+        for (i, name) in NOTES.iter().enumerate() {
+            std::fs::write(vault.path().join(format!("Notes/{name}.md")), note(i)).unwrap();
+        }
+        let model = rt.block_on(ScriptedModel::start(Vec::new())).unwrap();
+        std::fs::write(
+            data.path().join("config.toml"),
+            format!(
+                "agent_mode = \"remote\"\n[remote]\nprovider = \"openai\"\nmodel = \"scripted-model\"\nbase_url = \"{}\"\n",
+                model.base_url(redline::providers::Protocol::OpenAiChat)
+            ),
+        )
+        .unwrap();
+        let mut rig = Rig {
+            rt,
+            vault,
+            data,
+            model,
+            server: None,
+            jobs: Vec::new(),
+        };
+        rig.start();
+        rig
+    }
+
+    fn root(&self) -> &Path {
+        self.vault.path()
+    }
+
+    /// Starts the server (again), on the same vault and store.
+    fn start(&mut self) {
+        self.server = None;
+        let serve = Serve::start_with(
+            self.vault.path(),
+            self.data.path(),
+            &[
+                ("OPENAI_API_KEY", "sk-model-test"),
+                ("REDLINE_LOCAL_SERVERS", ""),
+                ("REDLINE_BUNDLED_MODEL_URL", ""),
+            ],
+        );
+        let client = redline::providers::http::client_builder().build().unwrap();
+        let mut server = Server {
+            serve,
+            client,
+            session: String::new(),
+        };
+        let made =
+            self.rt
+                .block_on(server.call(Method::POST, "/api/agent/sessions", Some(json!({}))));
+        server.session = made.1["session_id"].as_str().unwrap().to_owned();
+        self.server = Some(server);
+    }
+
+    fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let server = self.server.as_ref().expect("started");
+        self.rt.block_on(server.call(method, path, body))
+    }
+
+    fn get(&self, path: &str) -> Value {
+        let (status, body) = self.call(Method::GET, path, None);
+        assert_eq!(status, StatusCode::OK, "GET {path}: {body}");
+        body
+    }
+
+    fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.call(Method::POST, path, Some(body))
+    }
+
+    /// What the working state shows: every file the tree lists where it
+    /// shows it (a deleted one not at all), with its buffer's text.
+    fn view(&self) -> BTreeMap<String, String> {
+        let mut shown = BTreeMap::new();
+        for entry in self.get("/api/files").as_array().unwrap() {
+            let path = entry["path"].as_str().unwrap();
+            let state = &entry["state"];
+            let op = &state["op"];
+            if op["op"]["kind"] == "delete" && op["status"] != "rejected" {
+                continue;
+            }
+            let text = if state["under_review"] == true {
+                let file = self.get(&format!("/api/files/content?path={}", encode(path)));
+                file["text"].as_str().unwrap().to_owned()
+            } else {
+                std::fs::read_to_string(self.root().join(path)).unwrap()
+            };
+            shown.insert(path.to_owned(), text);
+        }
+        shown
+    }
+
+    /// Waits until job `job` is no longer queued or running.
+    fn until_ended(&self, job: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let seen = self.get(&format!("/api/agent/jobs/{job}"));
+            let status = seen["status"].as_str().unwrap_or_default();
+            if !["queued", "running"].contains(&status) {
+                return seen;
+            }
+            assert!(Instant::now() < deadline, "job {job} still {status}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Keeps a job that staged hunks, for a later apply.
+    fn keep(&mut self, job: &Value) {
+        let Some(bundle) = job.get("diff_bundle").filter(|b| !b.is_null()) else {
+            return;
+        };
+        let ops: Vec<String> = listed(&bundle["file_ops"])
+            .iter()
+            .map(|o| id(&o["hunk_id"]))
+            .collect();
+        let mut hunks = ops.clone();
+        let mut links = BTreeSet::new();
+        for file in listed(&bundle["files"]) {
+            for hunk in listed(&file["hunks"]) {
+                hunks.push(id(&hunk["hunk_id"]));
+                // A move's job holds its link updates and nothing else.
+                if !ops.is_empty() {
+                    links.insert(id(&hunk["hunk_id"]));
+                }
+            }
+        }
+        self.jobs.push(JobSeen {
+            session: id(&job["session_id"]),
+            job: id(&job["job_id"]),
+            hunks,
+            links,
+        });
+    }
+
+    /// Every link update the jobs seen so far proposed.
+    fn link_updates(&self) -> BTreeSet<String> {
+        self.jobs
+            .iter()
+            .flat_map(|j| j.links.iter().cloned())
+            .collect()
+    }
+
+    /// The hunks under review (by the files' spans), pending or decided,
+    /// that are not link updates, sorted.
+    fn hunks(&self, decided: bool) -> Vec<String> {
+        let links = self.link_updates();
+        let mut out = BTreeSet::new();
+        for entry in listed(&self.get("/api/files/changed?limit=10000")["files"]) {
+            let path = entry["path"].as_str().unwrap();
+            let file = self.get(&format!("/api/files/content?path={}", encode(path)));
+            for span in listed(&file["hunks"]) {
+                let hunk = id(&span["hunk_id"]);
+                if (span["status"] != "pending") == decided && !links.contains(&hunk) {
+                    out.insert(hunk);
+                }
+            }
+            if let Some(op) = entry["state"]["op"].as_object()
+                && (op["status"] != "pending") == decided
+            {
+                out.insert(id(&op["hunk_id"]));
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// The ids of the runs' checkpoints, oldest first.
+    fn run_checkpoints(&self) -> Vec<String> {
+        let mut runs: Vec<String> =
+            listed(&self.get("/api/agent/checkpoints?limit=1000")["checkpoints"])
+                .iter()
+                .filter(|c| c["kind"] == "run")
+                .map(|c| id(&c["checkpoint_id"]))
+                .collect();
+        runs.reverse();
+        runs
+    }
+
+    /// The feed's cursor now.
+    fn cursor(&self) -> u64 {
+        self.get("/api/events?cursor=0&wait_ms=0")["next_cursor"]
+            .as_u64()
+            .unwrap()
+    }
+
+    /// Waits (a few seconds at most) for the feed to say something of
+    /// `path` after `cursor`: the watcher has taken in another program's
+    /// write.
+    fn heard(&self, mut cursor: u64, path: &str) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            let page = self.get(&format!("/api/events?cursor={cursor}&wait_ms=500"));
+            cursor = page["next_cursor"].as_u64().unwrap();
+            let said = listed(&page["events"]).iter().any(|e| {
+                e["data"]["path"] == path
+                    || (e["type"] == "job.updated" && e["data"]["status"] == "awaiting_review")
+            });
+            if said {
+                return;
+            }
+        }
+    }
+}
+
+impl Server {
+    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.serve.base))
+            .bearer_auth(&self.serve.token);
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/json")
+                .body(body.to_string());
+        }
+        let reply = request.send().await.unwrap();
+        let status = reply.status();
+        let bytes = reply.bytes().await.unwrap();
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+}
+
+fn listed(v: &Value) -> Vec<Value> {
+    v.as_array().cloned().unwrap_or_default()
+}
+
+fn id(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_owned()
+}
+
+/// `path` for a query string.
+fn encode(path: &str) -> String {
+    path.replace('%', "%25")
+        .replace(' ', "%20")
+        .replace('&', "%26")
+        .replace('#', "%23")
+}
+
+/// Drives a server through `steps`, checking after each.
+fn check(steps: &[Step]) -> Result<(), TestCaseError> {
+    let mut rig = Rig::new();
+    for (n, step) in steps.iter().enumerate() {
+        let root = rig.root().to_owned();
+        let before = disk::texts(&root);
+        let shown = rig.view();
+        let mut writes = false;
+        match step {
+            Step::Edit { note, line, text } => {
+                let Some(path) = shown_at(&shown, *note) else {
+                    continue;
+                };
+                let edit = json!({ "file_path": path, "operation": "replace", "start_line": line,
+                                   "end_line": line, "new_text": text, "old_text": null });
+                rig.model.push([
+                    Turn::call(
+                        "propose_edits",
+                        json!({ "edits": [edit], "summary": format!("Step {n}.") }),
+                    ),
+                    Turn::text(&["Done."]),
+                ]);
+                let session = rig.server.as_ref().unwrap().session.clone();
+                let (status, started) = rig.post(
+                    "/api/agent/run",
+                    json!({ "session_id": session, "instruction": format!("step {n}") }),
+                );
+                prop_assert_eq!(status, StatusCode::OK, "step {}: {}", n, started);
+                let job = rig.until_ended(started["job_id"].as_str().unwrap());
+                rig.model.clear();
+                rig.keep(&job);
+            }
+            Step::Move { note } | Step::Delete { note } => {
+                let Some(path) = shown_at(&shown, *note) else {
+                    continue;
+                };
+                let op = match step {
+                    Step::Move { .. } => {
+                        json!({ "kind": "move", "to": format!("Archive/{} {n}.md", NOTES[*note]) })
+                    }
+                    _ => json!({ "kind": "delete" }),
+                };
+                let (status, job) = rig.post("/api/files/op", json!({ "path": path, "op": op }));
+                if status == StatusCode::OK {
+                    rig.keep(&job);
+                }
+            }
+            Step::Decide { pick, accept } => {
+                let pending = rig.hunks(false);
+                if pending.is_empty() {
+                    continue;
+                }
+                let status = if *accept { "accepted" } else { "rejected" };
+                let hunk = &pending[pick % pending.len()];
+                rig.post(
+                    &format!("/api/agent/hunks/{hunk}/decide"),
+                    json!({ "status": status }),
+                );
+            }
+            Step::Undo { pick } => {
+                let decided = rig.hunks(true);
+                if decided.is_empty() {
+                    continue;
+                }
+                let hunk = &decided[pick % decided.len()];
+                rig.post(
+                    &format!("/api/agent/hunks/{hunk}/decide"),
+                    json!({ "status": "pending" }),
+                );
+            }
+            Step::Type { note } => {
+                let Some(path) = shown_at(&shown, *note) else {
+                    continue;
+                };
+                let text = format!("{}typed {n}\n", shown[&path]);
+                rig.call(
+                    Method::PUT,
+                    "/api/files/buffer",
+                    Some(json!({ "path": path, "text": text })),
+                );
+            }
+            Step::Save => {
+                for entry in listed(&rig.get("/api/files/changed?limit=10000")["files"]) {
+                    rig.post("/api/files/save", json!({ "path": entry["path"] }));
+                }
+                writes = true;
+            }
+            Step::Outside { note, .. } => {
+                let head = format!("# {}\n", NOTES[*note]);
+                let Some((path, text)) = before.iter().find(|(_, t)| t.starts_with(&head)) else {
+                    continue;
+                };
+                let cursor = rig.cursor();
+                std::fs::write(root.join(path), format!("{text}outside {n}\n")).unwrap();
+                rig.heard(cursor, path);
+                writes = true;
+            }
+            Step::Rollback { pick, undo } => {
+                let runs = rig.run_checkpoints();
+                if runs.is_empty() {
+                    continue;
+                }
+                let checkpoint = &runs[pick % runs.len()];
+                let (status, report) = rig.post(
+                    &format!("/api/agent/checkpoints/{checkpoint}/rollback"),
+                    json!({ "mode": "hard_all" }),
+                );
+                rolled(&rig, n, status, &report, *undo, &before, &shown)?;
+            }
+            Step::Scoped { pick, hunk, undo } => {
+                let runs = rig.run_checkpoints();
+                if runs.is_empty() {
+                    continue;
+                }
+                let checkpoint = &runs[pick % runs.len()];
+                let listed_hunks: Vec<String> = listed(
+                    &rig.get(&format!("/api/agent/checkpoints/{checkpoint}"))["affected_files"],
+                )
+                .iter()
+                .flat_map(|f| listed(&f["hunk_ids"]).iter().map(id).collect::<Vec<_>>())
+                .collect();
+                if listed_hunks.is_empty() {
+                    continue;
+                }
+                let chosen = &listed_hunks[hunk % listed_hunks.len()];
+                let (status, report) = rig.post(
+                    &format!("/api/agent/checkpoints/{checkpoint}/rollback"),
+                    json!({ "mode": "scoped_selected", "hunk_ids": [chosen] }),
+                );
+                rolled(&rig, n, status, &report, *undo, &before, &shown)?;
+            }
+            Step::Apply {
+                pick,
+                accept,
+                crash,
+            } => {
+                if rig.jobs.is_empty() {
+                    continue;
+                }
+                let seen = &rig.jobs[pick % rig.jobs.len()];
+                // A link update goes as its move goes.
+                let chosen: Vec<String> = seen
+                    .hunks
+                    .iter()
+                    .filter(|h| !seen.links.contains(*h))
+                    .enumerate()
+                    .filter(|(k, _)| accept >> (k % 8) & 1 == 1)
+                    .map(|(_, h)| h.clone())
+                    .collect();
+                let moved = seen.links.len() < seen.hunks.len() && chosen.contains(&seen.hunks[0]);
+                let mut accepted = chosen;
+                if moved {
+                    accepted.extend(seen.links.iter().cloned());
+                }
+                let body = json!({ "session_id": seen.session, "job_id": seen.job,
+                                   "accepted_hunk_ids": accepted });
+                rig.post("/api/agent/apply", body);
+                writes = true;
+                if crash.is_some() {
+                    // Killed right after: what the apply did is all there is.
+                    let shown = rig.view();
+                    rig.start();
+                    prop_assert_eq!(rig.view(), shown, "step {}: killed after an apply", n);
+                }
+            }
+            Step::Restart => {
+                rig.start();
+                prop_assert_eq!(rig.view(), shown.clone(), "step {}: a restart", n);
+            }
+        }
+        if !writes {
+            prop_assert_eq!(
+                disk::texts(&root),
+                before,
+                "step {}: {:?} wrote to disk",
+                n,
+                step
+            );
+        }
+        if std::env::var_os("REDLINE_MODEL_TRACE").is_some() {
+            eprintln!("--- step {n}: {step:?} ({} jobs)", rig.jobs.len());
+            for (path, text) in rig.view() {
+                eprintln!("  {path}: {:?}", text.lines().nth(2).unwrap_or(""));
+            }
+        }
+        let left = broken(&shown, &rig.view());
+        prop_assert!(left.is_empty(), "step {}: {:?} broke {:?}", n, step, left);
+    }
+    Ok(())
+}
+
+/// After a rollback of step `n` answered `status` and `report`: a refusal
+/// changed nothing; else the disk is as it was (`before`), and undoing it,
+/// with `undo`, gives back the working state before it (`shown`).
+fn rolled(
+    rig: &Rig,
+    n: usize,
+    status: StatusCode,
+    report: &Value,
+    undo: bool,
+    before: &BTreeMap<String, String>,
+    shown: &BTreeMap<String, String>,
+) -> Result<(), TestCaseError> {
+    if status != StatusCode::OK {
+        prop_assert_eq!(
+            &rig.view(),
+            shown,
+            "step {}: refused ({}), yet changed",
+            n,
+            report
+        );
+        return Ok(());
+    }
+    prop_assert_eq!(
+        &disk::texts(rig.root()),
+        before,
+        "step {}: a rollback wrote",
+        n
+    );
+    if undo {
+        let back = report["undo_checkpoint_id"].as_str().unwrap();
+        let (status, answer) = rig.post(
+            &format!("/api/agent/checkpoints/{back}/rollback"),
+            json!({ "mode": "hard_all" }),
+        );
+        prop_assert_eq!(status, StatusCode::OK, "step {}: undo: {}", n, answer);
+        prop_assert_eq!(&rig.view(), shown, "step {}: the undo", n);
+    }
+    Ok(())
+}
+
+/// Random sequences of up to 25 steps through a running server, checked
+/// after every step: a pinned slice of 8 in CI, `REDLINE_EXPLORE_HTTP_CASES`
+/// from a new seed.
+#[test]
+fn every_sequence_over_http_keeps_the_disk_the_links_and_the_undo() {
+    let explore = std::env::var("REDLINE_EXPLORE_HTTP_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok());
+    let config = ProptestConfig {
+        cases: explore.unwrap_or(8),
+        rng_seed: match explore {
+            Some(_) => RngSeed::Random,
+            None => RngSeed::Fixed(0x5eed_0040),
+        },
+        failure_persistence: None,
+        // Each case starts a server: shrinking a failure is slow but worth it.
+        max_shrink_iters: 200,
+        ..ProptestConfig::default()
+    };
+    let mut runner = TestRunner::new(config);
+    if let Err(e) = runner.run(&proptest::collection::vec(step(), 1..25), |steps| {
+        check(&steps)
+    }) {
+        panic!("{e}");
+    }
+}

@@ -1,0 +1,154 @@
+//! The reference vault the model tests drive (`tests/model.rs` in
+//! process, `tests/model_http.rs` through a running `redline serve`): four
+//! notes that link each other, the steps that happen to it, and how its
+//! links are read from a working state.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+/// The notes, each linking the next two.
+pub const NOTES: [&str; 4] = ["Alpha", "Beta", "Gamma", "Delta"];
+
+/// Note `i`'s text as the vault starts.
+pub fn note(i: usize) -> String {
+    format!(
+        "# {}\n\nLinks: [[{}]] and [[{}]].\n\nline one\nline two\n",
+        NOTES[i],
+        NOTES[(i + 1) % 4],
+        NOTES[(i + 2) % 4]
+    )
+}
+
+/// One thing that happens to the vault.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// A run replaces line `line` of a note with `text`.
+    Edit {
+        note: usize,
+        line: usize,
+        text: String,
+    },
+    /// A run moves a note into `Archive/`.
+    Move { note: usize },
+    /// A run deletes a note.
+    Delete { note: usize },
+    /// A pending hunk (the `pick`th; not a link update, which follows its
+    /// move) accepted or rejected.
+    Decide { pick: usize, accept: bool },
+    /// A decided hunk's decision undone.
+    Undo { pick: usize },
+    /// The user types a line at the end of a note.
+    Type { note: usize },
+    /// Every file under review saved.
+    Save,
+    /// Another program appends a line to a note on disk; with `review`,
+    /// taken in as hunks to review where the note can be (outside changes
+    /// in review mode), else reloaded or a conflict.
+    Outside { note: usize, review: bool },
+    /// A hard rollback to the `pick`th run's checkpoint, then (with `undo`)
+    /// its undo.
+    Rollback { pick: usize, undo: bool },
+    /// A scoped rollback of one hunk (the `hunk`th) of the `pick`th run's
+    /// checkpoint, then (with `undo`) its undo.
+    Scoped {
+        pick: usize,
+        hunk: usize,
+        undo: bool,
+    },
+    /// The `pick`th run applied: its hunks accepted where `accept`'s bits
+    /// say (one bit a hunk, in turn), the rest rejected, and its files
+    /// saved. With `crash`, the process dies once that many files are
+    /// written and the workspace is opened again.
+    Apply {
+        pick: usize,
+        accept: u8,
+        crash: Option<usize>,
+    },
+    /// The workspace closed and opened again.
+    Restart,
+}
+
+/// One step, weighted as people and agents do them.
+pub fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        3 => (0..4usize, 3..=6usize, "[a-z]{1,6}").prop_map(|(note, line, text)| Step::Edit { note, line, text }),
+        1 => (0..4usize).prop_map(|note| Step::Move { note }),
+        1 => (0..4usize).prop_map(|note| Step::Delete { note }),
+        4 => (any::<usize>(), any::<bool>()).prop_map(|(pick, accept)| Step::Decide { pick, accept }),
+        1 => any::<usize>().prop_map(|pick| Step::Undo { pick }),
+        2 => (0..4usize).prop_map(|note| Step::Type { note }),
+        3 => Just(Step::Save),
+        1 => (0..4usize, any::<bool>()).prop_map(|(note, review)| Step::Outside { note, review }),
+        2 => (any::<usize>(), any::<bool>()).prop_map(|(pick, undo)| Step::Rollback { pick, undo }),
+        1 => (any::<usize>(), any::<usize>(), any::<bool>())
+            .prop_map(|(pick, hunk, undo)| Step::Scoped { pick, hunk, undo }),
+        1 => (any::<usize>(), any::<u8>(), proptest::option::of(0..3usize))
+            .prop_map(|(pick, accept, crash)| Step::Apply { pick, accept, crash }),
+        1 => Just(Step::Restart),
+    ]
+}
+
+/// Where the working state shows note `i`, if anywhere.
+pub fn shown_at(shown: &BTreeMap<String, String>, i: usize) -> Option<String> {
+    let head = format!("# {}\n", NOTES[i]);
+    shown
+        .iter()
+        .find(|(_, text)| text.starts_with(&head))
+        .map(|(path, _)| path.clone())
+}
+
+/// Every link of the working state, as (the note it is in, the note it
+/// names, whether it resolves): a note is known by its heading, a link by
+/// the note its name starts with (a moved note is `Alpha 12`).
+pub fn links(shown: &BTreeMap<String, String>) -> Vec<(usize, usize, bool)> {
+    let stems: Vec<&str> = shown
+        .keys()
+        .map(|p| p.rsplit('/').next().unwrap().trim_end_matches(".md"))
+        .collect();
+    let mut out = Vec::new();
+    for (from, _) in NOTES.iter().enumerate() {
+        let Some(path) = shown_at(shown, from) else {
+            continue;
+        };
+        for link in shown[&path]
+            .split("[[")
+            .skip(1)
+            .filter_map(|s| s.split("]]").next())
+        {
+            let stem = link.split(['|', '#']).next().unwrap();
+            let name = stem.split(' ').next().unwrap();
+            if let Some(to) = NOTES.iter().position(|n| *n == name) {
+                out.push((from, to, stems.contains(&stem)));
+            }
+        }
+    }
+    out
+}
+
+/// The links that resolved in `before` and dangle in `after` while both
+/// notes are shown: a link left behind by a move, or brought back without it.
+pub fn broken(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
+    let was: Vec<(usize, usize)> = links(before)
+        .into_iter()
+        .filter(|l| l.2)
+        .map(|(from, to, _)| (from, to))
+        .collect();
+    links(after)
+        .into_iter()
+        .filter(|&(from, to, resolves)| !resolves && was.contains(&(from, to)))
+        .filter(|&(_, to, _)| shown_at(after, to).is_some())
+        .map(|(from, to, _)| format!("{} -> {}", NOTES[from], NOTES[to]))
+        .collect()
+}
+
+/// A run replacing line `line` of note `note` with "a".
+pub fn edit(note: usize, line: usize) -> Step {
+    Step::Edit {
+        note,
+        line,
+        text: "a".into(),
+    }
+}
