@@ -400,13 +400,18 @@ impl Workspace {
     pub fn tree(&self, prefix: &str, changed: bool) -> Result<Vec<TreeEntry>, WorkspaceError> {
         let scope = self.project.resolve_dir(prefix)?;
         let mut entries = Vec::new();
-        self.each_file(&scope, !changed, |path, size, state| {
-            entries.push(TreeEntry {
-                path: path.to_owned(),
-                size,
-                state,
-            });
-        })?;
+        self.each_file(
+            &scope,
+            !changed,
+            |_| true,
+            |path, size, state| {
+                entries.push(TreeEntry {
+                    path: path.to_owned(),
+                    size,
+                    state,
+                });
+            },
+        )?;
         Ok(entries)
     }
 
@@ -432,7 +437,10 @@ impl Workspace {
         } else {
             scope.rel().len() + 1
         };
-        self.each_file(&scope, listed, |path, size, state| {
+        // Files in subfolders are only counted: their states are not
+        // worked out (a root over 5,000 files under review took 0.4 s).
+        let direct = |path: &str| !path[skip.min(path.len())..].contains('/');
+        self.each_file(&scope, listed, direct, |path, size, state| {
             listing.files_under += 1;
             match path[skip..].split_once('/') {
                 // Sorted paths keep a folder's files together.
@@ -457,10 +465,13 @@ impl Workspace {
     /// order, with its size and review state: the project's files (when
     /// `listed`; from the index when it is filled, else a walk) merged with
     /// the files under review, which include those that only have a buffer.
+    /// Only the files `stated` picks get their state worked out (reading
+    /// and hashing them); the others get the default one.
     fn each_file(
         &self,
         scope: &ProjectPath,
         listed: bool,
+        stated: impl Fn(&str) -> bool + Sync,
         mut visit: impl FnMut(&str, u64, FileState),
     ) -> Result<(), WorkspaceError> {
         let folder = format!("{}/", scope.rel());
@@ -480,7 +491,14 @@ impl Workspace {
         let project = &self.project;
         let mut reviewed = files
             .into_par_iter()
-            .map(|f| Ok((shown(f), state_of(f, &disk_hash_of(project, f)?))))
+            .map(|f| {
+                let at = shown(f);
+                let state = match stated(&at) {
+                    true => state_of(f, &disk_hash_of(project, f)?),
+                    false => FileState::default(),
+                };
+                Ok((at, state))
+            })
             .collect::<Result<Vec<_>, WorkspaceError>>()?;
         reviewed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut reviewed = reviewed.into_iter().peekable();

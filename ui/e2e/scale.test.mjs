@@ -110,6 +110,20 @@ test(`a rename in ${NOTES.toLocaleString()} notes is reviewed as one pattern and
   await cold.goto(server.url);
   await cold.waitForFunction(() => window.__firstReviewRow, null, { polling: 50 });
   figures.cold_first_review_row_ms = Math.round(await cold.evaluate(() => window.__firstReviewRow));
+  // Where the time went: each first request of the cold load, from the
+  // navigation's start to its answer's end.
+  Object.assign(
+    figures,
+    await cold.evaluate(() => {
+      const out = {};
+      for (const e of performance.getEntriesByType("resource")) {
+        const name = new URL(e.name).pathname.replace(/^\/api\//, "").replace(/[^a-z]+/g, "_");
+        const key = `cold_request_${name}_ms`;
+        if (e.name.includes("/api/") && !(key in out)) out[key] = [Math.round(e.startTime), Math.round(e.responseEnd)];
+      }
+      return out;
+    }),
+  );
   // The job's past events are in the timeline once they have been taken in.
   await cold.getByTestId("timeline-tool").first().waitFor();
   await cold.getByTestId("review-pattern").waitFor();

@@ -27,6 +27,12 @@ import { reloadListings } from "./state/tree";
 
 /** Loads the open project, or asks for a folder (desktop app only). */
 export async function boot() {
+  // Where the feed is now: what happened before is in the listings fetched
+  // next (the review once), so the feed is followed from here on. Asked
+  // first, with the project beside it: the listings start as soon as it
+  // answers, and a cold load's first rows do not wait for the project.
+  const feed = api.feed({ cursor: Number.MAX_SAFE_INTEGER, wait_ms: 0 }).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+  const listed = feed.then((now) => (now instanceof Error ? undefined : Promise.all([refreshTree(), reloadListings()])));
   try {
     project.value = await api.project();
     needsFolder.value = false;
@@ -40,16 +46,15 @@ export async function boot() {
   }
   document.title = `${project.value.name} — Redline`;
   for (const client of project.value.mcp_clients.slice(0, 1)) offerReview(client, project.value.outside_changes);
-  // Where the feed is now: what happened before is in the listings fetched
-  // next (the review once), so the feed is followed from here on, and at
-  // once, whatever the shown job is doing.
-  const now = await attempt("Following the project", () => api.feed({ cursor: Number.MAX_SAFE_INTEGER, wait_ms: 0 }));
+  const now = await feed;
+  if (now instanceof Error) tell("error", `Following the project: ${now.message}`);
+  // Followed at once, whatever the shown job is doing.
   void followProject(
-    now?.next_cursor ?? 0,
+    now instanceof Error ? 0 : now.next_cursor,
     () => void reloadCheckpoints(),
     (update) => void jobUpdated(update),
   );
-  await Promise.all([refreshTree(), reloadListings(), loadSessions(), loadAgents(), loadSetup()]);
+  await Promise.all([listed, loadSessions(), loadAgents(), loadSetup()]);
 }
 
 export function App() {
