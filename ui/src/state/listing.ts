@@ -92,6 +92,7 @@ class Listing {
       reviewJobs.value = jobsOf(head);
       hunkInfo.value = new Map(info);
       tree.value = entries.slice();
+      metrics.treeFetched(started);
     };
     const [review, files] = await Promise.all([
       paged(
