@@ -1353,3 +1353,56 @@ fn an_apply_never_keeps_a_move_without_its_link_update() {
     ])
     .unwrap();
 }
+
+/// A move proposed after an apply of a run whose hunks stood on another
+/// program's reviewed write, then a rollback: no link is left behind.
+#[test]
+fn a_rollback_after_an_apply_over_reviewed_outside_writes_leaves_no_link_behind() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        edit(0, 3),
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        edit(0, 3),
+        Step::Outside {
+            note: 1,
+            review: true,
+        },
+        Step::Edit {
+            note: 2,
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Undo {
+            pick: 8303374090625255226,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "b".into(),
+        },
+        Step::Apply {
+            pick: 2026913720781304227,
+            accept: 43,
+            crash: None,
+        },
+        Step::Decide {
+            pick: 18220249087272731492,
+            accept: true,
+        },
+        Step::Save,
+        edit(0, 3),
+        Step::Move { note: 0 },
+        Step::Rollback {
+            pick: 14021933907598293643,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}

@@ -316,6 +316,18 @@ impl Workspace {
                 paths.push(decision.path);
             }
         }
+        // A link update put back rejected while its move stands settled
+        // (saved and moved on since, so no rollback takes it back) would
+        // leave its link behind: it stays, pending.
+        let kept: Vec<String> = snapshots
+            .iter()
+            .flat_map(|(path, _, _)| self.links_of_settled_moves(path))
+            .collect();
+        if !kept.is_empty() {
+            for decision in self.review.decide_many(&kept, Status::Pending)? {
+                paths.push(decision.path);
+            }
+        }
         // So would a move brought back while a note restored to a time
         // before it links to the note's old path; but undoing a rollback
         // gives back exactly what was.
@@ -479,6 +491,25 @@ impl Workspace {
             .iter()
             .filter(|e| e.status == Status::Rejected)
             .flat_map(|e| e.follows.iter().filter(|l| counts(l)).cloned())
+            .collect()
+    }
+
+    /// The rejected link updates in the file under review at `path` whose
+    /// move counts (pending or accepted) and is settled.
+    fn links_of_settled_moves(&self, path: &str) -> Vec<String> {
+        let Some(file) = self.review.file(path) else {
+            return Vec::new();
+        };
+        let stands = |leader: &String| {
+            self.review
+                .status_of(leader)
+                .is_some_and(|s| s != Status::Rejected)
+                && self.review.settled(leader)
+        };
+        file.entries()
+            .iter()
+            .filter(|e| e.status == Status::Rejected && e.follows.iter().any(stands))
+            .filter_map(|e| e.hunk_id.clone())
             .collect()
     }
 
