@@ -343,9 +343,11 @@ impl Api {
 
     /// Every pending hunk, grouped by the job that proposed it.
     pub fn review(&self, q: &PageQuery) -> Result<crate::jobs::ReviewQueue, ApiError> {
-        let (snapshot, queue) = self
-            .reviews
-            .get_or_make(q.snapshot, || self.runtime.review_queue())?;
+        let (snapshot, queue) =
+            self.reviews
+                .get_or_make(q.snapshot, self.runtime.revision(), || {
+                    self.runtime.review_queue()
+                })?;
         let rows = snapshots::window(queue.total, q.offset.unwrap_or(0), q.limit);
         Ok(queue.page(rows, snapshot))
     }
@@ -357,9 +359,11 @@ impl Api {
 
     /// A page of the files with a working buffer, with their review state.
     pub fn changed_files(&self, q: &PageQuery) -> Result<ChangedFiles, ApiError> {
-        let (snapshot, files) = self
-            .changed
-            .get_or_make(q.snapshot, || self.runtime.tree("", true))?;
+        let (snapshot, files) =
+            self.changed
+                .get_or_make(q.snapshot, self.runtime.revision(), || {
+                    self.runtime.tree("", true)
+                })?;
         let rows = snapshots::window(files.len(), q.offset.unwrap_or(0), q.limit);
         Ok(ChangedFiles {
             files: files[rows].to_vec(),
@@ -465,11 +469,9 @@ impl Api {
 
     fn workspace<T>(
         &self,
-        f: impl FnOnce(&mut crate::workspace::Workspace) -> Result<T, WorkspaceError>,
+        f: impl FnOnce(&crate::workspace::Workspace) -> Result<T, WorkspaceError>,
     ) -> Result<T, ApiError> {
-        let ws = self.runtime.workspace();
-        let mut ws = ws.lock().unwrap_or_else(|e| e.into_inner());
-        Ok(f(&mut ws)?)
+        Ok(self.runtime.read_workspace(f)?)
     }
 
     /// Every checkpoint, newest first.

@@ -12,10 +12,11 @@ use std::sync::{Arc, Mutex};
 /// theirs.
 const KEPT: usize = 4;
 
-/// The listings kept, newest last.
+/// The listings kept, newest last, each with its number and the revision
+/// of the state it was made from.
 pub(crate) struct Snapshots<T> {
     next: AtomicU64,
-    kept: Mutex<VecDeque<(u64, Arc<T>)>>,
+    kept: Mutex<VecDeque<(u64, u64, Arc<T>)>>,
 }
 
 impl<T> Default for Snapshots<T> {
@@ -28,17 +29,25 @@ impl<T> Default for Snapshots<T> {
 }
 
 impl<T> Snapshots<T> {
-    /// The listing numbered `id` while it is kept; otherwise (no number, or
-    /// one that is gone) a new one from `make`, kept under a new number.
+    /// The listing numbered `id` while it is kept; with no number, the
+    /// newest listing if it was made at `revision` (nothing changed since:
+    /// a page reloaded does not list 5,000 hunks again); otherwise a new one
+    /// from `make`, kept under a new number with `revision`.
     pub(crate) fn get_or_make<E>(
         &self,
         id: Option<u64>,
+        revision: u64,
         make: impl FnOnce() -> Result<T, E>,
     ) -> Result<(u64, Arc<T>), E> {
-        if let Some(id) = id
-            && let Some((_, kept)) = self.lock().iter().find(|(k, _)| *k == id)
         {
-            return Ok((id, Arc::clone(kept)));
+            let kept = self.lock();
+            let found = match id {
+                Some(id) => kept.iter().find(|(k, _, _)| *k == id),
+                None => kept.back().filter(|(_, r, _)| *r == revision),
+            };
+            if let Some((id, _, listing)) = found {
+                return Ok((*id, Arc::clone(listing)));
+            }
         }
         let made = Arc::new(make()?);
         let id = self.next.fetch_add(1, Ordering::Relaxed);
@@ -46,11 +55,11 @@ impl<T> Snapshots<T> {
         if kept.len() == KEPT {
             kept.pop_front();
         }
-        kept.push_back((id, Arc::clone(&made)));
+        kept.push_back((id, revision, Arc::clone(&made)));
         Ok((id, made))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Arc<T>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, u64, Arc<T>)>> {
         self.kept.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -74,26 +83,50 @@ mod tests {
             made.set(made.get() + 1);
             Ok::<_, ()>(made.get())
         };
-        let (first, value) = snapshots.get_or_make(None, make).unwrap();
+        let (first, value) = snapshots.get_or_make(None, 1, make).unwrap();
         assert_eq!(*value, 1);
         assert_eq!(
-            *snapshots.get_or_make(Some(first), make).unwrap().1,
+            *snapshots.get_or_make(Some(first), 1, make).unwrap().1,
             1,
             "kept"
         );
         assert_eq!(made.get(), 1);
-        let (second, value) = snapshots.get_or_make(Some(999), make).unwrap();
+        let (second, value) = snapshots.get_or_make(Some(999), 1, make).unwrap();
         assert_ne!(second, first);
         assert_eq!(*value, 2, "an unknown number makes a new one");
-        for _ in 0..KEPT {
-            snapshots.get_or_make(None, make).unwrap();
+        for revision in 2..KEPT as u64 + 2 {
+            snapshots.get_or_make(None, revision, make).unwrap();
         }
-        let (again, value) = snapshots.get_or_make(Some(first), make).unwrap();
+        let (again, value) = snapshots.get_or_make(Some(first), 9, make).unwrap();
         assert_ne!(
             again, first,
             "the oldest is dropped once {KEPT} newer exist"
         );
         assert_eq!(*value, made.get());
+    }
+
+    #[test]
+    fn a_first_page_reuses_the_newest_listing_only_while_nothing_changed() {
+        let snapshots = Snapshots::default();
+        let made = std::cell::Cell::new(0);
+        let make = || {
+            made.set(made.get() + 1);
+            Ok::<_, ()>(made.get())
+        };
+        let (first, _) = snapshots.get_or_make(None, 7, make).unwrap();
+        let (again, value) = snapshots.get_or_make(None, 7, make).unwrap();
+        assert_eq!(
+            (again, *value, made.get()),
+            (first, 1, 1),
+            "nothing changed: the same listing"
+        );
+        let (newer, value) = snapshots.get_or_make(None, 8, make).unwrap();
+        assert_ne!(newer, first);
+        assert_eq!(*value, 2, "a change since: listed again");
+        // An older listing is not taken for a first page, even at its revision.
+        let (latest, _) = snapshots.get_or_make(None, 7, make).unwrap();
+        assert_eq!(made.get(), 3);
+        assert_ne!(latest, first);
     }
 
     #[test]

@@ -236,15 +236,13 @@ fn review(
     let (Some(bundle), Some(checkpoint)) = (&job.diff_bundle, &job.checkpoint_id) else {
         return Ok(Vec::new());
     };
-    let texts = {
-        let ws = runtime.workspace();
-        let ws = ws.lock().unwrap_or_else(|e| e.into_inner());
+    let texts = runtime.read_workspace(|ws| {
         bundle
             .files
             .iter()
             .map(|f| ws.diff3(checkpoint, &f.file_path))
-            .collect::<Result<Vec<_>, _>>()?
-    };
+            .collect::<Result<Vec<_>, _>>()
+    })?;
     let files: Vec<Proposed<'_>> = bundle
         .files
         .iter()

@@ -66,6 +66,10 @@ struct Inner {
     config: RwLock<Arc<Config>>,
     project: Project,
     workspace: Arc<Mutex<Workspace>>,
+    /// How many times the workspace was borrowed to change (or the job
+    /// store changed what a listing shows): a listing made at one revision
+    /// is still true at it.
+    revision: std::sync::atomic::AtomicU64,
     feed: Feed,
     db: Mutex<Store>,
     live: Mutex<HashMap<String, Live>>,
@@ -111,6 +115,7 @@ impl Runtime {
                 config: RwLock::new(Arc::new(config)),
                 project,
                 workspace: Arc::new(Mutex::new(workspace)),
+                revision: Default::default(),
                 feed: Feed::default(),
                 db: Mutex::new(db),
                 live: Mutex::new(HashMap::new()),
@@ -124,15 +129,39 @@ impl Runtime {
         Ok(runtime)
     }
 
-    fn db(&self) -> MutexGuard<'_, Store> {
-        self.inner.db.lock().unwrap_or_else(|e| e.into_inner())
+    fn db(&self) -> Counted<'_, Store> {
+        Counted {
+            guard: self.inner.db.lock().unwrap_or_else(|e| e.into_inner()),
+            revision: &self.inner.revision,
+        }
     }
 
-    fn ws(&self) -> MutexGuard<'_, Workspace> {
+    fn ws(&self) -> Counted<'_, Workspace> {
+        Counted {
+            guard: self
+                .inner
+                .workspace
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+            revision: &self.inner.revision,
+        }
+    }
+
+    /// Moves the revision on (see [`Runtime::revision`]) for a change made
+    /// through a shared borrow (the job store's are).
+    fn touch(&self) {
         self.inner
-            .workspace
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .revision
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The revision of what the runtime holds: it moves whenever the
+    /// workspace is borrowed to change, or a session's jobs are deleted (a
+    /// listing made at one revision is still true while it stays).
+    pub fn revision(&self) -> u64 {
+        self.inner
+            .revision
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Stops every job's task where it stands, recording nothing, as a crash
@@ -151,9 +180,10 @@ impl Runtime {
         &self.inner.project
     }
 
-    /// The review workspace (for decisions, saves, apply and checkpoints).
-    pub fn workspace(&self) -> Arc<Mutex<Workspace>> {
-        self.inner.workspace.clone()
+    /// Reads the review workspace (its checkpoints, say) with `f`. Changes
+    /// go through the runtime's own methods, which keep its revision.
+    pub fn read_workspace<T>(&self, f: impl FnOnce(&Workspace) -> T) -> T {
+        f(&self.ws())
     }
 
     /// The project feed: what happened to the files and their review.
@@ -281,5 +311,28 @@ impl Runtime {
             tracing::info!(jobs = removed.0, sessions = removed.1, "lifecycle gc");
         }
         Ok(removed)
+    }
+}
+
+/// A locked part of the runtime that counts a revision each time it is
+/// borrowed to change (see [`Runtime::revision`]).
+struct Counted<'a, T> {
+    guard: MutexGuard<'a, T>,
+    revision: &'a std::sync::atomic::AtomicU64,
+}
+
+impl<T> std::ops::Deref for Counted<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.guard
+    }
+}
+
+impl<T> std::ops::DerefMut for Counted<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.revision
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        &mut self.guard
     }
 }

@@ -89,6 +89,8 @@ impl Runtime {
         if !self.db().delete_session(id)? {
             return Err(not_found("session", id));
         }
+        // Its jobs' hunks are listed under no job from now on.
+        self.touch();
         Ok(())
     }
 }
