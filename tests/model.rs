@@ -136,13 +136,12 @@ fn run_checkpoints(ws: &Workspace) -> Vec<String> {
         .collect()
 }
 
-/// Where the files of `bundle` are now: each path it names that is under
-/// review, with every path its review gives it.
-fn bundle_paths(ws: &Workspace, bundle: &DiffBundle) -> Vec<String> {
+/// Each of `files` with every path its review gives it.
+fn paths_of(ws: &Workspace, files: &[String]) -> Vec<String> {
     let mut paths = Vec::new();
-    for path in bundle.paths() {
+    for path in files {
         paths.push(path.clone());
-        if let Some(file) = ws.review().file_of(&path) {
+        if let Some(file) = ws.review().file_of(path) {
             paths.extend(file.paths().map(str::to_owned));
         }
     }
@@ -469,10 +468,16 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                         *crash,
                         &before,
                     )?;
-                } else if ws.apply(&bundle, &accepted, &mut |_| {}).is_ok() {
+                } else if let Ok(applied) = ws.apply(&bundle, &accepted, &mut |_| {}) {
+                    // The files it saved (one moved since is not the bundle's).
+                    let written: Vec<String> = applied
+                        .iter()
+                        .filter(|f| f.status == "applied")
+                        .map(|f| f.file_path.clone())
+                        .collect();
                     let now = disk::texts(root);
                     let kept = saved(&ws, now.clone());
-                    for path in bundle_paths(&ws, &bundle) {
+                    for path in paths_of(&ws, &written) {
                         prop_assert_eq!(
                             now.get(&path),
                             kept.get(&path),
@@ -1402,6 +1407,37 @@ fn a_rollback_after_an_apply_over_reviewed_outside_writes_leaves_no_link_behind(
         Step::Rollback {
             pick: 14021933907598293643,
             undo: false,
+        },
+    ])
+    .unwrap();
+}
+
+/// A note moved twice, the second move's run applied after a rollback
+/// dropped the move: the apply saves the files it can (the note's review
+/// is under another path now) as the review says.
+#[test]
+fn an_apply_after_a_rollback_of_a_second_move_leaves_what_the_review_says() {
+    check(&[
+        Step::Move { note: 3 },
+        edit(3, 3),
+        edit(0, 3),
+        Step::Apply {
+            pick: 317706368024051589,
+            accept: 133,
+            crash: None,
+        },
+        Step::Move { note: 3 },
+        edit(3, 3),
+        edit(0, 3),
+        edit(0, 3),
+        Step::Rollback {
+            pick: 13099628649326674621,
+            undo: false,
+        },
+        Step::Apply {
+            pick: 11273377660959473377,
+            accept: 0,
+            crash: None,
         },
     ])
     .unwrap();
