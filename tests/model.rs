@@ -1442,3 +1442,26 @@ fn an_apply_after_a_rollback_of_a_second_move_leaves_what_the_review_says() {
     ])
     .unwrap();
 }
+
+/// Stacked edits of one line around a rollback, one undone, then a
+/// rollback undone: the undo gives back exactly what was shown.
+#[test]
+fn undoing_a_rollback_after_an_undone_stacked_edit_gives_back_what_was_shown() {
+    check(&[
+        edit(1, 3),
+        Step::Move { note: 1 },
+        edit(0, 3),
+        Step::Rollback {
+            pick: 1286678558888209580,
+            undo: false,
+        },
+        edit(0, 3),
+        edit(0, 3),
+        Step::Undo { pick: 0 },
+        Step::Rollback {
+            pick: 10411622903500186280,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

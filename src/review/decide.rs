@@ -37,8 +37,11 @@ impl Review {
     ) -> Result<Decision, ReviewError> {
         let (path, i) = self.find_hunk(hunk_id)?;
         self.check_decidable(&[hunk_id.to_owned()], status)?;
+        // What it carries within its file is checked too: a settled link
+        // update it stands on is not brought back with it.
+        let moves = self.files[&path].plan(i, status);
+        self.check_moves(&BTreeMap::from([(path.clone(), moves.clone())]))?;
         let file = self.files.get_mut(&path).expect("found above");
-        let moves = file.plan(i, status);
         let decision = decision(file, &moves);
         file.set_statuses(&moves);
         file.entry_mut(i).reason = reason.map(str::to_owned);
