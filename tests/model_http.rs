@@ -564,9 +564,17 @@ fn every_sequence_over_http_keeps_the_disk_the_links_and_the_undo() {
         ..ProptestConfig::default()
     };
     let mut runner = TestRunner::new(config);
-    if let Err(e) = runner.run(&proptest::collection::vec(step(), 1..25), |steps| {
-        check(&steps)
-    }) {
+    let steps = std::sync::atomic::AtomicUsize::new(0);
+    let result = runner.run(&proptest::collection::vec(step(), 1..25), |sequence| {
+        steps.fetch_add(sequence.len(), std::sync::atomic::Ordering::Relaxed);
+        check(&sequence)
+    });
+    if let Err(e) = result {
         panic!("{e}");
     }
+    eprintln!(
+        "explored {} sequences, {} steps, over HTTP",
+        explore.unwrap_or(8),
+        steps.into_inner()
+    );
 }
