@@ -70,6 +70,7 @@ class Listing {
     this.answers++;
   }
 
+  /** Lists both again; resolves once the newest listing is taken in. */
   refresh(): Promise<void> {
     this.latest = this.list();
     return this.latest;
@@ -109,7 +110,7 @@ class Listing {
         stale,
         cold ? FIRST_PAGE : PAGE,
       ),
-    // Rows that did not change keep their objects, so that only their
+      // Rows that did not change keep their objects, so that only their
       // rows are drawn again (a refresh follows every change in the project).
       paged(
         "Listing files",
