@@ -558,8 +558,18 @@ fn every_sequence_keeps_the_disk_the_links_and_the_undo() {
         ..ProptestConfig::default()
     };
     let mut runner = TestRunner::new(config);
+    let started = std::time::Instant::now();
+    let sequences = AtomicUsize::new(0);
     let result = runner.run(&proptest::collection::vec(step(), 1..40), |steps| {
-        STEPS.fetch_add(steps.len(), Ordering::Relaxed);
+        let total = STEPS.fetch_add(steps.len(), Ordering::Relaxed) + steps.len();
+        // An explore run says how far it got as it goes.
+        if explore.is_some() && sequences.fetch_add(1, Ordering::Relaxed) % 1000 == 999 {
+            eprintln!(
+                "explored {} sequences, {total} steps, {} s",
+                sequences.load(Ordering::Relaxed),
+                started.elapsed().as_secs()
+            );
+        }
         check(&steps)
     });
     if let Err(e) = result {

@@ -59,7 +59,6 @@ export async function boot() {
 
 export function App() {
   useEffect(() => {
-    void boot();
     // A browser tab asks before closing on unsaved work; the desktop shell asks natively.
     const guard = (e: BeforeUnloadEvent) => {
       if (!inDesktop && dirtyPaths.value.size > 0) e.preventDefault();
