@@ -435,6 +435,52 @@ fn a_scoped_rollback_of_a_move_takes_its_links_with_it() {
 }
 
 #[test]
+fn a_scoped_rollback_of_a_link_update_takes_its_move_and_its_plan_says_so() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let mut ws = open(root, data.path());
+    let edits = [op("e_1", TARGET, Operation::Move, Some(MOVED))];
+    let (checkpoint, bundle) = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap();
+    let mv = bundle.file_ops[0].hunk_id.clone();
+    let link = bundle.file_ops[0].followers[0].clone();
+    let scoped = redline::checkpoints::RollbackMode::ScopedSelected;
+    let plan = ws
+        .plan_rollback(
+            &checkpoint.checkpoint_id,
+            scoped,
+            std::slice::from_ref(&link),
+        )
+        .unwrap();
+    let planned: Vec<&str> = plan
+        .dropped
+        .iter()
+        .chain(&plan.carried)
+        .map(|h| h.hunk_id.as_str())
+        .collect();
+    assert!(planned.contains(&mv.as_str()), "{planned:?}");
+    for follower in &bundle.file_ops[0].followers {
+        assert!(planned.contains(&follower.as_str()), "{planned:?}");
+    }
+    ws.rollback(
+        &checkpoint.checkpoint_id,
+        scoped,
+        std::slice::from_ref(&link),
+    )
+    .unwrap();
+    assert_eq!(
+        status(&ws, &mv),
+        Status::Rejected,
+        "the move went with its link"
+    );
+    for follower in &bundle.file_ops[0].followers {
+        assert_eq!(status(&ws, follower), Status::Rejected);
+    }
+}
+
+#[test]
 fn a_moved_note_can_be_moved_again_and_a_kept_one_proposed_again() {
     let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let root = dir.path();

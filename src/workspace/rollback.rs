@@ -227,14 +227,21 @@ impl Workspace {
                     if !files.contains(&file.file_path) {
                         files.push(file.file_path.clone());
                     }
-                    let planned = self.review.plan(hunk, Status::Rejected)?;
-                    dropped.extend(
-                        planned
-                            .moves
-                            .into_iter()
-                            .filter(|m| m.to != m.from)
-                            .map(|m| m.hunk_id),
-                    );
+                    // A link update takes its move with it, as the rollback does.
+                    let (path, i) = self.review.find_hunk(hunk)?;
+                    let leaders = self.review.file(&path).expect("found").entries()[i]
+                        .follows
+                        .clone();
+                    for target in std::iter::once(hunk).chain(&leaders) {
+                        let planned = self.review.plan(target, Status::Rejected)?;
+                        dropped.extend(
+                            planned
+                                .moves
+                                .into_iter()
+                                .filter(|m| m.to != m.from)
+                                .map(|m| m.hunk_id),
+                        );
+                    }
                 }
                 let carried = self.review.carried_across(&dropped, Status::Rejected);
                 (files, dropped, carried, Vec::new())
