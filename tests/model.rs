@@ -382,7 +382,8 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                     // refused, with nothing changed.
                     Err(
                         WorkspaceError::Review(ReviewError::Settled(_))
-                        | WorkspaceError::LinksLeftBehind { .. },
+                        | WorkspaceError::LinksLeftBehind { .. }
+                        | WorkspaceError::MovedSince { .. },
                     ) => {
                         prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: refused", n);
                         continue;
@@ -1471,6 +1472,34 @@ fn undoing_a_rollback_after_an_undone_stacked_edit_gives_back_what_was_shown() {
         Step::Rollback {
             pick: 10411622903500186280,
             undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// Three notes moved, one move rejected and its note moved again, an edit
+/// standing on a link update accepted and saved, then a rollback: no link
+/// is left behind.
+#[test]
+fn a_rollback_after_a_saved_link_update_of_a_moved_again_note_leaves_no_link_behind() {
+    check(&[
+        Step::Move { note: 1 },
+        Step::Move { note: 3 },
+        Step::Move { note: 2 },
+        Step::Decide {
+            pick: 16948829015499462171,
+            accept: false,
+        },
+        Step::Move { note: 1 },
+        edit(0, 3),
+        Step::Decide {
+            pick: 1397960347717106840,
+            accept: true,
+        },
+        Step::Save,
+        Step::Rollback {
+            pick: 5711745305455482777,
+            undo: false,
         },
     ])
     .unwrap();

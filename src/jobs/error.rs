@@ -55,7 +55,8 @@ impl RuntimeError {
                 ) => "not_found",
                 WorkspaceError::Review(_)
                 | WorkspaceError::Write(_)
-                | WorkspaceError::LinksLeftBehind { .. } => "conflict",
+                | WorkspaceError::LinksLeftBehind { .. }
+                | WorkspaceError::MovedSince { .. } => "conflict",
                 WorkspaceError::Edits(_)
                 | WorkspaceError::Path(_)
                 | WorkspaceError::NotInCheckpoint { .. } => "invalid_request",

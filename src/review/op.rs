@@ -264,6 +264,17 @@ impl Review {
         {
             self.remove_file(holder);
         }
+        // A rejected move of its own that a later, saved move took the file
+        // away from: the file is where neither of the move's paths is, and
+        // only a move back from there places it. The rejected move is
+        // retired (its note has moved since, so it stays rejected).
+        if let (Some(op), Some(at)) = (&file.op, at)
+            && at != file.path
+            && op.op.target() != Some(at)
+            && file.entries()[op.entry].status == Status::Rejected
+        {
+            file.op = None;
+        }
         if let Some(op) = &mut file.op {
             op.done = match op.op.target() {
                 Some(to) => at == Some(to),

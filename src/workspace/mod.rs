@@ -71,6 +71,19 @@ pub enum WorkspaceError {
         /// The notes whose links would dangle.
         files: Vec<String>,
     },
+    /// A hard rollback would put back a note's own move or deletion under
+    /// review while a later move, saved since, has the note somewhere else
+    /// on disk: one file cannot hold both, so it is refused, with nothing
+    /// changed.
+    #[error(
+        "`{path}` had a move or deletion of its own under review at that checkpoint and has been moved to `{at}` and saved since; roll back to an earlier checkpoint, or undo the later move and save first"
+    )]
+    MovedSince {
+        /// The note's path at the checkpoint.
+        path: String,
+        /// Where the disk has it now.
+        at: String,
+    },
     /// No checkpoint has this id.
     #[error("there is no checkpoint `{0}`")]
     UnknownCheckpoint(String),

@@ -602,6 +602,16 @@ impl Workspace {
         if let Some(mut restored) = snapshot.restore(path, disk_hash.clone()) {
             restored.disk_hash = disk_hash;
             let restored = with_op(restored, snapshot);
+            if let (Some(op), Some(at)) = (restored.op(), at.as_deref())
+                && at != path
+                && op.op.target() != Some(at)
+                && restored.entries()[op.entry].status != Status::Rejected
+            {
+                return Err(WorkspaceError::MovedSince {
+                    path: path.to_owned(),
+                    at: at.to_owned(),
+                });
+            }
             let key = holder.as_ref().map(|h| h.key.as_str());
             self.review
                 .put_back(restored, key, at.as_deref(), None, job);
