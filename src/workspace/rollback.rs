@@ -459,6 +459,13 @@ impl Workspace {
             .then_some(hunk)
     }
 
+    /// Whether `hunk` counts: it is under review, pending or accepted.
+    fn counts(&self, hunk: &str) -> bool {
+        self.review
+            .status_of(hunk)
+            .is_some_and(|s| s != Status::Rejected)
+    }
+
     /// The link updates, in other files, that count (pending or accepted)
     /// while the move they follow, in the file under review at `path`, is
     /// rejected: put back from a time it was, it takes them with it.
@@ -466,17 +473,12 @@ impl Workspace {
         let Some(file) = self.review.file(path) else {
             return Vec::new();
         };
-        let counts = |hunk: &String| {
-            self.review
-                .status_of(hunk)
-                .is_some_and(|s| s != Status::Rejected)
-        };
         file.entries()
             .iter()
             .filter(|e| e.status == Status::Rejected)
             .filter_map(|e| e.hunk_id.clone())
             .flat_map(|h| self.review.carried_across(&[h], Status::Rejected))
-            .filter(counts)
+            .filter(|h| self.counts(h))
             .collect()
     }
 
@@ -488,16 +490,12 @@ impl Workspace {
         let Some(file) = self.review.file(path) else {
             return Vec::new();
         };
-        let counts = |leader: &String| {
-            self.review
-                .status_of(leader)
-                .is_some_and(|s| s != Status::Rejected)
-                && !self.review.settled(leader)
-        };
         file.entries()
             .iter()
             .filter(|e| e.status == Status::Rejected)
-            .flat_map(|e| e.follows.iter().filter(|l| counts(l)).cloned())
+            .flat_map(|e| e.follows.iter())
+            .filter(|l| self.counts(l) && !self.review.settled(l))
+            .cloned()
             .collect()
     }
 
@@ -507,12 +505,7 @@ impl Workspace {
         let Some(file) = self.review.file(path) else {
             return Vec::new();
         };
-        let stands = |leader: &String| {
-            self.review
-                .status_of(leader)
-                .is_some_and(|s| s != Status::Rejected)
-                && self.review.settled(leader)
-        };
+        let stands = |leader: &String| self.counts(leader) && self.review.settled(leader);
         file.entries()
             .iter()
             .filter(|e| e.status == Status::Rejected && e.follows.iter().any(stands))
