@@ -310,7 +310,7 @@ pub struct RollbackReport {
 
 /// What a rollback would do, worked out before anything changes: what its
 /// confirmation lists.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RollbackPlan {
     /// The files it puts back as they were before the run (hard), or whose
     /// chosen hunks it reverts (scoped), by their paths at the checkpoint.
@@ -323,6 +323,13 @@ pub struct RollbackPlan {
     pub carried: Vec<PlannedHunk>,
     /// The files whose typing since the run a hard rollback drops.
     pub typed: Vec<String>,
+    /// The hunks that would count again: those a rollback of a rollback
+    /// (its undo checkpoint) brings back, and link updates that come back
+    /// with their move.
+    pub restored: Vec<PlannedHunk>,
+    /// Why the rollback would be refused, with nothing changed; when set,
+    /// nothing else but `files` is listed.
+    pub refused: Option<String>,
 }
 
 /// A hunk a rollback would take out.

@@ -20,7 +20,7 @@
 //! CI runs a pinned slice of the random sequences; `scripts/explore model`
 //! runs them unpinned. Every sequence they found is a named test.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 #[path = "support/disk.rs"]
@@ -146,6 +146,59 @@ fn paths_of(ws: &Workspace, files: &[String]) -> Vec<String> {
         }
     }
     paths
+}
+
+/// The hunks that count (pending or accepted) in `ws`'s review.
+fn counting(ws: &Workspace) -> BTreeSet<String> {
+    ws.review()
+        .files()
+        .flat_map(|f| f.entries())
+        .filter(|e| e.status != Status::Rejected)
+        .filter_map(|e| e.hunk_id.clone())
+        .collect()
+}
+
+/// Step `n`'s rollback to checkpoint `id`, planned first: the plan changes
+/// nothing, and says what the rollback then does: refused for the same
+/// reason, or exactly the hunks it stops counting and those it brings back.
+fn planned_rollback(
+    ws: &mut Workspace,
+    root: &Path,
+    n: usize,
+    (id, mode, hunks): (&str, RollbackMode, &[String]),
+    shown: &BTreeMap<String, String>,
+) -> Result<Result<RollbackReport, WorkspaceError>, TestCaseError> {
+    let was = counting(ws);
+    let plan = ws.plan_rollback(id, mode, hunks);
+    prop_assert_eq!(&view(ws, root), shown, "step {}: planning changed the working state", n);
+    prop_assert_eq!(&counting(ws), &was, "step {}: planning decided", n);
+    let rolled = ws.rollback(id, mode, hunks);
+    match (&plan, &rolled) {
+        (Err(planned), Err(e)) => prop_assert_eq!(planned.to_string(), e.to_string()),
+        (Ok(plan), Err(e)) => prop_assert_eq!(
+            plan.refused.clone(),
+            Some(e.to_string()),
+            "step {}: refused unplanned",
+            n
+        ),
+        (Ok(plan), Ok(_)) => {
+            prop_assert_eq!(&plan.refused, &None, "step {}: planned a refusal", n);
+            let now = counting(ws);
+            let went: BTreeSet<String> = was.difference(&now).cloned().collect();
+            let came: BTreeSet<String> = now.difference(&was).cloned().collect();
+            let planned = |hunks: &[redline::checkpoints::PlannedHunk]| -> BTreeSet<String> {
+                hunks.iter().map(|h| h.hunk_id.clone()).collect()
+            };
+            let mut listed = planned(&plan.dropped);
+            listed.extend(planned(&plan.carried));
+            prop_assert_eq!(listed, went, "step {}: what the plan said would go", n);
+            prop_assert_eq!(planned(&plan.restored), came, "step {}: what it said would come back", n);
+        }
+        (Err(e), Ok(_)) => {
+            return Err(TestCaseError::fail(format!("step {n}: planning failed: {e}")));
+        }
+    }
+    Ok(rolled)
 }
 
 /// After a rollback (`report`) of step `at`: the disk is as it was
@@ -375,7 +428,9 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 if runs.is_empty() {
                     continue;
                 }
-                let rolled = ws.rollback(&runs[pick % runs.len()], RollbackMode::HardAll, &[]);
+                let id = &runs[pick % runs.len()];
+                let rolled =
+                    planned_rollback(&mut ws, root, n, (id, RollbackMode::HardAll, &[]), &shown)?;
                 let report = match rolled {
                     Ok(report) => report,
                     // A move saved and moved on since cannot be taken back:
@@ -407,11 +462,12 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                     continue;
                 }
                 let chosen = listed[hunk % listed.len()].clone();
-                let rolled = ws.rollback(
-                    &checkpoint.checkpoint_id,
+                let scoped = (
+                    checkpoint.checkpoint_id.as_str(),
                     RollbackMode::ScopedSelected,
                     std::slice::from_ref(&chosen),
                 );
+                let rolled = planned_rollback(&mut ws, root, n, scoped, &shown)?;
                 let report = match rolled {
                     Ok(report) => report,
                     // A hunk gone from review (dropped by a hard rollback)
@@ -1499,6 +1555,38 @@ fn a_rollback_after_a_saved_link_update_of_a_moved_again_note_leaves_no_link_beh
         Step::Save,
         Step::Rollback {
             pick: 5711745305455482777,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}
+
+/// A note's move rejected, then accepted and saved, and the note moved on
+/// and saved again; a rollback to a run before the first move was accepted
+/// puts the note back where it was: the first move's link updates, accepted
+/// and saved since, go back with it, and no link is left behind.
+#[test]
+fn a_rollback_to_before_a_move_was_accepted_takes_its_saved_link_updates_back() {
+    check(&[
+        Step::Move { note: 2 },
+        Step::Decide { pick: 0, accept: false },
+        edit(2, 3),
+        edit(0, 3),
+        Step::Apply {
+            pick: 10352260977025899726,
+            accept: 55,
+            crash: None,
+        },
+        Step::Move { note: 2 },
+        Step::Decide { pick: 0, accept: false },
+        Step::Decide {
+            pick: 2631755571708135901,
+            accept: true,
+        },
+        Step::Save,
+        edit(0, 3),
+        Step::Rollback {
+            pick: 1481956324618757723,
             undo: false,
         },
     ])

@@ -238,6 +238,19 @@ impl Rig {
         out.into_iter().collect()
     }
 
+    /// Plans a rollback to `checkpoint` as `body` asks, then makes it:
+    /// the plan (a plan refused itself, as one that says the rollback
+    /// would be), and the rollback's status and answer.
+    fn rollback(&self, checkpoint: &str, body: Value) -> (Value, StatusCode, Value) {
+        let at = format!("/api/agent/checkpoints/{checkpoint}/rollback");
+        let (status, mut plan) = self.post(&format!("{at}/plan"), body.clone());
+        if status != StatusCode::OK {
+            plan = json!({ "refused": plan });
+        }
+        let (status, report) = self.post(&at, body);
+        (plan, status, report)
+    }
+
     /// The ids of the runs' checkpoints, oldest first.
     fn run_checkpoints(&self) -> Vec<String> {
         let mut runs: Vec<String> =
@@ -416,11 +429,8 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                     continue;
                 }
                 let checkpoint = &runs[pick % runs.len()];
-                let (status, report) = rig.post(
-                    &format!("/api/agent/checkpoints/{checkpoint}/rollback"),
-                    json!({ "mode": "hard_all" }),
-                );
-                rolled(&rig, n, status, &report, *undo, &before, &shown)?;
+                let asked = rig.rollback(checkpoint, json!({ "mode": "hard_all" }));
+                rolled(&rig, n, asked, *undo, &before, &shown)?;
             }
             Step::Scoped { pick, hunk, undo } => {
                 let runs = rig.run_checkpoints();
@@ -438,11 +448,9 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                     continue;
                 }
                 let chosen = &listed_hunks[hunk % listed_hunks.len()];
-                let (status, report) = rig.post(
-                    &format!("/api/agent/checkpoints/{checkpoint}/rollback"),
-                    json!({ "mode": "scoped_selected", "hunk_ids": [chosen] }),
-                );
-                rolled(&rig, n, status, &report, *undo, &before, &shown)?;
+                let scoped = json!({ "mode": "scoped_selected", "hunk_ids": [chosen] });
+                let asked = rig.rollback(checkpoint, scoped);
+                rolled(&rig, n, asked, *undo, &before, &shown)?;
             }
             Step::Apply {
                 pick,
@@ -504,18 +512,26 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// After a rollback of step `n` answered `status` and `report`: a refusal
+/// After a rollback of step `n` answered `status` and `report`, planned
+/// first as `plan`: the plan said whether it would be refused; a refusal
 /// changed nothing; else the disk is as it was (`before`), and undoing it,
 /// with `undo`, gives back the working state before it (`shown`).
 fn rolled(
     rig: &Rig,
     n: usize,
-    status: StatusCode,
-    report: &Value,
+    (plan, status, report): (Value, StatusCode, Value),
     undo: bool,
     before: &BTreeMap<String, String>,
     shown: &BTreeMap<String, String>,
 ) -> Result<(), TestCaseError> {
+    prop_assert_eq!(
+        plan["refused"].is_null(),
+        status == StatusCode::OK,
+        "step {}: planned {}, answered {}",
+        n,
+        plan,
+        report
+    );
     if status != StatusCode::OK {
         prop_assert_eq!(
             &rig.view(),

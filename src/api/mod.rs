@@ -497,6 +497,6 @@ impl Api {
 
     /// What a rollback to a checkpoint would do, changing nothing.
     pub fn rollback_plan(&self, id: &str, req: Rollback) -> Result<RollbackPlan, ApiError> {
-        self.workspace(|ws| ws.plan_rollback(id, req.mode, &req.hunk_ids))
+        Ok(self.runtime.plan_rollback(id, req.mode, &req.hunk_ids)?)
     }
 }

@@ -97,6 +97,20 @@ pub enum WorkspaceError {
     },
 }
 
+impl WorkspaceError {
+    /// Whether the operation was refused for what the working state holds
+    /// (a conflict the user can resolve), rather than for bad input or a
+    /// failure.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            WorkspaceError::Review(_)
+                | WorkspaceError::LinksLeftBehind { .. }
+                | WorkspaceError::MovedSince { .. }
+        )
+    }
+}
+
 /// Who asked for a run, for its checkpoint.
 #[derive(Clone, Debug, Default)]
 pub struct RunInfo {

@@ -4,7 +4,7 @@
 //! deletions included: the disk changes at the next save, as after any
 //! decision (see `docs/architecture.md#checkpoints-and-rollback`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{
@@ -52,6 +52,29 @@ fn hunks_of(checkpoint: &Checkpoint, path: &str, snapshot: &FileSnapshot) -> Vec
         .flat_map(|log| &log.entries)
         .filter_map(|e| e.hunk_id.clone());
     recorded.chain(logged).collect()
+}
+
+/// Every hunk that counts in `review` (pending or accepted), by id, with
+/// the path of its file in review and where the working state shows it.
+fn counting(review: &Review) -> BTreeMap<String, (String, PlannedHunk)> {
+    let mut found = BTreeMap::new();
+    for file in review.files() {
+        for (i, entry) in file.entries().iter().enumerate() {
+            let Some(hunk_id) = &entry.hunk_id else {
+                continue;
+            };
+            if entry.status != Status::Rejected {
+                let planned = PlannedHunk {
+                    hunk_id: hunk_id.clone(),
+                    file_path: file.view_path().unwrap_or(&file.path).to_owned(),
+                    job_id: entry.job_id.clone(),
+                    line: file.span_of(i).map(|s| s.line + 1),
+                };
+                found.insert(hunk_id.clone(), (file.path.clone(), planned));
+            }
+        }
+    }
+    found
 }
 
 /// Where a file of a checkpoint is under review now.
@@ -174,8 +197,18 @@ impl Workspace {
             );
         }
         dropped.extend(leaders.iter().cloned());
+        // A move the checkpoint kept but had rejected, accepted since, goes
+        // back to rejected: its link updates go back with it.
+        let reverted: Vec<String> = snapshots
+            .iter()
+            .flat_map(|(_, snapshot, _)| snapshot.log.iter().flat_map(|log| &log.entries))
+            .filter(|e| e.status == Status::Rejected)
+            .filter_map(|e| e.hunk_id.clone())
+            .filter(|h| self.counts(h))
+            .collect();
         let mut carried = leaders;
         carried.extend(self.review.carried_across(&dropped, Status::Rejected));
+        carried.extend(self.review.carried_across(&reverted, Status::Rejected));
         let mut seen = BTreeSet::new();
         carried.retain(|h| seen.insert(h.clone()));
         carried.retain(|h| match elsewhere(h) {
@@ -197,24 +230,28 @@ impl Workspace {
         })
     }
 
-    /// What rolling back to checkpoint `id` would do, changing nothing:
-    /// for the confirmation, which lists it before anything happens.
+    /// What rolling back to checkpoint `id` would do, for the confirmation,
+    /// which lists it before anything happens. The rollback itself is tried
+    /// on the working state and taken back, so the plan is what it would
+    /// really do: the hunks that would stop counting (each listed as dropped
+    /// or carried), those that would come back, and, when the rollback
+    /// would be refused, why (and nothing else). Nothing changes, on disk
+    /// or in the store.
     pub fn plan_rollback(
-        &self,
+        &mut self,
         id: &str,
         mode: RollbackMode,
         hunk_ids: &[String],
     ) -> Result<RollbackPlan, WorkspaceError> {
         let checkpoint = self.checkpoint(id)?;
-        let (files, dropped, carried, typed) = match mode {
+        let (files, listed, typed) = match mode {
             RollbackMode::HardAll => {
                 let plan = self.plan_whole(&checkpoint)?;
                 let files = plan.snapshots.into_iter().map(|(path, ..)| path).collect();
-                (files, plan.dropped, plan.carried, plan.typed)
+                (files, plan.dropped, plan.typed)
             }
             RollbackMode::ScopedSelected => {
                 let mut files = Vec::new();
-                let mut dropped = Vec::new();
                 for hunk in hunk_ids {
                     let file = checkpoint
                         .affected_files
@@ -227,47 +264,53 @@ impl Workspace {
                     if !files.contains(&file.file_path) {
                         files.push(file.file_path.clone());
                     }
-                    // A link update takes its move with it, as the rollback does.
-                    let (path, i) = self.review.find_hunk(hunk)?;
-                    let leaders = self.review.file(&path).expect("found").entries()[i]
-                        .follows
-                        .clone();
-                    for target in std::iter::once(hunk).chain(&leaders) {
-                        let planned = self.review.plan(target, Status::Rejected)?;
-                        dropped.extend(
-                            planned
-                                .moves
-                                .into_iter()
-                                .filter(|m| m.to != m.from)
-                                .map(|m| m.hunk_id),
-                        );
-                    }
+                    self.review.find_hunk(hunk)?;
                 }
-                let carried = self.review.carried_across(&dropped, Status::Rejected);
-                (files, dropped, carried, Vec::new())
+                (files, hunk_ids.to_vec(), Vec::new())
             }
         };
-        let planned = |hunks: Vec<String>| -> Vec<PlannedHunk> {
-            hunks
-                .into_iter()
-                .filter_map(|hunk_id| {
-                    let (path, i) = self.review.find_hunk(&hunk_id).ok()?;
-                    let file = self.review.file(&path)?;
-                    let entry = &file.entries()[i];
-                    (entry.status != Status::Rejected).then(|| PlannedHunk {
-                        file_path: file.view_path().unwrap_or(&file.path).to_owned(),
-                        job_id: entry.job_id.clone(),
-                        line: file.span_of(i).map(|s| s.line + 1),
-                        hunk_id,
-                    })
-                })
-                .collect()
+        // The files it puts back or reverts, as the review holds them now:
+        // a hunk that goes from one of them is dropped, from another carried.
+        let home: BTreeSet<String> = listed
+            .iter()
+            .filter_map(|h| self.review.find_hunk(h).ok().map(|(path, _)| path))
+            .chain(files.iter().cloned())
+            .collect();
+        let before = self.review.clone();
+        let tried = match mode {
+            RollbackMode::HardAll => self.roll_back_whole(&checkpoint, &before),
+            RollbackMode::ScopedSelected => self.roll_back_hunks(&checkpoint, hunk_ids),
         };
+        let after = std::mem::replace(&mut self.review, before);
+        if let Err(refusal) = tried {
+            if !refusal.is_refusal() {
+                return Err(refusal);
+            }
+            return Ok(RollbackPlan {
+                files,
+                refused: Some(refusal.to_string()),
+                ..RollbackPlan::default()
+            });
+        }
+        let was = counting(&self.review);
+        let will = counting(&after);
+        let (dropped, carried): (Vec<_>, Vec<_>) = was
+            .iter()
+            .filter(|(hunk, _)| !will.contains_key(*hunk))
+            .map(|(_, (path, planned))| (home.contains(path), planned.clone()))
+            .partition(|(home, _)| *home);
+        let planned = |hunks: Vec<(bool, PlannedHunk)>| hunks.into_iter().map(|(_, h)| h).collect();
         Ok(RollbackPlan {
             files,
             dropped: planned(dropped),
             carried: planned(carried),
+            restored: will
+                .into_iter()
+                .filter(|(hunk, _)| !was.contains_key(hunk))
+                .map(|(_, (_, planned))| planned)
+                .collect(),
             typed,
+            refused: None,
         })
     }
 

@@ -86,4 +86,28 @@ test("a move from the agent and one from the tree are reviewed; only the accepte
   // Saved, the move is no longer marked.
   await until(page, async () => (await moved.getByTestId("moved-badge").count()) === 0, "the moved badge gone once saved");
   await shot(page, "moves-3-applied");
+
+  // A scoped rollback of one link update would take its move (and the
+  // move's other link) with it: the panel says so before anything happens.
+  await page.getByTestId("open-checkpoints").click();
+  await page.locator('[data-testid="checkpoint"]').filter({ hasText: "Rename the Atlas note" }).filter({ hasText: "run ·" }).click();
+  await page.locator(".cp-file").filter({ hasText: "Daily.md" }).getByTestId("checkpoint-hunk").check();
+  await page.getByTestId("rollback-selected").click();
+  const confirm = page.getByTestId("rollback-confirm");
+  await confirm.waitFor();
+  const carried = await page.getByTestId("rollback-plan-carried").innerText();
+  assert.match(carried, /Notes\/Meridian\.md/, "the move goes with its link");
+  assert.match(carried, /List\.md/, "and the move's other link");
+  await shot(page, "moves-4-scoped-rollback-plan");
+  await page.keyboard.press("Enter");
+  await confirm.waitFor({ state: "detached" });
+  await page.getByTestId("undo-rollback").waitFor();
+  assert.equal(disk(dir, "Daily.md"), "Met about [[Meridian]] today.\n", "a rollback writes nothing");
+  await page.keyboard.press("Escape");
+  await page.locator('[data-testid="tree-file"][data-path="Notes/Atlas.md"]').waitFor();
+  await page.getByTestId("save-all").click();
+  await until(page, async () => existsSync(join(dir, "Notes/Atlas.md")), "saved, the note is back at its old path");
+  assert.ok(!existsSync(join(dir, "Notes/Meridian.md")));
+  assert.equal(disk(dir, "Daily.md"), DAILY);
+  assert.equal(disk(dir, "List.md"), LIST);
 });

@@ -229,7 +229,11 @@ const actions = {
     const confirm = page.getByTestId("rollback-confirm");
     await confirm.waitFor({ timeout: 5000 }).catch(() => {});
     let done = "rollback (refused)";
-    if (await confirm.count()) {
+    if (await page.getByTestId("rollback-refused").count()) {
+      // Refused before anything happened: it says why, and only closes.
+      assert.equal(await page.getByTestId("rollback-go").count(), 0);
+      await page.getByTestId("rollback-cancel").click();
+    } else if (await confirm.count()) {
       await page.getByTestId("rollback-go").click();
       await confirm.waitFor({ state: "detached" });
       done = "rollback";

@@ -4,7 +4,7 @@
 //! resolve a conflict, roll back.
 
 use super::Runtime;
-use crate::checkpoints::{RollbackMode, RollbackReport};
+use crate::checkpoints::{RollbackMode, RollbackPlan, RollbackReport};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
     FeedEvent, FileEdited, FileMoved, FileResolved, FileSaved, ReviewUpdated, RollbackCompleted,
@@ -152,6 +152,17 @@ impl Runtime {
             checkpoint_id: resolved.checkpoint_id.clone(),
         }));
         Ok(resolved)
+    }
+
+    /// What rolling back to checkpoint `id` would do, changing nothing
+    /// (see [`Workspace::plan_rollback`]); the revision stays as it is.
+    pub fn plan_rollback(
+        &self,
+        id: &str,
+        mode: RollbackMode,
+        hunk_ids: &[String],
+    ) -> Result<RollbackPlan, RuntimeError> {
+        Ok(self.ws().guard.plan_rollback(id, mode, hunk_ids)?)
     }
 
     /// Rolls back to checkpoint `id`, hard or scoped. Announces `rollback.completed`.

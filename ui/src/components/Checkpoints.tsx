@@ -135,12 +135,31 @@ function where(h: PlannedHunk) {
   return h.line === null ? h.file_path : `${h.file_path} line ${h.line}`;
 }
 
-/** The confirmation of a hard rollback: everything it will change, as the
- * engine planned it, before anything happens. Enter (on its focused button)
- * rolls back; Esc closes the panel, and nothing happens. */
-function RollbackConfirm({ cp, plan, answer }: { cp: Checkpoint; plan: RollbackPlan; answer(go: boolean): void }) {
+/** Whether a planned scoped rollback does more than revert the hunks
+ * chosen, so that it is shown before anything happens. */
+function beyond(plan: RollbackPlan, chosen: Set<string>) {
+  return plan.refused !== null || plan.carried.length > 0 || plan.restored.length > 0 || plan.dropped.some((h) => !chosen.has(h.hunk_id));
+}
+
+/** The confirmation of a rollback: everything it will change, as the
+ * engine planned it by trying it and taking it back, before anything
+ * happens; or why it cannot be done. Enter (on its focused button) rolls
+ * back; Esc closes the panel, and nothing happens. */
+function RollbackConfirm({ cp, plan, scoped, answer }: { cp: Checkpoint; plan: RollbackPlan; scoped: boolean; answer(go: boolean): void }) {
   const go = useRef<HTMLButtonElement>(null);
   useLayoutEffect(() => go.current?.focus(), []);
+  if (plan.refused !== null) {
+    return (
+      <div class="rollback-confirm" role="alertdialog" aria-label="The rollback cannot be done" data-testid="rollback-confirm">
+        <p data-testid="rollback-refused">This rollback cannot be done: {plan.refused}.</p>
+        <div class="decision-buttons">
+          <button ref={go} data-testid="rollback-cancel" onClick={() => answer(false)}>
+            Close <kbd>Esc</kbd>
+          </button>
+        </div>
+      </div>
+    );
+  }
   const later = plan.dropped.filter((h) => h.job_id !== cp.job_id);
   const own = plan.dropped.length - later.length;
   return (
@@ -151,18 +170,25 @@ function RollbackConfirm({ cp, plan, answer }: { cp: Checkpoint; plan: RollbackP
       data-testid="rollback-confirm"
     >
       <p>
-        Put {plan.files.length} file(s) back as they were before “{title(cp)}”: {plan.files.join(", ")}.
+        {scoped
+          ? `Revert the chosen change(s) of “${title(cp)}” in ${plan.files.join(", ")}.`
+          : `Put ${plan.files.length} file(s) back as they were before “${title(cp)}”: ${plan.files.join(", ")}.`}
       </p>
       <ul>
         {own > 0 && <li data-testid="rollback-plan-own">The run's {own} change(s) that still count go.</li>}
         {later.length > 0 && (
           <li data-testid="rollback-plan-later">
-            {later.length} later change(s) to those files go too: {later.map(where).join(", ")}.
+            {later.length} later change(s) to {scoped ? "that text" : "those files"} go too: {later.map(where).join(", ")}.
           </li>
         )}
         {plan.carried.length > 0 && (
           <li data-testid="rollback-plan-carried">
             With them, {plan.carried.length} change(s) in other notes that depend on them (a moved note's links): {plan.carried.map(where).join(", ")}.
+          </li>
+        )}
+        {plan.restored.length > 0 && (
+          <li data-testid="rollback-plan-restored">
+            {plan.restored.length} change(s) come back to review: {plan.restored.map(where).join(", ")}.
           </li>
         )}
         {plan.typed.length > 0 && <li data-testid="rollback-plan-typed">What you typed since in {plan.typed.join(", ")} goes too.</li>}
@@ -182,8 +208,14 @@ function RollbackConfirm({ cp, plan, answer }: { cp: Checkpoint; plan: RollbackP
 
 function Detail({ cp }: { cp: Checkpoint }) {
   const [file, setFile] = useState(cp.affected_files[0]?.file_path ?? null);
-  const [plan, setPlan] = useState<RollbackPlan | null>(null);
+  const [planned, setPlanned] = useState<{ plan: RollbackPlan; scoped: string[] | null } | null>(null);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
+  /** Rolls back the hunks `scoped`, or (null) the whole run. */
+  const rollBack = async (scoped: string[] | null) => {
+    const request = scoped ? { mode: "scoped_selected" as const, hunk_ids: scoped } : { mode: "hard_all" as const };
+    const report = await attempt("Rolling back", () => api.rollback(cp.checkpoint_id, request));
+    if (report) await rolledBack(report);
+  };
   const toggle = (id: string) => {
     const next = new Set(chosen);
     if (next.has(id)) next.delete(id);
@@ -202,8 +234,12 @@ function Detail({ cp }: { cp: Checkpoint }) {
           data-testid="rollback-selected"
           disabled={chosen.size === 0}
           onClick={async () => {
-            const report = await attempt("Rolling back", () => api.rollback(cp.checkpoint_id, { mode: "scoped_selected", hunk_ids: [...chosen] }));
-            if (report) await rolledBack(report);
+            const hunk_ids = [...chosen];
+            const plan = await attempt("Planning the rollback", () => api.rollbackPlan(cp.checkpoint_id, { mode: "scoped_selected", hunk_ids }));
+            if (!plan) return;
+            // Asked only when it would do more than revert what was chosen.
+            if (beyond(plan, chosen)) return setPlanned({ plan, scoped: hunk_ids });
+            await rollBack(hunk_ids);
           }}
         >
           Roll back {chosen.size || ""} selected
@@ -214,21 +250,20 @@ function Detail({ cp }: { cp: Checkpoint }) {
           onClick={async () => {
             // What it would do, from the engine, listed before anything happens.
             const plan = await attempt("Planning the rollback", () => api.rollbackPlan(cp.checkpoint_id, { mode: "hard_all" }));
-            if (plan) setPlan(plan);
+            if (plan) setPlanned({ plan, scoped: null });
           }}
         >
           Roll back all
         </button>
       </div>
-      {plan && (
+      {planned && (
         <RollbackConfirm
           cp={cp}
-          plan={plan}
+          plan={planned.plan}
+          scoped={planned.scoped !== null}
           answer={async (go) => {
-            setPlan(null);
-            if (!go) return;
-            const report = await attempt("Rolling back", () => api.rollback(cp.checkpoint_id, { mode: "hard_all" }));
-            if (report) await rolledBack(report);
+            setPlanned(null);
+            if (go) await rollBack(planned.scoped);
           }}
         />
       )}

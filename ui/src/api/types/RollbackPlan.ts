@@ -24,4 +24,15 @@ carried: Array<PlannedHunk>,
 /**
  * The files whose typing since the run a hard rollback drops.
  */
-typed: Array<string>, };
+typed: Array<string>,
+/**
+ * The hunks that would count again: those a rollback of a rollback
+ * (its undo checkpoint) brings back, and link updates that come back
+ * with their move.
+ */
+restored: Array<PlannedHunk>,
+/**
+ * Why the rollback would be refused, with nothing changed; when set,
+ * nothing else but `files` is listed.
+ */
+refused: string | null, };
