@@ -19,20 +19,31 @@ import { Sidebar } from "./components/Sidebar";
 import { jobUpdated, loadAgents, loadSessions } from "./state/agent";
 import { loadSetup } from "./state/setup";
 import { followProject } from "./state/feed";
-import { refreshTree } from "./state/listing";
+import { refreshTree, reviewListed } from "./state/listing";
 import { restoreOutside } from "./state/review";
 import { saveAll } from "./state/saving";
 import { attempt, declineReview, dirtyPaths, needsFolder, notice, offerReview, outsideAlert, overlay, project, reviewOffer, tell } from "./state/store";
 import { reloadListings } from "./state/tree";
 
+let asked = (_: boolean) => {};
+/** Resolves once a cold load's listings are asked for (true) or cannot be
+ * (false: the project cannot be followed). */
+export const listingsAsked = new Promise<boolean>((resolve) => (asked = resolve));
+
 /** Loads the open project, or asks for a folder (desktop app only). */
 export async function boot() {
+  performance.mark("boot");
   // Where the feed is now: what happened before is in the listings fetched
   // next (the review once), so the feed is followed from here on. Asked
   // first, with the project beside it: the listings start as soon as it
   // answers, and a cold load's first rows do not wait for the project.
   const feed = api.feed({ cursor: Number.MAX_SAFE_INTEGER, wait_ms: 0 }).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
-  const listed = feed.then((now) => (now instanceof Error ? undefined : Promise.all([refreshTree(), reloadListings()])));
+  const listed = feed.then((now) => {
+    performance.mark("feed");
+    const listing = now instanceof Error ? undefined : Promise.all([refreshTree(), reloadListings()]);
+    asked(listing !== undefined);
+    return listing;
+  });
   try {
     project.value = await api.project();
     needsFolder.value = false;
@@ -54,6 +65,9 @@ export async function boot() {
     () => void reloadCheckpoints(),
     (update) => void jobUpdated(update),
   );
+  // The rest of the window waits for the review's first rows, so that a
+  // cold load's first listing has the engine to itself.
+  if (!(now instanceof Error)) await reviewListed();
   await Promise.all([listed, loadSessions(), loadAgents(), loadSetup()]);
 }
 

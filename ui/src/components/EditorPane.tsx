@@ -6,6 +6,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { clip } from "../clip";
 import { flagLabel } from "../flags";
 import { editorBindings } from "../shortcuts";
+import { reviewListed } from "../state/listing";
 import { bindEditor, step } from "../state/navigation";
 import { decide } from "../state/review";
 import { acceptAllInFile, markUnsynced, resolve, save, sendEdit } from "../state/saving";
@@ -16,15 +17,21 @@ import { listings } from "../state/tree";
  * hunks updates two attributes instead of rendering the pane again. */
 const noHunk = computed(() => !currentHunk.value);
 
-/** Resolves once the file tree's first folder is drawn (or after a second
- * at most): the editor's code, most of the page's, loads after it, so the
- * window's first paint does not wait for it (a file opened sooner waits). */
-function treeShown() {
+/** Resolves once the file tree's first folder and the review's first rows
+ * are drawn (or after a second at most): the editor's code, most of the
+ * page's, loads after them, so the window's first paint does not wait for
+ * it (a file opened sooner waits). */
+function firstPaint() {
   return new Promise<void>((shown) => {
     const at = setTimeout(shown, 1000);
-    const stop = effect(() => {
-      if (!listings.value.has("")) return;
-      queueMicrotask(() => stop());
+    const tree = new Promise<void>((listed) => {
+      const stop = effect(() => {
+        if (!listings.value.has("")) return;
+        queueMicrotask(() => stop());
+        listed();
+      });
+    });
+    void Promise.all([tree, reviewListed()]).then(() => {
       clearTimeout(at);
       requestAnimationFrame(() => setTimeout(shown, 0));
     });
@@ -66,7 +73,7 @@ export function EditorPane() {
   useEffect(() => {
     let live = true;
     let controller: import("../editor/controller").EditorController | undefined;
-    void treeShown()
+    void firstPaint()
       .then(loadEditorCode)
       .then(({ EditorController }) => {
         if (!live) return;

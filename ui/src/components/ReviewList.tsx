@@ -232,6 +232,7 @@ function PatternRow({ row }: { row: Extract<Row, { kind: "pattern" }> }) {
       onClick={() => toggle(row.key)}
       title={`${patternLabel(p)}: ${row.open ? "show only the first occurrences" : "show every occurrence"}`}
       data-testid="review-pattern"
+      elementtiming="review-row"
       data-pattern-id={p.pattern_id}
     >
       {row.open ? "▾" : "▸"} {p.removed && <del>{p.removed}</del>}
@@ -276,6 +277,7 @@ const ReviewItem = memo(function ReviewItem({ id, path, hunk, indent }: { id: st
     <button
       class={`review-row review-item${indent ? " occurrence" : ""}${id === currentHunk.peek() ? " active" : ""}`}
       data-testid="review-item"
+      elementtiming="review-row"
       data-hunk-id={id}
       data-path={path}
       data-flagged={flags.length > 0 || undefined}

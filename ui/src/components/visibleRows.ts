@@ -13,7 +13,9 @@ const SPARE = 10;
  * `first..last` inside `spacer` and `shift`. */
 export function useVisibleRows(count: number, height: number) {
   const body = useRef<HTMLDivElement>(null);
-  const [view, setView] = useState({ top: 0, height: 600 });
+  // Until its first measure: as tall as the window, so that the first
+  // frame draws every row it can show.
+  const [view, setView] = useState(() => ({ top: 0, height: typeof window === "undefined" ? 600 : window.innerHeight }));
   // The last measure, for `reveal`: reading the element's layout there
   // would force one in the middle of a key press.
   const measured = useRef(view);
@@ -28,7 +30,9 @@ export function useVisibleRows(count: number, height: number) {
   useLayoutEffect(() => {
     const el = body.current;
     if (!el) return;
-    measure();
+    // Measured first by the observer, after the frame's layout: reading
+    // the height here forced a layout of the whole page in the middle of
+    // the first render, once for each list (60 ms of a cold load).
     const resized = new ResizeObserver(measure);
     resized.observe(el);
     return () => resized.disconnect();
