@@ -69,7 +69,7 @@ macro_rules! internal {
 }
 
 internal!(
-    agent, edits, find, hunks, links, project, providers, review, store, tools
+    agent, edits, expand, find, hunks, links, project, providers, review, store, tools
 );
 
 #[cfg(feature = "testkit")]

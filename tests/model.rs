@@ -170,7 +170,12 @@ fn planned_rollback(
 ) -> Result<Result<RollbackReport, WorkspaceError>, TestCaseError> {
     let was = counting(ws);
     let plan = ws.plan_rollback(id, mode, hunks);
-    prop_assert_eq!(&view(ws, root), shown, "step {}: planning changed the working state", n);
+    prop_assert_eq!(
+        &view(ws, root),
+        shown,
+        "step {}: planning changed the working state",
+        n
+    );
     prop_assert_eq!(&counting(ws), &was, "step {}: planning decided", n);
     let rolled = ws.rollback(id, mode, hunks);
     match (&plan, &rolled) {
@@ -192,10 +197,17 @@ fn planned_rollback(
             let mut listed = planned(&plan.dropped);
             listed.extend(planned(&plan.carried));
             prop_assert_eq!(listed, went, "step {}: what the plan said would go", n);
-            prop_assert_eq!(planned(&plan.restored), came, "step {}: what it said would come back", n);
+            prop_assert_eq!(
+                planned(&plan.restored),
+                came,
+                "step {}: what it said would come back",
+                n
+            );
         }
         (Err(e), Ok(_)) => {
-            return Err(TestCaseError::fail(format!("step {n}: planning failed: {e}")));
+            return Err(TestCaseError::fail(format!(
+                "step {n}: planning failed: {e}"
+            )));
         }
     }
     Ok(rolled)
@@ -1569,7 +1581,10 @@ fn a_rollback_after_a_saved_link_update_of_a_moved_again_note_leaves_no_link_beh
 fn a_rollback_to_before_a_move_was_accepted_takes_its_saved_link_updates_back() {
     check(&[
         Step::Move { note: 2 },
-        Step::Decide { pick: 0, accept: false },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
         edit(2, 3),
         edit(0, 3),
         Step::Apply {
@@ -1578,7 +1593,10 @@ fn a_rollback_to_before_a_move_was_accepted_takes_its_saved_link_updates_back() 
             crash: None,
         },
         Step::Move { note: 2 },
-        Step::Decide { pick: 0, accept: false },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
         Step::Decide {
             pick: 2631755571708135901,
             accept: true,

@@ -14,6 +14,7 @@ use super::host::{Host, Refusal};
 use super::state::{JobParams, LoopState, Outcome, PendingQuestion, Proposal, Question};
 use super::toolset::{self, CLARIFY_USER, ClarifyArgs, PROPOSE_EDITS, ProposeEditsArgs};
 use crate::edits::{self, ProposedEdit};
+use crate::expand::{self, Expansion};
 use crate::project::View;
 use crate::providers::conversation::{Message, ToolResult};
 use crate::providers::{Step, StopReason, ToolCall};
@@ -392,8 +393,34 @@ fn propose(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host)
             )));
         }
     };
-    if args.edits.is_empty() {
+    let operations = args.operations.unwrap_or_default();
+    if args.edits.is_empty() && operations.is_empty() {
         return CallResult::NothingToChange(args.summary);
+    }
+    let expansion = if operations.is_empty() {
+        Expansion::default()
+    } else {
+        let overlay = host.working_state();
+        match expand::expand(&View::with(host.project(), &overlay), &operations) {
+            Ok(expansion) => expansion,
+            Err(e) => {
+                state.schema_failures += 1;
+                return CallResult::Done(Err(format!("the operations were refused: {e}")));
+            }
+        }
+    };
+    if args.dry_run == Some(true) {
+        return CallResult::Done(Ok(json!({
+            "dry_run": true,
+            "edits": expansion.edits.len(),
+            "reports": expansion.reports,
+        })));
+    }
+    if args.edits.is_empty() && expansion.edits.is_empty() {
+        return CallResult::Done(Err(format!(
+            "the operations change nothing; nothing was staged: {}",
+            json!(expansion.reports)
+        )));
     }
     let mut edits: Vec<ProposedEdit> = args
         .edits
@@ -406,6 +433,12 @@ fn propose(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host)
             edits::pin(edit, read);
         }
     }
+    // What the engine changed it read: no rule flags a note for being
+    // changed unread by the model.
+    state
+        .seen
+        .extend(expansion.edits.iter().map(|e| e.file_path.clone()));
+    edits.extend(expansion.edits);
     let files: BTreeSet<&str> = edits.iter().map(|e| e.file_path.as_str()).collect();
     host.emit(AgentEvent::EditsProposed(EditsProposed {
         tool_call_id: call.tool_call_id.clone(),

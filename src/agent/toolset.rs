@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::AgentDefinition;
 use crate::edits::{Operation, ProposedEdit};
+use crate::expand::VaultOp;
 use crate::providers::conversation::ToolSpec;
 use crate::tools::{self, strict};
 
@@ -25,6 +26,16 @@ pub const CLARIFY_USER: &str = "clarify_user";
 pub struct ProposeEditsArgs {
     /// All the edits, across all files. Empty if nothing needs to change.
     pub edits: Vec<ModelEdit>,
+    /// Changes across many notes, stated once: the engine finds every
+    /// occurrence and stages the edits itself (`replace_text`: a text or a
+    /// regex replaced in prose, never in code, URLs, link targets, tags or
+    /// front matter unless `include` names them).
+    #[serde(default)]
+    pub operations: Option<Vec<VaultOp>>,
+    /// Only report what `operations` would change (counts, samples, what
+    /// they leave alone and why), staging nothing; then call again without it.
+    #[serde(default)]
+    pub dry_run: Option<bool>,
     /// One or two sentences for the user: what was changed and why.
     #[serde(default)]
     pub summary: Option<String>,
@@ -127,7 +138,10 @@ static AGENT_TOOLS: LazyLock<Vec<Entry>> = LazyLock::new(|| {
             PROPOSE_EDITS,
             "Finish: propose every edit at once. Line numbers are those read_file shows; give \
              old_text (the exact current lines) for replace and delete so the edit can be found \
-             if the file moved. Refused edits come back with the reason; fix and call again.",
+             if the file moved. For a change across many notes (rename a term everywhere, \
+             reformat dates by regex), state it once in `operations` instead of one edit per \
+             line: the engine finds and edits every occurrence; `dry_run` shows what it would \
+             change first. Refused edits come back with the reason; fix and call again.",
         ),
     ]
 });

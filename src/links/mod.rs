@@ -37,6 +37,7 @@ mod settings;
 
 pub use index::{LinkAt, LinkIndex, Resolved};
 pub use parse::{Link, Quote, Syntax, parse};
+pub(crate) use parse::{fenced_blocks, front_matter, past_code_span};
 pub use resolve::{Resolution, Vault};
 pub use rewrite::{MoveError, Plan, SkipReason, Skipped, TextEdit, apply_edits};
 pub use settings::{LinkSettings, NewLinkFormat};

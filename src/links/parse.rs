@@ -410,7 +410,7 @@ fn scan_markdown(text: &str, range: Range<usize>, out: &mut Vec<Link>) {
 
 /// Where the code span opening at `at` ends, or just past its backticks
 /// when no run of as many closes it in the same paragraph.
-fn past_code_span(text: &str, at: usize, end: usize) -> usize {
+pub(crate) fn past_code_span(text: &str, at: usize, end: usize) -> usize {
     let b = text.as_bytes();
     let run = b[at..end].iter().take_while(|&&c| c == b'`').count();
     let mut i = at + run;

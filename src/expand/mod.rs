@@ -1,0 +1,241 @@
+//! Vault-wide operations the engine expands: a change stated once ("replace
+//! Atlas with Meridian in every note of `Projects`, prose only") that the
+//! engine carries out on every note it reaches, as ordinary line edits staged
+//! for review with the rest of a proposal. A model asks for a 5,000-note
+//! rename in one short call, and no note is rewritten by a model that could
+//! truncate it (see `docs/operations.md`).
+//!
+//! Candidates are found through the project's warm index (the search tool's
+//! matcher), read as the working state shows them, changed in memory, and
+//! turned into edits by a line diff; the report says what changed, where, and
+//! what was left alone and why.
+
+pub mod prose;
+mod replace;
+pub mod scope;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use similar::{DiffOp, TextDiff};
+
+use crate::edits::{self, Operation, ProposedEdit};
+use crate::project::View;
+use crate::tools::search::{Query, find_matches};
+pub use prose::Part;
+pub use replace::ReplaceText;
+pub use scope::{PropertyFilter, Scope};
+
+/// A change stated once, which the engine carries out on every note it
+/// reaches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum VaultOp {
+    /// Replace a text or a regex's matches in every note of a scope.
+    ReplaceText(ReplaceText),
+}
+
+/// Why an operation could not be expanded; nothing was staged.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExpandError {
+    /// The operation contradicts itself or names something invalid; the
+    /// message says what to fix.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// What the operations came to: the edits to stage, and a report for each.
+#[derive(Debug, Default)]
+pub struct Expansion {
+    /// Line edits, numbered `op<k>_<n>`, pinned to the text they read.
+    pub edits: Vec<ProposedEdit>,
+    /// One report an operation, in order.
+    pub reports: Vec<Report>,
+}
+
+/// What one operation found and did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
+pub struct Report {
+    /// Notes in its scope that were read.
+    pub notes_searched: usize,
+    /// Notes it changes.
+    pub notes_changed: usize,
+    /// Occurrences it changes.
+    pub occurrences: usize,
+    /// Occurrences it left alone, by the part of the note they were in
+    /// (`code`, `link_target`, …): asked for, they would change too.
+    pub left_alone: BTreeMap<Part, usize>,
+    /// A few of its changes, in context.
+    pub samples: Vec<Sample>,
+    /// Notes in scope it did not touch, and why.
+    pub skipped: Vec<SkippedNote>,
+}
+
+/// One change, as a line before and after.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
+pub struct Sample {
+    /// The note.
+    pub file_path: String,
+    /// The line (1-based).
+    pub line: usize,
+    /// The line now.
+    pub before: String,
+    /// The line after the change.
+    pub after: String,
+}
+
+/// A note an operation left alone, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
+pub struct SkippedNote {
+    /// The note.
+    pub file_path: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// Samples a report keeps.
+const SAMPLES: usize = 5;
+
+/// Expands `ops` over the project as `view` shows it (the working state:
+/// pending hunks and unsaved typing included), changing nothing. Edits of
+/// several operations to the same note are composed: a later operation
+/// reads what the earlier ones made of it.
+pub fn expand(view: &View<'_>, ops: &[VaultOp]) -> Result<Expansion, ExpandError> {
+    let size_limit = view.project().limits().max_regex_bytes;
+    // What each note reads as now, and as the operations so far left it.
+    let mut texts: BTreeMap<String, (String, String)> = BTreeMap::new();
+    let mut reports = Vec::new();
+    for op in ops {
+        let VaultOp::ReplaceText(op) = op;
+        let replacer = replace::Replacer::new(op, size_limit)?;
+        let mut notes = op.scope.notes(view)?;
+        if let Some((pattern, ignore_case)) = replacer.search_pattern() {
+            let query = Query {
+                pattern: &pattern,
+                regex: true,
+                case_sensitive: Some(!ignore_case),
+                glob: None,
+            };
+            let holding: BTreeSet<String> = find_matches(*view, &query)
+                .map_err(|e| ExpandError::Invalid(format!("replace_text: {e}")))?
+                .into_iter()
+                .map(|f| f.path)
+                .collect();
+            // A note an earlier operation changed is read as it left it.
+            notes.retain(|n| holding.contains(n) || texts.contains_key(n));
+        }
+        let mut report = Report::default();
+        for path in notes {
+            let current = match texts.get(&path) {
+                Some((_, now)) => now.clone(),
+                None => match view.read_text(&path) {
+                    Ok(file) => file.text,
+                    Err(e) => {
+                        report.skipped.push(SkippedNote {
+                            file_path: path,
+                            reason: e.to_string(),
+                        });
+                        continue;
+                    }
+                },
+            };
+            report.notes_searched += 1;
+            match op.scope.admits_text(&current) {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(reason) => {
+                    report.skipped.push(SkippedNote {
+                        file_path: path,
+                        reason,
+                    });
+                    continue;
+                }
+            }
+            let done = replacer.apply(&current);
+            for (part, n) in &done.left {
+                *report.left_alone.entry(*part).or_default() += n;
+            }
+            if done.at.is_empty() {
+                continue;
+            }
+            report.notes_changed += 1;
+            report.occurrences += done.at.len();
+            if report.samples.len() < SAMPLES {
+                report.samples.push(sample(&path, &current, &done));
+            }
+            texts
+                .entry(path)
+                .and_modify(|(_, now)| now.clone_from(&done.text))
+                .or_insert((current, done.text));
+        }
+        reports.push(report);
+    }
+    let mut edits = Vec::new();
+    for (path, (before, after)) in &texts {
+        edits.extend(edits_between(path, before, after, edits.len()));
+    }
+    Ok(Expansion { edits, reports })
+}
+
+/// The first change of `done` to `text`, as its line before and after.
+fn sample(path: &str, text: &str, done: &replace::Replaced) -> Sample {
+    let at = done.at[0].start;
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    // Nothing before the first change moved: the line starts where it did.
+    let new_end = done.text[line_start..]
+        .find('\n')
+        .map_or(done.text.len(), |i| line_start + i);
+    Sample {
+        file_path: path.to_owned(),
+        line: text[..at].matches('\n').count() + 1,
+        before: text[line_start..line_end].to_owned(),
+        after: done.text[line_start..new_end].to_owned(),
+    }
+}
+
+/// The line edits that turn `before` into `after` in `path`, numbered on
+/// from `first`, pinned to `before`.
+pub fn edits_between(path: &str, before: &str, after: &str, first: usize) -> Vec<ProposedEdit> {
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let new: Vec<&str> = after.split_inclusive('\n').collect();
+    let diff = TextDiff::from_slices(&old, &new);
+    let mut edits = Vec::new();
+    for op in diff.ops() {
+        let (removed, inserted) = match *op {
+            DiffOp::Equal { .. } => continue,
+            DiffOp::Delete { old_index, old_len, .. } => (old_index..old_index + old_len, 0..0),
+            DiffOp::Insert { old_index, new_index, new_len } => (old_index..old_index, new_index..new_index + new_len),
+            DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                (old_index..old_index + old_len, new_index..new_index + new_len)
+            }
+        };
+        let new_text: String = new[inserted.clone()]
+            .iter()
+            .map(|l| edits::lines::content(l))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let operation = match (removed.is_empty(), inserted.is_empty()) {
+            (true, _) => Operation::Insert,
+            (false, true) => Operation::Delete,
+            (false, false) => Operation::Replace,
+        };
+        let mut edit = ProposedEdit {
+            edit_id: format!("op_{}", first + edits.len() + 1),
+            file_path: path.to_owned(),
+            operation,
+            start_line: removed.start + 1,
+            end_line: (!removed.is_empty()).then_some(removed.end),
+            new_text,
+            old_text: None,
+            expected_hash: None,
+            rationale: String::new(),
+            new_path: None,
+        };
+        edits::pin(&mut edit, before);
+        edits.push(edit);
+    }
+    edits
+}

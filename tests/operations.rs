@@ -1,0 +1,150 @@
+//! Vault-wide operations end to end: a scripted model (both wire formats,
+//! real HTTP) states a rename once in `propose_edits`; the engine expands it
+//! over every note, in prose only, and stages it for review as one pattern.
+
+#[path = "support/agent.rs"]
+mod support;
+
+use std::path::Path;
+
+use redline::jobs::JobStatus;
+use redline::testkit::scripted::Turn;
+use serde_json::json;
+use support::*;
+
+/// Notes in the generated vault.
+const NOTES: usize = 300;
+
+/// Note `i`: the term in prose, and where a rename must not go.
+fn note(i: usize) -> String {
+    format!(
+        "---\nproject: Atlas\ntags: [atlas]\n---\n# Note {i}\n\nAtlas ships in week {i}.\n\n\
+         `Atlas.run()` stays, so do [[Atlas]], [[Atlas|the Atlas plan]], https://atlas.example/Atlas and #Atlas.\n\n\
+         ```\nAtlas in code\n```\n"
+    )
+}
+
+/// What note `i` becomes: prose and a link's alias renamed, nothing else.
+fn renamed(i: usize) -> String {
+    format!(
+        "---\nproject: Atlas\ntags: [atlas]\n---\n# Note {i}\n\nMeridian ships in week {i}.\n\n\
+         `Atlas.run()` stays, so do [[Atlas]], [[Atlas|the Meridian plan]], https://atlas.example/Atlas and #Atlas.\n\n\
+         ```\nAtlas in code\n```\n"
+    )
+}
+
+fn fill(root: &Path) {
+    std::fs::create_dir_all(root.join("Notes")).unwrap();
+    std::fs::write(root.join("Atlas.md"), "# Atlas\n").unwrap();
+    for i in 0..NOTES {
+        std::fs::write(root.join(format!("Notes/{i:03}.md")), note(i)).unwrap();
+    }
+    // Out of scope: another folder.
+    std::fs::write(root.join("Elsewhere.md"), "Atlas here stays.\n").unwrap();
+}
+
+fn rename(dry_run: bool) -> serde_json::Value {
+    json!({
+        "edits": [],
+        "operations": [{
+            "op": "replace_text", "find": "Atlas", "replace": "Meridian", "whole_word": true,
+            "scope": { "folders": ["Notes"] },
+        }],
+        "dry_run": dry_run,
+        "summary": "Renamed Atlas to Meridian in the notes' prose.",
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rename_stated_once_is_staged_over_every_note_in_prose_only() {
+    for protocol in PROTOCOLS {
+        let turns = vec![
+            Turn::call("propose_edits", rename(true)),
+            Turn::call("propose_edits", rename(false)),
+        ];
+        let h = harness_on(fill, protocol, turns, |_| {}).await;
+        let (job, events) = h
+            .run_to_end("Rename Atlas to Meridian in the notes", None)
+            .await;
+        assert_eq!(
+            job.status,
+            JobStatus::AwaitingReview,
+            "{protocol:?}: {:?}",
+            kinds(&events)
+        );
+
+        // The dry run told the model what would change and what stays.
+        let bodies = h.bodies();
+        let told = &tool_results(&bodies[1])[0].1;
+        let report: serde_json::Value = serde_json::from_str(told).unwrap();
+        let report = &report["reports"][0];
+        assert_eq!(report["notes_changed"], NOTES, "{report}");
+        assert_eq!(report["occurrences"], 2 * NOTES);
+        for part in ["code", "link_target", "url", "tag", "front_matter"] {
+            assert!(
+                report["left_alone"][part].as_u64().unwrap() >= NOTES as u64,
+                "{part}: {report}"
+            );
+        }
+        assert_eq!(report["samples"][0]["before"], "Atlas ships in week 0.");
+        assert_eq!(report["samples"][0]["after"], "Meridian ships in week 0.");
+        // Nothing was staged by the dry run; the second call staged it all.
+        let bundle = job.diff_bundle.clone().unwrap();
+        assert_eq!(bundle.files.len(), NOTES);
+        // One change, one pattern, and no note flagged for going unread.
+        assert_eq!(bundle.patterns.len(), 1, "{:?}", bundle.patterns);
+        let flagged: Vec<_> = bundle
+            .files
+            .iter()
+            .flat_map(|f| &f.hunks)
+            .filter(|h| !h.flags.is_empty())
+            .map(|h| (&h.hunk_id, &h.flags))
+            .collect();
+        assert!(flagged.is_empty(), "{flagged:?}");
+        for i in 0..NOTES {
+            assert_eq!(
+                h.read(&format!("Notes/{i:03}.md")),
+                note(i),
+                "nothing written before review"
+            );
+        }
+
+        let hunks: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+        h.runtime.apply(&job, &hunks).unwrap();
+        for i in 0..NOTES {
+            assert_eq!(h.read(&format!("Notes/{i:03}.md")), renamed(i));
+        }
+        assert_eq!(h.read("Elsewhere.md"), "Atlas here stays.\n");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_regex_and_an_operation_that_changes_nothing_go_back_to_the_model() {
+    let bad = json!({
+        "edits": [],
+        "operations": [{ "op": "replace_text", "find": "(", "replace": "x", "regex": true }],
+    });
+    let none = json!({
+        "edits": [],
+        "operations": [{ "op": "replace_text", "find": "Zanzibar", "replace": "x" }],
+    });
+    let h = harness_on(
+        fill,
+        redline::providers::Protocol::OpenAiChat,
+        vec![
+            Turn::call("propose_edits", bad),
+            Turn::call("propose_edits", none),
+            Turn::call("propose_edits", rename(false)),
+        ],
+        |_| {},
+    )
+    .await;
+    let (job, _) = h.run_to_end("Rename", None).await;
+    assert_eq!(job.status, JobStatus::AwaitingReview);
+    let bodies = h.bodies();
+    let first = &tool_results(&bodies[1])[0].1;
+    assert!(first.contains("not a valid regex"), "{first}");
+    let told = tool_results(&bodies[2]);
+    let second = &told.last().unwrap().1;
+    assert!(second.contains("change nothing"), "{second}");
+}
