@@ -20,6 +20,7 @@ mod crash_trials;
 mod eval;
 mod links;
 mod moves;
+mod operations;
 mod outside;
 mod review;
 mod scale;
@@ -27,10 +28,11 @@ mod search;
 
 /// Every benchmark, by name, in the order a full run takes them: the
 /// quick in-process ones first, the servers and child processes last.
-const BENCHMARKS: [(&str, fn()); 10] = [
+const BENCHMARKS: [(&str, fn()); 11] = [
     ("search", search::main),
     ("review", review::main),
     ("scale", scale::main),
+    ("operations", operations::main),
     ("links", links::main),
     ("moves", moves::main),
     ("outside", outside::main),

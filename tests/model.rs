@@ -35,12 +35,14 @@ use proptest::test_runner::{FileFailurePersistence, RngSeed, TestRunner};
 use redline::checkpoints::{CheckpointKind, RollbackMode, RollbackReport};
 use redline::config::{Limits, OutsideMode};
 use redline::edits::{Operation, ProposedEdit};
+use redline::expand::{ReplaceText, Scope, VaultOp};
 use redline::hunks::{DiffBundle, HunkLimits};
 use redline::project::Project;
+use redline::project::View;
 use redline::review::{ReviewError, Status};
 use redline::store::Store;
 use redline::workspace::{OutsideChange, RunInfo, Workspace, WorkspaceError};
-use vault_model::{NOTES, Step, broken, edit, note, shown_at, step};
+use vault_model::{NOTES, Step, WORDS, broken, edit, note, shown_at, step};
 
 fn open(root: &Path, data: &Path) -> Workspace {
     let project = Project::open(root, Limits::default()).unwrap();
@@ -146,6 +148,19 @@ fn paths_of(ws: &Workspace, files: &[String]) -> Vec<String> {
         }
     }
     paths
+}
+
+/// A `replace_text` operation over the whole vault, prose only.
+fn replace_text(find: &str, with: &str, whole_word: bool) -> VaultOp {
+    VaultOp::ReplaceText(ReplaceText {
+        find: find.to_owned(),
+        replace: with.to_owned(),
+        regex: false,
+        whole_word,
+        case_sensitive: true,
+        scope: Scope::default(),
+        include: Vec::new(),
+    })
 }
 
 /// The hunks that count (pending or accepted) in `ws`'s review.
@@ -342,6 +357,24 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                         .ok()
                         .map(|p| p.1),
                 );
+            }
+            Step::Replace {
+                word,
+                with,
+                whole_word,
+            } => {
+                let ops = [replace_text(WORDS[*word], with, *whole_word)];
+                let overlay = ws.overlay();
+                let expansion = redline::expand::expand(&View::with(ws.project(), &overlay), &ops)
+                    .map_err(|e| TestCaseError::fail(format!("step {n}: {e}")))?;
+                if expansion.edits.is_empty() {
+                    continue;
+                }
+                jobs += 1;
+                let proposal = ws.propose(&run(jobs), &expansion.edits, &HunkLimits::default());
+                let (_, bundle) = proposal
+                    .map_err(|e| TestCaseError::fail(format!("step {n}: {step:?}: {e}")))?;
+                bundles.push(bundle);
             }
             Step::Move { note } => {
                 let Some(path) = shown_at(&shown, *note) else {

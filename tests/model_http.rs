@@ -35,7 +35,7 @@ use redline::testkit::scripted::{ScriptedModel, Turn};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
-use vault_model::{NOTES, Step, broken, note, shown_at, step};
+use vault_model::{NOTES, Step, WORDS, broken, note, shown_at, step};
 
 /// A running `redline serve` on the vault, with the scripted model it runs
 /// the agent on.
@@ -335,17 +335,32 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
         let shown = rig.view();
         let mut writes = false;
         match step {
-            Step::Edit { note, line, text } => {
-                let Some(path) = shown_at(&shown, *note) else {
-                    continue;
+            Step::Edit { .. } | Step::Replace { .. } => {
+                let proposal = match step {
+                    Step::Edit { note, line, text } => {
+                        let Some(path) = shown_at(&shown, *note) else {
+                            continue;
+                        };
+                        let edit = json!({ "file_path": path, "operation": "replace", "start_line": line,
+                                           "end_line": line, "new_text": text, "old_text": null });
+                        json!({ "edits": [edit], "summary": format!("Step {n}.") })
+                    }
+                    Step::Replace {
+                        word,
+                        with,
+                        whole_word,
+                    } => json!({
+                        "edits": [],
+                        "operations": [{ "op": "replace_text", "find": WORDS[*word], "replace": with,
+                                         "whole_word": whole_word }],
+                        "summary": format!("Step {n}."),
+                    }),
+                    _ => unreachable!(),
                 };
-                let edit = json!({ "file_path": path, "operation": "replace", "start_line": line,
-                                   "end_line": line, "new_text": text, "old_text": null });
+                // An operation that changes nothing goes back to the model,
+                // which then ends with text.
                 rig.model.push([
-                    Turn::call(
-                        "propose_edits",
-                        json!({ "edits": [edit], "summary": format!("Step {n}.") }),
-                    ),
+                    Turn::call("propose_edits", proposal),
                     Turn::text(&["Done."]),
                 ]);
                 let session = rig.server.as_ref().unwrap().session.clone();

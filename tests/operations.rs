@@ -148,3 +148,69 @@ async fn a_bad_regex_and_an_operation_that_changes_nothing_go_back_to_the_model(
     let second = &told.last().unwrap().1;
     assert!(second.contains("change nothing"), "{second}");
 }
+
+/// Meeting notes and a project note, for the front matter and tag operations.
+fn meetings(root: &Path) {
+    std::fs::create_dir_all(root.join("Meetings")).unwrap();
+    for i in 0..20 {
+        std::fs::write(
+            root.join(format!("Meetings/{i:02}.md")),
+            format!("---\ntype: meeting\n# why we meet\ntags: [work, atlas/q{i}]\n---\nTalked about #atlas and `#atlas`.\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        root.join("Plan.md"),
+        "---\ntype: project\nstatus: draft\n---\n#atlas plan\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("Broken.md"), "---\ntype: [meeting\n---\nBody\n").unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn properties_and_tags_change_across_a_scope_and_every_other_byte_stays() {
+    let ops = json!({
+        "edits": [],
+        "operations": [
+            { "op": "set_property", "key": "status", "value": "done",
+              "scope": { "property": { "key": "type", "value": "meeting" } } },
+            { "op": "add_to_list", "key": "tags", "value": "reviewed", "scope": { "folders": ["Meetings"] } },
+            { "op": "rename_tag", "from": "#atlas", "to": "meridian" },
+        ],
+        "summary": "Meetings done and reviewed; atlas is meridian.",
+    });
+    let h = harness_on(
+        meetings,
+        redline::providers::Protocol::OpenAiChat,
+        vec![Turn::call("propose_edits", ops)],
+        |_| {},
+    )
+    .await;
+    let (job, events) = h.run_to_end("Close the meetings", None).await;
+    assert_eq!(
+        job.status,
+        JobStatus::AwaitingReview,
+        "{:?}",
+        kinds(&events)
+    );
+    let bundle = job.diff_bundle.clone().unwrap();
+    let hunks: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    h.runtime.apply(&job, &hunks).unwrap();
+    for i in 0..20 {
+        assert_eq!(
+            h.read(&format!("Meetings/{i:02}.md")),
+            format!(
+                "---\ntype: meeting\n# why we meet\ntags: [work, meridian/q{i}, reviewed]\nstatus: done\n---\nTalked about #meridian and `#atlas`.\n"
+            )
+        );
+    }
+    assert_eq!(
+        h.read("Plan.md"),
+        "---\ntype: project\nstatus: draft\n---\n#meridian plan\n"
+    );
+    assert_eq!(
+        h.read("Broken.md"),
+        "---\ntype: [meeting\n---\nBody\n",
+        "unparsable front matter is left alone"
+    );
+}

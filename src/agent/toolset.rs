@@ -27,9 +27,12 @@ pub struct ProposeEditsArgs {
     /// All the edits, across all files. Empty if nothing needs to change.
     pub edits: Vec<ModelEdit>,
     /// Changes across many notes, stated once: the engine finds every
-    /// occurrence and stages the edits itself (`replace_text`: a text or a
+    /// occurrence and stages the edits itself. `replace_text` (a text or a
     /// regex replaced in prose, never in code, URLs, link targets, tags or
-    /// front matter unless `include` names them).
+    /// front matter unless `include` names them), `set_property`,
+    /// `rename_property`, `remove_property`, `add_to_list`,
+    /// `remove_from_list` (front matter, other lines kept), `rename_tag`
+    /// (nested tags and the `tags` property too); each over a `scope`.
     #[serde(default)]
     pub operations: Option<Vec<VaultOp>>,
     /// Only report what `operations` would change (counts, samples, what

@@ -10,9 +10,13 @@
 //! turned into edits by a line diff; the report says what changed, where, and
 //! what was left alone and why.
 
+mod front_matter;
 pub mod prose;
+#[cfg(test)]
+mod props;
 mod replace;
 pub mod scope;
+mod tags;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,7 +28,9 @@ use crate::edits::{self, Operation, ProposedEdit};
 use crate::project::View;
 use crate::tools::search::{Query, find_matches};
 pub use prose::Part;
+pub use front_matter::{ListValue, RemoveProperty, RenameProperty, SetProperty};
 pub use replace::ReplaceText;
+pub use tags::RenameTag;
 pub use scope::{PropertyFilter, Scope};
 
 /// A change stated once, which the engine carries out on every note it
@@ -34,6 +40,102 @@ pub use scope::{PropertyFilter, Scope};
 pub enum VaultOp {
     /// Replace a text or a regex's matches in every note of a scope.
     ReplaceText(ReplaceText),
+    /// Set a front matter property.
+    SetProperty(SetProperty),
+    /// Rename a front matter property's key.
+    RenameProperty(RenameProperty),
+    /// Remove a front matter property.
+    RemoveProperty(RemoveProperty),
+    /// Add a value to a list property (`tags`, `aliases`).
+    AddToList(ListValue),
+    /// Remove a value from a list property.
+    RemoveFromList(ListValue),
+    /// Rename a tag and its nested tags, inline and in front matter.
+    RenameTag(RenameTag),
+}
+
+impl VaultOp {
+    /// Its name, as the tool names it.
+    fn name(&self) -> &'static str {
+        match self {
+            VaultOp::ReplaceText(_) => "replace_text",
+            VaultOp::SetProperty(_) => "set_property",
+            VaultOp::RenameProperty(_) => "rename_property",
+            VaultOp::RemoveProperty(_) => "remove_property",
+            VaultOp::AddToList(_) => "add_to_list",
+            VaultOp::RemoveFromList(_) => "remove_from_list",
+            VaultOp::RenameTag(_) => "rename_tag",
+        }
+    }
+
+    /// The notes it reaches.
+    fn scope(&self) -> &Scope {
+        match self {
+            VaultOp::ReplaceText(op) => &op.scope,
+            VaultOp::SetProperty(op) => &op.scope,
+            VaultOp::RenameProperty(op) => &op.scope,
+            VaultOp::RemoveProperty(op) => &op.scope,
+            VaultOp::AddToList(op) | VaultOp::RemoveFromList(op) => &op.scope,
+            VaultOp::RenameTag(op) => &op.scope,
+        }
+    }
+
+    /// A regex every line it changes matches, and whether case matters:
+    /// the index narrows the scope's notes to those with such a line.
+    /// `None` when it may change any note (setting a property).
+    fn narrows(&self, compiled: Option<&replace::Replacer<'_>>) -> Option<(String, bool)> {
+        let literal = |text: &str, case: bool| Some((regex::escape(text), case));
+        match self {
+            VaultOp::ReplaceText(_) => compiled.and_then(replace::Replacer::search_pattern),
+            VaultOp::SetProperty(_) | VaultOp::AddToList(_) => None,
+            VaultOp::RenameProperty(op) => literal(&op.from, true),
+            VaultOp::RemoveProperty(op) => literal(&op.key, true),
+            VaultOp::RemoveFromList(op) => literal(&op.value, true),
+            VaultOp::RenameTag(op) => literal(op.from.trim_start_matches('#'), false),
+        }
+    }
+
+    /// What it makes of a note's `text`: `None` when nothing, `Err` with
+    /// why it leaves the note alone.
+    fn apply(&self, compiled: Option<&replace::Replacer<'_>>, text: &str) -> Result<Option<Changed>, String> {
+        let whole = |new: Option<String>| {
+            new.filter(|new| new != text).map(|new| Changed {
+                text: new,
+                occurrences: 1,
+                left: BTreeMap::new(),
+            })
+        };
+        match self {
+            VaultOp::ReplaceText(_) => {
+                let done = compiled.expect("compiled").apply(text);
+                Ok(Some(Changed {
+                    occurrences: done.at.len(),
+                    text: done.text,
+                    left: done.left,
+                }))
+            }
+            VaultOp::SetProperty(op) => op.edit(text).map(whole),
+            VaultOp::RenameProperty(op) => op.edit(text).map(whole),
+            VaultOp::RemoveProperty(op) => op.edit(text).map(whole),
+            VaultOp::AddToList(op) => op.add(text).map(whole),
+            VaultOp::RemoveFromList(op) => op.remove(text).map(whole),
+            VaultOp::RenameTag(op) => Ok(op.edit(text)?.map(|(text, occurrences)| Changed {
+                text,
+                occurrences,
+                left: BTreeMap::new(),
+            })),
+        }
+    }
+}
+
+/// What an operation made of one note.
+struct Changed {
+    /// The note's new text (the old one when it changed nothing).
+    text: String,
+    /// What it changed: occurrences replaced, tags renamed; 1 for a property.
+    occurrences: usize,
+    /// Occurrences left alone, by the part they were in.
+    left: BTreeMap<Part, usize>,
 }
 
 /// Why an operation could not be expanded; nothing was staged.
@@ -108,18 +210,25 @@ pub fn expand(view: &View<'_>, ops: &[VaultOp]) -> Result<Expansion, ExpandError
     let mut texts: BTreeMap<String, (String, String)> = BTreeMap::new();
     let mut reports = Vec::new();
     for op in ops {
-        let VaultOp::ReplaceText(op) = op;
-        let replacer = replace::Replacer::new(op, size_limit)?;
-        let mut notes = op.scope.notes(view)?;
-        if let Some((pattern, ignore_case)) = replacer.search_pattern() {
+        let compiled = match op {
+            VaultOp::ReplaceText(op) => Some(replace::Replacer::new(op, size_limit)?),
+            VaultOp::RenameTag(op) => {
+                op.check().map_err(ExpandError::Invalid)?;
+                None
+            }
+            _ => None,
+        };
+        let scope = op.scope();
+        let mut notes = scope.notes(view)?;
+        if let Some((pattern, case)) = op.narrows(compiled.as_ref()) {
             let query = Query {
                 pattern: &pattern,
                 regex: true,
-                case_sensitive: Some(!ignore_case),
+                case_sensitive: Some(case),
                 glob: None,
             };
             let holding: BTreeSet<String> = find_matches(*view, &query)
-                .map_err(|e| ExpandError::Invalid(format!("replace_text: {e}")))?
+                .map_err(|e| ExpandError::Invalid(format!("{}: {e}", op.name())))?
                 .into_iter()
                 .map(|f| f.path)
                 .collect();
@@ -142,9 +251,11 @@ pub fn expand(view: &View<'_>, ops: &[VaultOp]) -> Result<Expansion, ExpandError
                 },
             };
             report.notes_searched += 1;
-            match op.scope.admits_text(&current) {
-                Ok(true) => {}
-                Ok(false) => continue,
+            let done = match scope.admits_text(&current).and_then(|admitted| {
+                if admitted { op.apply(compiled.as_ref(), &current) } else { Ok(None) }
+            }) {
+                Ok(Some(done)) => done,
+                Ok(None) => continue,
                 Err(reason) => {
                     report.skipped.push(SkippedNote {
                         file_path: path,
@@ -152,18 +263,17 @@ pub fn expand(view: &View<'_>, ops: &[VaultOp]) -> Result<Expansion, ExpandError
                     });
                     continue;
                 }
-            }
-            let done = replacer.apply(&current);
+            };
             for (part, n) in &done.left {
                 *report.left_alone.entry(*part).or_default() += n;
             }
-            if done.at.is_empty() {
+            if done.occurrences == 0 || done.text == current {
                 continue;
             }
             report.notes_changed += 1;
-            report.occurrences += done.at.len();
+            report.occurrences += done.occurrences;
             if report.samples.len() < SAMPLES {
-                report.samples.push(sample(&path, &current, &done));
+                report.samples.extend(sample(&path, &current, &done.text));
             }
             texts
                 .entry(path)
@@ -179,21 +289,18 @@ pub fn expand(view: &View<'_>, ops: &[VaultOp]) -> Result<Expansion, ExpandError
     Ok(Expansion { edits, reports })
 }
 
-/// The first change of `done` to `text`, as its line before and after.
-fn sample(path: &str, text: &str, done: &replace::Replaced) -> Sample {
-    let at = done.at[0].start;
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-    // Nothing before the first change moved: the line starts where it did.
-    let new_end = done.text[line_start..]
-        .find('\n')
-        .map_or(done.text.len(), |i| line_start + i);
-    Sample {
+/// The first line `after` changes of `before`, as it was and as it is.
+fn sample(path: &str, before: &str, after: &str) -> Option<Sample> {
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let new: Vec<&str> = after.split_inclusive('\n').collect();
+    let i = (0..old.len().max(new.len())).find(|&i| old.get(i) != new.get(i))?;
+    let line = |lines: &[&str]| lines.get(i).map_or("", |l| edits::lines::content(l)).to_owned();
+    Some(Sample {
         file_path: path.to_owned(),
-        line: text[..at].matches('\n').count() + 1,
-        before: text[line_start..line_end].to_owned(),
-        after: done.text[line_start..new_end].to_owned(),
-    }
+        line: i + 1,
+        before: line(&old),
+        after: line(&new),
+    })
 }
 
 /// The line edits that turn `before` into `after` in `path`, numbered on

@@ -126,6 +126,11 @@ impl Mask {
         Mask { parts, fences }
     }
 
+    /// The ranges of the parts of kind `part`.
+    pub fn parts(&self, part: Part) -> impl Iterator<Item = &Range<usize>> + '_ {
+        self.parts.iter().filter(move |(_, p)| *p == part).map(|(r, _)| r)
+    }
+
     /// Why the bytes `range` are not prose, if they are not: the first (by
     /// the order of [`Part`]) of the parts it overlaps that `include` does
     /// not open up; `None` when every byte is prose or included. The front

@@ -69,7 +69,18 @@ pub enum Step {
     },
     /// The workspace closed and opened again.
     Restart,
+    /// A run replaces `WORDS[word]` with `with` across the vault, stated
+    /// once as a `replace_text` operation the engine expands (prose only).
+    Replace {
+        word: usize,
+        with: String,
+        whole_word: bool,
+    },
 }
+
+/// What a [`Step::Replace`] looks for: prose of the notes but never their
+/// headings (a note is known by its heading), and a piece of two words.
+pub const WORDS: [&str; 5] = ["line", "one", "Links", "and", "ne"];
 
 /// One step, weighted as people and agents do them.
 pub fn step() -> impl Strategy<Value = Step> {
@@ -88,6 +99,8 @@ pub fn step() -> impl Strategy<Value = Step> {
         1 => (any::<usize>(), any::<u8>(), proptest::option::of(0..3usize))
             .prop_map(|(pick, accept, crash)| Step::Apply { pick, accept, crash }),
         1 => Just(Step::Restart),
+        1 => (0..WORDS.len(), "[a-z]{1,6}", any::<bool>())
+            .prop_map(|(word, with, whole_word)| Step::Replace { word, with, whole_word }),
     ]
 }
 

@@ -1,0 +1,152 @@
+//! Vault-wide operations: `replace_text` of a term in the prose of every
+//! note of a vault of 500, 5,000 and 20,000 notes (each also holds the term
+//! in code, a link target and front matter, which stay). Prints the dry run
+//! (the expansion alone) and the expansion staged through the workspace
+//! (checkpoint, triage, store), with the warm index `redline serve` keeps;
+//! beside them, the peer on the same input: `rg` listing the files that hold
+//! the term, and `sed -i` rewriting every occurrence (code and links too,
+//! which is why it is not an answer).
+//!
+//! `cargo bench -- operations`; `REDLINE_BENCH_NOTES=500,5000` picks sizes.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use redline::config::Limits;
+use redline::expand::{self, ReplaceText, Scope, VaultOp};
+use redline::hunks::HunkLimits;
+use redline::project::{Project, View};
+use redline::store::Store;
+use redline::workspace::{RunInfo, Workspace};
+
+const FOLDERS: usize = 20;
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn note(i: usize) -> String {
+    format!(
+        "---\nproject: Atlas\n---\n# Note {i}\n\nAtlas ships in week {i}; see [[Atlas]].\n\n`Atlas.run()`\n"
+    )
+}
+
+fn vault(root: &Path, n: usize) {
+    for f in 0..FOLDERS {
+        std::fs::create_dir_all(root.join(format!("Notes {f:02}"))).unwrap();
+    }
+    for i in 0..n {
+        let path = root.join(format!("Notes {:02}/note-{i:05}.md", i % FOLDERS));
+        std::fs::write(path, note(i)).unwrap();
+    }
+    std::fs::write(root.join("Atlas.md"), "# Atlas\n").unwrap();
+}
+
+fn rename() -> Vec<VaultOp> {
+    vec![VaultOp::ReplaceText(ReplaceText {
+        find: "Atlas".into(),
+        replace: "Meridian".into(),
+        regex: false,
+        whole_word: true,
+        case_sensitive: true,
+        scope: Scope {
+            folders: vec!["Notes 00".into()],
+            ..Scope::default()
+        },
+        include: Vec::new(),
+    })]
+}
+
+/// The same rename over every folder.
+fn everywhere() -> Vec<VaultOp> {
+    let mut ops = rename();
+    let VaultOp::ReplaceText(op) = &mut ops[0];
+    op.scope = Scope::default();
+    ops
+}
+
+/// Seconds a command takes, or `None` when it is not installed.
+fn time(cmd: &mut Command) -> Option<Duration> {
+    let start = Instant::now();
+    let out = cmd.output().ok()?;
+    out.status.success().then(|| start.elapsed())
+}
+
+fn at(n: usize) {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    vault(dir.path(), n);
+    let project = Project::open(dir.path(), Limits::default())
+        .unwrap()
+        .with_index();
+    project.index().unwrap().fill(&project);
+    let store = Store::open(data.path(), project.root()).unwrap();
+    let mut ws = Workspace::open(project, store).unwrap();
+
+    let overlay = ws.overlay();
+    let start = Instant::now();
+    let dry = expand::expand(&View::with(ws.project(), &overlay), &everywhere()).unwrap();
+    let dry_run = start.elapsed();
+    assert_eq!(dry.reports[0].notes_changed, n);
+    assert_eq!(dry.reports[0].occurrences, n);
+
+    let folder = {
+        let start = Instant::now();
+        let one = expand::expand(&View::with(ws.project(), &overlay), &rename()).unwrap();
+        assert_eq!(one.reports[0].notes_changed, n.div_ceil(FOLDERS));
+        start.elapsed()
+    };
+
+    let run = RunInfo {
+        job_id: "job_1".into(),
+        instruction: "Rename Atlas to Meridian in the prose of every note".into(),
+        ..RunInfo::default()
+    };
+    let start = Instant::now();
+    let overlay = ws.overlay();
+    let expansion = expand::expand(&View::with(ws.project(), &overlay), &everywhere()).unwrap();
+    let (_, bundle) = ws
+        .propose(&run, &expansion.edits, &HunkLimits::default())
+        .unwrap();
+    let staged = start.elapsed();
+    assert_eq!(bundle.files.len(), n);
+
+    let rg = time(
+        Command::new("rg")
+            .current_dir(dir.path())
+            .args(["-l", "-w", "Atlas", "."]),
+    );
+    let sed = {
+        let files: Vec<String> = (0..n)
+            .map(|i| format!("Notes {:02}/note-{i:05}.md", i % FOLDERS))
+            .collect();
+        time(
+            Command::new("sed")
+                .current_dir(dir.path())
+                .args(["-i", "s/\\bAtlas\\b/Meridian/g"])
+                .args(&files),
+        )
+    };
+    let peer =
+        |d: Option<Duration>| d.map_or("not installed".to_owned(), |d| format!("{:.1} ms", ms(d)));
+    println!(
+        "operations {n:>6} notes: dry run {:>7.1} ms (one folder of {}: {:.1} ms), expanded and staged {:>7.1} ms; rg -l {} (ratio {}), sed -i {}",
+        ms(dry_run),
+        n.div_ceil(FOLDERS),
+        ms(folder),
+        ms(staged),
+        peer(rg),
+        rg.map_or("-".into(), |rg| format!("{:.1}x", ms(dry_run) / ms(rg))),
+        peer(sed),
+    );
+}
+
+pub fn main() {
+    let sizes: Vec<usize> = std::env::var("REDLINE_BENCH_NOTES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![500, 5_000, 20_000]);
+    for n in sizes {
+        at(n);
+    }
+}
