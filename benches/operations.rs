@@ -43,27 +43,30 @@ fn vault(root: &Path, n: usize) {
     std::fs::write(root.join("Atlas.md"), "# Atlas\n").unwrap();
 }
 
-fn rename() -> Vec<VaultOp> {
+/// The rename over `scope`.
+fn rename(scope: Scope) -> Vec<VaultOp> {
     vec![VaultOp::ReplaceText(ReplaceText {
         find: "Atlas".into(),
         replace: "Meridian".into(),
         regex: false,
         whole_word: true,
         case_sensitive: true,
-        scope: Scope {
-            folders: vec!["Notes 00".into()],
-            ..Scope::default()
-        },
+        scope,
         include: Vec::new(),
     })]
 }
 
-/// The same rename over every folder.
+/// The rename over every note.
 fn everywhere() -> Vec<VaultOp> {
-    let mut ops = rename();
-    let VaultOp::ReplaceText(op) = &mut ops[0];
-    op.scope = Scope::default();
-    ops
+    rename(Scope::default())
+}
+
+/// The rename over one folder.
+fn one_folder() -> Vec<VaultOp> {
+    rename(Scope {
+        folders: vec!["Notes 00".into()],
+        ..Scope::default()
+    })
 }
 
 /// Seconds a command takes, or `None` when it is not installed.
@@ -85,14 +88,24 @@ fn at(n: usize) {
 
     let overlay = ws.overlay();
     let start = Instant::now();
-    let dry = expand::expand(&View::with(ws.project(), &overlay), &everywhere()).unwrap();
+    let dry = expand::expand(
+        &View::with(ws.project(), &overlay),
+        &everywhere(),
+        ws.protection(),
+    )
+    .unwrap();
     let dry_run = start.elapsed();
     assert_eq!(dry.reports[0].notes_changed, n);
     assert_eq!(dry.reports[0].occurrences, n);
 
     let folder = {
         let start = Instant::now();
-        let one = expand::expand(&View::with(ws.project(), &overlay), &rename()).unwrap();
+        let one = expand::expand(
+            &View::with(ws.project(), &overlay),
+            &one_folder(),
+            ws.protection(),
+        )
+        .unwrap();
         assert_eq!(one.reports[0].notes_changed, n.div_ceil(FOLDERS));
         start.elapsed()
     };
@@ -104,7 +117,12 @@ fn at(n: usize) {
     };
     let start = Instant::now();
     let overlay = ws.overlay();
-    let expansion = expand::expand(&View::with(ws.project(), &overlay), &everywhere()).unwrap();
+    let expansion = expand::expand(
+        &View::with(ws.project(), &overlay),
+        &everywhere(),
+        ws.protection(),
+    )
+    .unwrap();
     let (_, bundle) = ws
         .propose(&run, &expansion.edits, &HunkLimits::default())
         .unwrap();

@@ -931,3 +931,45 @@ fn a_hard_rollback_of_a_rename_edited_since_writes_nothing_until_a_save() {
         &before,
     );
 }
+
+#[test]
+fn a_move_whose_links_run_through_a_protected_note_is_refused() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let mut ws = open(root, data.path());
+    let protected = redline::config::Protected {
+        globs: vec!["Daily/**".into()],
+        property: None,
+    };
+    ws.protect(redline::expand::Protection::new(&protected).unwrap());
+    let edits = [op("e_1", TARGET, Operation::Move, Some(MOVED))];
+    let Err(WorkspaceError::Edits(errors)) =
+        ws.propose(&run("job_1"), &edits, &HunkLimits::default())
+    else {
+        panic!("the move was staged");
+    };
+    assert_eq!(errors[0].kind.code(), "protected");
+    assert!(errors[0].to_string().contains("Daily/"), "{}", errors[0]);
+    // Nothing changed: the note is not under review.
+    assert!(ws.review().file(TARGET).is_none());
+    // Moving a note into a protected folder is refused too.
+    let edits = [op(
+        "e_1",
+        "Unrelated.md",
+        Operation::Move,
+        Some("Daily/Unrelated.md"),
+    )];
+    let Err(WorkspaceError::Edits(errors)) =
+        ws.propose(&run("job_2"), &edits, &HunkLimits::default())
+    else {
+        panic!("the move was staged");
+    };
+    assert!(
+        errors[0]
+            .to_string()
+            .contains("new path `Daily/Unrelated.md`"),
+        "{}",
+        errors[0]
+    );
+}

@@ -365,8 +365,12 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
             } => {
                 let ops = [replace_text(WORDS[*word], with, *whole_word)];
                 let overlay = ws.overlay();
-                let expansion = redline::expand::expand(&View::with(ws.project(), &overlay), &ops)
-                    .map_err(|e| TestCaseError::fail(format!("step {n}: {e}")))?;
+                let expansion = redline::expand::expand(
+                    &View::with(ws.project(), &overlay),
+                    &ops,
+                    ws.protection(),
+                )
+                .map_err(|e| TestCaseError::fail(format!("step {n}: {e}")))?;
                 if expansion.edits.is_empty() {
                     continue;
                 }

@@ -214,3 +214,70 @@ async fn properties_and_tags_change_across_a_scope_and_every_other_byte_stays() 
         "unparsable front matter is left alone"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protected_notes_are_left_out_of_operations_and_refused_to_edits() {
+    let rename = json!({
+        "edits": [],
+        "operations": [{ "op": "rename_tag", "from": "atlas", "to": "meridian" }],
+        "dry_run": true,
+    });
+    let edit_plan = json!({
+        "edits": [{ "file_path": "Plan.md", "operation": "replace", "start_line": 5, "end_line": 5,
+                    "new_text": "#meridian plan", "old_text": "#atlas plan" }],
+    });
+    let edit_meeting = json!({
+        "edits": [{ "file_path": "Meetings/00.md", "operation": "replace", "start_line": 6, "end_line": 6,
+                    "new_text": "Talked.", "old_text": null }],
+    });
+    let h = harness_on(
+        meetings,
+        redline::providers::Protocol::OpenAiChat,
+        vec![
+            Turn::call("propose_edits", rename),
+            Turn::call("propose_edits", edit_plan),
+            Turn::call("propose_edits", edit_meeting),
+        ],
+        |config| {
+            config.protected.globs = vec!["Plan.md".into()];
+            config.protected.property = Some("locked".into());
+        },
+    )
+    .await;
+    std::fs::write(
+        h.vault.path().join("Meetings/01.md"),
+        "---\nlocked: true\ntags: [atlas]\n---\n#atlas\n",
+    )
+    .unwrap();
+    let (job, events) = h.run_to_end("Rename the tag", None).await;
+    assert_eq!(
+        job.status,
+        JobStatus::AwaitingReview,
+        "{:?}",
+        kinds(&events)
+    );
+    let bodies = h.bodies();
+    // The dry run leaves the protected notes out and says why.
+    let report: serde_json::Value = serde_json::from_str(&tool_results(&bodies[1])[0].1).unwrap();
+    let skipped = report["reports"][0]["skipped"].to_string();
+    assert!(
+        skipped.contains("Plan.md") && skipped.contains("matches `Plan.md`"),
+        "{skipped}"
+    );
+    assert!(
+        skipped.contains("Meetings/01.md") && skipped.contains("locked: true"),
+        "{skipped}"
+    );
+    assert_eq!(report["reports"][0]["notes_changed"], 19, "{report}");
+    // An edit of a protected note is refused, whatever the model says.
+    let told = tool_results(&bodies[2]);
+    let refusal = &told.last().unwrap().1;
+    assert!(
+        refusal.contains("the note is protected (it matches `Plan.md`)"),
+        "{refusal}"
+    );
+    // The edit of an unprotected note is staged.
+    let bundle = job.diff_bundle.clone().unwrap();
+    assert_eq!(bundle.files.len(), 1);
+    assert_eq!(bundle.files[0].file_path, "Meetings/00.md");
+}

@@ -401,7 +401,8 @@ fn propose(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host)
         Expansion::default()
     } else {
         let overlay = host.working_state();
-        match expand::expand(&View::with(host.project(), &overlay), &operations) {
+        let view = View::with(host.project(), &overlay);
+        match expand::expand(&view, &operations, &host.protection()) {
             Ok(expansion) => expansion,
             Err(e) => {
                 state.schema_failures += 1;

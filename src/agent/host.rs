@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use super::events::AgentEvent;
 use super::state::{JobUsage, LoopState, Question};
 use crate::edits::{EditError, ProposedEdit};
+use crate::expand::Protection;
 use crate::hunks::DiffBundle;
 use crate::project::{Overlay, Project};
 
@@ -28,6 +29,11 @@ pub trait Host: Send + Sync {
     /// Checks and stages edits for review: a checkpoint, then the hunks.
     /// `seen` are the files the model read or found by searching.
     fn propose(&self, edits: &[ProposedEdit], seen: &BTreeSet<String>) -> Result<Staged, Refusal>;
+    /// The notes no proposal may change: an operation leaves them out.
+    /// Default: none (staging refuses them all the same).
+    fn protection(&self) -> Protection {
+        Protection::default()
+    }
     /// The job's usage so far on this provider, after every step and tool
     /// call and before waiting for an answer (a live meter). Default: nothing.
     fn usage(&self, _usage: &JobUsage) {}

@@ -59,6 +59,10 @@ reviews each change, so propose exactly what the instruction asks, no more.
 (without the numbers). For create, give the whole file as new_text.
 - To rename or move a file, use move with new_path; every link to it is rewritten by \
 Redline, so do not edit those links yourself. To delete a whole file, use delete_file.
+- For the same change across many notes (rename a term or a tag everywhere, set a property \
+across a folder, reformat dates by regex), do not read and edit each note: state it once in \
+propose_edits' operations (replace_text, set_property, rename_tag, ...), with dry_run first \
+to see what it would change. Use line edits for changes that differ from note to note.
 - If the instruction is ambiguous in a way that changes the edits, ask with clarify_user \
 (one question); otherwise do not ask.
 - If nothing needs to change, call propose_edits with an empty list and say why in the summary.";

@@ -316,6 +316,24 @@ pub struct FolderSettings {
     /// `outside_changes` in this folder; unset: the top-level one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outside_changes: Option<OutsideMode>,
+    /// The notes of this folder no proposal may change; unset: the
+    /// top-level `[protected]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protected: Option<Protected>,
+}
+
+/// Notes no proposal may change, whatever the prompt said: an agent's
+/// edits, an operation's, an MCP client's. Refused at staging with the
+/// reason. The user's own typing is never refused. Default: none.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Protected {
+    /// Globs over paths from the folder's root (`Journal/**`, `*.canvas`).
+    pub globs: Vec<String>,
+    /// A front matter property that protects a note when it is `true`
+    /// (`locked: true` with `property = "locked"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub property: Option<String>,
 }
 
 /// The whole configuration.
@@ -348,6 +366,8 @@ pub struct Config {
     pub pricing: std::collections::BTreeMap<String, Price>,
     /// Agent definitions besides the built-in `default` (`[[agents]]`).
     pub agents: Vec<AgentDefinition>,
+    /// Notes no proposal may change (`[protected]`). Default none.
+    pub protected: Protected,
 }
 
 impl Default for Config {
@@ -393,6 +413,7 @@ impl Default for Config {
             .map(|(k, v)| (k.to_owned(), v))
             .collect(),
             agents: Vec::new(),
+            protected: Protected::default(),
         }
     }
 }
@@ -418,6 +439,14 @@ impl Config {
         self.folder(root)
             .and_then(|f| f.outside_changes)
             .unwrap_or(self.outside_changes)
+    }
+
+    /// The protected notes in force in the folder at `root`: its own, else
+    /// the top-level ones.
+    pub fn protected_in(&self, root: &Path) -> &Protected {
+        self.folder(root)
+            .and_then(|f| f.protected.as_ref())
+            .unwrap_or(&self.protected)
     }
 
     /// The estimated cost in US dollars of `input` and `output` tokens of

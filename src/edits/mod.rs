@@ -166,6 +166,10 @@ pub enum EditErrorKind {
     /// `create` names an existing file.
     #[error("the file already exists; use replace or insert to change it")]
     AlreadyExists,
+    /// The note is protected by the folder's settings: no proposal may
+    /// change it.
+    #[error("the note is protected ({0}); leave it unchanged")]
+    Protected(String),
 }
 
 impl EditErrorKind {
@@ -181,6 +185,7 @@ impl EditErrorKind {
             EditErrorKind::AnchorNotFound { .. } => "anchor_not_found",
             EditErrorKind::AnchorAmbiguous { .. } => "anchor_ambiguous",
             EditErrorKind::AlreadyExists => "already_exists",
+            EditErrorKind::Protected(_) => "protected",
         }
     }
 }

@@ -14,6 +14,7 @@ mod front_matter;
 pub mod prose;
 #[cfg(test)]
 mod props;
+mod protection;
 mod replace;
 pub mod scope;
 mod tags;
@@ -29,6 +30,7 @@ use crate::project::View;
 use crate::tools::search::{Query, find_matches};
 pub use prose::Part;
 pub use front_matter::{ListValue, RemoveProperty, RenameProperty, SetProperty};
+pub use protection::Protection;
 pub use replace::ReplaceText;
 pub use tags::RenameTag;
 pub use scope::{PropertyFilter, Scope};
@@ -201,10 +203,15 @@ pub struct SkippedNote {
 const SAMPLES: usize = 5;
 
 /// Expands `ops` over the project as `view` shows it (the working state:
-/// pending hunks and unsaved typing included), changing nothing. Edits of
+/// pending hunks and unsaved typing included), changing nothing; the notes
+/// `protection` covers are left out and reported. Edits of
 /// several operations to the same note are composed: a later operation
 /// reads what the earlier ones made of it.
-pub fn expand(view: &View<'_>, ops: &[VaultOp]) -> Result<Expansion, ExpandError> {
+pub fn expand(
+    view: &View<'_>,
+    ops: &[VaultOp],
+    protection: &Protection,
+) -> Result<Expansion, ExpandError> {
     let size_limit = view.project().limits().max_regex_bytes;
     // What each note reads as now, and as the operations so far left it.
     let mut texts: BTreeMap<String, (String, String)> = BTreeMap::new();
@@ -251,6 +258,13 @@ pub fn expand(view: &View<'_>, ops: &[VaultOp]) -> Result<Expansion, ExpandError
                 },
             };
             report.notes_searched += 1;
+            if let Some(why) = protection.why(&path, Some(&current)) {
+                report.skipped.push(SkippedNote {
+                    file_path: path,
+                    reason: format!("protected: {why}"),
+                });
+                continue;
+            }
             let done = match scope.admits_text(&current).and_then(|admitted| {
                 if admitted { op.apply(compiled.as_ref(), &current) } else { Ok(None) }
             }) {

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::checkpoints::{Checkpoint, CheckpointKind, CheckpointPage, FileSnapshot};
 use crate::edits::EditError;
+use crate::expand::Protection;
 use crate::project::{Overlay, PathError, Project, WriteError, text};
 use crate::review::{Decision, Review, ReviewError, Status};
 use crate::store::{NewCheckpointFile, Store, StoreError};
@@ -144,6 +145,8 @@ pub struct Workspace {
     project: Project,
     review: Review,
     store: Store,
+    /// The notes no proposal may change; default none.
+    protection: Protection,
 }
 
 impl Workspace {
@@ -196,6 +199,7 @@ impl Workspace {
             project,
             review,
             store,
+            protection: Protection::default(),
         };
         if !unfinished.is_empty() {
             let saved = workspace.save_many(&unfinished, &mut |_| {})?;
@@ -206,6 +210,16 @@ impl Workspace {
             }
         }
         Ok(workspace)
+    }
+
+    /// Puts `protection` in force for the proposals staged from now on.
+    pub fn protect(&mut self, protection: Protection) {
+        self.protection = protection;
+    }
+
+    /// The notes no proposal may change.
+    pub fn protection(&self) -> &Protection {
+        &self.protection
     }
 
     /// The project.

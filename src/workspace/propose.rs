@@ -8,8 +8,8 @@ use rayon::prelude::*;
 use super::{RunInfo, Workspace, WorkspaceError, relink};
 use crate::checkpoints::{Checkpoint, CheckpointKind, FileSnapshot};
 use crate::edits::{
-    EditError, EditErrorKind, FileOp, FileOpProposal, FileProposal, ProposedEdit, prepare,
-    prepare_file_ops,
+    EditError, EditErrorKind, FileOp, FileOpProposal, FileProposal, Operation, ProposedEdit,
+    prepare, prepare_file_ops,
 };
 use crate::hunks::triage::{JobContext, RiskFlag, Rule, assess};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from, file_op_hunks};
@@ -30,6 +30,7 @@ impl Workspace {
         edits: &[ProposedEdit],
         limits: &HunkLimits,
     ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
+        self.refuse_protected(edits)?;
         // A file moved (or kept) by a settled operation of an earlier job
         // can be moved or deleted again.
         for edit in edits.iter().filter(|e| e.operation.is_file_op()) {
@@ -55,6 +56,28 @@ impl Workspace {
             }
         };
         let mut relinked = relink::relink(&view, &ops, &mut proposals)?;
+        // A move whose links run through a protected note would rewrite it.
+        let through: Vec<EditError> = relinked
+            .links
+            .iter()
+            .filter_map(|(path, _, leader)| {
+                let relink::Leader::Op(i) = leader else {
+                    return None;
+                };
+                let text = view.read_text(path).ok().map(|f| f.text);
+                let why = self.protection.why(path, text.as_deref())?;
+                Some(EditError {
+                    edit_id: ops[*i].edit_id.clone(),
+                    file_path: ops[*i].file_path.clone(),
+                    kind: EditErrorKind::Protected(format!(
+                        "it would rewrite the links in `{path}`, which is protected: {why}"
+                    )),
+                })
+            })
+            .collect();
+        if let Some(first) = through.into_iter().next() {
+            return Err(WorkspaceError::Edits(vec![first]));
+        }
         // A file the working state shows at a pending move's target is under
         // review by the path it had.
         let key = |path: &mut String| {
@@ -176,6 +199,45 @@ impl Workspace {
                 })?;
         self.review = staged;
         Ok((checkpoint, bundle))
+    }
+
+    /// Refuses every edit of `edits` that would change a protected note:
+    /// its file, or where a move or a creation would put a note.
+    fn refuse_protected(&self, edits: &[ProposedEdit]) -> Result<(), WorkspaceError> {
+        let overlay = self.overlay();
+        let view = View::with(&self.project, &overlay);
+        let refused: Vec<EditError> = edits
+            .iter()
+            .filter_map(|edit| {
+                let path = self.project.resolve(&edit.file_path).ok()?;
+                let text = match edit.operation {
+                    Operation::Create => Some(edit.new_text.clone()),
+                    _ => view.read_text(path.rel()).ok().map(|f| f.text),
+                };
+                let target = edit
+                    .new_path
+                    .as_deref()
+                    .and_then(|p| self.project.resolve(p).ok());
+                let why = self
+                    .protection
+                    .why(path.rel(), text.as_deref())
+                    .or_else(|| {
+                        let target = target?;
+                        let why = self.protection.why(target.rel(), None)?;
+                        Some(format!("its new path `{}` is: {why}", target.rel()))
+                    })?;
+                Some(EditError {
+                    edit_id: edit.edit_id.clone(),
+                    file_path: edit.file_path.clone(),
+                    kind: EditErrorKind::Protected(why),
+                })
+            })
+            .collect();
+        if refused.is_empty() {
+            Ok(())
+        } else {
+            Err(WorkspaceError::Edits(refused))
+        }
     }
 
     /// Refuses what a proposal's moves and deletions cannot go with: line

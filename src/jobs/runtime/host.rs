@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use super::{Runtime, Saved};
 use crate::agent::{AgentEvent, Host, JobUsage, LoopState, Question, Refusal, Staged};
 use crate::edits::ProposedEdit;
+use crate::expand::Protection;
 use crate::hunks::HunkLimits;
 use crate::jobs::shapes::JobStatus;
 use crate::project::{Overlay, Project};
@@ -78,6 +79,10 @@ impl Host for JobHost {
             Err(WorkspaceError::Edits(errors)) => Err(Refusal::Edits(errors)),
             Err(other) => Err(Refusal::Other(other.to_string())),
         }
+    }
+
+    fn protection(&self) -> Protection {
+        self.runtime.read_workspace(|ws| ws.protection().clone())
     }
 
     fn usage(&self, usage: &JobUsage) {

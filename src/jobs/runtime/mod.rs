@@ -45,6 +45,7 @@ use super::records::Records;
 use super::shapes::{JobError, JobStatus, now};
 use crate::agent::{self, AgentDefinition, Answer, LoopState};
 use crate::config::Config;
+use crate::expand::Protection;
 use crate::project::Project;
 use crate::store::Store;
 use crate::workspace::Workspace;
@@ -108,7 +109,8 @@ impl Runtime {
         let project = Project::open(root, config.limits.clone())?.with_index();
         let data_dir = config.data_dir();
         let root = project.root().to_path_buf();
-        let workspace = Workspace::open(project.clone(), Store::open(&data_dir, &root)?)?;
+        let mut workspace = Workspace::open(project.clone(), Store::open(&data_dir, &root)?)?;
+        workspace.protect(protection(&config, &root)?);
         let db = Store::open(&data_dir, &root)?;
         let runtime = Runtime {
             inner: Arc::new(Inner {
@@ -213,6 +215,12 @@ impl Runtime {
     /// limits (file sizes, search and read caps) take effect on the next open.
     pub fn reconfigure(&self, config: Config) -> Result<(), RuntimeError> {
         let providers = ProviderChain::from_config(&config)?;
+        let protection = protection(&config, self.inner.project.root())?;
+        self.inner
+            .workspace
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .protect(protection);
         *self
             .inner
             .providers
@@ -316,6 +324,12 @@ impl Runtime {
 
 /// A locked part of the runtime that counts a revision each time it is
 /// borrowed to change (see [`Runtime::revision`]).
+/// The protected notes `config` sets for the folder at `root`, compiled.
+fn protection(config: &Config, root: &Path) -> Result<Protection, RuntimeError> {
+    Protection::new(config.protected_in(root))
+        .map_err(|e| RuntimeError::Invalid(format!("protected: {e}")))
+}
+
 struct Counted<'a, T> {
     guard: MutexGuard<'a, T>,
     revision: &'a std::sync::atomic::AtomicU64,
