@@ -1372,3 +1372,64 @@ async fn rollbacks_after_and_of_renames_and_deletions_write_only_at_a_save_and_b
         "the deleted note is back, its link resolves again"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_user_s_find_and_replace_is_previewed_then_reviewed_as_a_job_of_its_own() {
+    let h = harness_on(twelve_notes, Protocol::OpenAiChat, Vec::new(), |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let root = h.vault.path();
+    let replace = json!({ "operations": [{ "op": "replace_text", "find": "more", "replace": "detail",
+                                            "whole_word": true, "scope": { "folders": ["notes"] } }] });
+
+    // The preview stages nothing and says what would change.
+    let preview = door.post("/api/operations/preview", replace.clone()).await;
+    assert_eq!(preview["edits"], 12, "{preview}");
+    assert_eq!(preview["reports"][0]["occurrences"], 12);
+    assert_eq!(
+        preview["reports"][0]["samples"][0]["after"],
+        "See [[Atlas]] for detail."
+    );
+    assert_eq!(
+        door.get("/api/review").await["total"],
+        0,
+        "a preview stages nothing"
+    );
+
+    // Staged: one job of the `operations` session, named after what it does.
+    let job = door.post("/api/operations", replace).await;
+    assert_eq!(job["status"], "awaiting_review", "{job}");
+    assert_eq!(job["instruction"], "Replace “more” with “detail”");
+    let review = door.get("/api/review").await;
+    assert_eq!(review["total"], 12);
+    assert_eq!(review["jobs"][0]["source"], "operations");
+    assert_eq!(
+        review["jobs"][0]["patterns"].as_array().unwrap().len(),
+        1,
+        "{review}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes/n00.md")).unwrap(),
+        "# Note 0\n\nSee [[Atlas]] for more.\n"
+    );
+    apply_all(&door, &job).await;
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes/n00.md")).unwrap(),
+        "# Note 0\n\nSee [[Atlas]] for detail.\n"
+    );
+
+    // Nothing to change, or a bad regex: refused with the reason, nothing staged.
+    let (status, refused) = door
+        .call(Method::POST, "/api/operations", Some(json!({ "operations": [{ "op": "replace_text", "find": "Zanzibar", "replace": "x" }] })))
+        .await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{refused}");
+    assert!(refused.to_string().contains("change nothing"), "{refused}");
+    let (status, refused) = door
+        .call(Method::POST, "/api/operations/preview", Some(json!({ "operations": [{ "op": "replace_text", "find": "(", "replace": "x", "regex": true }] })))
+        .await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{refused}");
+    assert!(
+        refused.to_string().contains("not a valid regex"),
+        "{refused}"
+    );
+    assert_eq!(door.get("/api/review").await["total"], 0);
+}

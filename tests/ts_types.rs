@@ -49,6 +49,7 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         EditBuffer,
         FileRequest,
         redline::api::FileOpRequest,
+        redline::api::OperationsRequest,
         Resolve,
         SettingsUpdate,
         // Queries.
@@ -80,6 +81,7 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         RollbackReport,
         RollbackPlan,
         HunkNow,
+        redline::api::OperationsPreview,
         TreeEntry,
         redline::workspace::Listing,
         redline::workspace::FolderEntry,

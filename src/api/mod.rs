@@ -405,6 +405,26 @@ impl Api {
         Ok(self.runtime.propose_file_op(&req.path, req.op).await?)
     }
 
+    /// What operations would change, staging nothing.
+    pub fn preview_operations(
+        &self,
+        req: OperationsRequest,
+    ) -> Result<OperationsPreview, ApiError> {
+        let (edits, reports) = self.runtime.preview_operations(&req.operations)?;
+        Ok(OperationsPreview { edits, reports })
+    }
+
+    /// Stages operations as the user's job.
+    pub async fn operations(&self, req: OperationsRequest) -> Result<Job, ApiError> {
+        let instruction = req
+            .instruction
+            .unwrap_or_else(|| crate::expand::describe(&req.operations));
+        Ok(self
+            .runtime
+            .propose_operations(&instruction, &req.operations)
+            .await?)
+    }
+
     /// Resolves a conflict with another program's change.
     pub fn resolve(&self, req: Resolve) -> Result<Resolved, ApiError> {
         Ok(self.runtime.resolve(&req.path, req.keep)?)

@@ -19,7 +19,8 @@ use ts_rs::TS;
 use super::{
     Api, ApiError, Apply, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Diff3Query,
     EditBuffer, EventsQuery, FileOpRequest, FileQuery, FileRequest, JobQuery, ModelsQuery,
-    PageQuery, QuickOpenQuery, RenameSession, Resolve, Rollback, TreeQuery,
+    OperationsPreview, OperationsRequest, PageQuery, QuickOpenQuery, RenameSession, Resolve,
+    Rollback, TreeQuery,
 };
 use crate::jobs::RunRequest;
 use crate::settings::SettingsUpdate;
@@ -237,6 +238,12 @@ operations! {
     /// Proposes moving (renaming) or deleting a file, reviewed like any proposal (links follow a move).
     file_op: POST "/api/files/op" ((), (), BodyOf<FileOpRequest>) -> crate::jobs::Job =
         |api: Api, (), (), BodyOf(b)| async move { api.file_op(b).await };
+    /// What changes across the vault, stated once, would do: staging nothing.
+    preview_operations: POST "/api/operations/preview" ((), (), BodyOf<OperationsRequest>) -> OperationsPreview =
+        |api: Api, (), (), BodyOf(b)| async move { api.preview_operations(b) };
+    /// Changes across the vault, stated once, staged as the user's job to review.
+    operations: POST "/api/operations" ((), (), BodyOf<OperationsRequest>) -> crate::jobs::Job =
+        |api: Api, (), (), BodyOf(b)| async move { api.operations(b).await };
     /// Resolves a conflict with another program's change.
     resolve: POST "/api/files/resolve" ((), (), BodyOf<Resolve>) -> crate::workspace::Resolved =
         |api: Api, (), (), BodyOf(b)| async move { api.resolve(b) };

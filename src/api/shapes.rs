@@ -306,6 +306,28 @@ pub struct FileOpRequest {
     pub op: crate::edits::FileOp,
 }
 
+/// `POST /api/operations` and `/api/operations/preview`: changes across
+/// the vault, stated once (see `docs/operations.md`).
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct OperationsRequest {
+    /// The operations, carried out in order.
+    pub operations: Vec<crate::expand::VaultOp>,
+    /// What the job is called in the review (default: a description of
+    /// the first operation).
+    #[serde(default)]
+    #[ts(as = "Option<_>", optional)]
+    pub instruction: Option<String>,
+}
+
+/// What operations would change, staging nothing.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct OperationsPreview {
+    /// Line edits they come to.
+    pub edits: usize,
+    /// One report an operation, in order.
+    pub reports: Vec<crate::expand::Report>,
+}
+
 /// `POST /api/files/resolve`: which version of a conflicting file to keep.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct Resolve {

@@ -140,6 +140,31 @@ struct Changed {
     left: BTreeMap<Part, usize>,
 }
 
+/// A line naming what `ops` do, for a job's title: "Replace “Atlas” with
+/// “Meridian”", with "and N more" when there are several.
+pub fn describe(ops: &[VaultOp]) -> String {
+    let Some(first) = ops.first() else {
+        return "No change".into();
+    };
+    let what = match first {
+        VaultOp::ReplaceText(op) => format!("Replace “{}” with “{}”", op.find, op.replace),
+        VaultOp::SetProperty(op) => format!("Set {} to “{}”", op.key, op.value),
+        VaultOp::RenameProperty(op) => format!("Rename the property {} to {}", op.from, op.to),
+        VaultOp::RemoveProperty(op) => format!("Remove the property {}", op.key),
+        VaultOp::AddToList(op) => format!("Add “{}” to {}", op.value, op.key),
+        VaultOp::RemoveFromList(op) => format!("Remove “{}” from {}", op.value, op.key),
+        VaultOp::RenameTag(op) => format!(
+            "Rename the tag #{} to #{}",
+            op.from.trim_start_matches('#'),
+            op.to.trim_start_matches('#')
+        ),
+    };
+    match ops.len() {
+        1 => what,
+        n => format!("{what} and {} more", n - 1),
+    }
+}
+
 /// Why an operation could not be expanded; nothing was staged.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

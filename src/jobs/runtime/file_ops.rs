@@ -25,7 +25,6 @@ impl Runtime {
     /// A refused operation (a file already at the target, a path the guard
     /// refuses) is an `invalid` error saying why, and stages nothing.
     pub async fn propose_file_op(&self, path: &str, op: FileOp) -> Result<Job, RuntimeError> {
-        let session = self.external_session(FILES)?;
         let (instruction, edit) = match &op {
             FileOp::Move { to } => (
                 format!("Move {path} to {to}"),
@@ -36,11 +35,33 @@ impl Runtime {
                 json!({ "file_path": path, "operation": "delete_file" }),
             ),
         };
-        let (provider, driver) = driven(&format!("mcp:{FILES}"));
+        let what = if op == FileOp::Delete {
+            "deletion"
+        } else {
+            "move"
+        };
+        let args = json!({ "edits": [edit], "summary": instruction });
+        self.propose_as_user(FILES, &instruction, args, what).await
+    }
+
+    /// Stages `args` (a `propose_edits` call) as a job of the session
+    /// `name`, asked by the user with `instruction`: returns the job once
+    /// it awaits review. A refusal is an `invalid` error saying why, with
+    /// nothing staged; `what` names the proposal in the message of a job
+    /// that ended otherwise.
+    pub(super) async fn propose_as_user(
+        &self,
+        name: &str,
+        instruction: &str,
+        args: serde_json::Value,
+        what: &str,
+    ) -> Result<Job, RuntimeError> {
+        let session = self.external_session(name)?;
+        let (provider, driver) = driven(&format!("mcp:{name}"));
         let job = self.run_driven(
             RunRequest {
                 session_id: session.session_id,
-                instruction: instruction.clone(),
+                instruction: instruction.to_owned(),
                 context_rows: Vec::new(),
                 tool_config: ToolConfig {
                     max_tool_calls: Some(2),
@@ -48,12 +69,7 @@ impl Runtime {
             },
             Arc::new(provider),
         )?;
-        let call = driver
-            .call(
-                PROPOSE_EDITS,
-                json!({ "edits": [edit], "summary": instruction }),
-            )
-            .await;
+        let call = driver.call(PROPOSE_EDITS, args).await;
         // A refused proposal leaves the job waiting for a next call: ending
         // it (the driver dropped) fails it with nothing staged.
         drop(driver);
@@ -66,12 +82,7 @@ impl Runtime {
         match job.status {
             JobStatus::AwaitingReview => Ok(job),
             status => Err(RuntimeError::Invalid(format!(
-                "the {} was not staged: the job ended {}{}",
-                if op == FileOp::Delete {
-                    "deletion"
-                } else {
-                    "move"
-                },
+                "the {what} was not staged: the job ended {}{}",
                 status.as_str(),
                 job.error
                     .as_ref()

@@ -26,6 +26,7 @@ mod file_ops;
 mod find;
 mod host;
 mod log;
+mod operations;
 mod outside;
 mod review;
 mod sessions;

@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { AgentDefinition, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
+import type { AgentDefinition, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, OperationsPreview, OperationsRequest, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
 
 const q = encodeURIComponent;
 
@@ -37,6 +37,10 @@ export const api = {
   acceptAll: (body: FileRequest) => call<FileContent>("POST", `/api/files/accept_all`, body),
   /** Proposes moving (renaming) or deleting a file, reviewed like any proposal (links follow a move). */
   fileOp: (body: FileOpRequest) => call<Job>("POST", `/api/files/op`, body),
+  /** What changes across the vault, stated once, would do: staging nothing. */
+  previewOperations: (body: OperationsRequest) => call<OperationsPreview>("POST", `/api/operations/preview`, body),
+  /** Changes across the vault, stated once, staged as the user's job to review. */
+  operations: (body: OperationsRequest) => call<Job>("POST", `/api/operations`, body),
   /** Resolves a conflict with another program's change. */
   resolve: (body: Resolve) => call<Resolved>("POST", `/api/files/resolve`, body),
   /** The paths that best match a query (quick open). */
