@@ -40,7 +40,8 @@ fn vault(root: &Path, n: usize) {
         let path = root.join(format!("Notes {:02}/note-{i:05}.md", i % FOLDERS));
         std::fs::write(path, note(i)).unwrap();
     }
-    std::fs::write(root.join("Atlas.md"), "# Atlas\n").unwrap();
+    // The note the links name; no prose of its own to rename.
+    std::fs::write(root.join("Atlas.md"), "The project.\n").unwrap();
 }
 
 /// The rename over `scope`.

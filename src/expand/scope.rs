@@ -18,7 +18,7 @@ use crate::tools::search::{Query, find_matches};
 pub struct Scope {
     /// Folders, each with everything under it (`Projects`, `Daily/2026`).
     pub folders: Vec<String>,
-    /// A glob over paths from the vault's root (`Meetings/**/*.md`);
+    /// A glob over paths from the vault's root (`Meetings/*.md`, `Journal/**`);
     /// default: every `.md` note.
     pub glob: Option<String>,
     /// Only notes with a line containing this text (literal, any case): the

@@ -14,6 +14,7 @@ import { OpenFolder } from "./components/OpenFolder";
 import { ReviewList } from "./components/ReviewList";
 import { SettingsPanel } from "./components/Settings";
 import { QuickOpen } from "./components/QuickOpen";
+import { ReplacePanel } from "./components/ReplacePanel";
 import { SearchPanel } from "./components/SearchPanel";
 import { Sidebar } from "./components/Sidebar";
 import { jobUpdated, loadAgents, loadSessions } from "./state/agent";
@@ -132,6 +133,7 @@ export function App() {
       {overlay.value === "help" && <Help />}
       {overlay.value === "quickopen" && <QuickOpen />}
       {overlay.value === "search" && <SearchPanel />}
+      {overlay.value === "replace" && <ReplacePanel />}
       <DecisionDialog />
     </div>
   );

@@ -60,6 +60,7 @@ export const shortcuts: Shortcut[] = [
   { keys: "Ctrl+Enter", label: "Run the instruction (in the instruction box)", matches: () => false, run: () => undefined },
   { keys: "Ctrl+P", label: "Quick open: find a file by name", matches: (e) => mod(e) && !e.altKey && !e.shiftKey && e.code === "KeyP", cm: "Mod-p", run: () => (overlay.value = overlay.value === "quickopen" ? "none" : "quickopen") },
   { keys: "Ctrl+Shift+F", label: "Search the project", matches: (e) => mod(e) && !e.altKey && e.shiftKey && e.code === "KeyF", cm: "Mod-Shift-f", run: () => (overlay.value = overlay.value === "search" ? "none" : "search") },
+  { keys: "Ctrl+Shift+H", label: "Find and replace across the vault (staged for review)", matches: (e) => mod(e) && !e.altKey && e.shiftKey && e.code === "KeyH", cm: "Mod-Shift-h", run: () => (overlay.value = overlay.value === "replace" ? "none" : "replace") },
   { keys: "Alt+P", label: "Checkpoints", matches: alt("KeyP"), run: () => (overlay.value = overlay.value === "checkpoints" ? "none" : "checkpoints") },
   { keys: "Alt+,", label: "Settings", matches: alt("Comma"), run: () => (overlay.value = overlay.value === "settings" ? "none" : "settings") },
   {

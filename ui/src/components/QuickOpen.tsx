@@ -4,6 +4,7 @@
 import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
+import { useFocusOnOpen } from "./focus";
 import type { FoundPath, FoundPaths } from "../api/types";
 import { openPath } from "../state/navigation";
 import { overlay } from "../state/store";
@@ -12,6 +13,7 @@ import { Marked, spansOf } from "./Marked";
 let asked = 0;
 
 export function QuickOpen() {
+  const first = useFocusOnOpen<HTMLInputElement>();
   const [query, setQuery] = useState("");
   const [found, setFound] = useState<FoundPaths | null>(null);
   const [current, setCurrent] = useState(0);
@@ -38,7 +40,7 @@ export function QuickOpen() {
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
       <div class="panel palette" role="dialog" aria-label="Quick open" data-testid="quick-open">
         <input
-          autoFocus
+          ref={first}
           data-testid="quick-open-input"
           aria-label="File name"
           placeholder="Type part of a file's path"

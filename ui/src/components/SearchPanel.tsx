@@ -4,6 +4,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api/client";
+import { useFocusOnOpen } from "./focus";
 import type { SearchResults } from "../api/types";
 import { openAt } from "../state/navigation";
 import { attempt, overlay } from "../state/store";
@@ -12,6 +13,7 @@ import { Marked } from "./Marked";
 const PAGE = 200;
 
 export function SearchPanel() {
+  const first = useFocusOnOpen<HTMLInputElement>();
   const [query, setQuery] = useState("");
   const [regex, setRegex] = useState(false);
   const [caseSensitive, setCaseSensitive] = useState(false);
@@ -54,7 +56,7 @@ export function SearchPanel() {
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
       <div class="panel search" role="dialog" aria-label="Search the project" data-testid="search-panel">
         <div class="row">
-          <input autoFocus data-testid="search-input" aria-label="Search for" placeholder="Search the project" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+          <input ref={first} data-testid="search-input" aria-label="Search for" placeholder="Search the project" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
           <label title="Regular expression (Rust syntax)">
             <input type="checkbox" data-testid="search-regex" checked={regex} onChange={(e) => setRegex(e.currentTarget.checked)} /> .*
           </label>

@@ -11,7 +11,7 @@ export type Scope = {
  */
 folders: Array<string>,
 /**
- * A glob over paths from the vault's root (`Meetings/**/*.md`);
+ * A glob over paths from the vault's root (`Meetings/*.md`, `Journal/**`);
  * default: every `.md` note.
  */
 glob: string | null,

@@ -1,0 +1,68 @@
+// Find and replace across the vault, in a real browser: Ctrl+Shift+H from
+// inside a note opens the panel with the keyboard in it; the preview counts
+// what would change and what stays (code, links); staged, it is a job of
+// its own to review, and the disk changes only at the save.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { api, browser, disk, serve, shot, vault, waitFor } from "./support.mjs";
+
+const note = (i) => `# Note ${i}\n\nAtlas ships in week ${i}; see [[Atlas]].\n\n\`Atlas.run()\`\n`;
+const renamed = (i) => `# Note ${i}\n\nMeridian ships in week ${i}; see [[Atlas]].\n\n\`Atlas.run()\`\n`;
+const NOTES = 6;
+
+let dir, server, chrome, page;
+before(async () => {
+  const files = { "Atlas.md": "# Atlas\n" };
+  for (let i = 0; i < NOTES; i++) files[`Notes/${i}.md`] = note(i);
+  dir = vault(files);
+  server = await serve(dir, []);
+  ({ browser: chrome, page } = await browser());
+});
+after(async () => {
+  await chrome?.close();
+  await server?.stop();
+});
+
+test("a replacement across the vault is previewed, staged as a job, and written only at the save", async () => {
+  await page.goto(server.url);
+  await page.locator('[data-testid="tree-file"][data-path="Notes/0.md"]').click().catch(async () => {
+    await page.locator('[data-testid="tree-folder"]').filter({ hasText: "Notes" }).click();
+    await page.locator('[data-testid="tree-file"][data-path="Notes/0.md"]').click();
+  });
+  await page.getByTestId("open-path").filter({ hasText: "Notes/0.md" }).waitFor();
+  // From inside the note: the panel takes the keyboard, the note gets nothing.
+  await page.locator(".cm-content").click();
+  await page.keyboard.press("Control+Shift+KeyH");
+  await page.getByTestId("replace-panel").waitFor();
+  await page.keyboard.type("Atlas");
+  await page.getByTestId("replace-with").fill("Meridian");
+  await page.getByTestId("replace-word").check();
+  await page.getByTestId("replace-folder").fill("Notes");
+  const summary = page.getByTestId("replace-summary");
+  await summary.filter({ hasText: `${NOTES} change(s) in ${NOTES} note(s)` }).waitFor();
+  assert.match(await summary.innerText(), /left alone: .*in code.*in link targets|left alone: .*in link targets.*in code/);
+  assert.equal(await page.getByTestId("replace-sample").count(), 5, "a few samples");
+  assert.match(await page.getByTestId("replace-sample").first().innerText(), /Meridian ships in week 0/);
+  await shot(page, "replace-1-preview");
+  await page.getByTestId("replace-with").press("Control+Enter");
+  await page.getByTestId("replace-panel").waitFor({ state: "detached" });
+  await page.getByTestId("review-count").filter({ hasText: new RegExp(`^${NOTES}$`) }).waitFor();
+  const review = await api(server, "/api/review");
+  assert.equal(review.jobs[0].source, "operations");
+  assert.equal(review.jobs[0].instruction, "Replace “Atlas” with “Meridian”");
+  for (let i = 0; i < NOTES; i++) assert.equal(disk(dir, `Notes/${i}.md`), note(i), "nothing written before review");
+  assert.equal(disk(dir, "Notes/0.md"), note(0), "no stray key reached the note");
+
+  // Accepted as one pattern and saved: prose renamed, code and links kept.
+  const occurrence = page.locator('[data-testid="review-item"]').first();
+  const opened = await occurrence.getAttribute("data-path");
+  await occurrence.click();
+  await page.getByTestId("open-path").filter({ hasText: opened }).waitFor();
+  await page.keyboard.press("Alt+Shift+KeyY");
+  await page.getByTestId("review-count").filter({ hasText: /^0$/ }).waitFor();
+  await page.getByTestId("save-all").click();
+  await waitFor(page, async () => disk(dir, "Notes/5.md") === renamed(5), "the save");
+  for (let i = 0; i < NOTES; i++) assert.equal(disk(dir, `Notes/${i}.md`), renamed(i));
+  await shot(page, "replace-2-saved");
+});

@@ -1,0 +1,157 @@
+// Find and replace across the vault (Ctrl+Shift+H): the engine's
+// `replace_text`, previewed as it is typed (how many, where, a few lines
+// before and after, what it leaves alone and why), then staged as a job of
+// its own to review like any proposal. Nothing is written before a save.
+
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api/client";
+import { useFocusOnOpen } from "./focus";
+import type { OperationsPreview, Part, VaultOp } from "../api/types";
+import { refreshTree } from "../state/listing";
+import { openFirstPending } from "../state/navigation";
+import { attempt, overlay, tell } from "../state/store";
+
+/** The parts a replacement may be let into, as the panel names them. */
+const PARTS: [Part, string][] = [
+  ["code", "code"],
+  ["link_target", "link targets"],
+  ["front_matter", "front matter"],
+  ["url", "URLs"],
+  ["tag", "tags"],
+];
+
+export function ReplacePanel() {
+  const first = useFocusOnOpen<HTMLInputElement>();
+  const [find, setFind] = useState("");
+  const [replace, setReplace] = useState("");
+  const [regex, setRegex] = useState(false);
+  const [wholeWord, setWholeWord] = useState(false);
+  const [caseSensitive, setCaseSensitive] = useState(true);
+  const [folder, setFolder] = useState("");
+  const [include, setInclude] = useState<Part[]>([]);
+  const [preview, setPreview] = useState<OperationsPreview | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [staging, setStaging] = useState(false);
+  const op = (): VaultOp => ({
+    op: "replace_text",
+    find,
+    replace,
+    regex,
+    whole_word: wholeWord,
+    case_sensitive: caseSensitive,
+    scope: { folders: folder.trim() ? [folder.trim()] : [], glob: null, containing: null, property: null, files: [] },
+    include,
+  });
+  useEffect(() => {
+    if (!find) {
+      setPreview(null);
+      setError(null);
+      return;
+    }
+    let current = true;
+    const ask = setTimeout(() => {
+      api.previewOperations({ operations: [op()] }).then(
+        (p) => current && (setPreview(p), setError(null)),
+        (e) => current && (setPreview(null), setError(e instanceof Error ? e.message : String(e))),
+      );
+    }, 200);
+    return () => {
+      current = false;
+      clearTimeout(ask);
+    };
+  }, [find, replace, regex, wholeWord, caseSensitive, folder, include]);
+  const report = preview?.reports[0];
+  const stage = async () => {
+    if (!report || report.occurrences === 0 || staging) return;
+    setStaging(true);
+    const job = await attempt("Staging the replacement", () => api.operations({ operations: [op()] }));
+    setStaging(false);
+    if (!job) return;
+    overlay.value = "none";
+    tell("info", `${job.instruction}: ${report.occurrences.toLocaleString()} change(s) in ${report.notes_changed.toLocaleString()} note(s) to review; nothing is written until you save`);
+    await refreshTree();
+    void openFirstPending(job.job_id);
+  };
+  const left = report ? Object.entries(report.left_alone).filter(([, n]) => (n ?? 0) > 0) : [];
+  return (
+    <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
+      <div class="panel search replace" role="dialog" aria-label="Find and replace across the vault" data-testid="replace-panel">
+        <div class="row">
+          <input ref={first} data-testid="replace-find" aria-label="Find" placeholder="Find" value={find} onInput={(e) => setFind(e.currentTarget.value)} />
+          <label title="Regular expression (Rust syntax; $1 in the replacement inserts a group)">
+            <input type="checkbox" data-testid="replace-regex" checked={regex} onChange={(e) => setRegex(e.currentTarget.checked)} /> .*
+          </label>
+          <label title="Whole words only">
+            <input type="checkbox" data-testid="replace-word" checked={wholeWord} onChange={(e) => setWholeWord(e.currentTarget.checked)} /> \b
+          </label>
+          <label title="Match case">
+            <input type="checkbox" data-testid="replace-case" checked={caseSensitive} onChange={(e) => setCaseSensitive(e.currentTarget.checked)} /> Aa
+          </label>
+        </div>
+        <div class="row">
+          <input
+            data-testid="replace-with"
+            aria-label="Replace with"
+            placeholder="Replace with"
+            value={replace}
+            onInput={(e) => setReplace(e.currentTarget.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) void stage();
+            }}
+          />
+          <input class="glob" data-testid="replace-folder" aria-label="Only in the folder" placeholder="every folder" value={folder} onInput={(e) => setFolder(e.currentTarget.value)} />
+        </div>
+        <div class="row muted">
+          Prose only; also in:
+          {PARTS.map(([part, name]) => (
+            <label key={part}>
+              <input
+                type="checkbox"
+                data-testid={`replace-include-${part}`}
+                checked={include.includes(part)}
+                onChange={(e) => setInclude(e.currentTarget.checked ? [...include, part] : include.filter((p) => p !== part))}
+              />{" "}
+              {name}
+            </label>
+          ))}
+        </div>
+        {error && <p class="error-text" data-testid="replace-error">{error}</p>}
+        {report && (
+          <p class="muted" data-testid="replace-summary">
+            {report.occurrences.toLocaleString()} change(s) in {report.notes_changed.toLocaleString()} note(s)
+            {left.length > 0 && `; left alone: ${left.map(([part, n]) => `${n} in ${PARTS.find(([p]) => p === part)?.[1] ?? part}`).join(", ")}`}
+            {report.skipped.length > 0 && `; ${report.skipped.length} note(s) skipped`}
+          </p>
+        )}
+        <div class="search-results">
+          {report?.samples.map((s) => (
+            <section key={`${s.file_path}:${s.line}`} data-testid="replace-sample">
+              <h4>
+                {s.file_path} <span class="muted">line {s.line}</span>
+              </h4>
+              <div class="hit">
+                <del>{s.before}</del>
+              </div>
+              <div class="hit">
+                <ins>{s.after}</ins>
+              </div>
+            </section>
+          ))}
+          {report?.skipped.map((s) => (
+            <p key={s.file_path} class="muted" data-testid="replace-skipped">
+              {s.file_path}: {s.reason}
+            </p>
+          ))}
+        </div>
+        <div class="decision-buttons">
+          <button onClick={() => (overlay.value = "none")}>
+            Cancel <kbd>Esc</kbd>
+          </button>
+          <button class="primary" data-testid="replace-stage" disabled={!report || report.occurrences === 0 || staging} onClick={() => void stage()}>
+            Stage for review <kbd>Ctrl+Enter</kbd>
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
