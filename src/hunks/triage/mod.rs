@@ -85,9 +85,45 @@ pub fn assess(
             i += 1;
         }
     }
+    let mut found = found;
+    lift_shared_flags(&mut found, &member, &mut marks);
     Assessment {
         marks,
         patterns: found,
+    }
+}
+
+/// Raises a risk every hunk of a pattern has (the same rule, for the same
+/// reason) once, on the pattern, and takes it off the hunks: flagged on
+/// all 5,000 hunks of a rename, it would hide the two that differ.
+fn lift_shared_flags(
+    patterns: &mut [Pattern],
+    member: &[Option<usize>],
+    marks: &mut [(Option<String>, Vec<RiskFlag>)],
+) {
+    for (p, pattern) in patterns.iter_mut().enumerate() {
+        let hunks: Vec<usize> = (0..member.len()).filter(|&i| member[i] == Some(p)).collect();
+        let Some(&first) = hunks.first() else {
+            continue;
+        };
+        let shared: Vec<RiskFlag> = marks[first]
+            .1
+            .iter()
+            .filter(|flag| hunks.iter().all(|&h| marks[h].1.contains(flag)))
+            .cloned()
+            .collect();
+        for flag in &shared {
+            for &h in &hunks {
+                marks[h].1.retain(|f| f != flag);
+            }
+        }
+        pattern.flags = shared
+            .into_iter()
+            .map(|flag| RiskFlag {
+                reason: format!("all {}: {}", pattern.hunks, flag.reason),
+                rule: flag.rule,
+            })
+            .collect();
     }
 }
 

@@ -23,6 +23,12 @@ pub struct Pattern {
     pub hunks: usize,
     /// How many files they are in.
     pub files: usize,
+    /// The risks every one of its hunks has, raised once here (and not on
+    /// each hunk): "all 5,000: links to [[Meridian]], …". The flags left on
+    /// its hunks single out the ones that differ.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<_>")]
+    pub flags: Vec<super::RiskFlag>,
 }
 
 /// What one hunk changes, word by word: each (removed, inserted) pair.
@@ -75,6 +81,7 @@ pub(crate) fn group(changes: &[Change], files: &[usize]) -> (Vec<Pattern>, Vec<O
                 inserted: side(|c| &c.1),
                 hunks: hunks.len(),
                 files: in_files.len(),
+                flags: Vec::new(),
             }
         })
         .collect();
@@ -106,6 +113,7 @@ mod tests {
                 inserted: "Meridian".into(),
                 hunks: 3,
                 files: 2,
+                flags: Vec::new(),
             }]
         );
         assert_eq!(member, vec![Some(0), Some(0), Some(0), None, None]);

@@ -323,3 +323,27 @@ fn breaks_pattern_flags_the_one_hunk_that_differs() {
     assert_eq!(bundle.files[0].hunks[0].pattern.as_deref(), Some("p1"));
     assert_eq!(bundle.files[7].hunks[0].pattern, None);
 }
+
+#[test]
+fn a_risk_every_hunk_of_a_pattern_has_is_raised_once_on_the_pattern() {
+    // Five notes renamed to a link that does not exist, and one to a typo:
+    // every hunk is a dead link, but the pattern's is said once.
+    let before: Vec<String> = (0..6).map(|i| format!("Note {i}: see [[Atlas]].\n")).collect();
+    let after: Vec<String> = (0..6)
+        .map(|i| format!("Note {i}: see [[{}]].\n", if i == 5 { "Meridain" } else { "Meridian" }))
+        .collect();
+    let paths: Vec<String> = (0..6).map(|i| format!("n{i}.md")).collect();
+    let changes: Vec<Change<'_>> = (0..6)
+        .map(|i| (paths[i].as_str(), Some(before[i].as_str()), after[i].as_str()))
+        .collect();
+    let bundle = triaged("Rename Atlas to Meridian", None, &changes, &["Atlas.md"]);
+    let pattern = &bundle.patterns[0];
+    assert_eq!(pattern.hunks, 5);
+    assert_eq!(pattern.flags.len(), 1, "{:?}", pattern.flags);
+    assert_eq!(pattern.flags[0].rule, Rule::DeadLink);
+    assert!(pattern.flags[0].reason.starts_with("all 5: "), "{}", pattern.flags[0].reason);
+    // The pattern's hunks carry it no more; the one that differs keeps its own.
+    let flagged = rules(&bundle);
+    assert_eq!(flagged[..5], vec![Vec::<Rule>::new(); 5]);
+    assert!(flagged[5].contains(&Rule::DeadLink), "{flagged:?}");
+}

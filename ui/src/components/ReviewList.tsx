@@ -238,6 +238,13 @@ function PatternRow({ row }: { row: Extract<Row, { kind: "pattern" }> }) {
       {row.open ? "▾" : "▸"} {p.removed && <del>{p.removed}</del>}
       {p.removed && p.inserted && " → "}
       {p.inserted && <ins>{p.inserted}</ins>}
+      {/* A risk every occurrence has, said once. */}
+      {p.flags?.length ? (
+        <span class="flag" data-testid="pattern-flag" title={p.flags.map((f) => f.reason).join("\n")}>
+          {" "}
+          {flagLabel(p.flags)}
+        </span>
+      ) : null}
     </button>
   );
 }
