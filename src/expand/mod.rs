@@ -21,6 +21,7 @@ mod tags;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use similar::{DiffOp, TextDiff};
@@ -267,48 +268,35 @@ pub fn expand(
             // A note an earlier operation changed is read as it left it.
             notes.retain(|n| holding.contains(n) || texts.contains_key(n));
         }
+        // Each note on its own, on every core; then taken in, in order.
+        let outcomes: Vec<(String, Outcome)> = notes
+            .into_par_iter()
+            .map(|path| {
+                let outcome = visit(view, &texts, &path, op, compiled.as_ref(), protection);
+                (path, outcome)
+            })
+            .collect();
         let mut report = Report::default();
-        for path in notes {
-            let current = match texts.get(&path) {
-                Some((_, now)) => now.clone(),
-                None => match view.read_text(&path) {
-                    Ok(file) => file.text,
-                    Err(e) => {
-                        report.skipped.push(SkippedNote {
-                            file_path: path,
-                            reason: e.to_string(),
-                        });
-                        continue;
-                    }
-                },
-            };
-            report.notes_searched += 1;
-            if let Some(why) = protection.why(&path, Some(&current)) {
-                report.skipped.push(SkippedNote {
-                    file_path: path,
-                    reason: format!("protected: {why}"),
-                });
-                continue;
-            }
-            let done = match scope.admits_text(&current).and_then(|admitted| {
-                if admitted { op.apply(compiled.as_ref(), &current) } else { Ok(None) }
-            }) {
-                Ok(Some(done)) => done,
-                Ok(None) => continue,
-                Err(reason) => {
-                    report.skipped.push(SkippedNote {
-                        file_path: path,
-                        reason,
-                    });
+        for (path, outcome) in outcomes {
+            let (current, done) = match outcome {
+                Outcome::Unread(reason) => {
+                    report.skipped.push(SkippedNote { file_path: path, reason });
                     continue;
                 }
+                Outcome::Skipped(reason) => {
+                    report.notes_searched += 1;
+                    report.skipped.push(SkippedNote { file_path: path, reason });
+                    continue;
+                }
+                Outcome::Unchanged(left) => {
+                    report.notes_searched += 1;
+                    add_left(&mut report, &left);
+                    continue;
+                }
+                Outcome::Changed(current, done) => (current, done),
             };
-            for (part, n) in &done.left {
-                *report.left_alone.entry(*part).or_default() += n;
-            }
-            if done.occurrences == 0 || done.text == current {
-                continue;
-            }
+            report.notes_searched += 1;
+            add_left(&mut report, &done.left);
             report.notes_changed += 1;
             report.occurrences += done.occurrences;
             if report.samples.len() < SAMPLES {
@@ -321,13 +309,71 @@ pub fn expand(
         }
         reports.push(report);
     }
-    let mut edits = Vec::new();
-    for (path, (before, after)) in &texts {
-        edits.extend(edits_between(path, before, after, edits.len()));
+    // The line diffs, on every core too.
+    let per_note: Vec<Vec<ProposedEdit>> = texts
+        .par_iter()
+        .map(|(path, (before, after))| edits_between(path, before, after, 0))
+        .collect();
+    let mut edits: Vec<ProposedEdit> = per_note.into_iter().flatten().collect();
+    for (n, edit) in edits.iter_mut().enumerate() {
+        edit.edit_id = format!("op_{}", n + 1);
     }
     Ok(Expansion { edits, reports })
 }
 
+/// What an operation came to in one note.
+enum Outcome {
+    /// It could not be read: why.
+    Unread(String),
+    /// Left alone: why (protected, its front matter does not parse, …).
+    Skipped(String),
+    /// Nothing to change; what was left alone in it.
+    Unchanged(BTreeMap<Part, usize>),
+    /// Its text before, and what the operation made of it.
+    Changed(String, Changed),
+}
+
+/// Adds `left` to what `report` says was left alone.
+fn add_left(report: &mut Report, left: &BTreeMap<Part, usize>) {
+    for (part, n) in left {
+        *report.left_alone.entry(*part).or_default() += n;
+    }
+}
+
+/// Carries `op` out on the note at `path`, as the operations before it
+/// left it (`texts`) or as `view` shows it.
+fn visit(
+    view: &View<'_>,
+    texts: &BTreeMap<String, (String, String)>,
+    path: &str,
+    op: &VaultOp,
+    compiled: Option<&replace::Replacer<'_>>,
+    protection: &Protection,
+) -> Outcome {
+    let current = match texts.get(path) {
+        Some((_, now)) => now.clone(),
+        None => match view.read_text(path) {
+            Ok(file) => file.text,
+            Err(e) => return Outcome::Unread(e.to_string()),
+        },
+    };
+    if let Some(why) = protection.why(path, Some(&current)) {
+        return Outcome::Skipped(format!("protected: {why}"));
+    }
+    let admitted = match op.scope().admits_text(&current) {
+        Ok(admitted) => admitted,
+        Err(reason) => return Outcome::Skipped(reason),
+    };
+    if !admitted {
+        return Outcome::Unchanged(BTreeMap::new());
+    }
+    match op.apply(compiled, &current) {
+        Err(reason) => Outcome::Skipped(reason),
+        Ok(None) => Outcome::Unchanged(BTreeMap::new()),
+        Ok(Some(done)) if done.occurrences == 0 || done.text == current => Outcome::Unchanged(done.left),
+        Ok(Some(done)) => Outcome::Changed(current, done),
+    }
+}
 /// The first line `after` changes of `before`, as it was and as it is.
 fn sample(path: &str, before: &str, after: &str) -> Option<Sample> {
     let old: Vec<&str> = before.split_inclusive('\n').collect();
