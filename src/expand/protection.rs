@@ -30,6 +30,16 @@ impl Protection {
         })
     }
 
+    /// Whether it protects nothing (the default).
+    pub fn is_empty(&self) -> bool {
+        self.globs.is_empty() && self.property.is_none()
+    }
+
+    /// Whether a note's text matters to it (a property is configured).
+    pub fn reads_text(&self) -> bool {
+        self.property.is_some()
+    }
+
     /// Why the note at `path`, reading `text` (when it is text), is
     /// protected; `None` when it is not.
     pub fn why(&self, path: &str, text: Option<&str>) -> Option<String> {

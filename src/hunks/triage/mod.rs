@@ -101,11 +101,19 @@ fn lift_shared_flags(
     member: &[Option<usize>],
     marks: &mut [(Option<String>, Vec<RiskFlag>)],
 ) {
-    for (p, pattern) in patterns.iter_mut().enumerate() {
-        let hunks: Vec<usize> = (0..member.len()).filter(|&i| member[i] == Some(p)).collect();
+    let mut of: Vec<Vec<usize>> = vec![Vec::new(); patterns.len()];
+    for (i, p) in member.iter().enumerate() {
+        if let Some(p) = p {
+            of[*p].push(i);
+        }
+    }
+    for (pattern, hunks) in patterns.iter_mut().zip(of) {
         let Some(&first) = hunks.first() else {
             continue;
         };
+        if marks[first].1.is_empty() {
+            continue;
+        }
         let shared: Vec<RiskFlag> = marks[first]
             .1
             .iter()
