@@ -3,8 +3,9 @@
 // before and after, what it leaves alone and why), then staged as a job of
 // its own to review like any proposal. Nothing is written before a save.
 
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api } from "../api/client";
+import { useAsked } from "./asked";
 import { useFocusOnOpen } from "./focus";
 import type { OperationsPreview, Part, VaultOp } from "../api/types";
 import { refreshTree } from "../state/listing";
@@ -29,8 +30,6 @@ export function ReplacePanel() {
   const [caseSensitive, setCaseSensitive] = useState(true);
   const [folder, setFolder] = useState("");
   const [include, setInclude] = useState<Part[]>([]);
-  const [preview, setPreview] = useState<OperationsPreview | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [staging, setStaging] = useState(false);
   const op = (): VaultOp => ({
     op: "replace_text",
@@ -42,24 +41,7 @@ export function ReplacePanel() {
     scope: { folders: folder.trim() ? [folder.trim()] : [], glob: null, containing: null, property: null, files: [] },
     include,
   });
-  useEffect(() => {
-    if (!find) {
-      setPreview(null);
-      setError(null);
-      return;
-    }
-    let current = true;
-    const ask = setTimeout(() => {
-      api.previewOperations({ operations: [op()] }).then(
-        (p) => current && (setPreview(p), setError(null)),
-        (e) => current && (setPreview(null), setError(e instanceof Error ? e.message : String(e))),
-      );
-    }, 200);
-    return () => {
-      current = false;
-      clearTimeout(ask);
-    };
-  }, [find, replace, regex, wholeWord, caseSensitive, folder, include]);
+  const { answer: preview, error } = useAsked<OperationsPreview>(find ? () => api.previewOperations({ operations: [op()] }) : null, [find, replace, regex, wholeWord, caseSensitive, folder, include], 200);
   const report = preview?.reports[0];
   const stage = async () => {
     if (!report || report.occurrences === 0 || staging) return;

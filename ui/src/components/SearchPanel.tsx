@@ -2,8 +2,9 @@
 // literal or regex, case, glob — with results grouped by file, the matches
 // marked, and a click opening the file on the line.
 
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api } from "../api/client";
+import { useAsked } from "./asked";
 import { useFocusOnOpen } from "./focus";
 import type { SearchResults } from "../api/types";
 import { openAt } from "../state/navigation";
@@ -18,27 +19,8 @@ export function SearchPanel() {
   const [regex, setRegex] = useState(false);
   const [caseSensitive, setCaseSensitive] = useState(false);
   const [glob, setGlob] = useState("");
-  const [results, setResults] = useState<SearchResults | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const request = (offset: number) => ({ query, regex, case_sensitive: caseSensitive ? true : null, glob: glob.trim() || null, offset, limit: PAGE });
-  useEffect(() => {
-    if (!query) {
-      setResults(null);
-      setError(null);
-      return;
-    }
-    let current = true;
-    const ask = setTimeout(() => {
-      api.search(request(0)).then(
-        (r) => current && (setResults(r), setError(null)),
-        (e) => current && (setResults(null), setError(e instanceof Error ? e.message : String(e))),
-      );
-    }, 150);
-    return () => {
-      current = false;
-      clearTimeout(ask);
-    };
-  }, [query, regex, caseSensitive, glob]);
+  const { answer: results, setAnswer: setResults, error } = useAsked<SearchResults>(query ? () => api.search(request(0)) : null, [query, regex, caseSensitive, glob]);
   const more = async () => {
     if (!results?.next_offset) return;
     const next = await attempt("Searching", () => api.search(request(results.next_offset ?? 0)));
