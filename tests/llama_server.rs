@@ -182,9 +182,13 @@ async fn whole_jobs_run_against_a_real_model_in_both_wire_formats() {
                 | JobStatus::Completed
                 | JobStatus::Failed
         ));
+        // A 135M model may end its job by failing the loop's guards (calls
+        // that do not validate, or a failed call repeated); the calls
+        // themselves went over the wire and were run, which is what this
+        // test is for.
         if let Some(error) = &job.error {
-            assert_eq!(
-                error.code, "schema_retries_exhausted",
+            assert!(
+                ["schema_retries_exhausted", "repeated_calls"].contains(&error.code.as_str()),
                 "the wire protocol itself must work: {error:?}"
             );
         }
