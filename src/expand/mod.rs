@@ -179,7 +179,7 @@ pub enum ExpandError {
 /// What the operations came to: the edits to stage, and a report for each.
 #[derive(Debug, Default)]
 pub struct Expansion {
-    /// Line edits, numbered `op<k>_<n>`, pinned to the text they read.
+    /// Line edits, numbered `op_<n>`, pinned to the text they read.
     pub edits: Vec<ProposedEdit>,
     /// One report an operation, in order.
     pub reports: Vec<Report>,
@@ -312,7 +312,7 @@ pub fn expand(
     // The line diffs, on every core too.
     let per_note: Vec<Vec<ProposedEdit>> = texts
         .par_iter()
-        .map(|(path, (before, after))| edits_between(path, before, after, 0))
+        .map(|(path, (before, after))| edits_between(path, before, after))
         .collect();
     let mut edits: Vec<ProposedEdit> = per_note.into_iter().flatten().collect();
     for (n, edit) in edits.iter_mut().enumerate() {
@@ -388,9 +388,9 @@ fn sample(path: &str, before: &str, after: &str) -> Option<Sample> {
     })
 }
 
-/// The line edits that turn `before` into `after` in `path`, numbered on
-/// from `first`, pinned to `before`.
-pub fn edits_between(path: &str, before: &str, after: &str, first: usize) -> Vec<ProposedEdit> {
+/// The line edits that turn `before` into `after` in `path`, pinned to
+/// `before` (unnumbered: the caller numbers a proposal's edits).
+pub fn edits_between(path: &str, before: &str, after: &str) -> Vec<ProposedEdit> {
     let old: Vec<&str> = before.split_inclusive('\n').collect();
     let new: Vec<&str> = after.split_inclusive('\n').collect();
     let diff = TextDiff::from_slices(&old, &new);
@@ -415,7 +415,7 @@ pub fn edits_between(path: &str, before: &str, after: &str, first: usize) -> Vec
             (false, false) => Operation::Replace,
         };
         let mut edit = ProposedEdit {
-            edit_id: format!("op_{}", first + edits.len() + 1),
+            edit_id: String::new(),
             file_path: path.to_owned(),
             operation,
             start_line: removed.start + 1,
