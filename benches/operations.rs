@@ -13,12 +13,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use redline::config::Limits;
 use redline::expand::{self, ReplaceText, Scope, VaultOp};
 use redline::hunks::HunkLimits;
-use redline::project::{Project, View};
-use redline::store::Store;
-use redline::workspace::{RunInfo, Workspace};
+use redline::project::View;
+use redline::workspace::RunInfo;
 
 const FOLDERS: usize = 20;
 
@@ -80,12 +78,7 @@ fn time(cmd: &mut Command) -> Option<Duration> {
 fn at(n: usize) {
     let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     vault(dir.path(), n);
-    let project = Project::open(dir.path(), Limits::default())
-        .unwrap()
-        .with_index();
-    project.index().unwrap().fill(&project);
-    let store = Store::open(data.path(), project.root()).unwrap();
-    let mut ws = Workspace::open(project, store).unwrap();
+    let mut ws = crate::scale::warm_workspace(dir.path(), data.path());
 
     let overlay = ws.overlay();
     let start = Instant::now();

@@ -113,16 +113,19 @@ fn floor_batched(dir: &Path, n: usize) -> Duration {
     start.elapsed()
 }
 
+/// The workspace on the vault at `root` with its store in `data`, with the
+/// index `redline serve` keeps warm (its saves keep it current), filled.
+pub(crate) fn warm_workspace(root: &Path, data: &Path) -> Workspace {
+    let project = Project::open(root, Limits::default()).unwrap().with_index();
+    project.index().unwrap().fill(&project);
+    let store = Store::open(data, project.root()).unwrap();
+    Workspace::open(project, store).unwrap()
+}
+
 fn at(n: usize) {
     let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     vault(dir.path(), n);
-    // With the index `redline serve` keeps warm: its saves keep it current.
-    let project = Project::open(dir.path(), Limits::default())
-        .unwrap()
-        .with_index();
-    project.index().unwrap().fill(&project);
-    let store = Store::open(data.path(), project.root()).unwrap();
-    let mut ws = Workspace::open(project, store).unwrap();
+    let mut ws = warm_workspace(dir.path(), data.path());
     let run = RunInfo {
         job_id: "job_1".into(),
         instruction: "Rename Atlas to Meridian in every note, links included".into(),
