@@ -6,13 +6,14 @@
 //! last read or wrote, so Redline's own writes, repeated events and
 //! temporary files cost a hash and nothing more. A clean buffer reloads; a
 //! buffer holding edits reports a conflict and keeps both versions. Missed
-//! events (an overflowing kernel queue) make it check every file under review.
+//! events (an overflowing kernel queue) are found again: every file whose
+//! size or modification time is not what the index read is taken in as if
+//! its event had come, so a burst too large for the queue is still reviewed.
 //! Apply and save check the disk hash themselves, so a change the watcher
 //! has not seen yet is still caught.
 //!
 //! A watched project keeps its index ([`crate::project::Index`]): filled in
-//! the background when watching starts, told of every path that changed,
-//! and filled again after missed events.
+//! the background when watching starts and told of every path that changed.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -138,6 +139,20 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
                 }
             }
         }
+        // Events were lost (the kernel's queue overflowed while this thread
+        // was starved): the files whose metadata the index did not read are
+        // taken in as if heard, so another program's write is still
+        // reviewed. Without a filled index, everything is read again below.
+        let stale = rescan
+            .then(|| runtime.project().index()?.stale(runtime.project()))
+            .flatten();
+        if let Some(stale) = &stale {
+            tracing::warn!(
+                files = stale.len(),
+                "file events lost: changed files found again"
+            );
+            paths.extend(stale.iter().map(|rel| root.join(rel)));
+        }
         // A file moved into a folder made in the same moment has no paired
         // rename (the folder was not watched yet): it is looked for by its
         // name in the new folders.
@@ -253,10 +268,12 @@ fn take_in(runtime: &Runtime, root: &Path, rx: &mpsc::Receiver<notify::Result<no
             }
         }
         if rescan {
-            fill_index(runtime);
-            for rel in runtime.files_under_review() {
-                if let Err(e) = runtime.external_change(&rel) {
-                    tracing::debug!(path = %rel, error = %e, "change not taken in");
+            if stale.is_none() {
+                fill_index(runtime);
+                for rel in runtime.files_under_review() {
+                    if let Err(e) = runtime.external_change(&rel) {
+                        tracing::debug!(path = %rel, error = %e, "change not taken in");
+                    }
                 }
             }
             runtime.feed().push(FeedEvent::TreeChanged(TreeChanged {
@@ -519,4 +536,70 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(root).ok()?;
     let parts: Vec<&str> = rel.iter().map(|c| c.to_str()).collect::<Option<_>>()?;
     (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, OutsideMode};
+
+    /// The kernel's queue overflows: notify says only "rescan". Every
+    /// change made meanwhile is still taken in, as one group to review.
+    #[test]
+    fn changes_whose_events_were_lost_are_still_reviewed() {
+        let vault = tempfile::tempdir().unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let root = vault.path();
+        for name in ["same", "edited", "gone", "moved"] {
+            std::fs::write(
+                root.join(format!("{name}.md")),
+                format!("# {name}\n\nText.\n"),
+            )
+            .unwrap();
+        }
+        let config = Config {
+            data_dir: Some(data.path().to_path_buf()),
+            outside_changes: OutsideMode::Review,
+            ..Default::default()
+        };
+        let runtime = Runtime::open(root, config).unwrap();
+        runtime.project().index().unwrap().fill(runtime.project());
+        let (tx, rx) = mpsc::channel();
+        let watching = {
+            let (runtime, root) = (runtime.clone(), root.to_path_buf());
+            std::thread::spawn(move || take_in(&runtime, &root, &rx))
+        };
+
+        std::fs::write(root.join("edited.md"), "# edited\n\nText, edited.\n").unwrap();
+        std::fs::remove_file(root.join("gone.md")).unwrap();
+        std::fs::rename(root.join("moved.md"), root.join("away.md")).unwrap();
+        std::fs::write(root.join("new.md"), "# new\n").unwrap();
+        tx.send(Ok(
+            notify::Event::new(notify::EventKind::Other).set_flag(notify::event::Flag::Rescan)
+        ))
+        .unwrap();
+
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let hunks = loop {
+            let queue = runtime.review_queue().unwrap();
+            let hunks: Vec<String> = queue
+                .jobs
+                .iter()
+                .flat_map(|g| &g.hunks)
+                .map(|h| h.path.clone())
+                .collect();
+            if hunks.len() >= 4 || Instant::now() > deadline {
+                break hunks;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        drop(tx);
+        watching.join().unwrap();
+        let mut hunks = hunks;
+        hunks.sort();
+        // The move is one hunk, under the path it left.
+        assert_eq!(hunks, ["edited.md", "gone.md", "moved.md", "new.md"]);
+        let queue = runtime.review_queue().unwrap();
+        assert_eq!(queue.jobs.len(), 1, "one group: {queue:?}");
+    }
 }

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +25,9 @@ use super::{Guard, PathList, Project};
 pub struct Entry {
     /// Its size in bytes.
     pub size: u64,
+    /// When it was last modified, as the file system said when it was read
+    /// (`None` where the file system keeps no such time).
+    pub modified: Option<SystemTime>,
     /// Its bytes when they are held: text with no NUL byte, within the
     /// limits. `None`: read it from disk.
     pub text: Option<Arc<[u8]>>,
@@ -227,6 +230,36 @@ impl Index {
         }
     }
 
+    /// The files whose size or modification time on disk is not what the
+    /// index read, those the walk finds that it does not list, and those it
+    /// lists that are gone, sorted; `None` while it is not filled. Only file
+    /// metadata is read (no file is opened, so a file watcher hears nothing):
+    /// it is how changes the watcher missed are found again. A write that
+    /// keeps both the size and the modification time is not seen.
+    pub fn stale(&self, project: &Project) -> Option<Vec<String>> {
+        let root = project.resolve(".").ok()?;
+        let on_disk: BTreeMap<String, (u64, Option<SystemTime>)> = project
+            .walk_files(&root, || {
+                |rel: &str, abs: &std::path::Path| {
+                    let meta = std::fs::metadata(abs).ok()?;
+                    Some((rel.to_owned(), (meta.len(), meta.modified().ok())))
+                }
+            })
+            .into_iter()
+            .collect();
+        self.with_files(|files| {
+            let changed = on_disk.iter().filter(|(rel, (size, modified))| {
+                files
+                    .get(*rel)
+                    .is_none_or(|e| e.size != *size || e.modified != *modified)
+            });
+            let gone = files.keys().filter(|rel| !on_disk.contains_key(*rel));
+            let mut stale: Vec<String> = changed.map(|(rel, _)| rel.clone()).chain(gone.cloned()).collect();
+            stale.sort_unstable();
+            stale
+        })
+    }
+
     /// Runs `f` over the files, sorted by path, while the index is ready;
     /// `None` when it is not (search the disk instead).
     pub fn with_files<R>(&self, f: impl FnOnce(&BTreeMap<String, Entry>) -> R) -> Option<R> {
@@ -273,13 +306,18 @@ impl Index {
     ) -> Option<Entry> {
         let meta = std::fs::metadata(abs).ok()?;
         let size = meta.len();
+        let modified = meta.modified().ok();
         let fits = size <= project.limits().max_text_file_bytes
             && reserved.fetch_add(size, Ordering::Relaxed) + size <= self.budget;
         if !fits {
             if size <= project.limits().max_text_file_bytes {
                 reserved.fetch_sub(size, Ordering::Relaxed);
             }
-            return Some(Entry { size, text: None });
+            return Some(Entry {
+                size,
+                modified,
+                text: None,
+            });
         }
         let bytes = match std::fs::read(abs) {
             Ok(bytes) => bytes,
@@ -293,11 +331,13 @@ impl Index {
             reserved.fetch_sub(size, Ordering::Relaxed);
             return Some(Entry {
                 size: bytes.len() as u64,
+                modified,
                 text: None,
             });
         }
         Some(Entry {
             size,
+            modified,
             text: Some(Arc::from(bytes)),
         })
     }
@@ -347,5 +387,37 @@ mod tests {
         std::fs::write(root.join("notes"), "now a file\n").unwrap();
         index.refresh(&project, "notes");
         assert_eq!(listed(), ["c.md", "notes"]);
+    }
+
+    #[test]
+    fn stale_lists_what_changed_came_or_went_since_it_was_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for name in ["same", "edited", "gone", "renamed"] {
+            std::fs::write(root.join(format!("{name}.md")), format!("{name}\n")).unwrap();
+        }
+        let project = Project::open(root, Limits::default()).unwrap().with_index();
+        let index = project.index().unwrap();
+        assert_eq!(index.stale(&project), None, "not filled yet");
+        index.fill(&project);
+        assert_eq!(index.stale(&project), Some(vec![]));
+
+        // The same size, written later: its time tells.
+        let edited = root.join("edited.md");
+        let read_at = std::fs::metadata(&edited).unwrap().modified().unwrap();
+        std::fs::write(&edited, "EDITED\n").unwrap();
+        let file = std::fs::File::options().write(true).open(&edited).unwrap();
+        file.set_modified(read_at + Duration::from_secs(1)).unwrap();
+        std::fs::remove_file(root.join("gone.md")).unwrap();
+        std::fs::rename(root.join("renamed.md"), root.join("moved.md")).unwrap();
+        std::fs::write(root.join("new.md"), "new\n").unwrap();
+        assert_eq!(
+            index.stale(&project).unwrap(),
+            ["edited.md", "gone.md", "moved.md", "new.md", "renamed.md"]
+        );
+        for rel in ["edited.md", "gone.md", "moved.md", "new.md", "renamed.md"] {
+            index.refresh(&project, rel);
+        }
+        assert_eq!(index.stale(&project), Some(vec![]), "read again: current");
     }
 }
