@@ -35,7 +35,7 @@ use proptest::test_runner::{FileFailurePersistence, RngSeed, TestRunner};
 use redline::checkpoints::{CheckpointKind, RollbackMode, RollbackReport};
 use redline::config::{Limits, OutsideMode};
 use redline::edits::{Operation, ProposedEdit};
-use redline::expand::{ReplaceText, Scope, VaultOp};
+use redline::expand::{ReplaceText, RetargetLinks, Scope, VaultOp};
 use redline::hunks::{DiffBundle, HunkLimits};
 use redline::project::Project;
 use redline::project::View;
@@ -358,16 +358,34 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                         .map(|p| p.1),
                 );
             }
-            Step::Replace {
-                word,
-                with,
-                whole_word,
-            } => {
-                let ops = [replace_text(WORDS[*word], with, *whole_word)];
+            Step::Replace { .. } | Step::Retarget { .. } => {
+                let op = match step {
+                    Step::Replace {
+                        word,
+                        with,
+                        whole_word,
+                    } => replace_text(WORDS[*word], with, *whole_word),
+                    Step::Retarget { from, to } => {
+                        let (Some(from), Some(to)) =
+                            (shown_at(&shown, *from), shown_at(&shown, *to))
+                        else {
+                            continue;
+                        };
+                        if from == to {
+                            continue;
+                        }
+                        VaultOp::RetargetLinks(RetargetLinks {
+                            from,
+                            to,
+                            scope: Scope::default(),
+                        })
+                    }
+                    _ => unreachable!(),
+                };
                 let overlay = ws.overlay();
                 let expansion = redline::expand::expand(
                     &View::with(ws.project(), &overlay),
-                    &ops,
+                    &[op],
                     ws.protection(),
                 )
                 .map_err(|e| TestCaseError::fail(format!("step {n}: {e}")))?;
@@ -1643,6 +1661,99 @@ fn a_rollback_to_before_a_move_was_accepted_takes_its_saved_link_updates_back() 
         Step::Rollback {
             pick: 1481956324618757723,
             undo: false,
+        },
+    ])
+    .unwrap();
+}
+
+/// A retarget rejected, its note's target moved, then the rejection undone:
+/// the retarget's links name the note's old path, and no link update of the
+/// move follows them, so the undo is refused.
+#[test]
+fn undoing_a_rejection_that_would_link_to_a_note_moved_since_is_refused() {
+    check(&[
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::Retarget { from: 2, to: 1 },
+        Step::Decide {
+            pick: 429146442648882,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 391197302825009885,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 7482600402665838894,
+            accept: false,
+        },
+        Step::Move { note: 1 },
+        Step::Undo {
+            pick: 12991785960828050075,
+        },
+    ])
+    .unwrap();
+}
+
+/// A rejection brings back a link to a note moved since (it dangles, and
+/// rejecting is always allowed); a later step that leaves it dangling, as
+/// it was, broke nothing.
+#[test]
+fn a_link_that_already_dangled_is_not_one_a_later_step_broke() {
+    check(&[
+        edit(3, 3),
+        edit(0, 3),
+        Step::Retarget { from: 3, to: 0 },
+        Step::Move { note: 3 },
+        Step::Decide {
+            pick: 6707100758535465782,
+            accept: false,
+        },
+        Step::Retarget { from: 2, to: 3 },
+        edit(0, 3),
+    ])
+    .unwrap();
+}
+
+/// Links retargeted at a note while its move is pending name the move's
+/// path: rejecting the move rejects them too, as its link updates.
+#[test]
+fn links_retargeted_at_a_moved_notes_path_follow_the_move() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 5,
+            text: "a".into(),
+        },
+        Step::Retarget { from: 2, to: 0 },
+        Step::Move { note: 3 },
+        Step::Apply {
+            pick: 7476683323766741571,
+            accept: 0,
+            crash: None,
+        },
+        Step::Restart,
+        Step::Decide {
+            pick: 2743434002897857369,
+            accept: false,
+        },
+        Step::Retarget { from: 2, to: 3 },
+        Step::Decide {
+            pick: 8550367729194973619,
+            accept: false,
         },
     ])
     .unwrap();

@@ -335,7 +335,7 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
         let shown = rig.view();
         let mut writes = false;
         match step {
-            Step::Edit { .. } | Step::Replace { .. } => {
+            Step::Edit { .. } | Step::Replace { .. } | Step::Retarget { .. } => {
                 let proposal = match step {
                     Step::Edit { note, line, text } => {
                         let Some(path) = shown_at(&shown, *note) else {
@@ -355,6 +355,21 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                                          "whole_word": whole_word }],
                         "summary": format!("Step {n}."),
                     }),
+                    Step::Retarget { from, to } => {
+                        let (Some(from), Some(to)) =
+                            (shown_at(&shown, *from), shown_at(&shown, *to))
+                        else {
+                            continue;
+                        };
+                        if from == to {
+                            continue;
+                        }
+                        json!({
+                            "edits": [],
+                            "operations": [{ "op": "retarget_links", "from": from, "to": to }],
+                            "summary": format!("Step {n}."),
+                        })
+                    }
                     _ => unreachable!(),
                 };
                 // An operation that changes nothing goes back to the model,

@@ -281,3 +281,82 @@ async fn protected_notes_are_left_out_of_operations_and_refused_to_edits() {
     assert_eq!(bundle.files.len(), 1);
     assert_eq!(bundle.files[0].file_path, "Meetings/00.md");
 }
+
+/// People notes, one of them a duplicate, and notes linking to them both ways.
+fn people(root: &Path) {
+    std::fs::create_dir_all(root.join("People")).unwrap();
+    std::fs::create_dir_all(root.join("Daily")).unwrap();
+    std::fs::write(root.join("People/Ann.md"), "# Ann\n\nSee [[#Work]].\n").unwrap();
+    std::fs::write(root.join("People/Ann Lee.md"), "# Ann Lee\n").unwrap();
+    for i in 0..30 {
+        std::fs::write(
+            root.join(format!("Daily/{i:02}.md")),
+            format!(
+                "---\nwith: \"[[Ann]]\"\n---\nMet [[Ann#Work|her]] on day {i}; [notes](../People/Ann.md).\n\
+                 Also [[Ann Lee]], and `[[Ann]]` in code.\n"
+            ),
+        )
+        .unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn links_are_retargeted_and_converted_by_the_link_engine() {
+    let ops = |dry_run: bool| {
+        json!({
+            "edits": [],
+            "operations": [
+                { "op": "retarget_links", "from": "People/Ann.md", "to": "People/Ann Lee.md" },
+                { "op": "convert_links", "to": "markdown", "scope": { "folders": ["Daily"] } },
+            ],
+            "dry_run": dry_run,
+            "summary": "Ann's links point at Ann Lee, written as Markdown links.",
+        })
+    };
+    let h = harness_on(
+        people,
+        redline::providers::Protocol::OpenAiChat,
+        vec![
+            Turn::call("propose_edits", ops(true)),
+            Turn::call("propose_edits", ops(false)),
+        ],
+        |_| {},
+    )
+    .await;
+    let (job, events) = h.run_to_end("Merge Ann into Ann Lee", None).await;
+    assert_eq!(
+        job.status,
+        JobStatus::AwaitingReview,
+        "{:?}",
+        kinds(&events)
+    );
+    let bodies = h.bodies();
+    let told: serde_json::Value =
+        serde_json::from_str(&tool_results(&bodies[1]).last().unwrap().1).unwrap();
+    let retarget = &told["reports"][0];
+    // Three links a note (front matter, alias and heading, relative path).
+    assert_eq!(retarget["occurrences"], 90, "{told}");
+    assert_eq!(retarget["notes_changed"], 30, "{told}");
+    // Two a note: the front matter keeps its wikilink.
+    let convert = &told["reports"][1];
+    assert_eq!(convert["occurrences"], 60, "{told}");
+    let skipped = convert["skipped"].to_string();
+    assert!(
+        skipped.contains("Daily/00.md") && skipped.contains("front matter holds wikilinks only"),
+        "{skipped}"
+    );
+    let bundle = job.diff_bundle.clone().unwrap();
+    let hunks: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    h.runtime.apply(&job, &hunks).unwrap();
+    for i in 0..30 {
+        assert_eq!(
+            h.read(&format!("Daily/{i:02}.md")),
+            format!(
+                "---\nwith: \"[[Ann Lee]]\"\n---\nMet [her](Ann%20Lee.md#Work) on day {i}; [notes](../People/Ann%20Lee.md).\n\
+                 Also [Ann Lee](Ann%20Lee.md), and `[[Ann]]` in code.\n"
+            )
+        );
+    }
+    // The link within the duplicate stays a link within it.
+    assert_eq!(h.read("People/Ann.md"), "# Ann\n\nSee [[#Work]].\n");
+}

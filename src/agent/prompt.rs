@@ -61,7 +61,7 @@ reviews each change, so propose exactly what the instruction asks, no more.
 Redline, so do not edit those links yourself. To delete a whole file, use delete_file.
 - For the same change across many notes (rename a term or a tag everywhere, set a property \
 across a folder, reformat dates by regex), do not read and edit each note: state it once in \
-propose_edits' operations (replace_text, set_property, rename_tag, ...), with dry_run first \
+propose_edits' operations (replace_text, set_property, rename_tag, retarget_links, ...), with dry_run first \
 to see what it would change. Use line edits for changes that differ from note to note.
 - If the instruction is ambiguous in a way that changes the edits, ask with clarify_user \
 (one question); otherwise do not ask.

@@ -32,7 +32,9 @@ pub struct ProposeEditsArgs {
     /// front matter unless `include` names them), `set_property`,
     /// `rename_property`, `remove_property`, `add_to_list`,
     /// `remove_from_list` (front matter, other lines kept), `rename_tag`
-    /// (nested tags and the `tags` property too); each over a `scope`.
+    /// (nested tags and the `tags` property too), `retarget_links` (every
+    /// link to one note pointed at another), `convert_links` (wikilinks or
+    /// Markdown links); each over a `scope`.
     #[serde(default)]
     pub operations: Option<Vec<VaultOp>>,
     /// Only report what `operations` would change (counts, samples, what

@@ -11,6 +11,7 @@
 //! what was left alone and why.
 
 mod front_matter;
+mod links;
 pub mod prose;
 #[cfg(test)]
 mod props;
@@ -31,6 +32,7 @@ use crate::project::View;
 use crate::tools::search::{Query, find_matches};
 pub use prose::Part;
 pub use front_matter::{ListValue, RemoveProperty, RenameProperty, SetProperty};
+pub use links::{ConvertLinks, LinkStyle, RetargetLinks};
 pub use protection::Protection;
 pub use replace::ReplaceText;
 pub use tags::RenameTag;
@@ -55,6 +57,10 @@ pub enum VaultOp {
     RemoveFromList(ListValue),
     /// Rename a tag and its nested tags, inline and in front matter.
     RenameTag(RenameTag),
+    /// Point every link to one note at another, without moving either.
+    RetargetLinks(RetargetLinks),
+    /// Write every link as a wikilink or as a Markdown link.
+    ConvertLinks(ConvertLinks),
 }
 
 impl VaultOp {
@@ -68,6 +74,8 @@ impl VaultOp {
             VaultOp::AddToList(_) => "add_to_list",
             VaultOp::RemoveFromList(_) => "remove_from_list",
             VaultOp::RenameTag(_) => "rename_tag",
+            VaultOp::RetargetLinks(_) => "retarget_links",
+            VaultOp::ConvertLinks(_) => "convert_links",
         }
     }
 
@@ -80,41 +88,73 @@ impl VaultOp {
             VaultOp::RemoveProperty(op) => &op.scope,
             VaultOp::AddToList(op) | VaultOp::RemoveFromList(op) => &op.scope,
             VaultOp::RenameTag(op) => &op.scope,
+            VaultOp::RetargetLinks(op) => &op.scope,
+            VaultOp::ConvertLinks(op) => &op.scope,
         }
+    }
+
+    /// Reads what it needs once for every note: its regex, the vault's
+    /// links; refuses an operation that contradicts itself.
+    fn prepare<'a>(&'a self, view: &View<'_>) -> Result<Prepared<'a>, ExpandError> {
+        let mut prepared = Prepared::default();
+        match self {
+            VaultOp::ReplaceText(op) => {
+                let limit = view.project().limits().max_regex_bytes;
+                prepared.replacer = Some(replace::Replacer::new(op, limit)?);
+            }
+            VaultOp::RenameTag(op) => op.check().map_err(ExpandError::Invalid)?,
+            VaultOp::RetargetLinks(op) => {
+                let links = links::VaultLinks::of(view);
+                op.check(&links).map_err(ExpandError::Invalid)?;
+                prepared.links = Some(links);
+            }
+            VaultOp::ConvertLinks(_) => prepared.links = Some(links::VaultLinks::of(view)),
+            _ => {}
+        }
+        Ok(prepared)
     }
 
     /// A regex every line it changes matches, and whether case matters:
     /// the index narrows the scope's notes to those with such a line.
     /// `None` when it may change any note (setting a property).
-    fn narrows(&self, compiled: Option<&replace::Replacer<'_>>) -> Option<(String, bool)> {
+    fn narrows(&self, prepared: &Prepared<'_>) -> Option<(String, bool)> {
         let literal = |text: &str, case: bool| Some((regex::escape(text), case));
         match self {
-            VaultOp::ReplaceText(_) => compiled.and_then(replace::Replacer::search_pattern),
+            VaultOp::ReplaceText(_) => prepared.replacer.as_ref().and_then(replace::Replacer::search_pattern),
             VaultOp::SetProperty(_) | VaultOp::AddToList(_) => None,
             VaultOp::RenameProperty(op) => literal(&op.from, true),
             VaultOp::RemoveProperty(op) => literal(&op.key, true),
             VaultOp::RemoveFromList(op) => literal(&op.value, true),
             VaultOp::RenameTag(op) => literal(op.from.trim_start_matches('#'), false),
+            VaultOp::RetargetLinks(op) => Some((op.narrows(), false)),
+            VaultOp::ConvertLinks(op) => Some((op.narrows(prepared.links.as_ref()?), true)),
         }
     }
 
-    /// What it makes of a note's `text`: `None` when nothing, `Err` with
-    /// why it leaves the note alone.
-    fn apply(&self, compiled: Option<&replace::Replacer<'_>>, text: &str) -> Result<Option<Changed>, String> {
+    /// What it makes of the note at `path`, whose text is `text`: `None`
+    /// when nothing, `Err` with why it leaves the note alone.
+    fn apply(&self, prepared: &Prepared<'_>, path: &str, text: &str) -> Result<Option<Changed>, String> {
         let whole = |new: Option<String>| {
             new.filter(|new| new != text).map(|new| Changed {
                 text: new,
                 occurrences: 1,
-                left: BTreeMap::new(),
+                ..Changed::default()
             })
+        };
+        let relinked = |done: links::Relinked| Changed {
+            text: done.text,
+            occurrences: done.links,
+            remarks: done.left,
+            ..Changed::default()
         };
         match self {
             VaultOp::ReplaceText(_) => {
-                let done = compiled.expect("compiled").apply(text);
+                let done = prepared.replacer.as_ref().expect("prepared").apply(text);
                 Ok(Some(Changed {
                     occurrences: done.at.len(),
                     text: done.text,
                     left: done.left,
+                    ..Changed::default()
                 }))
             }
             VaultOp::SetProperty(op) => op.edit(text).map(whole),
@@ -125,13 +165,29 @@ impl VaultOp {
             VaultOp::RenameTag(op) => Ok(op.edit(text)?.map(|(text, occurrences)| Changed {
                 text,
                 occurrences,
-                left: BTreeMap::new(),
+                ..Changed::default()
             })),
+            VaultOp::RetargetLinks(op) => {
+                Ok(Some(relinked(op.edit(prepared.links.as_ref().expect("prepared"), path, text))))
+            }
+            VaultOp::ConvertLinks(op) => {
+                Ok(Some(relinked(op.edit(prepared.links.as_ref().expect("prepared"), path, text))))
+            }
         }
     }
 }
 
+/// What an operation reads once for every note.
+#[derive(Default)]
+struct Prepared<'a> {
+    /// A replacement's compiled pattern.
+    replacer: Option<replace::Replacer<'a>>,
+    /// The vault's files and link settings, for a link operation.
+    links: Option<links::VaultLinks>,
+}
+
 /// What an operation made of one note.
+#[derive(Default)]
 struct Changed {
     /// The note's new text (the old one when it changed nothing).
     text: String,
@@ -139,6 +195,9 @@ struct Changed {
     occurrences: usize,
     /// Occurrences left alone, by the part they were in.
     left: BTreeMap<Part, usize>,
+    /// What it left alone that a reader should know of (a link that
+    /// cannot be rewritten, and why), reported with the note.
+    remarks: Vec<String>,
 }
 
 /// A line naming what `ops` do, for a job's title: "Replace “Atlas” with
@@ -159,6 +218,12 @@ pub fn describe(ops: &[VaultOp]) -> String {
             op.from.trim_start_matches('#'),
             op.to.trim_start_matches('#')
         ),
+        VaultOp::RetargetLinks(op) => format!("Point the links to {} at {}", op.from, op.to),
+        VaultOp::ConvertLinks(op) => match op.to {
+            Some(LinkStyle::Markdown) => "Write the links as Markdown links".into(),
+            Some(LinkStyle::Wikilink) => "Write the links as wikilinks".into(),
+            None => "Write the links as the vault's settings say".into(),
+        },
     };
     match ops.len() {
         1 => what,
@@ -199,7 +264,8 @@ pub struct Report {
     pub left_alone: BTreeMap<Part, usize>,
     /// A few of its changes, in context.
     pub samples: Vec<Sample>,
-    /// Notes in scope it did not touch, and why.
+    /// Notes in scope it did not touch, and why; and the links it left
+    /// alone in the notes it changed (`line N: [[link]] left alone: why`).
     pub skipped: Vec<SkippedNote>,
 }
 
@@ -238,22 +304,14 @@ pub fn expand(
     ops: &[VaultOp],
     protection: &Protection,
 ) -> Result<Expansion, ExpandError> {
-    let size_limit = view.project().limits().max_regex_bytes;
     // What each note reads as now, and as the operations so far left it.
     let mut texts: BTreeMap<String, (String, String)> = BTreeMap::new();
     let mut reports = Vec::new();
     for op in ops {
-        let compiled = match op {
-            VaultOp::ReplaceText(op) => Some(replace::Replacer::new(op, size_limit)?),
-            VaultOp::RenameTag(op) => {
-                op.check().map_err(ExpandError::Invalid)?;
-                None
-            }
-            _ => None,
-        };
+        let prepared = op.prepare(view)?;
         let scope = op.scope();
         let mut notes = scope.notes(view)?;
-        if let Some((pattern, case)) = op.narrows(compiled.as_ref()) {
+        if let Some((pattern, case)) = op.narrows(&prepared) {
             let query = Query {
                 pattern: &pattern,
                 regex: true,
@@ -272,7 +330,7 @@ pub fn expand(
         let outcomes: Vec<(String, Outcome)> = notes
             .into_par_iter()
             .map(|path| {
-                let outcome = visit(view, &texts, &path, op, compiled.as_ref(), protection);
+                let outcome = visit(view, &texts, &path, op, &prepared, protection);
                 (path, outcome)
             })
             .collect();
@@ -288,15 +346,15 @@ pub fn expand(
                     report.skipped.push(SkippedNote { file_path: path, reason });
                     continue;
                 }
-                Outcome::Unchanged(left) => {
+                Outcome::Unchanged(done) => {
                     report.notes_searched += 1;
-                    add_left(&mut report, &left);
+                    add_left(&mut report, &done, &path);
                     continue;
                 }
                 Outcome::Changed(current, done) => (current, done),
             };
             report.notes_searched += 1;
-            add_left(&mut report, &done.left);
+            add_left(&mut report, &done, &path);
             report.notes_changed += 1;
             report.occurrences += done.occurrences;
             if report.samples.len() < SAMPLES {
@@ -328,16 +386,20 @@ enum Outcome {
     /// Left alone: why (protected, its front matter does not parse, …).
     Skipped(String),
     /// Nothing to change; what was left alone in it.
-    Unchanged(BTreeMap<Part, usize>),
+    Unchanged(Changed),
     /// Its text before, and what the operation made of it.
     Changed(String, Changed),
 }
 
-/// Adds `left` to what `report` says was left alone.
-fn add_left(report: &mut Report, left: &BTreeMap<Part, usize>) {
-    for (part, n) in left {
+/// Adds what `done` left alone in the note at `path` to `report`.
+fn add_left(report: &mut Report, done: &Changed, path: &str) {
+    for (part, n) in &done.left {
         *report.left_alone.entry(*part).or_default() += n;
     }
+    report.skipped.extend(done.remarks.iter().map(|remark| SkippedNote {
+        file_path: path.to_owned(),
+        reason: remark.clone(),
+    }));
 }
 
 /// Carries `op` out on the note at `path`, as the operations before it
@@ -347,7 +409,7 @@ fn visit(
     texts: &BTreeMap<String, (String, String)>,
     path: &str,
     op: &VaultOp,
-    compiled: Option<&replace::Replacer<'_>>,
+    prepared: &Prepared<'_>,
     protection: &Protection,
 ) -> Outcome {
     let current = match texts.get(path) {
@@ -365,12 +427,12 @@ fn visit(
         Err(reason) => return Outcome::Skipped(reason),
     };
     if !admitted {
-        return Outcome::Unchanged(BTreeMap::new());
+        return Outcome::Unchanged(Changed::default());
     }
-    match op.apply(compiled, &current) {
+    match op.apply(prepared, path, &current) {
         Err(reason) => Outcome::Skipped(reason),
-        Ok(None) => Outcome::Unchanged(BTreeMap::new()),
-        Ok(Some(done)) if done.occurrences == 0 || done.text == current => Outcome::Unchanged(done.left),
+        Ok(None) => Outcome::Unchanged(Changed::default()),
+        Ok(Some(done)) if done.occurrences == 0 || done.text == current => Outcome::Unchanged(done),
         Ok(Some(done)) => Outcome::Changed(current, done),
     }
 }

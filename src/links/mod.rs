@@ -2,7 +2,8 @@
 //! resolved by Obsidian's rules ([`Vault::resolve`]), kept in an index
 //! ([`LinkIndex`]), and rewritten when files move or headings are renamed
 //! ([`LinkIndex::plan_moves`], [`LinkIndex::plan_heading_rename`]) so that
-//! notes move and links follow.
+//! notes move and links follow; a note's links pointed at another file or
+//! written in the other syntax ([`retarget_links`], [`convert_links`]).
 //!
 //! A link is kept as written, with its exact span, and writes itself back
 //! byte for byte ([`Link::render`]); a rewrite changes its path (or
@@ -28,6 +29,7 @@
 //! );
 //! ```
 
+mod convert;
 mod index;
 mod parse;
 mod paths;
@@ -35,6 +37,7 @@ mod resolve;
 mod rewrite;
 mod settings;
 
+pub use convert::{LeftLink, NoteEdits, convert_links, name_of, retarget_links, written_forms};
 pub use index::{LinkAt, LinkIndex, Resolved};
 pub use parse::{Link, Quote, Syntax, parse};
 pub(crate) use parse::{fenced_blocks, front_matter, past_code_span};

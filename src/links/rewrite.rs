@@ -226,7 +226,43 @@ pub(crate) fn new_link<F: FileSet + ?Sized>(
     display: Option<&str>,
     files: &F,
 ) -> Option<String> {
-    let wiki = !settings.use_markdown_links;
+    let shown = display.map(str::to_owned);
+    let syntax = if settings.use_markdown_links {
+        Syntax::Markdown {
+            text: shown.unwrap_or_else(|| paths::strip_md(paths::file_name(file)).to_owned()),
+            angle: false,
+            lead: String::new(),
+            trail: String::new(),
+        }
+    } else {
+        Syntax::Wiki {
+            alias: shown,
+            escaped_pipe: false,
+        }
+    };
+    let template = Link {
+        span: 0..0,
+        embed: false,
+        target: String::new(),
+        subpath: None,
+        syntax,
+        front_matter: None,
+    };
+    written_anew(&template, file, source, settings, files).map(|link| link.render())
+}
+
+/// `template` (its syntax, text or alias, embed) pointing at `file` from
+/// the note at `source`, its path written as `settings` write a new
+/// link's: the name, a path from the root or a relative one, `.md` left
+/// off a wikilink's note. `None` when no form reaches it.
+pub(crate) fn written_anew<F: FileSet + ?Sized>(
+    template: &Link,
+    file: &str,
+    source: &str,
+    settings: &LinkSettings,
+    files: &F,
+) -> Option<Link> {
+    let wiki = template.is_wiki();
     let forms = Forms::new(file, source);
     let mut tries = Vec::with_capacity(8);
     if settings.new_link_format == NewLinkFormat::Shortest {
@@ -238,29 +274,7 @@ pub(crate) fn new_link<F: FileSet + ?Sized>(
         forms.relative.clone(),
         forms.dotted(),
     ]);
-    let shown = display.map(str::to_owned);
-    let syntax = if wiki {
-        Syntax::Wiki {
-            alias: shown,
-            escaped_pipe: false,
-        }
-    } else {
-        Syntax::Markdown {
-            text: shown.unwrap_or_else(|| paths::strip_md(paths::file_name(file)).to_owned()),
-            angle: false,
-            lead: String::new(),
-            trail: String::new(),
-        }
-    };
-    let template = Link {
-        span: 0..0,
-        embed: false,
-        target: String::new(),
-        subpath: None,
-        syntax,
-        front_matter: None,
-    };
-    first_resolving(&template, tries, wiki, file, source, files).map(|link| link.render())
+    first_resolving(template, tries, wiki, file, source, files)
 }
 
 /// `link` with each component of its heading subpath that names `old`

@@ -195,6 +195,23 @@ pub enum ReviewError {
         /// The notes with a link to the note's old path.
         files: Vec<String>,
     },
+    /// A hunk that, brought back, would show links to a note's old path:
+    /// it was written before a move that counts now, so no link update of
+    /// the move follows it.
+    #[error(
+        "bringing back `{hunk}` would show links to `{from}`, moved to `{to}` since, in {}; reject the move first, or propose the change again",
+        files.join(", ")
+    )]
+    LinksToMoved {
+        /// The hunk brought back (the first, when a step brought several).
+        hunk: String,
+        /// The note's old path.
+        from: String,
+        /// Where the move shows it.
+        to: String,
+        /// The notes with a link to the old path.
+        files: Vec<String>,
+    },
 }
 
 /// One hunk a decision moved.

@@ -6,6 +6,10 @@
 //! dangle: a decision that would do so is refused, with every status left
 //! as it was, and a rollback rejects such a move, as it does a move whose
 //! link update it took away.
+//!
+//! The other way round too: a hunk brought back by a decision was written
+//! before a move that counts now, so a link in it to the note's old path
+//! has no update either. That decision is refused the same way.
 
 use std::collections::BTreeSet;
 
@@ -17,19 +21,20 @@ use crate::tools::links::{dangling_to, linking_to};
 
 impl Workspace {
     /// The review as it is, kept only when a decision could bring a move
-    /// back: when some move is rejected.
+    /// back or show a link to a moved note's old path: when the review holds
+    /// a move.
     pub(super) fn before_moves_back(&self) -> Option<Review> {
         let any = self.review.files().any(|f| {
-            f.op().is_some_and(|op| {
-                matches!(op.op, FileOp::Move { .. })
-                    && f.entries()[op.entry].status == Status::Rejected
-            })
+            f.op()
+                .is_some_and(|op| matches!(op.op, FileOp::Move { .. }))
         });
         any.then(|| self.review.clone())
     }
 
-    /// Checks that the moves `decisions` brought back leave no link behind
-    /// (see the module docs); otherwise puts `before` back and refuses.
+    /// Checks that the moves `decisions` brought back leave no link behind,
+    /// and that the hunks they brought back show no link to a moved note's
+    /// old path (see the module docs); otherwise puts `before` back and
+    /// refuses.
     pub(super) fn keep_links(
         &mut self,
         before: Option<Review>,
@@ -38,24 +43,91 @@ impl Workspace {
         let Some(mut before) = before else {
             return Ok(());
         };
-        let back: Vec<String> = decisions
+        let revealed: Vec<String> = decisions
             .iter()
             .flat_map(|d| &d.moves)
             .filter(|m| m.from == Status::Rejected && m.to != Status::Rejected)
             .map(|m| m.hunk_id.clone())
             .collect();
-        let back = self.moves_among(back);
-        if back.is_empty() {
+        if revealed.is_empty() {
             return Ok(());
         }
+        let back = self.moves_among(revealed.iter().cloned());
         std::mem::swap(&mut self.review, &mut before);
         let shown = self.overlay();
         std::mem::swap(&mut self.review, &mut before);
-        if let Some((hunk, files)) = self.left_behind(&shown, back)?.into_iter().next() {
-            self.review = before;
-            return Err(ReviewError::LinksBehind { hunk, files }.into());
+        let refusal = match self.left_behind(&shown, back)?.into_iter().next() {
+            Some((hunk, files)) => Some(ReviewError::LinksBehind { hunk, files }),
+            None => self.links_to_moved(&shown, &revealed)?,
+        };
+        match refusal {
+            Some(refusal) => {
+                self.review = before;
+                Err(refusal.into())
+            }
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// The first link the hunks `revealed` show (in their files as they
+    /// are now) to the old path of a note that a counting move shows
+    /// elsewhere, which did not dangle in `shown` (the working state before
+    /// they came back): why their decision is refused.
+    fn links_to_moved(
+        &self,
+        shown: &Overlay,
+        revealed: &[String],
+    ) -> Result<Option<ReviewError>, WorkspaceError> {
+        let moved: Vec<(String, String)> = self
+            .review
+            .files()
+            .filter_map(|f| {
+                let op = f.op()?;
+                let to = op.op.target()?;
+                f.entries()[op.entry]
+                    .in_buffer()
+                    .then(|| (f.path.clone(), to.to_owned()))
+            })
+            .collect();
+        if moved.is_empty() {
+            return Ok(None);
+        }
+        let files: BTreeSet<&str> = revealed
+            .iter()
+            .filter_map(|hunk| {
+                let (path, _) = self.review.find_hunk(hunk).ok()?;
+                self.review.file(&path)?.view_path()
+            })
+            .collect();
+        let now = self.overlay();
+        let (now, then) = (
+            View::with(&self.project, &now),
+            View::with(&self.project, shown),
+        );
+        for (from, to) in moved {
+            if now.read_text(&from).is_ok() {
+                continue;
+            }
+            let dangling = dangling_to(&now, &from)?;
+            let new: Vec<String> = dangling
+                .into_iter()
+                .filter(|f| files.contains(f.as_str()))
+                .collect();
+            if new.is_empty() {
+                continue;
+            }
+            let was = dangling_to(&then, &from)?;
+            let new: Vec<String> = new.into_iter().filter(|f| !was.contains(f)).collect();
+            if let Some(hunk) = revealed.first().filter(|_| !new.is_empty()) {
+                return Ok(Some(ReviewError::LinksToMoved {
+                    hunk: hunk.clone(),
+                    from,
+                    to,
+                    files: new,
+                }));
+            }
+        }
+        Ok(None)
     }
 
     /// The moves that count now (pending or accepted), by hunk.

@@ -3,6 +3,8 @@
 //! hunks diffed, triaged and staged on top of whatever is pending, and the
 //! checkpoint taken before it, stored together.
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 
 use super::{RunInfo, Workspace, WorkspaceError, relink};
@@ -13,6 +15,7 @@ use crate::edits::{
 };
 use crate::hunks::triage::{JobContext, RiskFlag, Rule, assess};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from, file_op_hunks};
+use crate::links;
 use crate::project::{Project, View};
 use crate::review::{Review, ReviewError};
 use crate::store::{Header, NewCheckpointFile, Store, StoreError};
@@ -104,6 +107,7 @@ impl Workspace {
         self.check_ops(&proposals, &ops, edits)?;
         let mut bundle = numbered_bundle(&mut self.store, &proposals, &ops, limits)?;
         follow_moves(&mut bundle, &relinked);
+        let follow_earlier = follow_link_targets(&self.review, &view, &proposals, &mut bundle);
         bundle.job_id = Some(run.job_id.clone());
         // The texts of files not under review are known now: the store
         // takes them in while the hunks are triaged and staged.
@@ -172,6 +176,9 @@ impl Workspace {
                     for hunk in bundle.files.iter().flat_map(|f| &f.hunks) {
                         staged.follow(&hunk.hunk_id, &hunk.followers);
                     }
+                    for (leader, follower) in &follow_earlier {
+                        staged.follow(leader, std::slice::from_ref(follower));
+                    }
                     Ok::<_, ReviewError>(staged)
                 },
             );
@@ -197,6 +204,16 @@ impl Workspace {
                             .map(|op| op.file_path.as_str())
                             .filter(|p| !proposals.iter().any(|x| x.file_path == *p)),
                     );
+                    // The moves that new hunks follow keep them listed.
+                    let leaders: Vec<String> = follow_earlier
+                        .iter()
+                        .filter_map(|(leader, _)| Some(staged.find_hunk(leader).ok()?.0))
+                        .collect();
+                    for leader in &leaders {
+                        if !paths.contains(&leader.as_str()) {
+                            paths.push(leader);
+                        }
+                    }
                     paths
                         .into_iter()
                         .map(|p| staged.file(p).expect("staged"))
@@ -400,6 +417,107 @@ fn checkpoint_files(
 
 /// Puts on each move of `bundle` the hunks of the links it rewrote (and on
 /// each deletion its note's backlinks, as a flag), from `relinked`.
+/// Makes each hunk of `bundle` whose new text writes a link to a note at a
+/// path only a move gives it (one of the proposal's, or one that counts in
+/// `review`) follow that move, as its link updates do: rejecting the move
+/// would leave the link dangling, so it rejects the hunk too. `view` is
+/// the working state the proposal was made against. Returns the (move,
+/// hunk) pairs of earlier moves; the proposal's own list theirs.
+fn follow_link_targets(
+    review: &Review,
+    view: &View<'_>,
+    proposals: &[FileProposal],
+    bundle: &mut DiffBundle,
+) -> Vec<(String, String)> {
+    // Each path a counting move shows a note at, with the move's hunk, or
+    // the index of the proposal's own move.
+    let mut targets: HashMap<String, Result<String, usize>> = HashMap::new();
+    for file in review.files() {
+        if let Some(op) = file.op()
+            && let FileOp::Move { to } = &op.op
+            && file.entries()[op.entry].in_buffer()
+            && let Some(hunk) = &file.entries()[op.entry].hunk_id
+        {
+            targets.insert(to.clone(), Ok(hunk.clone()));
+        }
+    }
+    for (k, op) in bundle.file_ops.iter().enumerate() {
+        if let FileOp::Move { to } = &op.op {
+            targets.insert(to.clone(), Err(k));
+        }
+    }
+    if targets.is_empty() {
+        return Vec::new();
+    }
+    let vault = view.with_paths(|paths| {
+        links::Vault::new(
+            paths
+                .iter()
+                .copied()
+                .chain(targets.keys().map(String::as_str)),
+        )
+    });
+    let mut earlier = Vec::new();
+    for proposal in proposals
+        .iter()
+        .filter(|p| p.file_path.to_ascii_lowercase().ends_with(".md"))
+    {
+        let Some(f) = bundle
+            .files
+            .iter()
+            .position(|d| d.file_path == proposal.file_path)
+        else {
+            continue;
+        };
+        let source = review
+            .file(&proposal.file_path)
+            .and_then(|file| file.view_path())
+            .unwrap_or(&proposal.file_path);
+        for link in links::parse(&proposal.proposed) {
+            let Some(Some(leader)) = vault.resolve(&link, source).file().map(|t| targets.get(t))
+            else {
+                continue;
+            };
+            let line = proposal.proposed[..link.span.start].matches('\n').count();
+            let Some(hunk) = bundle.files[f]
+                .hunks
+                .iter()
+                .find(|h| h.new_start <= line && line < h.new_start + h.new_lines.max(1))
+            else {
+                continue;
+            };
+            // A link the lines had before is not one this hunk wrote (a
+            // later move's link update keeps an earlier one's link).
+            let written = &proposal.proposed[link.span.clone()];
+            let before: String = proposal
+                .base
+                .split_inclusive('\n')
+                .skip(hunk.old_start)
+                .take(hunk.old_lines)
+                .collect();
+            if before.contains(written) {
+                continue;
+            }
+            let follower = hunk.hunk_id.clone();
+            match leader {
+                Ok(leader) => {
+                    let pair = (leader.clone(), follower);
+                    if !earlier.contains(&pair) {
+                        earlier.push(pair);
+                    }
+                }
+                Err(k) => {
+                    let followers = &mut bundle.file_ops[*k].followers;
+                    if !followers.contains(&follower) {
+                        followers.push(follower);
+                    }
+                }
+            }
+        }
+    }
+    earlier
+}
+
 fn follow_moves(bundle: &mut DiffBundle, relinked: &relink::Relinked) {
     /// The hunk of `bundle` whose new lines hold line `line` of `path`.
     fn hunk_at(bundle: &DiffBundle, path: &str, line: usize) -> Option<(usize, usize)> {

@@ -76,6 +76,9 @@ pub enum Step {
         with: String,
         whole_word: bool,
     },
+    /// A run points every link to note `from` at note `to`, stated once as
+    /// a `retarget_links` operation the link engine expands.
+    Retarget { from: usize, to: usize },
 }
 
 /// What a [`Step::Replace`] looks for: prose of the notes but never their
@@ -101,6 +104,7 @@ pub fn step() -> impl Strategy<Value = Step> {
         1 => Just(Step::Restart),
         1 => (0..WORDS.len(), "[a-z]{1,6}", any::<bool>())
             .prop_map(|(word, with, whole_word)| Step::Replace { word, with, whole_word }),
+        1 => (0..4usize, 0..4usize).prop_map(|(from, to)| Step::Retarget { from, to }),
     ]
 }
 
@@ -142,19 +146,29 @@ pub fn links(shown: &BTreeMap<String, String>) -> Vec<(usize, usize, bool)> {
 }
 
 /// The links that resolved in `before` and dangle in `after` while both
-/// notes are shown: a link left behind by a move, or brought back without it.
+/// notes are shown: a link left behind by a move, or brought back without
+/// it. Links are counted a pair of notes at a time, so a link that already
+/// dangled before the step is not taken for one it broke.
 pub fn broken(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
-    let was: Vec<(usize, usize)> = links(before)
-        .into_iter()
-        .filter(|l| l.2)
-        .map(|(from, to, _)| (from, to))
+    let count = |links: &[(usize, usize, bool)], pair: (usize, usize), resolves: bool| {
+        links
+            .iter()
+            .filter(|&&(from, to, r)| (from, to) == pair && r == resolves)
+            .count()
+    };
+    let (was, now) = (links(before), links(after));
+    let mut out: Vec<String> = now
+        .iter()
+        .filter(|&&(_, _, resolves)| !resolves)
+        .map(|&(from, to, _)| (from, to))
+        .filter(|&pair| {
+            count(&was, pair, true) > 0 && count(&now, pair, false) > count(&was, pair, false)
+        })
+        .filter(|&(_, to)| shown_at(after, to).is_some())
+        .map(|(from, to)| format!("{} -> {}", NOTES[from], NOTES[to]))
         .collect();
-    links(after)
-        .into_iter()
-        .filter(|&(from, to, resolves)| !resolves && was.contains(&(from, to)))
-        .filter(|&(_, to, _)| shown_at(after, to).is_some())
-        .map(|(from, to, _)| format!("{} -> {}", NOTES[from], NOTES[to]))
-        .collect()
+    out.dedup();
+    out
 }
 
 /// A run replacing line `line` of note `note` with "a".

@@ -29,6 +29,7 @@ left_alone: { [key in Part]?: number },
  */
 samples: Array<Sample>,
 /**
- * Notes in scope it did not touch, and why.
+ * Notes in scope it did not touch, and why; and the links it left
+ * alone in the notes it changed (`line N: [[link]] left alone: why`).
  */
 skipped: Array<SkippedNote>, };
