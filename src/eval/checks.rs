@@ -38,16 +38,16 @@ pub fn snapshot(root: &Path) -> Snapshot {
     out
 }
 
-/// Each condition of `check` that does not hold for a file whose bytes are
-/// `now` (`None`: no file) and were `start` at the start, said as a reason;
-/// empty when the check holds.
+/// Each condition of `check` that does not hold for the file at `file`
+/// whose bytes are `now` (`None`: no file) and were `start` at the start,
+/// said as a reason; empty when the check holds.
 pub fn failing(
     task: &Task,
     check: &Check,
+    file: &str,
     start: Option<&[u8]>,
     now: Option<&[u8]>,
 ) -> Vec<String> {
-    let file = &check.file;
     let wants_file = check.exists.unwrap_or(true);
     let Some(now) = now else {
         return if wants_file {
@@ -95,18 +95,35 @@ pub fn failing(
 }
 
 /// Every check's failure on the folder `now`, which started as `start`;
-/// files no check names must be as they started.
+/// files no check names must be as they started. A check with a glob is
+/// checked on every file it matches at the start or at the end; one that
+/// matches none fails.
 pub fn failures(task: &Task, start: &Snapshot, now: &Snapshot) -> Vec<String> {
-    let mut out: Vec<String> = task
-        .spec
-        .checks
-        .iter()
-        .flat_map(|c| {
-            let was = start.get(&c.file).map(Vec::as_slice);
-            failing(task, c, was, now.get(&c.file).map(Vec::as_slice))
-        })
-        .collect();
-    let named = |p: &str| task.spec.checks.iter().any(|c| c.file == p);
+    let mut out = Vec::new();
+    for check in &task.spec.checks {
+        let files: Vec<&str> = match &check.glob {
+            None => vec![check.file.as_str()],
+            Some(glob) => {
+                let mut files: Vec<&str> = start
+                    .keys()
+                    .chain(now.keys())
+                    .map(String::as_str)
+                    .filter(|p| check.names(p))
+                    .collect();
+                files.sort_unstable();
+                files.dedup();
+                if files.is_empty() {
+                    out.push(format!("{glob:?}: no file matches"));
+                }
+                files
+            }
+        };
+        for file in files {
+            let was = start.get(file).map(Vec::as_slice);
+            out.extend(failing(task, check, file, was, now.get(file).map(Vec::as_slice)));
+        }
+    }
+    let named = |p: &str| task.spec.checks.iter().any(|c| c.names(p));
     for path in changed_paths(start, now).filter(|p| !named(p)) {
         out.push(format!("{path}: changed, and no check names it"));
     }
@@ -116,7 +133,7 @@ pub fn failures(task: &Task, start: &Snapshot, now: &Snapshot) -> Vec<String> {
 /// Whether a change to `path` is allowed: some check names it and none
 /// says it must stay as it was.
 pub fn may_change(task: &Task, path: &str) -> bool {
-    let named: Vec<&Check> = task.spec.checks.iter().filter(|c| c.file == path).collect();
+    let named: Vec<&Check> = task.spec.checks.iter().filter(|c| c.names(path)).collect();
     !named.is_empty() && !named.iter().any(|c| c.unchanged)
 }
 

@@ -66,10 +66,10 @@ pub fn review(task: &Task, start: &Snapshot, files: &[Proposed<'_>]) -> Vec<Deci
                 .spec
                 .checks
                 .iter()
-                .filter(|c| c.file == *path)
+                .filter(|c| c.names(path))
                 .find_map(|c| {
-                    let before = checks::failing(task, c, was, file.base.map(str::as_bytes));
-                    checks::failing(task, c, was, with.as_deref().map(str::as_bytes))
+                    let before = checks::failing(task, c, path, was, file.base.map(str::as_bytes));
+                    checks::failing(task, c, path, was, with.as_deref().map(str::as_bytes))
                         .into_iter()
                         .find(|reason| !before.contains(reason))
                 });
@@ -95,7 +95,7 @@ pub fn review_ops(task: &Task, ops: &[FileOpHunk]) -> Vec<Decision> {
         task.spec
             .checks
             .iter()
-            .any(|c| c.file == path && (c.exists == Some(false)) == gone)
+            .any(|c| c.names(path) && (c.exists == Some(false)) == gone)
     };
     let must_go = |path: &str| named(path, true);
     let must_stay = |path: &str| named(path, false);

@@ -3,7 +3,7 @@
 //! program's changes at their moment, the oracle's review and apply, then
 //! the checks on disk.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -58,11 +58,14 @@ impl Runner {
 
     async fn attempt(&self, task: &Task, result: &mut TaskResult) -> Result<(), EvalError> {
         let vault = tempfile::tempdir()?;
-        copy_dir(&task.files(), vault.path())?;
+        task.lay_out(vault.path())?;
         let data = tempfile::tempdir()?;
         let start = checks::snapshot(vault.path());
         let mut config = self.config.clone();
         config.data_dir = Some(data.path().to_path_buf());
+        if let Some(protected) = &task.spec.protected {
+            config.protected = protected.clone();
+        }
         let golden = match self.golden {
             true => Some(ScriptedModel::start(task.golden()?).await?),
             false => None,
@@ -236,13 +239,8 @@ fn review(
     let (Some(bundle), Some(checkpoint)) = (&job.diff_bundle, &job.checkpoint_id) else {
         return Ok(Vec::new());
     };
-    let texts = runtime.read_workspace(|ws| {
-        bundle
-            .files
-            .iter()
-            .map(|f| ws.diff3(checkpoint, &f.file_path))
-            .collect::<Result<Vec<_>, _>>()
-    })?;
+    let paths: Vec<&str> = bundle.files.iter().map(|f| f.file_path.as_str()).collect();
+    let texts = runtime.read_workspace(|ws| ws.diff3_many(checkpoint, &paths))?;
     let files: Vec<Proposed<'_>> = bundle
         .files
         .iter()
@@ -366,21 +364,6 @@ impl Follow<'_, '_> {
             }
         }
     }
-}
-
-/// Copies the folder `from` into `to`, recursively.
-fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            std::fs::create_dir_all(&target)?;
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
 }
 
 /// Another program that changes files while a job runs (`[[during]]`).

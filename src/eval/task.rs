@@ -1,8 +1,8 @@
 //! An eval task as it is written (`fixtures/evals/<id>/`): `task.toml` (the
 //! instruction, follow-ups, scripted answers, another program's changes
-//! mid-run, the checks), `files/` (the folder it starts from) and
-//! `golden.json` (the turns of a model that solves it, in the scripted
-//! model's format).
+//! mid-run, the checks, notes generated on top of its folder), `files/`
+//! (the folder it starts from) and `golden.json` (the turns of a model that
+//! solves it, in the scripted model's format).
 
 use std::path::{Path, PathBuf};
 
@@ -48,6 +48,78 @@ pub struct TaskSpec {
     /// risk flags should mark each.
     #[serde(default, rename = "damage")]
     pub damage: Vec<Damage>,
+    /// Notes generated into the folder after `files/` is copied: a vault
+    /// of thousands of notes without thousands of files in the repository.
+    #[serde(default)]
+    pub generate: Vec<Generate>,
+    /// Notes no proposal may change during the task (the configuration's
+    /// `[protected]`).
+    #[serde(default)]
+    pub protected: Option<crate::config::Protected>,
+}
+
+/// `[[generate]]`: `count` notes made from one template. In `path` and
+/// `text`, `{n}` is the note's number from 0, zero-padded to the width of
+/// the last; `{i}` the same unpadded; `{day}` (01–28), `{month}` (01–12)
+/// and `{year}` (2020–2026) vary with it; `{pick:a|b|c}` takes the
+/// alternatives in turn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Generate {
+    /// How many notes.
+    pub count: usize,
+    /// Each note's path from the folder's root.
+    pub path: String,
+    /// Each note's text.
+    pub text: String,
+}
+
+impl Generate {
+    /// Writes the notes under `root`.
+    pub fn write(&self, root: &Path) -> std::io::Result<()> {
+        let width = self.count.saturating_sub(1).to_string().len();
+        for i in 0..self.count {
+            let path = root.join(fill(&self.path, i, width));
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(path, fill(&self.text, i, width))?;
+        }
+        Ok(())
+    }
+}
+
+/// `template` with the placeholders of [`Generate`] filled for note `i`.
+fn fill(template: &str, i: usize, width: usize) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let name = &after[..close];
+        match name {
+            "n" => out.push_str(&format!("{i:0width$}")),
+            "i" => out.push_str(&i.to_string()),
+            "day" => out.push_str(&format!("{:02}", i % 28 + 1)),
+            "month" => out.push_str(&format!("{:02}", i % 12 + 1)),
+            "year" => out.push_str(&(2020 + i % 7).to_string()),
+            _ => match name.strip_prefix("pick:") {
+                Some(list) => {
+                    let choices: Vec<&str> = list.split('|').collect();
+                    out.push_str(choices[i % choices.len()]);
+                }
+                // Not a placeholder (YAML's `{}`, a regex's `{2}`): as written.
+                None => out.push_str(&rest[open..open + close + 2]),
+            },
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `[[damage]]`: one damaging hunk a task's trace proposes, for measuring
@@ -95,12 +167,18 @@ pub struct During {
     pub append: Option<String>,
 }
 
-/// `[[check]]`: conditions on one file after the review.
+/// `[[check]]`: conditions on one file after the review, or on every file
+/// a glob matches.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
     /// The file, relative to the task's folder.
+    #[serde(default)]
     pub file: String,
+    /// Instead of `file`: every file, at the start or at the end, whose
+    /// path matches (`Meetings/*.md`; `*` stays within a folder).
+    #[serde(default)]
+    pub glob: Option<PathGlob>,
     /// Substrings it must contain, byte exact.
     #[serde(default)]
     pub contains: Vec<String>,
@@ -121,6 +199,43 @@ pub struct Check {
     pub exists: Option<bool>,
 }
 
+impl Check {
+    /// Whether it is about the file at `path`.
+    pub fn names(&self, path: &str) -> bool {
+        match &self.glob {
+            Some(glob) => glob.0.is_match(path),
+            None => self.file == path,
+        }
+    }
+}
+
+/// A glob over paths from the task's folder, compiled as it is read.
+#[derive(Clone, Debug)]
+pub struct PathGlob(globset::GlobMatcher);
+
+impl PartialEq for PathGlob {
+    fn eq(&self, other: &PathGlob) -> bool {
+        self.0.glob() == other.0.glob()
+    }
+}
+
+impl Serialize for PathGlob {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.glob().glob())
+    }
+}
+
+impl<'de> Deserialize<'de> for PathGlob {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PathGlob, D::Error> {
+        let text = String::deserialize(d)?;
+        globset::GlobBuilder::new(&text)
+            .literal_separator(true)
+            .build()
+            .map(|g| PathGlob(g.compile_matcher()))
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 impl Task {
     /// Reads the task in `dir`.
     pub fn load(dir: &Path) -> Result<Task, EvalError> {
@@ -135,6 +250,12 @@ impl Task {
         if spec.instruction.trim().is_empty() {
             return Err(EvalError::Task(id, "the instruction is empty".into()));
         }
+        if let Some(c) = spec.checks.iter().find(|c| c.file.is_empty() == c.glob.is_none()) {
+            return Err(EvalError::Task(
+                id,
+                format!("a check names one of `file` and `glob`: {c:?}"),
+            ));
+        }
         if !dir.join("files").is_dir() {
             return Err(EvalError::Task(id, "it has no files/ folder".into()));
         }
@@ -145,9 +266,19 @@ impl Task {
         })
     }
 
-    /// The folder it starts from.
+    /// The folder it starts from, without its generated notes.
     pub fn files(&self) -> PathBuf {
         self.dir.join("files")
+    }
+
+    /// Makes the folder it starts from at `root`: `files/` copied, then the
+    /// generated notes.
+    pub fn lay_out(&self, root: &Path) -> std::io::Result<()> {
+        copy_dir(&self.files(), root)?;
+        for generate in &self.spec.generate {
+            generate.write(root)?;
+        }
+        Ok(())
     }
 
     /// Its golden trace.
@@ -194,4 +325,34 @@ pub fn load_all(dir: &Path, filter: Option<&str>) -> Result<Vec<Task>, EvalError
     }
     tasks.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(tasks)
+}
+
+/// Copies the folder `from` into `to`, recursively.
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_fill_per_note_and_the_rest_stays_as_written() {
+        let text = "# Meeting {n}\ndate: {month}/{day}/{year}\ntype: {pick:a|b|c}\n{ \"x\": 1 } \\d{2}\n";
+        assert_eq!(
+            fill(text, 7, 3),
+            "# Meeting 007\ndate: 08/08/2020\ntype: b\n{ \"x\": 1 } \\d{2}\n"
+        );
+        assert_eq!(fill("{i} {n}", 42, 4), "42 0042");
+    }
 }

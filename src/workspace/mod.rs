@@ -505,15 +505,42 @@ impl Workspace {
 
     /// The current, checkpoint and proposed texts of `path` at checkpoint `id`.
     pub fn diff3(&self, id: &str, path: &str) -> Result<ThreeWay, WorkspaceError> {
+        let mut all = self.diff3_many(id, &[path])?;
+        Ok(all.remove(0))
+    }
+
+    /// [`Workspace::diff3`] of each of `paths`, in order, reading the
+    /// checkpoint once: a 5,000-file job's review reads it once, not 5,000
+    /// times.
+    pub fn diff3_many(&self, id: &str, paths: &[&str]) -> Result<Vec<ThreeWay>, WorkspaceError> {
         let snapshots = self.store.checkpoint_snapshots(id)?;
         if snapshots.is_empty() {
             self.checkpoint(id)?;
         }
-        let rel = self.project.resolve(path)?.rel().to_owned();
-        let (_, snapshot, proposed) = snapshots
+        let mut snapshots: std::collections::HashMap<String, _> = snapshots
             .into_iter()
-            .find(|(p, _, _)| *p == rel)
-            .ok_or_else(|| ReviewError::UnknownFile(rel.clone()))?;
+            .map(|(path, snapshot, proposed)| (path, (snapshot, proposed)))
+            .collect();
+        paths
+            .iter()
+            .map(|path| {
+                let rel = self.project.resolve(path)?.rel().to_owned();
+                let (snapshot, proposed) = snapshots
+                    .remove(&rel)
+                    .ok_or_else(|| ReviewError::UnknownFile(rel.clone()))?;
+                self.three_way(rel, snapshot.text, proposed)
+            })
+            .collect()
+    }
+
+    /// The three texts of `rel`: as the working state has it now, and as
+    /// given.
+    fn three_way(
+        &self,
+        rel: String,
+        checkpoint_base: Option<String>,
+        agent_proposed: Option<String>,
+    ) -> Result<ThreeWay, WorkspaceError> {
         let current = match self.review.file(&rel) {
             Some(file) => Some(file.buffer()).filter(|text| !file.unmade(text)),
             None => match self.project.read_text(&rel) {
@@ -525,8 +552,8 @@ impl Workspace {
         Ok(ThreeWay {
             file_path: rel,
             current_file: current,
-            checkpoint_base: snapshot.text,
-            agent_proposed: proposed,
+            checkpoint_base,
+            agent_proposed,
         })
     }
 
