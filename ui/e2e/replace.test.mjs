@@ -1,7 +1,8 @@
 // Find and replace across the vault, in a real browser: Ctrl+Shift+H from
 // inside a note opens the panel with the keyboard in it; the preview counts
 // what would change and what stays (code, links); staged, it is a job of
-// its own to review, and the disk changes only at the save.
+// its own to review, and the disk changes only at the save. The same panel
+// renames a tag everywhere (nested tags and the tags property too).
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -10,11 +11,14 @@ import { api, browser, disk, serve, shot, vault, waitFor } from "./support.mjs";
 const note = (i) => `# Note ${i}\n\nAtlas ships in week ${i}; see [[Atlas]].\n\n\`Atlas.run()\`\n`;
 const renamed = (i) => `# Note ${i}\n\nMeridian ships in week ${i}; see [[Atlas]].\n\n\`Atlas.run()\`\n`;
 const NOTES = 6;
+const tagged = (tag) => `---\ntags: [${tag}, work]\n---\n# Tagged\n\n#${tag}/q1 and #${tag}, not \`#atlas\`.\n`;
+const TAGGED = 3;
 
 let dir, server, chrome, page;
 before(async () => {
   const files = { "Atlas.md": "# Atlas\n" };
   for (let i = 0; i < NOTES; i++) files[`Notes/${i}.md`] = note(i);
+  for (let i = 0; i < TAGGED; i++) files[`Tagged/${i}.md`] = tagged("atlas");
   dir = vault(files);
   server = await serve(dir, []);
   ({ browser: chrome, page } = await browser());
@@ -65,4 +69,38 @@ test("a replacement across the vault is previewed, staged as a job, and written 
   await waitFor(page, async () => disk(dir, "Notes/5.md") === renamed(5), "the save");
   for (let i = 0; i < NOTES; i++) assert.equal(disk(dir, `Notes/${i}.md`), renamed(i));
   await shot(page, "replace-2-saved");
+});
+
+test("a tag renamed from the same panel: nested tags and the tags property, never code", async () => {
+  await page.keyboard.press("Control+Shift+KeyH");
+  await page.getByTestId("replace-panel").waitFor();
+  await page.getByTestId("replace-kind-tag").click();
+  await page.keyboard.type("#atlas");
+  await page.getByTestId("replace-with").fill("meridian");
+  // Three tags a note: in the property, nested, and alone.
+  await page.getByTestId("replace-summary").filter({ hasText: `${TAGGED * 3} change(s) in ${TAGGED} note(s)` }).waitFor();
+  assert.match(await page.getByTestId("replace-sample").first().innerText(), /tags: \[meridian, work\]/);
+  await page.getByTestId("replace-with").press("Control+Enter");
+  await page.getByTestId("replace-panel").waitFor({ state: "detached" });
+  // Two hunks a note: the property's line and the body's.
+  await page.getByTestId("review-count").filter({ hasText: new RegExp(`^${TAGGED * 2}$`) }).waitFor();
+  const review = await api(server, "/api/review");
+  assert.equal(review.jobs.at(-1).instruction, "Rename the tag #atlas to #meridian");
+  for (let i = 0; i < TAGGED; i++) assert.equal(disk(dir, `Tagged/${i}.md`), tagged("atlas"), "nothing written before review");
+  const occurrence = page.locator('[data-testid="review-item"]').first();
+  const opened = await occurrence.getAttribute("data-path");
+  await occurrence.click();
+  await page.getByTestId("open-path").filter({ hasText: opened }).waitFor();
+  // Two patterns: the property's lines and the body's, one key each.
+  await page.keyboard.press("Alt+Shift+KeyY");
+  await page.getByTestId("review-count").filter({ hasText: new RegExp(`^${TAGGED}$`) }).waitFor();
+  const rest = page.locator('[data-testid="review-item"]').first();
+  const next = await rest.getAttribute("data-path");
+  await rest.click();
+  await page.getByTestId("open-path").filter({ hasText: next }).waitFor();
+  await page.keyboard.press("Alt+Shift+KeyY");
+  await page.getByTestId("review-count").filter({ hasText: /^0$/ }).waitFor();
+  await page.getByTestId("save-all").click();
+  await waitFor(page, async () => disk(dir, `Tagged/${TAGGED - 1}.md`) !== tagged("atlas"), "the save");
+  for (let i = 0; i < TAGGED; i++) assert.equal(disk(dir, `Tagged/${i}.md`), tagged("meridian").replace("`#meridian`", "`#atlas`"));
 });

@@ -1,7 +1,9 @@
 // Find and replace across the vault (Ctrl+Shift+H): the engine's
-// `replace_text`, previewed as it is typed (how many, where, a few lines
-// before and after, what it leaves alone and why), then staged as a job of
-// its own to review like any proposal. Nothing is written before a save.
+// `replace_text`, or a tag or a front matter property renamed everywhere
+// (`rename_tag`, `rename_property`), previewed as it is typed (how many,
+// where, a line before and after, what it leaves alone and why), then
+// staged as a job of its own to review like any proposal. Nothing is
+// written before a save.
 
 import { useState } from "preact/hooks";
 import { api } from "../api/client";
@@ -21,8 +23,18 @@ const PARTS: [Part, string][] = [
   ["tag", "tags"],
 ];
 
+/** What the panel changes: text, a tag, or a property's key. */
+type Kind = "text" | "tag" | "property";
+
+const KINDS: [Kind, string, string, string][] = [
+  ["text", "Text", "Find", "Replace with"],
+  ["tag", "Tag", "Tag (#project/atlas)", "New name"],
+  ["property", "Property", "Property (status)", "New name"],
+];
+
 export function ReplacePanel() {
   const first = useFocusOnOpen<HTMLInputElement>();
+  const [kind, setKind] = useState<Kind>("text");
   const [find, setFind] = useState("");
   const [replace, setReplace] = useState("");
   const [regex, setRegex] = useState(false);
@@ -31,22 +43,26 @@ export function ReplacePanel() {
   const [folder, setFolder] = useState("");
   const [include, setInclude] = useState<Part[]>([]);
   const [staging, setStaging] = useState(false);
-  const op = (): VaultOp => ({
-    op: "replace_text",
-    find,
-    replace,
-    regex,
-    whole_word: wholeWord,
-    case_sensitive: caseSensitive,
-    scope: { folders: folder.trim() ? [folder.trim()] : [], glob: null, containing: null, property: null, files: [] },
-    include,
-  });
-  const { answer: preview, error } = useAsked<OperationsPreview>(find ? () => api.previewOperations({ operations: [op()] }) : null, [find, replace, regex, wholeWord, caseSensitive, folder, include], 200);
+  const op = (): VaultOp => {
+    const scope = { folders: folder.trim() ? [folder.trim()] : [], glob: null, containing: null, property: null, files: [] };
+    switch (kind) {
+      case "tag":
+        return { op: "rename_tag", from: find.trim(), to: replace.trim(), scope };
+      case "property":
+        return { op: "rename_property", from: find.trim(), to: replace.trim(), scope };
+      default:
+        return { op: "replace_text", find, replace, regex, whole_word: wholeWord, case_sensitive: caseSensitive, scope, include };
+    }
+  };
+  // A rename needs both names; a replacement may replace with nothing.
+  const ready = kind === "text" ? find !== "" : find.trim() !== "" && replace.trim() !== "";
+  const { answer: preview, error } = useAsked<OperationsPreview>(ready ? () => api.previewOperations({ operations: [op()] }) : null, [kind, find, replace, regex, wholeWord, caseSensitive, folder, include], 200);
+  const [, , findLabel, withLabel] = KINDS.find(([k]) => k === kind)!;
   const report = preview?.reports[0];
   const stage = async () => {
     if (!report || report.occurrences === 0 || staging) return;
     setStaging(true);
-    const job = await attempt("Staging the replacement", () => api.operations({ operations: [op()] }));
+    const job = await attempt(kind === "text" ? "Staging the replacement" : `Staging the ${kind} rename`, () => api.operations({ operations: [op()] }));
     setStaging(false);
     if (!job) return;
     overlay.value = "none";
@@ -58,23 +74,44 @@ export function ReplacePanel() {
   return (
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
       <div class="panel search replace" role="dialog" aria-label="Find and replace across the vault" data-testid="replace-panel">
+        <div class="row" role="tablist" aria-label="What to change">
+          {KINDS.map(([k, name]) => (
+            <button
+              key={k}
+              role="tab"
+              aria-selected={kind === k}
+              class={kind === k ? "tab selected" : "tab"}
+              data-testid={`replace-kind-${k}`}
+              onClick={() => {
+                setKind(k);
+                first.current?.focus();
+              }}
+            >
+              {name}
+            </button>
+          ))}
+        </div>
         <div class="row">
-          <input ref={first} data-testid="replace-find" aria-label="Find" placeholder="Find" value={find} onInput={(e) => setFind(e.currentTarget.value)} />
-          <label title="Regular expression (Rust syntax; $1 in the replacement inserts a group)">
-            <input type="checkbox" data-testid="replace-regex" checked={regex} onChange={(e) => setRegex(e.currentTarget.checked)} /> .*
-          </label>
-          <label title="Whole words only">
-            <input type="checkbox" data-testid="replace-word" checked={wholeWord} onChange={(e) => setWholeWord(e.currentTarget.checked)} /> \b
-          </label>
-          <label title="Match case">
-            <input type="checkbox" data-testid="replace-case" checked={caseSensitive} onChange={(e) => setCaseSensitive(e.currentTarget.checked)} /> Aa
-          </label>
+          <input ref={first} data-testid="replace-find" aria-label={findLabel} placeholder={findLabel} value={find} onInput={(e) => setFind(e.currentTarget.value)} />
+          {kind === "text" && (
+            <>
+              <label title="Regular expression (Rust syntax; $1 in the replacement inserts a group)">
+                <input type="checkbox" data-testid="replace-regex" checked={regex} onChange={(e) => setRegex(e.currentTarget.checked)} /> .*
+              </label>
+              <label title="Whole words only">
+                <input type="checkbox" data-testid="replace-word" checked={wholeWord} onChange={(e) => setWholeWord(e.currentTarget.checked)} /> \b
+              </label>
+              <label title="Match case">
+                <input type="checkbox" data-testid="replace-case" checked={caseSensitive} onChange={(e) => setCaseSensitive(e.currentTarget.checked)} /> Aa
+              </label>
+            </>
+          )}
         </div>
         <div class="row">
           <input
             data-testid="replace-with"
-            aria-label="Replace with"
-            placeholder="Replace with"
+            aria-label={withLabel}
+            placeholder={withLabel}
             value={replace}
             onInput={(e) => setReplace(e.currentTarget.value)}
             onKeyDown={(e) => {
@@ -83,20 +120,24 @@ export function ReplacePanel() {
           />
           <input class="glob" data-testid="replace-folder" aria-label="Only in the folder" placeholder="every folder" value={folder} onInput={(e) => setFolder(e.currentTarget.value)} />
         </div>
-        <div class="row muted">
-          Prose only; also in:
-          {PARTS.map(([part, name]) => (
-            <label key={part}>
-              <input
-                type="checkbox"
-                data-testid={`replace-include-${part}`}
-                checked={include.includes(part)}
-                onChange={(e) => setInclude(e.currentTarget.checked ? [...include, part] : include.filter((p) => p !== part))}
-              />{" "}
-              {name}
-            </label>
-          ))}
-        </div>
+        {kind === "tag" && <div class="row muted">Inline (nested tags too) and in the tags property; never in code or links.</div>}
+        {kind === "property" && <div class="row muted">The key only: its value and every other line of the front matter stay as they are.</div>}
+        {kind === "text" && (
+          <div class="row muted">
+            Prose only; also in:
+            {PARTS.map(([part, name]) => (
+              <label key={part}>
+                <input
+                  type="checkbox"
+                  data-testid={`replace-include-${part}`}
+                  checked={include.includes(part)}
+                  onChange={(e) => setInclude(e.currentTarget.checked ? [...include, part] : include.filter((p) => p !== part))}
+                />{" "}
+                {name}
+              </label>
+            ))}
+          </div>
+        )}
         {error && <p class="error-text" data-testid="replace-error">{error}</p>}
         {report && (
           <p class="muted" data-testid="replace-summary">
@@ -120,7 +161,7 @@ export function ReplacePanel() {
             </section>
           ))}
           {report?.skipped.map((s) => (
-            <p key={s.file_path} class="muted" data-testid="replace-skipped">
+            <p key={`${s.file_path}:${s.reason}`} class="muted" data-testid="replace-skipped">
               {s.file_path}: {s.reason}
             </p>
           ))}
