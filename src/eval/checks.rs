@@ -1,8 +1,9 @@
 //! The checks of a task, on a folder or on one file's text, and the bytes
 //! changed where no check allows a change.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::{Mutex, OnceLock};
 
 use grep_matcher::Matcher;
 use similar::{ChangeTag, TextDiff};
@@ -72,10 +73,7 @@ pub fn failing(
         out.push(format!("{file}: contains {needle:?}"));
     }
     if let Some(pattern) = &check.matches {
-        let re = grep_regex::RegexMatcherBuilder::new()
-            .multi_line(true)
-            .build(pattern);
-        match re.map(|re| re.is_match(now)) {
+        match compiled(pattern).map(|re| re.is_match(now)) {
             Ok(Ok(true)) => {}
             Ok(_) => out.push(format!("{file}: does not match /{pattern}/")),
             Err(e) => out.push(format!("{file}: bad pattern /{pattern}/: {e}")),
@@ -92,6 +90,24 @@ pub fn failing(
         out.push(format!("{file}: changed, and must not"));
     }
     out
+}
+
+/// `pattern` compiled once: the oracle checks it against every hunk of a
+/// 5,000-note job.
+fn compiled(pattern: &str) -> Result<grep_regex::RegexMatcher, grep_regex::Error> {
+    static CACHE: OnceLock<Mutex<HashMap<String, grep_regex::RegexMatcher>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Mutex::default);
+    if let Some(re) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
+        return Ok(re.clone());
+    }
+    let re = grep_regex::RegexMatcherBuilder::new()
+        .multi_line(true)
+        .build(pattern)?;
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(pattern.to_owned(), re.clone());
+    Ok(re)
 }
 
 /// Every check's failure on the folder `now`, which started as `start`;
@@ -120,7 +136,13 @@ pub fn failures(task: &Task, start: &Snapshot, now: &Snapshot) -> Vec<String> {
         };
         for file in files {
             let was = start.get(file).map(Vec::as_slice);
-            out.extend(failing(task, check, file, was, now.get(file).map(Vec::as_slice)));
+            out.extend(failing(
+                task,
+                check,
+                file,
+                was,
+                now.get(file).map(Vec::as_slice),
+            ));
         }
     }
     let named = |p: &str| task.spec.checks.iter().any(|c| c.names(p));

@@ -250,7 +250,11 @@ impl Task {
         if spec.instruction.trim().is_empty() {
             return Err(EvalError::Task(id, "the instruction is empty".into()));
         }
-        if let Some(c) = spec.checks.iter().find(|c| c.file.is_empty() == c.glob.is_none()) {
+        if let Some(c) = spec
+            .checks
+            .iter()
+            .find(|c| c.file.is_empty() == c.glob.is_none())
+        {
             return Err(EvalError::Task(
                 id,
                 format!("a check names one of `file` and `glob`: {c:?}"),
@@ -348,7 +352,8 @@ mod tests {
 
     #[test]
     fn placeholders_fill_per_note_and_the_rest_stays_as_written() {
-        let text = "# Meeting {n}\ndate: {month}/{day}/{year}\ntype: {pick:a|b|c}\n{ \"x\": 1 } \\d{2}\n";
+        let text =
+            "# Meeting {n}\ndate: {month}/{day}/{year}\ntype: {pick:a|b|c}\n{ \"x\": 1 } \\d{2}\n";
         assert_eq!(
             fill(text, 7, 3),
             "# Meeting 007\ndate: 08/08/2020\ntype: b\n{ \"x\": 1 } \\d{2}\n"
