@@ -101,7 +101,7 @@ pub struct Api {
     runtime: Runtime,
     config_file: Option<PathBuf>,
     reviews: std::sync::Arc<Snapshots<crate::jobs::ReviewQueue>>,
-    changed: std::sync::Arc<Snapshots<Vec<TreeEntry>>>,
+    changed: std::sync::Arc<Snapshots<(u64, Vec<TreeEntry>)>>,
 }
 
 impl Api {
@@ -362,13 +362,16 @@ impl Api {
         let (snapshot, files) =
             self.changed
                 .get_or_make(q.snapshot, self.runtime.revision(), || {
-                    self.runtime.tree("", true)
+                    let cursor = self.runtime.feed().next_cursor();
+                    Ok::<_, crate::jobs::RuntimeError>((cursor, self.runtime.tree("", true)?))
                 })?;
+        let (feed_cursor, files) = &*files;
         let rows = snapshots::window(files.len(), q.offset.unwrap_or(0), q.limit);
         Ok(ChangedFiles {
             files: files[rows].to_vec(),
             total: files.len(),
             snapshot,
+            feed_cursor: *feed_cursor,
         })
     }
 

@@ -268,6 +268,9 @@ pub struct ChangedFiles {
     pub total: usize,
     /// The listing's number, for its next page.
     pub snapshot: u64,
+    /// The project feed's cursor when the listing was taken (see
+    /// `ReviewQueue::feed_cursor`).
+    pub feed_cursor: u64,
 }
 
 /// The query naming one file.

@@ -89,6 +89,13 @@ impl Feed {
         cursor
     }
 
+    /// The cursor the next event will have: a listing taken after reading
+    /// it is followed from it, so that nothing after the listing is missed.
+    pub fn next_cursor(&self) -> u64 {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.first + log.events.len() as u64
+    }
+
     /// The events from `cursor` on (at most 500); with `wait_ms` (at most a
     /// minute), waits for one to exist, answering the moment it does.
     pub async fn page(&self, cursor: u64, wait_ms: u64) -> FeedPage {

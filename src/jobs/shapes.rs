@@ -243,6 +243,9 @@ pub struct ReviewQueue {
     pub offset: usize,
     /// The listing's number, for its next page (`GET /api/review?snapshot=`).
     pub snapshot: u64,
+    /// The project feed's cursor when the listing was taken: followed from
+    /// it, the feed misses nothing that happened after (`GET /api/feed`).
+    pub feed_cursor: u64,
 }
 
 impl ReviewQueue {
@@ -270,6 +273,7 @@ impl ReviewQueue {
             total: self.total,
             offset: rows.start,
             snapshot,
+            feed_cursor: self.feed_cursor,
         }
     }
 }

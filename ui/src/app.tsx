@@ -20,7 +20,7 @@ import { Sidebar } from "./components/Sidebar";
 import { jobUpdated, loadAgents, loadSessions } from "./state/agent";
 import { loadSetup } from "./state/setup";
 import { followProject } from "./state/feed";
-import { refreshTree, reviewListed } from "./state/listing";
+import { listedCursor, refreshTree, reviewListed } from "./state/listing";
 import { restoreOutside } from "./state/review";
 import { saveAll } from "./state/saving";
 import { attempt, declineReview, dirtyPaths, needsFolder, notice, offerReview, outsideAlert, overlay, project, reviewOffer, tell } from "./state/store";
@@ -34,17 +34,12 @@ export const listingsAsked = new Promise<boolean>((resolve) => (asked = resolve)
 /** Loads the open project, or asks for a folder (desktop app only). */
 export async function boot() {
   performance.mark("boot");
-  // Where the feed is now: what happened before is in the listings fetched
-  // next (the review once), so the feed is followed from here on. Asked
-  // first, with the project beside it: the listings start as soon as it
-  // answers, and a cold load's first rows do not wait for the project.
-  const feed = api.feed({ cursor: Number.MAX_SAFE_INTEGER, wait_ms: 0 }).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
-  const listed = feed.then((now) => {
-    performance.mark("feed");
-    const listing = now instanceof Error ? undefined : Promise.all([refreshTree(), reloadListings()]);
-    asked(listing !== undefined);
-    return listing;
-  });
+  // The listings are asked at once, with the project beside them; each
+  // answer carries the feed's cursor at its moment, and the feed is
+  // followed from the lower of the two, so nothing after them is missed
+  // and a cold load's first rows wait for no other round trip.
+  const listed = refreshTree();
+  asked(true);
   try {
     project.value = await api.project();
     needsFolder.value = false;
@@ -58,18 +53,23 @@ export async function boot() {
   }
   document.title = `${project.value.name} — Redline`;
   for (const client of project.value.mcp_clients.slice(0, 1)) offerReview(client, project.value.outside_changes);
-  const now = await feed;
-  if (now instanceof Error) tell("error", `Following the project: ${now.message}`);
+  const cursor = (await listedCursor()) ?? (await api.feed({ cursor: Number.MAX_SAFE_INTEGER, wait_ms: 0 }).then((now) => now.next_cursor).catch((e: unknown) => {
+    tell("error", `Following the project: ${e instanceof Error ? e.message : e}`);
+    return 0;
+  }));
+  performance.mark("feed");
   // Followed at once, whatever the shown job is doing.
   void followProject(
-    now instanceof Error ? 0 : now.next_cursor,
+    cursor,
     () => void reloadCheckpoints(),
     (update) => void jobUpdated(update),
   );
   // The rest of the window waits for the review's first rows, so that a
-  // cold load's first listing has the engine to itself.
-  if (!(now instanceof Error)) await reviewListed();
-  await Promise.all([listed, loadSessions(), loadAgents(), loadSetup()]);
+  // cold load's first listing has the engine to itself; the folders are
+  // listed after the feed's cursor was read, so none of their changes is
+  // missed either.
+  await reviewListed();
+  await Promise.all([listed, reloadListings(), loadSessions(), loadAgents(), loadSetup()]);
 }
 
 export function App() {

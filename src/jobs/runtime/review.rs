@@ -193,6 +193,8 @@ impl Runtime {
     /// each with its pattern and flags, and each job's patterns; in one
     /// page, numbered 0 (the API pages it).
     pub fn review_queue(&self) -> Result<ReviewQueue, RuntimeError> {
+        // Read first: what changes while the queue is made is in the feed after it.
+        let feed_cursor = self.feed().next_cursor();
         let hunks = self.ws().pending_hunks();
         let mut groups: Vec<ReviewGroup> = Vec::new();
         for hunk in hunks {
@@ -251,6 +253,7 @@ impl Runtime {
             total: jobs.iter().map(|g| g.hunks.len()).sum(),
             offset: 0,
             snapshot: 0,
+            feed_cursor,
             jobs,
         })
     }

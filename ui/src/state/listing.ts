@@ -55,6 +55,17 @@ function once() {
  * ended without them), for what a cold load asks after them. */
 const firstRows = once();
 
+/** The feed's cursor when the first listings were taken (the lower of the
+ * two), or `undefined` when one of them failed: where the project feed is
+ * followed from, so that nothing after them is missed. */
+let keepCursor: (cursor: number | undefined) => void = () => {};
+const firstCursor = new Promise<number | undefined>((resolve) => (keepCursor = resolve));
+
+/** Resolves with the feed's cursor at the first listings (see above). */
+export function listedCursor(): Promise<number | undefined> {
+  return firstCursor;
+}
+
 /** Resolves once the review's first rows are in (shown, or not to come):
  * what the window needs later waits for it, so that a cold load's first
  * requests do not share the engine with it. */
@@ -107,6 +118,7 @@ class Listing {
     const entries: TreeEntry[] = [];
     const was = new Map(tree.value.map((e) => [e.path, e]));
     let head: ReviewQueue | undefined;
+    let filesCursor: number | undefined;
     // Each listing's first page is shown as it comes, without waiting for
     // the other's: on a cold load nothing else is shown yet.
     const early = (shown: "review" | "files") => {
@@ -122,6 +134,10 @@ class Listing {
         metrics.treeFetched(started);
       }
     };
+    // Both first pages in: the feed can be followed from their moment.
+    const cursorKnown = () => {
+      if (head && filesCursor !== undefined) keepCursor(Math.min(head.feed_cursor, filesCursor));
+    };
     const [review, files] = await Promise.all([
       paged(
         "Listing the review",
@@ -131,6 +147,7 @@ class Listing {
           if (!head) {
             head = page;
             early("review");
+            cursorKnown();
           }
           return page.jobs.reduce((n, g) => n + g.hunks.length, 0);
         },
@@ -143,9 +160,13 @@ class Listing {
         "Listing files",
         api.changedFiles,
         (page) => {
-          const first = entries.length === 0;
+          const first = filesCursor === undefined;
           for (const e of page.files) entries.push(reuse(was.get(e.path), e));
-          if (first) early("files");
+          if (first) {
+            filesCursor = page.feed_cursor;
+            if (entries.length > 0) early("files");
+            cursorKnown();
+          }
           return page.files.length;
         },
         stale,
@@ -153,6 +174,8 @@ class Listing {
       ),
     ]);
     firstRows.done();
+    // A listing that failed leaves no cursor: the feed is asked for its own.
+    keepCursor(undefined);
     // A newer refresh is under way, and its answer wins.
     if (stale()) return this.latest;
     // An answer taken meanwhile may be newer than these pages: list again.

@@ -16,4 +16,9 @@ total: number,
 /**
  * The listing's number, for its next page.
  */
-snapshot: number, };
+snapshot: number,
+/**
+ * The project feed's cursor when the listing was taken (see
+ * `ReviewQueue::feed_cursor`).
+ */
+feed_cursor: number, };

@@ -23,4 +23,9 @@ offset: number,
 /**
  * The listing's number, for its next page (`GET /api/review?snapshot=`).
  */
-snapshot: number, };
+snapshot: number,
+/**
+ * The project feed's cursor when the listing was taken: followed from
+ * it, the feed misses nothing that happened after (`GET /api/feed`).
+ */
+feed_cursor: number, };
