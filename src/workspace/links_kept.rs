@@ -117,13 +117,13 @@ impl Workspace {
                 continue;
             }
             let was = dangling_to(&then, &from)?;
-            let new: Vec<String> = new.into_iter().filter(|f| !was.contains(f)).collect();
-            if let Some(hunk) = revealed.first().filter(|_| !new.is_empty()) {
+            let behind: Vec<String> = new.into_iter().filter(|f| !was.contains(f)).collect();
+            if !behind.is_empty() {
                 return Ok(Some(ReviewError::LinksToMoved {
-                    hunk: hunk.clone(),
+                    hunk: revealed[0].clone(),
                     from,
                     to,
-                    files: new,
+                    files: behind,
                 }));
             }
         }
