@@ -42,7 +42,7 @@ use redline::project::View;
 use redline::review::{ReviewError, Status};
 use redline::store::Store;
 use redline::workspace::{OutsideChange, RunInfo, Workspace, WorkspaceError};
-use vault_model::{NOTES, Step, WORDS, broken, edit, note, shown_at, step};
+use vault_model::{NOTES, Step, WORDS, broken, edit, note, retarget_paths, shown_at, step};
 
 fn open(root: &Path, data: &Path) -> Workspace {
     let project = Project::open(root, Limits::default()).unwrap();
@@ -366,14 +366,9 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                         whole_word,
                     } => replace_text(WORDS[*word], with, *whole_word),
                     Step::Retarget { from, to } => {
-                        let (Some(from), Some(to)) =
-                            (shown_at(&shown, *from), shown_at(&shown, *to))
-                        else {
+                        let Some((from, to)) = retarget_paths(&shown, *from, *to) else {
                             continue;
                         };
-                        if from == to {
-                            continue;
-                        }
                         VaultOp::RetargetLinks(RetargetLinks {
                             from,
                             to,
@@ -1753,6 +1748,23 @@ fn links_retargeted_at_a_moved_notes_path_follow_the_move() {
         Step::Retarget { from: 2, to: 3 },
         Step::Decide {
             pick: 8550367729194973619,
+            accept: false,
+        },
+    ])
+    .unwrap();
+}
+
+/// A retarget that writes a second link to a moved note's path on a line
+/// that has one already: the hunk wrote a link only the move gives a
+/// target, so rejecting the move rejects it too.
+#[test]
+fn a_second_link_to_a_moved_notes_path_on_one_line_follows_the_move() {
+    check(&[
+        edit(0, 3),
+        Step::Move { note: 0 },
+        Step::Retarget { from: 1, to: 0 },
+        Step::Decide {
+            pick: 15459516394011116221,
             accept: false,
         },
     ])

@@ -35,7 +35,7 @@ use redline::testkit::scripted::{ScriptedModel, Turn};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
-use vault_model::{NOTES, Step, WORDS, broken, note, shown_at, step};
+use vault_model::{NOTES, Step, WORDS, broken, note, retarget_paths, shown_at, step};
 
 /// A running `redline serve` on the vault, with the scripted model it runs
 /// the agent on.
@@ -356,14 +356,9 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                         "summary": format!("Step {n}."),
                     }),
                     Step::Retarget { from, to } => {
-                        let (Some(from), Some(to)) =
-                            (shown_at(&shown, *from), shown_at(&shown, *to))
-                        else {
+                        let Some((from, to)) = retarget_paths(&shown, *from, *to) else {
                             continue;
                         };
-                        if from == to {
-                            continue;
-                        }
                         json!({
                             "edits": [],
                             "operations": [{ "op": "retarget_links", "from": from, "to": to }],

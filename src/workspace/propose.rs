@@ -486,16 +486,15 @@ fn follow_link_targets(
             else {
                 continue;
             };
-            // A link the lines had before is not one this hunk wrote (a
-            // later move's link update keeps an earlier one's link).
+            // A link the lines had as often before is not one this hunk
+            // wrote (a later move's link update keeps an earlier one's).
             let written = &proposal.proposed[link.span.clone()];
-            let before: String = proposal
-                .base
-                .split_inclusive('\n')
-                .skip(hunk.old_start)
-                .take(hunk.old_lines)
-                .collect();
-            if before.contains(written) {
+            let lines = |text: &str, from: usize, n: usize| -> String {
+                text.split_inclusive('\n').skip(from).take(n).collect()
+            };
+            let after = lines(&proposal.proposed, hunk.new_start, hunk.new_lines);
+            let before = lines(&proposal.base, hunk.old_start, hunk.old_lines);
+            if after.matches(written).count() <= before.matches(written).count() {
                 continue;
             }
             let follower = hunk.hunk_id.clone();

@@ -117,6 +117,17 @@ pub fn shown_at(shown: &BTreeMap<String, String>, i: usize) -> Option<String> {
         .map(|(path, _)| path.clone())
 }
 
+/// Where the working state shows the notes of a [`Step::Retarget`], when
+/// both are shown and are not one note.
+pub fn retarget_paths(
+    shown: &BTreeMap<String, String>,
+    from: usize,
+    to: usize,
+) -> Option<(String, String)> {
+    let (from, to) = (shown_at(shown, from)?, shown_at(shown, to)?);
+    (from != to).then_some((from, to))
+}
+
 /// Every link of the working state, as (the note it is in, the note it
 /// names, whether it resolves): a note is known by its heading, a link by
 /// the note its name starts with (a moved note is `Alpha 12`).

@@ -131,6 +131,7 @@ impl Runtime {
             self.update_session(&session.session_id, |s| {
                 s.last_job_id = Some(job_id.clone());
             })?;
+            self.touch();
             self.announce_status(&job_id, JobStatus::Completed, None, Some(&job));
             self.announce_unreviewable(&job_id, unreviewable);
             return Ok(Some((job, Vec::new())));
@@ -178,6 +179,10 @@ impl Runtime {
             s.last_job_id = Some(job_id.clone());
             s.pending_review = Some(job_id.clone());
         })?;
+        // The hunks were staged before the job was stored: a listing made
+        // in between named their group after no job, and was kept as the
+        // listing of this revision.
+        self.touch();
         self.emit(
             &job_id,
             RuntimeEvent::AwaitingReview(JobStaged {
