@@ -12,6 +12,25 @@ use redline::testkit::scripted::Turn;
 use serde_json::json;
 use support::*;
 
+/// Runs `instruction` to its end, which must be a proposal awaiting review.
+async fn staged(h: &Harness, instruction: &str) -> redline::jobs::Job {
+    let (job, events) = h.run_to_end(instruction, None).await;
+    assert_eq!(
+        job.status,
+        JobStatus::AwaitingReview,
+        "{:?}",
+        kinds(&events)
+    );
+    job
+}
+
+/// Accepts every hunk of `job` and writes them.
+fn apply_all(h: &Harness, job: &redline::jobs::Job) {
+    let bundle = job.diff_bundle.as_ref().unwrap();
+    let hunks: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    h.runtime.apply(job, &hunks).unwrap();
+}
+
 /// Notes in the generated vault.
 const NOTES: usize = 300;
 
@@ -186,16 +205,8 @@ async fn properties_and_tags_change_across_a_scope_and_every_other_byte_stays() 
         |_| {},
     )
     .await;
-    let (job, events) = h.run_to_end("Close the meetings", None).await;
-    assert_eq!(
-        job.status,
-        JobStatus::AwaitingReview,
-        "{:?}",
-        kinds(&events)
-    );
-    let bundle = job.diff_bundle.clone().unwrap();
-    let hunks: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
-    h.runtime.apply(&job, &hunks).unwrap();
+    let job = staged(&h, "Close the meetings").await;
+    apply_all(&h, &job);
     for i in 0..20 {
         assert_eq!(
             h.read(&format!("Meetings/{i:02}.md")),
@@ -249,13 +260,7 @@ async fn protected_notes_are_left_out_of_operations_and_refused_to_edits() {
         "---\nlocked: true\ntags: [atlas]\n---\n#atlas\n",
     )
     .unwrap();
-    let (job, events) = h.run_to_end("Rename the tag", None).await;
-    assert_eq!(
-        job.status,
-        JobStatus::AwaitingReview,
-        "{:?}",
-        kinds(&events)
-    );
+    let job = staged(&h, "Rename the tag").await;
     let bodies = h.bodies();
     // The dry run leaves the protected notes out and says why.
     let report: serde_json::Value = serde_json::from_str(&tool_results(&bodies[1])[0].1).unwrap();
@@ -323,13 +328,7 @@ async fn links_are_retargeted_and_converted_by_the_link_engine() {
         |_| {},
     )
     .await;
-    let (job, events) = h.run_to_end("Merge Ann into Ann Lee", None).await;
-    assert_eq!(
-        job.status,
-        JobStatus::AwaitingReview,
-        "{:?}",
-        kinds(&events)
-    );
+    let job = staged(&h, "Merge Ann into Ann Lee").await;
     let bodies = h.bodies();
     let told: serde_json::Value =
         serde_json::from_str(&tool_results(&bodies[1]).last().unwrap().1).unwrap();
@@ -345,9 +344,7 @@ async fn links_are_retargeted_and_converted_by_the_link_engine() {
         skipped.contains("Daily/00.md") && skipped.contains("front matter holds wikilinks only"),
         "{skipped}"
     );
-    let bundle = job.diff_bundle.clone().unwrap();
-    let hunks: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
-    h.runtime.apply(&job, &hunks).unwrap();
+    apply_all(&h, &job);
     for i in 0..30 {
         assert_eq!(
             h.read(&format!("Daily/{i:02}.md")),
