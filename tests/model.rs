@@ -1770,3 +1770,59 @@ fn a_second_link_to_a_moved_notes_path_on_one_line_follows_the_move() {
     ])
     .unwrap();
 }
+
+/// A scoped rollback between a retarget's hunk and a move's link update on
+/// one link: each hunk changes the link whole, so taking one back never
+/// leaves half of each (a link to no note).
+#[test]
+fn a_scoped_rollback_never_splices_two_hunks_into_one_link() {
+    check(&[
+        Step::Retarget { from: 2, to: 1 },
+        Step::Move { note: 1 },
+        Step::Move { note: 0 },
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::Decide {
+            pick: 9704181406655522959,
+            accept: false,
+        },
+        Step::Retarget { from: 1, to: 2 },
+        Step::Replace {
+            word: 1,
+            with: "a".into(),
+            whole_word: false,
+        },
+        edit(1, 3),
+        Step::Scoped {
+            pick: 507299540376374591,
+            hunk: 4082236347548830190,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}
+
+/// Rejecting a retarget whose link a move's update rewrote since: the
+/// update goes with it (it changed the same link), and so does its move,
+/// whose update of the line's other link would otherwise be lost.
+#[test]
+fn rejecting_a_hunk_under_a_link_update_takes_the_move() {
+    check(&[
+        Step::Retarget { from: 2, to: 3 },
+        edit(2, 3),
+        Step::Replace {
+            word: 2,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::Move { note: 3 },
+        Step::Decide {
+            pick: 5056613817324000786,
+            accept: false,
+        },
+    ])
+    .unwrap();
+}

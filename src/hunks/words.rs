@@ -14,9 +14,10 @@
 //!
 //! Within a line, tokens are runs of word characters (letters, digits, `_`),
 //! runs of horizontal white space, the line end (`\n`, `\r\n`), and any
-//! other character on its own; so `[[Atlas]]` → `[[Meridian]]` changes the
-//! name and keeps the brackets. Concatenated, the tokens are the text, byte
-//! for byte.
+//! other character on its own; a link's target path (after `[[` or `](`, up
+//! to its heading, alias or end) is one token. So `[[Atlas]]` → `[[Meridian]]` changes the
+//! name and keeps the brackets, and two changes to one link always overlap.
+//! Concatenated, the tokens are the text, byte for byte.
 
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -38,6 +39,38 @@ pub struct WordEdit {
 
 /// The token boundaries of `text`: byte offsets, `0` first and `text.len()` last.
 fn boundaries(text: &str) -> Vec<usize> {
+    let mut cuts = vec![0];
+    let mut at = 0;
+    while at < text.len() {
+        at += link_target(&text[..at], &text[at..]).unwrap_or_else(|| token_len(&text[at..]));
+        cuts.push(at);
+    }
+    cuts
+}
+
+/// The length of the link target `rest` starts with, when `before` ends
+/// with a link's opening (`[[`, or `](`) and the link closes on this line:
+/// the path only, up to a heading, an alias or a title.
+///
+/// A target is one token: two changes to one link (a rename, then a move)
+/// then touch the same bytes, so one depends on the other, and taking one
+/// back can never leave half of each, a link to no note.
+fn link_target(before: &str, rest: &str) -> Option<usize> {
+    let (close, ends): (&str, &[char]) = if before.ends_with("[[") {
+        ("]]", &['|', '#', ']'])
+    } else if before.ends_with("](") {
+        (")", &['#', ')', ' '])
+    } else {
+        return None;
+    };
+    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    line.find(close)?;
+    line.find(ends).filter(|&len| len > 0)
+}
+
+/// The length of the token `rest` starts with: a run of word characters or
+/// of horizontal white space, a line end, or one other character.
+fn token_len(rest: &str) -> usize {
     #[derive(PartialEq)]
     enum Class {
         Word,
@@ -53,30 +86,21 @@ fn boundaries(text: &str) -> Vec<usize> {
             Class::Other
         }
     };
-    let mut cuts = vec![0];
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let end = match class(c) {
-            Class::Other if c == '\r' && chars.peek().is_some_and(|&(_, n)| n == '\n') => {
-                chars.next();
-                i + 2
-            }
-            Class::Other => i + c.len_utf8(),
-            run => {
-                let mut end = i + c.len_utf8();
-                while let Some(&(j, n)) = chars.peek() {
-                    if class(n) != run {
-                        break;
-                    }
-                    end = j + n.len_utf8();
-                    chars.next();
-                }
-                end
-            }
-        };
-        cuts.push(end);
+    if rest.starts_with("\r\n") {
+        return 2;
     }
-    cuts
+    let mut chars = rest.chars();
+    let first = chars.next().expect("not empty");
+    match class(first) {
+        Class::Other => first.len_utf8(),
+        run => {
+            first.len_utf8()
+                + chars
+                    .take_while(|&c| class(c) == run)
+                    .map(char::len_utf8)
+                    .sum::<usize>()
+        }
+    }
 }
 
 fn tokens<'a>(text: &'a str, cuts: &[usize]) -> Vec<&'a str> {
@@ -232,5 +256,22 @@ mod tests {
                 new: 3..6
             }]
         );
+    }
+
+    #[test]
+    fn a_link_target_changes_whole() {
+        // A move's update after a rename: the same bytes, so one follows the other.
+        let moved = diff("see [[Beta]] now", "see [[Beta 1]] now");
+        assert_eq!(moved.len(), 1);
+        assert_eq!(moved[0].old, 6..10);
+        let md = diff("[x](Notes/Beta.md) y", "[x](Archive/Beta.md) y");
+        assert_eq!(md.len(), 1);
+        assert_eq!(md[0].old, 4..17);
+        // Unclosed on its line: words as ever.
+        assert_eq!(boundaries("[[a b\n]]"), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(boundaries("[[a b]]"), [0, 1, 2, 5, 6, 7]);
+        // The path only: an alias or a heading is words as ever.
+        assert_eq!(boundaries("[[a b|c d]]"), [0, 1, 2, 5, 6, 7, 8, 9, 10, 11]);
+        assert_eq!(boundaries("[c](a%20b.md#h)"), [0, 1, 2, 3, 4, 12, 13, 14, 15]);
     }
 }

@@ -153,7 +153,9 @@ impl Review {
     /// `hunk_ids` and every hunk setting them to `status` moves, in their
     /// files and across files, until nothing more moves: a hunk carried
     /// within its file (one it stands on, or that builds on it) carries
-    /// the moves or link updates it goes with in turn.
+    /// the moves or link updates it goes with in turn, and a link update
+    /// rejected that way its move (only one rejected by name is the user
+    /// leaving that link as it is).
     pub(super) fn closure(&self, hunk_ids: &[String], status: Status) -> Vec<String> {
         let mut all = hunk_ids.to_vec();
         let mut seen: std::collections::HashSet<String> = all.iter().cloned().collect();
@@ -163,11 +165,19 @@ impl Review {
             for hunk in &fresh {
                 if let Ok((path, i)) = self.find_hunk(hunk) {
                     let file = &self.files[&path];
-                    more.extend(
-                        file.plan(i, status)
-                            .into_iter()
-                            .filter_map(|(j, _)| file.entries()[j].hunk_id.clone()),
-                    );
+                    for (j, _) in file.plan(i, status).into_iter().skip(1) {
+                        let entry = &file.entries()[j];
+                        more.extend(entry.hunk_id.clone());
+                        if status == Status::Rejected {
+                            // A link update rejected only because it rewrote
+                            // the bytes of a hunk rejected here would leave
+                            // its move's other links dangling: the move goes.
+                            more.extend(entry.follows.iter().filter(|m| {
+                                self.status_of(m).is_some_and(|s| s != Status::Rejected)
+                                    && !self.settled(m)
+                            }).cloned());
+                        }
+                    }
                 }
             }
             more.retain(|h| seen.insert(h.clone()));
