@@ -12,6 +12,7 @@ use super::events::{
 };
 use super::host::{Host, Refusal};
 use super::state::{JobParams, LoopState, Outcome, PendingQuestion, Proposal, Question};
+use super::fan_out::{self, EDIT_EACH_NOTE};
 use super::toolset::{self, CLARIFY_USER, ClarifyArgs, PROPOSE_EDITS, ProposeEditsArgs};
 use crate::edits::{self, ProposedEdit};
 use crate::expand::{self, Expansion};
@@ -30,12 +31,15 @@ enum CallResult {
     Proposed(Proposal),
     /// The model proposed nothing, with this summary.
     NothingToChange(Option<String>),
+    /// A run over many notes may start: it answers the call when it ends.
+    FanOut,
 }
 
 /// Runs every call of `step` in order. Returns how the job ends, if one of
 /// them ended it (a proposal, or an explicit "nothing to change").
 pub(super) async fn run_calls(
     step: &Step,
+    model: &str,
     params: &JobParams,
     state: &mut LoopState,
     host: &dyn Host,
@@ -44,9 +48,10 @@ pub(super) async fn run_calls(
     let mut proposed = None;
     let mut nothing = None;
     for call in &step.tool_calls {
-        if proposed.is_some() || nothing.is_some() {
-            // The job ends with the proposal; later calls are answered so
-            // the conversation stays well formed if it is ever resumed.
+        if proposed.is_some() || nothing.is_some() || state.fan_out.is_some() {
+            // The job ends with the proposal (or the run over many notes);
+            // later calls are answered so the conversation stays well
+            // formed if it is ever resumed.
             answer(
                 state,
                 call,
@@ -54,7 +59,7 @@ pub(super) async fn run_calls(
             );
             continue;
         }
-        match handle(call, truncated, params, state, host).await {
+        match handle(call, truncated, model, params, state, host).await {
             CallResult::Done(result) => answer(state, call, result),
             CallResult::Question(question) => {
                 state.pending = Some(PendingQuestion {
@@ -70,6 +75,7 @@ pub(super) async fn run_calls(
                 answer(state, call, Ok(json!({ "status": "nothing to change" })));
                 nothing = Some(summary.unwrap_or_else(|| "Nothing needs to change.".into()));
             }
+            CallResult::FanOut => {}
         }
     }
     match (proposed, nothing) {
@@ -123,6 +129,7 @@ fn malformed(
 async fn handle(
     call: &ToolCall,
     truncated: bool,
+    model: &str,
     params: &JobParams,
     state: &mut LoopState,
     host: &dyn Host,
@@ -139,6 +146,7 @@ async fn handle(
     match name.as_str() {
         PROPOSE_EDITS => propose(call, args, state, host),
         CLARIFY_USER => ask(call, args, state, host),
+        EDIT_EACH_NOTE => each_note(call, args, model, params, state, host),
         _ => run_tool(call, &name, args, params, state, host).await,
     }
 }
@@ -252,6 +260,49 @@ fn ask(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host) -> 
         suggested_answers: question.suggested_answers.clone(),
     }));
     CallResult::Question(question)
+}
+
+/// `edit_each_note`: planned now; it starts once the loop sees it confirmed
+/// (at once, or after the user's go-ahead to the question asked here).
+fn each_note(
+    call: &ToolCall,
+    args: Value,
+    model: &str,
+    params: &JobParams,
+    state: &mut LoopState,
+    host: &dyn Host,
+) -> CallResult {
+    if state.pending.is_some() {
+        return malformed(
+            call,
+            state,
+            host,
+            "one_question",
+            "ask one question at a time".into(),
+        );
+    }
+    match fan_out::plan(&call.tool_call_id, args, model, params, state, host) {
+        Ok(None) => CallResult::FanOut,
+        Ok(Some(question)) => {
+            host.emit(AgentEvent::ClarificationRequested(ClarificationRequested {
+                tool_call_id: call.tool_call_id.clone(),
+                question_id: question.question_id.clone(),
+                question: question.question.clone(),
+                suggested_answers: question.suggested_answers.clone(),
+            }));
+            CallResult::Question(question)
+        }
+        Err(why) => {
+            state.schema_failures += 1;
+            host.emit(AgentEvent::ToolCallFailed(ToolCallFailed {
+                tool_call_id: call.tool_call_id.clone(),
+                tool: EDIT_EACH_NOTE.into(),
+                code: "refused".into(),
+                message: why.clone(),
+            }));
+            CallResult::Done(Err(why))
+        }
+    }
 }
 
 /// A project tool (search, read, list), run off the async threads. The text

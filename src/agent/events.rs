@@ -43,6 +43,11 @@ pub enum AgentEvent {
     /// The model stopped without proposing: it was told to end with
     /// `propose_edits` (an empty list if nothing needs to change).
     Reminded(Reminded) = "agent.reminded",
+    /// A run over many notes (one model call each) was planned: its notes
+    /// and projected cost, and whether it waits for the user's go-ahead.
+    FanOutPlanned(FanOutPlanned) = "fan_out.planned",
+    /// A run over many notes staged more of them (after each batch).
+    FanOutProgress(FanOutProgress) = "fan_out.progress",
 }
 }
 
@@ -240,6 +245,46 @@ pub struct EditsRefused {
 pub struct Reminded {
     /// Why its last proposal was refused, if one was.
     pub refusal: Option<String>,
+}
+
+/// `fan_out.planned`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct FanOutPlanned {
+    /// The `edit_each_note` call.
+    pub tool_call_id: String,
+    /// What each note is asked.
+    pub instruction: String,
+    /// The notes it will run over.
+    pub notes: usize,
+    /// Notes of its scope left out because they are protected.
+    pub protected: usize,
+    /// Prompt tokens it is projected to take, all notes.
+    pub projected_input_tokens: u64,
+    /// Generated tokens it is projected to take, all notes.
+    pub projected_output_tokens: u64,
+    /// Its projected cost in US dollars (0 with no price configured).
+    pub projected_cost_usd: f64,
+    /// Whether it waits for the user to confirm (past the thresholds).
+    pub needs_confirmation: bool,
+}
+
+/// `fan_out.progress`: a run over many notes as it stands.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct FanOutProgress {
+    /// Notes answered (changed, unchanged or failed).
+    pub done: usize,
+    /// Notes in the run.
+    pub total: usize,
+    /// Notes whose edits are staged for review.
+    pub changed: usize,
+    /// Notes that failed (the model's answer unusable, or refused).
+    pub failed: usize,
+    /// Prompt tokens so far.
+    pub input_tokens: u64,
+    /// Generated tokens so far.
+    pub output_tokens: u64,
+    /// Cost so far in US dollars.
+    pub cost_usd: f64,
 }
 
 /// `model.unreadable`.

@@ -29,6 +29,23 @@ pub trait Host: Send + Sync {
     /// Checks and stages edits for review: a checkpoint, then the hunks.
     /// `seen` are the files the model read or found by searching.
     fn propose(&self, edits: &[ProposedEdit], seen: &BTreeSet<String>) -> Result<Staged, Refusal>;
+    /// Stages more edits of the same job, their files recorded in the
+    /// checkpoint `into` (the job's first staging's) when given: a run over
+    /// many notes stages as its notes come back. Default: [`Host::propose`].
+    fn propose_into(
+        &self,
+        edits: &[ProposedEdit],
+        seen: &BTreeSet<String>,
+        into: Option<&str>,
+    ) -> Result<Staged, Refusal> {
+        let _ = into;
+        self.propose(edits, seen)
+    }
+    /// What the job has staged so far, all its stagings together (after a
+    /// restart, a run over many notes goes on from it). Default: none.
+    fn staged(&self) -> Option<Staged> {
+        None
+    }
     /// The notes no proposal may change: an operation leaves them out.
     /// Default: none (staging refuses them all the same).
     fn protection(&self) -> Protection {

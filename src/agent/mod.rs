@@ -6,6 +6,7 @@
 mod calls;
 mod definition;
 pub mod events;
+pub mod fan_out;
 mod host;
 mod prompt;
 mod run;

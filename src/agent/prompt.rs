@@ -62,7 +62,10 @@ Redline, so do not edit those links yourself. To delete a whole file, use delete
 - For the same change across many notes (rename a term or a tag everywhere, set a property \
 across a folder, reformat dates by regex), do not read and edit each note: state it once in \
 propose_edits' operations (replace_text, set_property, rename_tag, retarget_links, ...), with dry_run first \
-to see what it would change. Use line edits for changes that differ from note to note.
+to see what it would change. When each of many notes needs its own judgement (a summary \
+under each title, a property set from what the note says), call edit_each_note with the \
+instruction for one note and the scope: each note gets one small call of its own. Use line \
+edits for changes to a few notes.
 - If the instruction is ambiguous in a way that changes the edits, ask with clarify_user \
 (one question); otherwise do not ask.
 - If nothing needs to change, call propose_edits with an empty list and say why in the summary.";

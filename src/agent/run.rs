@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::calls::run_calls;
+use super::fan_out::{self, EDIT_EACH_NOTE};
 use super::events::{
     AgentEvent, AssistantDelta, Budget, ClarificationReceived, ModelStep, Reminded, Unreadable,
 };
@@ -53,6 +54,9 @@ pub async fn drive(
         {
             return Outcome::Cancelled;
         }
+        if state.fan_out.as_ref().is_some_and(|f| f.confirmed) {
+            return fan_out::run(provider, params, state, host, cancel).await;
+        }
         if let Some(end) = check_budget(&budgets, params, state, host) {
             return end;
         }
@@ -72,7 +76,7 @@ pub async fn drive(
                 None => continue,
             }
         }
-        if let Some(end) = run_calls(&step, params, state, host).await {
+        if let Some(end) = run_calls(&step, &request.model, params, state, host).await {
             return end;
         }
         if state.blocked_repeats >= MAX_BLOCKED_REPEATS {
@@ -161,6 +165,30 @@ async fn resume(
         skipped,
         answer: answer.answer.clone(),
     }));
+    // The go-ahead for a run over many notes: it answers its call itself.
+    if let Some(fan) = state
+        .fan_out
+        .as_mut()
+        .filter(|f| f.tool_call_id == pending.tool_call_id)
+    {
+        if fan_out::confirms(answer.answer.as_deref()) {
+            fan.confirmed = true;
+        } else {
+            state.fan_out = None;
+            state.messages.push(Message::Tool(ToolResult {
+                tool_call_id: pending.tool_call_id,
+                name: EDIT_EACH_NOTE.into(),
+                content: format!(
+                    "not run: the user did not confirm the run ({}). Ask what they want, or \
+                     propose a smaller change.",
+                    answer.answer.as_deref().unwrap_or(NO_USER_ANSWER)
+                ),
+                is_error: true,
+            }));
+        }
+        host.resumed();
+        return true;
+    }
     state.messages.push(Message::Tool(ToolResult {
         tool_call_id: pending.tool_call_id,
         name: CLARIFY_USER.into(),
@@ -407,6 +435,8 @@ fn stop_reason(step: &Step) -> &'static str {
         "error"
     } else if step.tool_calls.iter().any(|c| c.name == PROPOSE_EDITS) {
         "proposed_edits"
+    } else if step.tool_calls.iter().any(|c| c.name == EDIT_EACH_NOTE) {
+        "fan_out"
     } else if step.tool_calls.iter().any(|c| c.name == CLARIFY_USER) {
         "needs_clarification"
     } else if !step.tool_calls.is_empty() {

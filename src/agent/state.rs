@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::AgentDefinition;
+use super::fan_out::FanOut;
 use crate::config::Config;
 use crate::edits::ProposedEdit;
 use crate::hunks::DiffBundle;
@@ -97,6 +98,9 @@ pub struct LoopState {
     /// Why its last proposal was not staged, while it has staged none.
     #[serde(default)]
     pub refusal: Option<String>,
+    /// A run over many notes, planned or under way.
+    #[serde(default)]
+    pub fan_out: Option<FanOut>,
 }
 
 /// The settings of one job's loop.

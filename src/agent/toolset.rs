@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::AgentDefinition;
+use super::fan_out::{EDIT_EACH_NOTE, EditEachNoteArgs};
 use crate::edits::{Operation, ProposedEdit};
 use crate::expand::VaultOp;
 use crate::providers::conversation::ToolSpec;
@@ -148,6 +149,16 @@ static AGENT_TOOLS: LazyLock<Vec<Entry>> = LazyLock::new(|| {
              line: the engine finds and edits every occurrence; `dry_run` shows what it would \
              change first. Refused edits come back with the reason; fix and call again.",
         ),
+        entry::<EditEachNoteArgs>(
+            EDIT_EACH_NOTE,
+            "Finish by running an instruction over many notes when each needs judgement of its \
+             own (add a summary under each meeting note's title, set `type:` from what a note is \
+             about): every note in `scope` gets one small model call that sees only that note \
+             and may edit only it, and the edits are staged for review as they come back. Use \
+             propose_edits' operations instead for a change stated once (a rename, a property \
+             set everywhere), and line edits for a few notes. The user may be asked to confirm \
+             the projected cost first.",
+        ),
     ]
 });
 
@@ -188,7 +199,9 @@ pub fn plain_specs() -> Vec<ToolSpec> {
             parameters: t.input_schema,
             bounded: Value::Null,
         })
-        .chain(AGENT_TOOLS.iter().map(|e| ToolSpec {
+        // A run over many notes asks a model of Redline's own, which an
+        // external agent's job has not.
+        .chain(AGENT_TOOLS.iter().filter(|e| e.spec.name != EDIT_EACH_NOTE).map(|e| ToolSpec {
             parameters: e.plain.clone(),
             bounded: Value::Null,
             ..e.spec.clone()
@@ -199,6 +212,15 @@ pub fn plain_specs() -> Vec<ToolSpec> {
 /// The one spec named `name`, if the agent has it.
 pub fn spec(agent: &AgentDefinition, name: &str) -> Option<ToolSpec> {
     specs(agent).into_iter().find(|t| t.name == name)
+}
+
+/// The spec of the agent tool `name` in the strict subset, whatever the
+/// agent: what a run's call for one note offers.
+pub fn spec_of(name: &str) -> Option<ToolSpec> {
+    AGENT_TOOLS
+        .iter()
+        .find(|e| e.spec.name == name)
+        .map(|e| e.spec.clone())
 }
 
 /// Decodes the arguments of an agent tool (`clarify_user`,
@@ -239,7 +261,8 @@ mod tests {
                 "list_files",
                 "links",
                 "clarify_user",
-                "propose_edits"
+                "propose_edits",
+                "edit_each_note"
             ]
         );
         for spec in &specs {

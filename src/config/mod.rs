@@ -114,6 +114,19 @@ pub struct Limits {
     pub max_mcp_calls_per_session: usize,
     /// Proposals one MCP session may stage for review. Default 50.
     pub max_mcp_proposals_per_session: usize,
+    /// Model calls a run over many notes (`edit_each_note`) makes at once
+    /// on a hosted provider; a local server takes one at a time. Default 4.
+    pub fan_out_concurrency: usize,
+    /// Notes one such run may take. Default 5000.
+    pub fan_out_max_notes: usize,
+    /// A run over more notes than this waits for the user's go-ahead.
+    /// Default 50.
+    pub fan_out_confirm_notes: usize,
+    /// A run projected to cost more than this many US cents waits for the
+    /// user's go-ahead. Default 100.
+    pub fan_out_confirm_cents: u64,
+    /// Most tokens the model may generate for one note. Default 1024.
+    pub fan_out_output_tokens: u32,
 }
 
 impl Default for Limits {
@@ -144,6 +157,11 @@ impl Default for Limits {
             max_mcp_calls_per_job: 200,
             max_mcp_calls_per_session: 2000,
             max_mcp_proposals_per_session: 50,
+            fan_out_concurrency: 4,
+            fan_out_max_notes: 5000,
+            fan_out_confirm_notes: 50,
+            fan_out_confirm_cents: 100,
+            fan_out_output_tokens: 1024,
         }
     }
 }

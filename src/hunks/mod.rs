@@ -11,6 +11,7 @@ pub mod patch;
 pub mod triage;
 pub(crate) mod words;
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use rayon::prelude::*;
@@ -161,6 +162,50 @@ impl DiffBundle {
     /// Whether `hunk_id` is one of its hunks.
     pub fn contains(&self, hunk_id: &str) -> bool {
         self.hunk_ids().any(|h| h == hunk_id)
+    }
+
+    /// Takes in `more`, a later staging of the same job (a run over many
+    /// notes stages as they come back): its files in path order among
+    /// these, a pattern making the same change as one of these counted in
+    /// it (a risk it raised kept only where both raised it), the others
+    /// numbered after these, so that no pattern id already shown changes.
+    pub fn absorb(&mut self, more: DiffBundle) {
+        let mut renamed: HashMap<String, String> = HashMap::new();
+        let mut next = self.patterns.len();
+        for pattern in more.patterns {
+            let same = self
+                .patterns
+                .iter_mut()
+                .find(|p| p.removed == pattern.removed && p.inserted == pattern.inserted);
+            match same {
+                Some(known) => {
+                    known.hunks += pattern.hunks;
+                    known.files += pattern.files;
+                    known.flags.retain(|f| pattern.flags.contains(f));
+                    renamed.insert(pattern.pattern_id, known.pattern_id.clone());
+                }
+                None => {
+                    next += 1;
+                    let id = format!("p{next}");
+                    renamed.insert(pattern.pattern_id.clone(), id.clone());
+                    self.patterns.push(Pattern {
+                        pattern_id: id,
+                        ..pattern
+                    });
+                }
+            }
+        }
+        self.patterns.sort_by(|a, b| b.hunks.cmp(&a.hunks));
+        for mut file in more.files {
+            for hunk in &mut file.hunks {
+                hunk.pattern = hunk.pattern.take().and_then(|p| renamed.get(&p).cloned());
+            }
+            let at = self
+                .files
+                .partition_point(|f| f.file_path < file.file_path);
+            self.files.insert(at, file);
+        }
+        self.file_ops.extend(more.file_ops);
     }
 }
 

@@ -300,6 +300,9 @@ type Rows = (Vec<PackedCheckpointFile>, Vec<PackedFile>);
 /// What a checkpoint is: its kind, the session and job it belongs to, the
 /// request it is named by, and when it was made.
 pub(crate) struct Header<'a> {
+    /// The checkpoint this one's files are added to (a later staging of
+    /// the same job); `None`: a new checkpoint.
+    into: Option<&'a str>,
     kind: CheckpointKind,
     session_id: Option<&'a str>,
     job_id: Option<&'a str>,
@@ -316,12 +319,18 @@ impl<'a> Header<'a> {
         instruction: &'a str,
     ) -> Header<'a> {
         Header {
+            into: None,
             kind,
             session_id,
             job_id,
             instruction,
             created_at: humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
         }
+    }
+
+    /// The same, its files added to the checkpoint `id` when given.
+    pub(crate) fn into_checkpoint(self, id: Option<&'a str>) -> Header<'a> {
+        Header { into: id, ..self }
     }
 }
 
@@ -360,37 +369,45 @@ fn write_checkpoint(
     staged: &[PackedFile],
 ) -> Result<Checkpoint, StoreError> {
     let tx = blobs.conn();
-    let seq: i64 = tx.query_row(
-        "SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoints",
-        [],
-        |r| r.get(0),
-    )?;
-    let id = format!("cp_{seq}");
-    let kind_text = match what.kind {
-        CheckpointKind::Run => "run",
-        CheckpointKind::Rollback => "rollback",
-        CheckpointKind::Resolve => "resolve",
-        CheckpointKind::Decision => "decision",
+    let id = match what.into {
+        Some(id) => id.to_owned(),
+        None => {
+            let seq: i64 = tx.query_row(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoints",
+                [],
+                |r| r.get(0),
+            )?;
+            let id = format!("cp_{seq}");
+            let kind_text = match what.kind {
+                CheckpointKind::Run => "run",
+                CheckpointKind::Rollback => "rollback",
+                CheckpointKind::Resolve => "resolve",
+                CheckpointKind::Decision => "decision",
+            };
+            tx.execute(
+                "INSERT INTO checkpoints (id, seq, session_id, job_id, kind, created_at, instruction)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    id,
+                    seq,
+                    what.session_id,
+                    what.job_id,
+                    kind_text,
+                    what.created_at,
+                    what.instruction
+                ],
+            )?;
+            id
+        }
     };
-    tx.execute(
-        "INSERT INTO checkpoints (id, seq, session_id, job_id, kind, created_at, instruction)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![
-            id,
-            seq,
-            what.session_id,
-            what.job_id,
-            kind_text,
-            what.created_at,
-            what.instruction
-        ],
-    )?;
     let mut affected = Vec::with_capacity(files.len());
     for file in files {
         let text_hash = file.text.as_ref().map(|b| blobs.put(b)).transpose()?;
         let proposed_hash = file.proposed.as_ref().map(|b| blobs.put(b)).transpose()?;
+        // Added to an earlier checkpoint, a file it holds keeps the text
+        // it had first: a rollback to it goes back to before the job.
         tx.prepare_cached(
-            "INSERT INTO checkpoint_files (checkpoint_id, path, text_hash, proposed_hash, state)
+            "INSERT OR IGNORE INTO checkpoint_files (checkpoint_id, path, text_hash, proposed_hash, state)
              VALUES (?1, ?2, ?3, ?4, ?5)",
         )?
         .execute(params![id, file.path, text_hash, proposed_hash, file.state])?;

@@ -149,6 +149,10 @@ pub struct Recorded {
 #[derive(Default)]
 struct Script {
     turns: std::collections::VecDeque<Turn>,
+    /// Turns for the first request whose body contains the key, before
+    /// the queue: requests made at once (a run over many notes) arrive in
+    /// any order, each answered for what it asks about.
+    keyed: Vec<(String, Turn)>,
     served: usize,
     requests: Vec<Recorded>,
 }
@@ -205,6 +209,17 @@ impl ScriptedModel {
         self.script.lock().unwrap().turns.extend(turns);
     }
 
+    /// Answers the first request whose body contains `key` with `turn`,
+    /// whatever the queue holds (each note of a run over many notes is
+    /// answered for that note, in whatever order the calls come).
+    pub fn push_when(&self, key: &str, turn: Turn) {
+        self.script
+            .lock()
+            .unwrap()
+            .keyed
+            .push((key.to_owned(), turn));
+    }
+
     /// Drops the turns not served yet.
     pub fn clear(&self) {
         self.script.lock().unwrap().turns.clear();
@@ -247,7 +262,16 @@ fn serve(protocol: Protocol, script: &Mutex<Script>, headers: &HeaderMap, body: 
             body: request.clone(),
         });
         script.served += 1;
-        (script.turns.pop_front(), script.served)
+        let text = std::str::from_utf8(body).unwrap_or_default();
+        let keyed = script
+            .keyed
+            .iter()
+            .position(|(key, _)| text.contains(key.as_str()));
+        let turn = match keyed {
+            Some(i) => Some(script.keyed.swap_remove(i).1),
+            None => script.turns.pop_front(),
+        };
+        (turn, script.served)
     };
     if let Err(problem) = check_request(protocol, &request) {
         return error_response(protocol, 400, &problem);

@@ -33,6 +33,20 @@ impl Workspace {
         edits: &[ProposedEdit],
         limits: &HunkLimits,
     ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
+        self.propose_into(run, edits, limits, None)
+    }
+
+    /// [`Workspace::propose`], the files recorded in the checkpoint `into`
+    /// (an earlier staging of the same run) when given, so a run that
+    /// stages as it goes is one checkpoint. The checkpoint returned lists
+    /// the files of this staging.
+    pub fn propose_into(
+        &mut self,
+        run: &RunInfo,
+        edits: &[ProposedEdit],
+        limits: &HunkLimits,
+        into: Option<&str>,
+    ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
         self.refuse_protected(edits)?;
         // A file moved (or kept) by a settled operation of an earlier job
         // can be moved or deleted again.
@@ -130,7 +144,8 @@ impl Workspace {
             run.session_id.as_deref(),
             Some(&run.job_id),
             &run.instruction,
-        );
+        )
+        .into_checkpoint(into);
         // The engine read the notes whose links it rewrote: the job did not
         // need to.
         let seen = run.seen.clone().map(|mut seen| {

@@ -215,6 +215,25 @@ fn job_samples() -> Vec<(usize, JobEvent)> {
             message: "does not match the expected format".into(),
             failures: 2,
         }),
+        A::FanOutPlanned(FanOutPlanned {
+            tool_call_id: "call_5".into(),
+            instruction: "Add a summary".into(),
+            notes: 1000,
+            protected: 2,
+            projected_input_tokens: 900_000,
+            projected_output_tokens: 60_000,
+            projected_cost_usd: 2.5,
+            needs_confirmation: true,
+        }),
+        A::FanOutProgress(FanOutProgress {
+            done: 10,
+            total: 1000,
+            changed: 8,
+            failed: 1,
+            input_tokens: 9_000,
+            output_tokens: 600,
+            cost_usd: 0.02,
+        }),
     ];
     let mut all = Vec::new();
     for e in runtime {
@@ -256,6 +275,8 @@ fn job_samples() -> Vec<(usize, JobEvent)> {
             A::BudgetExhausted(_) => 26,
             A::Reminded(_) => 27,
             A::Unreadable(_) => 29,
+            A::FanOutPlanned(_) => 32,
+            A::FanOutProgress(_) => 33,
         };
         all.push((i, JobEvent::Agent(e)));
     }
@@ -420,7 +441,7 @@ fn lists_an_earlier_version_stored_in_events_read_as_their_counts() {
 fn every_job_event_round_trips_with_its_type_name() {
     let samples = job_samples();
     let positions: std::collections::BTreeSet<usize> = samples.iter().map(|s| s.0).collect();
-    assert_eq!(positions, (0..32).collect(), "one sample of each variant");
+    assert_eq!(positions, (0..34).collect(), "one sample of each variant");
     let mut kinds = std::collections::BTreeSet::new();
     for (_, event) in samples {
         let json = serde_json::to_value(&event).unwrap();

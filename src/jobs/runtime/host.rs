@@ -24,6 +24,33 @@ pub(super) struct JobHost {
     pub(super) earlier: Mutex<JobUsage>,
 }
 
+impl JobHost {
+    /// Stages `edits` as this job's, into the checkpoint `into` if given.
+    fn stage(
+        &self,
+        edits: &[ProposedEdit],
+        seen: &BTreeSet<String>,
+        into: Option<&str>,
+    ) -> Result<Staged, Refusal> {
+        let run = RunInfo {
+            seen: Some(seen.clone()),
+            ..self.run.clone()
+        };
+        match self
+            .runtime
+            .ws()
+            .propose_into(&run, edits, &HunkLimits::default(), into)
+        {
+            Ok((checkpoint, bundle)) => Ok(Staged {
+                checkpoint_id: checkpoint.checkpoint_id,
+                bundle,
+            }),
+            Err(WorkspaceError::Edits(errors)) => Err(Refusal::Edits(errors)),
+            Err(other) => Err(Refusal::Other(other.to_string())),
+        }
+    }
+}
+
 impl Host for JobHost {
     fn project(&self) -> &Project {
         self.runtime.project()
@@ -63,22 +90,36 @@ impl Host for JobHost {
     }
 
     fn propose(&self, edits: &[ProposedEdit], seen: &BTreeSet<String>) -> Result<Staged, Refusal> {
-        let run = RunInfo {
-            seen: Some(seen.clone()),
-            ..self.run.clone()
-        };
-        match self
-            .runtime
-            .ws()
-            .propose(&run, edits, &HunkLimits::default())
-        {
-            Ok((checkpoint, bundle)) => Ok(Staged {
-                checkpoint_id: checkpoint.checkpoint_id,
-                bundle,
-            }),
-            Err(WorkspaceError::Edits(errors)) => Err(Refusal::Edits(errors)),
-            Err(other) => Err(Refusal::Other(other.to_string())),
-        }
+        self.stage(edits, seen, None)
+    }
+
+    /// Stages into the job's checkpoint, and keeps what the job staged so
+    /// far on its record: its hunks are reviewed (patterns, flags, Apply)
+    /// before the run ends, and a restart knows what it staged.
+    fn propose_into(
+        &self,
+        edits: &[ProposedEdit],
+        seen: &BTreeSet<String>,
+        into: Option<&str>,
+    ) -> Result<Staged, Refusal> {
+        let staged = self.stage(edits, seen, into)?;
+        self.runtime.set_job(&self.run.job_id, |j| {
+            j.checkpoint_id
+                .get_or_insert_with(|| staged.checkpoint_id.clone());
+            match &mut j.diff_bundle {
+                Some(so_far) => so_far.absorb(staged.bundle.clone()),
+                None => j.diff_bundle = Some(staged.bundle.clone()),
+            }
+        });
+        Ok(staged)
+    }
+
+    fn staged(&self) -> Option<Staged> {
+        let job = self.runtime.job(&self.run.job_id).ok()?;
+        Some(Staged {
+            checkpoint_id: job.checkpoint_id?,
+            bundle: job.diff_bundle?,
+        })
     }
 
     fn protection(&self) -> Protection {

@@ -5,7 +5,8 @@
 //! runtime keeps for each running job a cancellation token and the channel its
 //! clarification answers arrive on. A job that waits for the user when
 //! Redline stops is picked up again on the next start, from its saved loop
-//! state; one that was running is marked failed (`interrupted`).
+//! state; one that was running is marked failed (`interrupted`), but for a run
+//! over many notes, which goes on with the notes it had not done.
 //!
 //! Its parts: the lifecycle here (open, recover, GC, configuration);
 //! [`sessions`]; [`execute`] (start, spawn, run the loop through the provider
@@ -263,15 +264,26 @@ impl Runtime {
             .ok_or_else(|| not_found("agent", id))
     }
 
-    /// After a stop: running jobs are marked `interrupted`; jobs waiting for
-    /// the user resume from their saved state.
+    /// After a stop: running jobs are marked `interrupted`, but for a run
+    /// over many notes, which goes on with the notes not yet done; jobs
+    /// waiting for the user resume from their saved state.
     fn recover(&self) -> Result<(), RuntimeError> {
         let interrupted = |message: &str| JobError {
             code: "interrupted".into(),
             message: message.into(),
         };
         let db = self.db();
+        let mut resumable = Vec::new();
         for mut job in db.jobs_with_status(&[JobStatus::Queued, JobStatus::Running])? {
+            // A run over many notes goes on with the notes it had not done.
+            let saved = db
+                .loop_state(&job.job_id)?
+                .and_then(|s| serde_json::from_str::<Saved>(&s).ok())
+                .filter(|s| s.state.fan_out.as_ref().is_some_and(|f| f.confirmed));
+            if let Some(saved) = saved {
+                resumable.push((job, Some(saved)));
+                continue;
+            }
             job.status = JobStatus::Failed;
             job.finished_at = Some(now());
             job.error = Some(interrupted(
@@ -279,7 +291,6 @@ impl Runtime {
             ));
             db.put_job(&job)?;
         }
-        let mut resumable = Vec::new();
         for job in db.jobs_with_status(&[JobStatus::WaitingForUser])? {
             let saved = db
                 .loop_state(&job.job_id)?

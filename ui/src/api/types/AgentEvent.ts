@@ -5,6 +5,8 @@ import type { ClarificationReceived } from "./ClarificationReceived";
 import type { ClarificationRequested } from "./ClarificationRequested";
 import type { EditsProposed } from "./EditsProposed";
 import type { EditsRefused } from "./EditsRefused";
+import type { FanOutPlanned } from "./FanOutPlanned";
+import type { FanOutProgress } from "./FanOutProgress";
 import type { ModelStep } from "./ModelStep";
 import type { ProviderRetry } from "./ProviderRetry";
 import type { Reminded } from "./Reminded";
@@ -16,4 +18,4 @@ import type { Unreadable } from "./Unreadable";
 /**
  * An event of the agent loop.
  */
-export type AgentEvent = { "type": "model.step", "data": ModelStep } | { "type": "assistant.delta", "data": AssistantDelta } | { "type": "provider.retry", "data": ProviderRetry } | { "type": "tool.call.requested", "data": ToolCallRequested } | { "type": "tool.call.completed", "data": ToolCallCompleted } | { "type": "tool.call.failed", "data": ToolCallFailed } | { "type": "clarification.requested", "data": ClarificationRequested } | { "type": "clarification.received", "data": ClarificationReceived } | { "type": "edits.proposed", "data": EditsProposed } | { "type": "edits.refused", "data": EditsRefused } | { "type": "budget.warning", "data": Budget } | { "type": "budget.exhausted", "data": Budget } | { "type": "model.unreadable", "data": Unreadable } | { "type": "agent.reminded", "data": Reminded };
+export type AgentEvent = { "type": "model.step", "data": ModelStep } | { "type": "assistant.delta", "data": AssistantDelta } | { "type": "provider.retry", "data": ProviderRetry } | { "type": "tool.call.requested", "data": ToolCallRequested } | { "type": "tool.call.completed", "data": ToolCallCompleted } | { "type": "tool.call.failed", "data": ToolCallFailed } | { "type": "clarification.requested", "data": ClarificationRequested } | { "type": "clarification.received", "data": ClarificationReceived } | { "type": "edits.proposed", "data": EditsProposed } | { "type": "edits.refused", "data": EditsRefused } | { "type": "budget.warning", "data": Budget } | { "type": "budget.exhausted", "data": Budget } | { "type": "model.unreadable", "data": Unreadable } | { "type": "agent.reminded", "data": Reminded } | { "type": "fan_out.planned", "data": FanOutPlanned } | { "type": "fan_out.progress", "data": FanOutProgress };

@@ -105,4 +105,27 @@ max_mcp_calls_per_session: number,
 /**
  * Proposals one MCP session may stage for review. Default 50.
  */
-max_mcp_proposals_per_session: number, };
+max_mcp_proposals_per_session: number,
+/**
+ * Model calls a run over many notes (`edit_each_note`) makes at once
+ * on a hosted provider; a local server takes one at a time. Default 4.
+ */
+fan_out_concurrency: number,
+/**
+ * Notes one such run may take. Default 5000.
+ */
+fan_out_max_notes: number,
+/**
+ * A run over more notes than this waits for the user's go-ahead.
+ * Default 50.
+ */
+fan_out_confirm_notes: number,
+/**
+ * A run projected to cost more than this many US cents waits for the
+ * user's go-ahead. Default 100.
+ */
+fan_out_confirm_cents: number,
+/**
+ * Most tokens the model may generate for one note. Default 1024.
+ */
+fan_out_output_tokens: number, };

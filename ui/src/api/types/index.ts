@@ -45,6 +45,8 @@ export type { Event } from "./Event";
 export type { EventPage } from "./EventPage";
 export type { EventsQuery } from "./EventsQuery";
 export type { FallbackReason } from "./FallbackReason";
+export type { FanOutPlanned } from "./FanOutPlanned";
+export type { FanOutProgress } from "./FanOutProgress";
 export type { FeedEntry } from "./FeedEntry";
 export type { FeedPage } from "./FeedPage";
 export type { FileChange } from "./FileChange";
