@@ -7,11 +7,16 @@ import { jobEvents } from "../state/store";
 
 interface Row {
   key: string;
-  kind: "tool" | "text" | "status" | "question" | "note";
+  kind: "tool" | "text" | "status" | "question" | "note" | "progress";
   title: string;
   detail?: string;
   ok?: boolean;
+  /** A run over many notes: notes done of all. */
+  progress?: { done: number; total: number };
 }
+
+/** Dollars as the meter shows them. */
+const dollars = (usd: number) => `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 
 function summarize(args: JsonValue): string {
   if (!args || typeof args !== "object" || Array.isArray(args)) return "";
@@ -49,6 +54,7 @@ function counted(tool: string, count: number | null | undefined) {
 export function rows(events: Event[]): Row[] {
   const out: Row[] = [];
   const calls = new Map<string, Row>();
+  let run: Row | undefined;
   const finish = (id: string, ok: boolean, outcome: (tool: string) => string) => {
     const row = calls.get(id);
     if (!row) return;
@@ -104,6 +110,30 @@ export function rows(events: Event[]): Row[] {
       case "agent.reminded":
         out.push({ key: `m${e.cursor}`, kind: "note", title: "The agent stopped without proposing: reminded to end with propose_edits" });
         break;
+      case "fan_out.planned": {
+        const d = e.data;
+        const cost = d.projected_cost_usd > 0 ? ` · about ${dollars(d.projected_cost_usd)}` : "";
+        run = {
+          key: `o${e.cursor}`,
+          kind: "progress",
+          title: `One call per note: ${d.notes.toLocaleString()} notes`,
+          detail: `about ${(d.projected_input_tokens + d.projected_output_tokens).toLocaleString()} tokens${cost}` +
+            (d.protected > 0 ? ` · ${d.protected} protected left out` : "") +
+            (d.needs_confirmation ? " · waits for your go-ahead" : ""),
+          progress: { done: 0, total: d.notes },
+        };
+        out.push(run);
+        break;
+      }
+      case "fan_out.progress": {
+        const d = e.data;
+        if (!run) break;
+        run.progress = { done: d.done, total: d.total };
+        run.title = `One call per note: ${d.done.toLocaleString()} of ${d.total.toLocaleString()} notes`;
+        run.detail = `${d.changed} changed · ${d.failed} failed · ${(d.input_tokens + d.output_tokens).toLocaleString()} tokens · ${dollars(d.cost_usd)}`;
+        run.ok = d.failed === 0 ? undefined : false;
+        break;
+      }
       case "review.finished":
         out.push({ key: `f${e.cursor}`, kind: "note", title: `Review finished: ${e.data.accepted} accepted, ${e.data.rejected} rejected` });
         break;
@@ -122,6 +152,9 @@ export function Timeline() {
       {list.map((r) => (
         <li key={r.key} class={`tl tl-${r.kind}${r.ok === false ? " tl-failed" : ""}`} data-testid={`timeline-${r.kind}`}>
           <span class="tl-title">{r.title}</span>
+          {r.progress && (
+            <progress class="tl-progress" data-testid="fan-out-progress" value={r.progress.done} max={r.progress.total} />
+          )}
           {r.detail && <span class="tl-detail">{r.detail}</span>}
         </li>
       ))}
