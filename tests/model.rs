@@ -393,6 +393,29 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                     .map_err(|e| TestCaseError::fail(format!("step {n}: {step:?}: {e}")))?;
                 bundles.push(bundle);
             }
+            Step::EachNote { line, text } => {
+                jobs += 1;
+                let mut job: Option<(String, DiffBundle)> = None;
+                for note in 0..NOTES.len() {
+                    let Some(path) = shown_at(&shown, note) else {
+                        continue;
+                    };
+                    let mut edit = proposed(&path, Operation::Replace);
+                    edit.start_line = *line;
+                    edit.new_text = text.clone();
+                    let into = job.as_ref().map(|(cp, _)| cp.as_str());
+                    let Ok((checkpoint, bundle)) =
+                        ws.propose_into(&run(jobs), &[edit], &HunkLimits::default(), into)
+                    else {
+                        continue;
+                    };
+                    match &mut job {
+                        Some((_, so_far)) => so_far.absorb(bundle),
+                        None => job = Some((checkpoint.checkpoint_id, bundle)),
+                    }
+                }
+                bundles.extend(job.map(|(_, bundle)| bundle));
+            }
             Step::Move { note } => {
                 let Some(path) = shown_at(&shown, *note) else {
                     continue;
@@ -1823,6 +1846,26 @@ fn rejecting_a_hunk_under_a_link_update_takes_the_move() {
             pick: 5056613817324000786,
             accept: false,
         },
+    ])
+    .unwrap();
+}
+
+/// Undoing a rejection whose hunk's words a later run replaced meanwhile:
+/// the two replacements are alternatives, and the one brought back rejects
+/// the other (never both side by side, a link to no note).
+#[test]
+fn undoing_a_rejection_rejects_the_hunk_that_replaced_the_same_words_since() {
+    check(&[
+        Step::Move { note: 2 },
+        Step::Retarget { from: 1, to: 2 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        edit(0, 3),
+        Step::Retarget { from: 1, to: 2 },
+        edit(0, 3),
+        Step::Undo { pick: 0 },
     ])
     .unwrap();
 }

@@ -335,7 +335,10 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
         let shown = rig.view();
         let mut writes = false;
         match step {
-            Step::Edit { .. } | Step::Replace { .. } | Step::Retarget { .. } => {
+            Step::Edit { .. }
+            | Step::Replace { .. }
+            | Step::Retarget { .. }
+            | Step::EachNote { .. } => {
                 let proposal = match step {
                     Step::Edit { note, line, text } => {
                         let Some(path) = shown_at(&shown, *note) else {
@@ -365,14 +368,28 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                             "summary": format!("Step {n}."),
                         })
                     }
+                    Step::EachNote { line, text } => {
+                        // Each note's own call answers for that note.
+                        for path in (0..NOTES.len()).filter_map(|i| shown_at(&shown, i)) {
+                            let edit = json!({ "file_path": path, "operation": "replace",
+                                               "start_line": line, "end_line": line, "new_text": text });
+                            rig.model.push_when(
+                                &format!("The note `{path}`:"),
+                                Turn::call("propose_edits", json!({ "edits": [edit] })),
+                            );
+                        }
+                        json!({ "instruction": format!("Step {n}: line {line}."), "scope": {} })
+                    }
                     _ => unreachable!(),
+                };
+                let tool = match step {
+                    Step::EachNote { .. } => "edit_each_note",
+                    _ => "propose_edits",
                 };
                 // An operation that changes nothing goes back to the model,
                 // which then ends with text.
-                rig.model.push([
-                    Turn::call("propose_edits", proposal),
-                    Turn::text(&["Done."]),
-                ]);
+                rig.model
+                    .push([Turn::call(tool, proposal), Turn::text(&["Done."])]);
                 let session = rig.server.as_ref().unwrap().session.clone();
                 let (status, started) = rig.post(
                     "/api/agent/run",

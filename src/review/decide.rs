@@ -229,6 +229,9 @@ impl Review {
                 by_file.entry(path).or_default().push((i, status));
             }
         }
+        for (path, moves) in &mut by_file {
+            *moves = self.files[path].with_exclusions(std::mem::take(moves));
+        }
         self.check_moves(&by_file)?;
         for step in &steps {
             for (hunk, _, _) in &step.moves {
@@ -358,7 +361,7 @@ impl Review {
                 (file.entries()[i].status == *to).then_some((i, *from))
             })
             .collect();
-        Ok(moves.map(|m| (path, m)))
+        Ok(moves.map(|m| (path, file.with_exclusions(m))))
     }
 
     /// Accepts every pending hunk of `path`; returns the moves.

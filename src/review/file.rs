@@ -12,6 +12,10 @@
 //!   on, rejecting A rejects what builds on it, and setting either back to
 //!   pending moves the others only as far as that takes. So every hunk can
 //!   be decided at every moment, and no decision is refused.
+//! - Two agent hunks that took out the same text are alternatives: the
+//!   later one was written while the earlier was rejected. Whatever makes
+//!   one count (a decision, an undo) rejects the other, with what builds on
+//!   it, so the buffer never shows two replacements of the same words.
 //! - Text the user typed strictly inside a hunk's text shows only while that
 //!   hunk counts: rejecting the hunk leaves nothing of the agent's, and the
 //!   user's typing inside it goes with it (the caller asks first, and keeps a
@@ -81,6 +85,10 @@ pub struct FileReview {
     depends_on: Vec<BTreeSet<usize>>,
     /// Per entry, the entries that depend on it.
     dependents: Vec<Vec<usize>>,
+    /// Per agent entry, the agent entries that took out the same text: the
+    /// later one was written while the earlier was rejected, so the two are
+    /// alternatives and never count together (see [`FileReview::plan`]).
+    excludes: Vec<BTreeSet<usize>>,
     /// A move or deletion of the whole file (see [`super::op`]).
     pub(super) op: Option<super::StagedOp>,
 }
@@ -103,6 +111,7 @@ impl FileReview {
             entries: Vec::new(),
             depends_on: Vec::new(),
             dependents: Vec::new(),
+            excludes: Vec::new(),
             op: None,
         }
     }
@@ -134,6 +143,7 @@ impl FileReview {
             buffer: Rope::new(),
             depends_on: Vec::new(),
             dependents: Vec::new(),
+            excludes: Vec::new(),
             op: None,
         };
         file.buffer = Rope::from_str(&pieces::render(&file.pieces, &in_buffer(&file.entries)));
@@ -258,7 +268,16 @@ impl FileReview {
     fn find_dependencies(&mut self) {
         let is_agent = is_agent(&self.entries);
         let mut deps = vec![BTreeSet::new(); self.entries.len()];
+        let mut excludes = vec![BTreeSet::new(); self.entries.len()];
         for p in &self.pieces {
+            for (k, &a) in p.del.iter().enumerate() {
+                for &b in &p.del[k + 1..] {
+                    if a != b && is_agent(a) && is_agent(b) {
+                        excludes[a as usize].insert(b as usize);
+                        excludes[b as usize].insert(a as usize);
+                    }
+                }
+            }
             if let Some(owner) = p.owner(&is_agent) {
                 for &d in &p.del {
                     if d != owner {
@@ -287,6 +306,7 @@ impl FileReview {
         }
         self.depends_on = deps;
         self.dependents = dependents;
+        self.excludes = excludes;
     }
 
     /// Whether entry `i` inserted or took out any text (a move or deletion
@@ -307,8 +327,54 @@ impl FileReview {
     }
 
     /// Every entry a decision setting entry `i` to `status` moves, `i` first,
-    /// with its new status; see the module docs.
+    /// with its new status; see the module docs. An entry that comes to
+    /// count rejects the alternatives it excludes (see
+    /// [`FileReview::with_exclusions`]).
     pub(crate) fn plan(&self, i: usize, status: Status) -> Vec<(usize, Status)> {
+        self.with_exclusions(self.plan_within(i, status))
+    }
+
+    /// `moves`, and the rejection (with what builds on them) of every
+    /// entry that took out the same text as one `moves` makes count, while
+    /// it counts: a hunk written while another was rejected replaced the
+    /// same words, and the two together would show both replacements side
+    /// by side ("Gamma 0Gamma").
+    pub(crate) fn with_exclusions(&self, mut moves: Vec<(usize, Status)>) -> Vec<(usize, Status)> {
+        let Some(&(first, _)) = moves.first() else {
+            return moves;
+        };
+        let mut k = 0;
+        while k < moves.len() {
+            let (j, status) = moves[k];
+            k += 1;
+            if status == Status::Rejected {
+                continue;
+            }
+            for &x in self.excludes.get(j).into_iter().flatten() {
+                let now = moves
+                    .iter()
+                    .rev()
+                    .find(|(e, _)| *e == x)
+                    .map_or(self.entries[x].status, |m| m.1);
+                if now == Status::Rejected {
+                    continue;
+                }
+                for (e, s) in self.plan_within(x, Status::Rejected) {
+                    match moves.iter_mut().find(|(m, _)| *m == e) {
+                        Some(m) if m.1 == Status::Rejected => {}
+                        // Both ways round: the one asked for wins.
+                        Some(_) if e == first => {}
+                        Some(m) => m.1 = s,
+                        None => moves.push((e, s)),
+                    }
+                }
+            }
+        }
+        moves
+    }
+
+    /// [`FileReview::plan`] by dependencies alone.
+    fn plan_within(&self, i: usize, status: Status) -> Vec<(usize, Status)> {
         let mut moves = vec![(i, status)];
         let mut seen = BTreeSet::from([i]);
         let mut todo = vec![i];

@@ -211,6 +211,30 @@ fn a_dependent_pair_moves_together_and_undoes_as_one() {
     assert_eq!(statuses(&review), [Status::Pending, Status::Pending]);
 }
 
+/// A rejected hunk and one written over the same words since are
+/// alternatives: bringing the first back (an undo, or a decision) rejects
+/// the second, never shows both replacements side by side.
+#[test]
+fn two_replacements_of_the_same_words_never_count_together() {
+    let base = "Links: [[Beta]] here.\n";
+    let one = "Links: [[Gamma 0]] here.\n";
+    let two = "Links: [[Gamma]] here.\n";
+    let limits = HunkLimits::default();
+    let mut review = Review::new();
+    stage(&mut review, "job_1", base, one, &limits, 1);
+    review.decide("h_1", Status::Rejected, None).unwrap();
+    stage(&mut review, "job_2", base, two, &limits, 2);
+    assert_eq!(buffer(&review), two);
+    review.undo("h_1").unwrap();
+    assert_eq!(buffer(&review), one, "the first brought back, the second rejected");
+    assert_eq!(statuses(&review), [Status::Pending, Status::Rejected]);
+    // And the other way round: the second brought back rejects the first.
+    let d = review.decide("h_2", Status::Pending, None).unwrap();
+    let moved: Vec<(&str, Status)> = d.moves.iter().map(|m| (m.hunk_id.as_str(), m.to)).collect();
+    assert_eq!(moved, [("h_2", Status::Pending), ("h_1", Status::Rejected)]);
+    assert_eq!(buffer(&review), two);
+}
+
 /// Text typed inside a pending hunk goes with it when it is rejected (the
 /// decision says so first), never to the disk while it is pending, and
 /// comes back with an undo. Text typed beside it stays.

@@ -220,9 +220,11 @@ impl ScriptedModel {
             .push((key.to_owned(), turn));
     }
 
-    /// Drops the turns not served yet.
+    /// Drops the turns not served yet, keyed ones too.
     pub fn clear(&self) {
-        self.script.lock().unwrap().turns.clear();
+        let mut script = self.script.lock().unwrap();
+        script.turns.clear();
+        script.keyed.clear();
     }
 
     /// Every request received so far, in order.

@@ -79,6 +79,10 @@ pub enum Step {
     /// A run points every link to note `from` at note `to`, stated once as
     /// a `retarget_links` operation the link engine expands.
     Retarget { from: usize, to: usize },
+    /// A run over every note, one at a time (`edit_each_note`): line `line`
+    /// of each replaced with `text`, each note staged as it comes into the
+    /// job's one checkpoint.
+    EachNote { line: usize, text: String },
 }
 
 /// What a [`Step::Replace`] looks for: prose of the notes but never their
@@ -105,6 +109,7 @@ pub fn step() -> impl Strategy<Value = Step> {
         1 => (0..WORDS.len(), "[a-z]{1,6}", any::<bool>())
             .prop_map(|(word, with, whole_word)| Step::Replace { word, with, whole_word }),
         1 => (0..4usize, 0..4usize).prop_map(|(from, to)| Step::Retarget { from, to }),
+        1 => (3..=6usize, "[a-z]{1,6}").prop_map(|(line, text)| Step::EachNote { line, text }),
     ]
 }
 
