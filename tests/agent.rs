@@ -87,7 +87,8 @@ async fn a_tool_chain_ends_in_review_and_apply_writes_the_accepted_hunk() {
                 "list_files",
                 "links",
                 "clarify_user",
-                "propose_edits"
+                "propose_edits",
+                "edit_each_note"
             ]
         );
         match protocol {
@@ -470,7 +471,7 @@ async fn the_tool_budget_warns_at_80_percent_and_forces_the_final_call_at_100() 
         assert!(warning < exhausted);
         let bodies = h.bodies();
         assert_eq!(bodies.len(), 6);
-        assert_eq!(tool_names(&bodies[4]).len(), 6);
+        assert_eq!(tool_names(&bodies[4]).len(), 7);
         assert_eq!(tool_names(&bodies[5]), ["propose_edits"]);
         match protocol {
             Protocol::OpenAiChat => {
