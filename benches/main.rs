@@ -18,6 +18,7 @@ mod agent;
 mod api;
 mod crash_trials;
 mod eval;
+mod fan_out;
 mod links;
 mod moves;
 mod operations;
@@ -28,7 +29,7 @@ mod search;
 
 /// Every benchmark, by name, in the order a full run takes them: the
 /// quick in-process ones first, the servers and child processes last.
-const BENCHMARKS: [(&str, fn()); 11] = [
+const BENCHMARKS: [(&str, fn()); 12] = [
     ("search", search::main),
     ("review", review::main),
     ("scale", scale::main),
@@ -38,6 +39,7 @@ const BENCHMARKS: [(&str, fn()); 11] = [
     ("outside", outside::main),
     ("crash_trials", crash_trials::main),
     ("agent", agent::main),
+    ("fan_out", fan_out::main),
     ("api", api::main),
     ("eval", eval::main),
 ];

@@ -73,6 +73,15 @@ pub enum Turn {
         /// Its body.
         body: String,
     },
+    /// `turn`, for the first request whose body contains `contains`,
+    /// whenever it comes (see [`ScriptedModel::push_when`]): the answer for
+    /// one note of a run over many, whose calls come in any order.
+    When {
+        /// What the request must contain.
+        contains: String,
+        /// The answer.
+        turn: Box<Turn>,
+    },
 }
 
 /// A tool call in a scripted reply.
@@ -157,6 +166,18 @@ struct Script {
     requests: Vec<Recorded>,
 }
 
+impl Script {
+    /// Queues `turns`, each [`Turn::When`] by its key.
+    fn take(&mut self, turns: impl IntoIterator<Item = Turn>) {
+        for turn in turns {
+            match turn {
+                Turn::When { contains, turn } => self.keyed.push((contains, *turn)),
+                turn => self.turns.push_back(turn),
+            }
+        }
+    }
+}
+
 /// A running scripted model. Dropping it stops the server.
 pub struct ScriptedModel {
     server: crate::loopback::Loopback,
@@ -171,10 +192,8 @@ impl ScriptedModel {
 
     /// Serves `turns` on loopback `port` (0 picks a free one).
     pub async fn bind(turns: Vec<Turn>, port: u16) -> std::io::Result<ScriptedModel> {
-        let script = Arc::new(Mutex::new(Script {
-            turns: turns.into(),
-            ..Script::default()
-        }));
+        let script = Arc::new(Mutex::new(Script::default()));
+        script.lock().unwrap().take(turns);
         let state = script.clone();
         let server = crate::loopback::spawn(port, |_| {
             Router::new()
@@ -206,18 +225,17 @@ impl ScriptedModel {
     /// Queues `turns` after those not served yet: a test that decides what
     /// the model says as it goes.
     pub fn push(&self, turns: impl IntoIterator<Item = Turn>) {
-        self.script.lock().unwrap().turns.extend(turns);
+        self.script.lock().unwrap().take(turns);
     }
 
     /// Answers the first request whose body contains `key` with `turn`,
     /// whatever the queue holds (each note of a run over many notes is
     /// answered for that note, in whatever order the calls come).
     pub fn push_when(&self, key: &str, turn: Turn) {
-        self.script
-            .lock()
-            .unwrap()
-            .keyed
-            .push((key.to_owned(), turn));
+        self.push([Turn::When {
+            contains: key.to_owned(),
+            turn: Box::new(turn),
+        }]);
     }
 
     /// Drops the turns not served yet, keyed ones too.
@@ -282,7 +300,19 @@ fn serve(protocol: Protocol, script: &Mutex<Script>, headers: &HeaderMap, body: 
         return error_response(protocol, 500, "the script has no more turns");
     };
     let model = request["model"].as_str().unwrap_or("scripted").to_owned();
+    serve_turn(protocol, turn, n, body.len(), model)
+}
+
+/// Answers with `turn`, the `n`th served.
+fn serve_turn(
+    protocol: Protocol,
+    turn: Turn,
+    n: usize,
+    body_len: usize,
+    model: String,
+) -> Response {
     match turn {
+        Turn::When { turn, .. } => serve_turn(protocol, *turn, n, body_len, model),
         Turn::Error {
             status,
             headers,
@@ -331,7 +361,7 @@ fn serve(protocol: Protocol, script: &Mutex<Script>, headers: &HeaderMap, body: 
                     .iter()
                     .map(|c| c.arguments.len() + c.name.len())
                     .sum::<usize>();
-            let usage = usage.unwrap_or(((body.len() / 4) as u64, (reply_bytes / 4 + 1) as u64));
+            let usage = usage.unwrap_or(((body_len / 4) as u64, (reply_bytes / 4 + 1) as u64));
             let calls: Vec<ScriptedCall> = calls
                 .into_iter()
                 .enumerate()
