@@ -132,9 +132,18 @@ fn tools_lists_every_schema() {
         .collect();
     assert_eq!(
         names,
-        ["search_project", "read_file", "list_files", "links"]
+        [
+            "search_project",
+            "read_file",
+            "list_files",
+            "links",
+            "clarify_user",
+            "propose_edits",
+            "edit_each_note"
+        ],
+        "every tool a job's model may be offered, named as everywhere"
     );
-    assert!(specs[0]["input_schema"]["properties"]["query"].is_object());
+    assert!(specs[0]["parameters"]["properties"]["query"].is_object());
 }
 
 #[test]

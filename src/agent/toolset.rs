@@ -189,8 +189,19 @@ pub fn specs(agent: &AgentDefinition) -> Vec<ToolSpec> {
 
 /// Every tool with its schema as generated (optional fields optional, not
 /// the strict subset the model providers need): what an external agent is
-/// offered over MCP, whose clients take any JSON schema.
+/// offered over MCP, whose clients take any JSON schema. A run over many
+/// notes asks a model of Redline's own, which an external agent's job has
+/// not: it is left out (see [`every_spec`]).
 pub fn plain_specs() -> Vec<ToolSpec> {
+    every_spec()
+        .into_iter()
+        .filter(|s| s.name != EDIT_EACH_NOTE)
+        .collect()
+}
+
+/// Every tool a job's model may be offered, schemas as generated: what
+/// `redline tools` lists.
+pub fn every_spec() -> Vec<ToolSpec> {
     tools::specs()
         .into_iter()
         .map(|t| ToolSpec {
@@ -199,9 +210,7 @@ pub fn plain_specs() -> Vec<ToolSpec> {
             parameters: t.input_schema,
             bounded: Value::Null,
         })
-        // A run over many notes asks a model of Redline's own, which an
-        // external agent's job has not.
-        .chain(AGENT_TOOLS.iter().filter(|e| e.spec.name != EDIT_EACH_NOTE).map(|e| ToolSpec {
+        .chain(AGENT_TOOLS.iter().map(|e| ToolSpec {
             parameters: e.plain.clone(),
             bounded: Value::Null,
             ..e.spec.clone()

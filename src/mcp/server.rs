@@ -21,7 +21,6 @@ use crate::jobs::{JobStatus, McpConnection, OUTSIDE, RunRequest, Runtime, ToolCo
 use crate::providers::driven::{DriveError, Driver, driven};
 
 /// The MCP name of `clarify_user`.
-const ASK_USER: &str = "ask_user";
 /// Reads back the user's decisions on a proposal.
 const REVIEW_STATUS: &str = "review_status";
 /// Longest wait `review_status` takes.
@@ -94,14 +93,7 @@ impl RedlineMcp {
         };
         let mut tools: Vec<Tool> = toolset::plain_specs()
             .into_iter()
-            .map(|spec| {
-                let name = if spec.name == CLARIFY_USER {
-                    ASK_USER.to_owned()
-                } else {
-                    spec.name
-                };
-                Tool::new(name, spec.description, object(spec.parameters))
-            })
+            .map(|spec| Tool::new(spec.name, spec.description, object(spec.parameters)))
             .collect();
         let mut schema = schemars::schema_for!(ReviewStatusArgs).to_value();
         if let Value::Object(map) = &mut schema {
@@ -349,7 +341,7 @@ pub(super) fn server_config() -> ServerConfig {
         .with_instructions(
             "Redline stages your edits to this folder for the user's per-hunk review: read \
              with read_file, then propose_edits (nothing is written until the user accepts \
-             and saves); review_status tells what the user decided; ask_user asks them.",
+             and saves); review_status tells what the user decided; clarify_user asks them.",
         )
 }
 
@@ -383,7 +375,7 @@ impl ServerHandler for RedlineMcp {
         }
         let result = match request.name.as_ref() {
             REVIEW_STATUS => self.review_status(arguments).await,
-            ASK_USER => self.drive(&client, CLARIFY_USER, arguments).await,
+            CLARIFY_USER => self.drive(&client, CLARIFY_USER, arguments).await,
             name if name != REVIEW_STATUS && Self::tools().iter().any(|t| t.name == name) => {
                 self.drive(&client, name, arguments).await
             }

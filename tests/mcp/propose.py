@@ -27,7 +27,7 @@ async def main(redline, folder, data, client, edits, question=None):
             asked = None
             if question:
                 result = await session.call_tool(
-                    "ask_user", {"question": question, "suggested_answers": ["Ann", "Bo"]})
+                    "clarify_user", {"question": question, "suggested_answers": ["Ann", "Bo"]})
                 assert not result.isError, result.content
                 asked = result.structuredContent
             for path in sorted({e["file_path"] for e in edits}):

@@ -25,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from common import error_code, propose_line, redline_mcp, structured
 
-TOOLS = {"search_project", "read_file", "list_files", "links", "propose_edits", "ask_user", "review_status"}
+TOOLS = {"search_project", "read_file", "list_files", "links", "propose_edits", "clarify_user", "review_status"}
 
 
 class Api:
@@ -212,7 +212,7 @@ async def bridged(api, redline, folder, data):
 
             # A question answered on the card (through the API).
             asking = asyncio.create_task(session.call_tool(
-                "ask_user", {"question": "Who owns Beta?", "suggested_answers": ["Ann", "Bo"]}))
+                "clarify_user", {"question": "Who owns Beta?", "suggested_answers": ["Ann", "Bo"]}))
             asked_job, question = await api.question("bridged-agent")
             await api.acall("POST", f"/api/agent/jobs/{asked_job}/clarify",
                             {"question_id": question, "answer": "42"})
@@ -220,7 +220,7 @@ async def bridged(api, redline, folder, data):
             assert answered == {"status": "answered", "answer": "42"}, answered
 
             # And one skipped.
-            asking = asyncio.create_task(session.call_tool("ask_user", {"question": "Also Gamma?"}))
+            asking = asyncio.create_task(session.call_tool("clarify_user", {"question": "Also Gamma?"}))
             asked_job, second = await api.question("bridged-agent", seen={question})
             await api.acall("POST", f"/api/agent/jobs/{asked_job}/clarify",
                             {"question_id": second, "skip": True})
@@ -269,7 +269,7 @@ async def dropped(api, redline, folder, data):
         staged = json.loads(process.stdout.readline())["result"]["structuredContent"]
         assert staged["status"] == "pending_review", staged
         rpc(process, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-            "name": "ask_user", "arguments": {"question": "Are you there?"}}})
+            "name": "clarify_user", "arguments": {"question": "Are you there?"}}})
         await api.question("dropped-agent")
     finally:
         process.send_signal(signal.SIGKILL)

@@ -27,7 +27,7 @@ async def main(redline, folder, data):
             tools = {t.name: t for t in (await session.list_tools()).tools}
             assert set(tools) == {
                 "search_project", "read_file", "list_files", "links",
-                "propose_edits", "ask_user", "review_status",
+                "propose_edits", "clarify_user", "review_status",
             }, sorted(tools)
             assert "query" in tools["search_project"].inputSchema["properties"]
             assert tools["search_project"].inputSchema["required"] == ["query"]

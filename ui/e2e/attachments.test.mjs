@@ -38,7 +38,7 @@ test("an image moved by the agent lands whole with its embeds; one deleted and o
   await page.goto(server.url);
   await page.getByTestId("instruction").fill("Move the chart into Media as q3-chart.png");
   await page.getByTestId("run").click();
-  await page.getByTestId("job-status").filter({ hasText: "awaiting_review" }).waitFor();
+  await page.getByTestId("job-status").filter({ hasText: "Awaiting review" }).waitFor();
   // The move and the two embeds it rewrote.
   await page.getByTestId("review-count").filter({ hasText: /^3$/ }).waitFor();
   const moved = page.locator('[data-testid="tree-file"][data-path="Media/q3-chart.png"]');

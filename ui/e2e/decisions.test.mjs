@@ -86,12 +86,12 @@ test("a completed job reopened by an undo elsewhere shows its review again", asy
   await page.keyboard.press("Alt+KeyY");
   await page.getByTestId("review-count").filter({ hasText: /^0$/ }).waitFor();
   await page.keyboard.press("Control+KeyS");
-  await page.getByTestId("job-status").filter({ hasText: "completed" }).waitFor();
+  await page.getByTestId("job-status").filter({ hasText: "Completed" }).waitFor();
   assert.equal(await page.getByTestId("accept-job").count(), 0, "a completed job offers no review actions");
   // Another client sets the hunk back to pending: the job awaits review
   // again, and the panel says so, with its actions.
   await api(server, `/api/agent/hunks/${last.hunk_id}/decide`, "POST", { status: "pending" });
-  await page.getByTestId("job-status").filter({ hasText: "awaiting_review" }).waitFor();
+  await page.getByTestId("job-status").filter({ hasText: "Awaiting review" }).waitFor();
   await page.getByTestId("accept-job").waitFor();
   await page.getByTestId("review-count").filter({ hasText: /^1$/ }).waitFor();
   assert.match(await page.getByTestId("job-review-status").textContent(), /1 hunk\(s\) to review/);

@@ -43,9 +43,12 @@ test("ask, clarify, review, save, roll back and undo", async () => {
   await page.getByTestId("clarify").waitFor();
   await page.getByTestId("timeline").getByText(/search_project → 3 matching lines/).waitFor();
   await shot(page, "flow-2-question");
+  // The question shows once in the timeline (its own row), not again as a call.
+  assert.equal(await page.getByTestId("timeline").getByText("clarify_user").count(), 0);
+  await page.getByTestId("timeline").getByText("Asked: Which status should the notes get?").waitFor();
   await page.getByTestId("suggested-answer").filter({ hasText: "final" }).click();
 
-  await page.getByTestId("job-status").filter({ hasText: "awaiting_review" }).waitFor();
+  await page.getByTestId("job-status").filter({ hasText: "Awaiting review" }).waitFor();
   await page.getByTestId("review-count").filter({ hasText: "3" }).waitFor();
   // With no file open, the proposal's first file opens at its first hunk,
   // and the keyboard stays where it was.

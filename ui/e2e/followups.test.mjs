@@ -49,7 +49,7 @@ test("a follow-up stacks on pending work; each job's hunks are reviewed on their
   await page.goto(server.url);
   await page.getByTestId("instruction").fill(RENAME);
   await page.getByTestId("run").click();
-  await page.getByTestId("job-status").filter({ hasText: "awaiting_review" }).waitFor();
+  await page.getByTestId("job-status").filter({ hasText: "Awaiting review" }).waitFor();
   await page.getByTestId("review-count").filter({ hasText: /^3$/ }).waitFor();
 
   // The follow-up, before any decision, in the same session.

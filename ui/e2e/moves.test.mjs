@@ -38,7 +38,7 @@ test("a move from the agent and one from the tree are reviewed; only the accepte
   await page.goto(server.url);
   await page.getByTestId("instruction").fill("Rename the Atlas note to Meridian");
   await page.getByTestId("run").click();
-  await page.getByTestId("job-status").filter({ hasText: "awaiting_review" }).waitFor();
+  await page.getByTestId("job-status").filter({ hasText: "Awaiting review" }).waitFor();
   // The move and the two links it rewrote.
   await page.getByTestId("review-count").filter({ hasText: /^3$/ }).waitFor();
   const moved = page.locator('[data-testid="tree-file"][data-path="Notes/Meridian.md"]');

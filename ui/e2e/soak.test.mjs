@@ -87,7 +87,7 @@ async function shown() {
     }
     const open = document.querySelector('[data-testid="open-path"]')?.dataset.path ?? null;
     const job = document.querySelector('[data-testid="job-status"]');
-    const status = job?.textContent?.trim() ?? null;
+    const status = job?.dataset.status ?? null;
     const jobId = job?.dataset.jobId ?? null;
     const dialog = document.querySelector('[data-testid="decision-dialog"]') !== null;
     return { count, badges, open, status, jobId, dialog };

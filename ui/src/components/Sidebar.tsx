@@ -8,6 +8,7 @@ import * as agent from "../state/agent";
 import { addOpenFile, addSelection } from "../state/context";
 import { agents, contextRows, hunkInfo, job, jobEvents, reviewItems, session, sessions, setup } from "../state/store";
 import { SetupCard } from "./SetupCard";
+import { STATUS_WORDS } from "../words";
 import { Timeline } from "./Timeline";
 
 const RUNNING = new Set(["queued", "running", "waiting_for_user"]);
@@ -204,8 +205,8 @@ function JobBar() {
   return (
     <div class="jobbar">
       <div class="row">
-        <span class={`status status-${j.status}`} data-testid="job-status" data-job-id={j.job_id}>
-          {j.status}
+        <span class={`status status-${j.status}`} data-testid="job-status" data-status={j.status} data-job-id={j.job_id}>
+          {STATUS_WORDS[j.status]}
         </span>
         {ranModel(j) ? (
           <>

@@ -4,6 +4,7 @@
 import { useMemo } from "preact/hooks";
 import type { Event, JsonValue } from "../api/types";
 import { jobEvents } from "../state/store";
+import { STATUS_WORDS } from "../words";
 
 interface Row {
   key: string;
@@ -65,6 +66,8 @@ export function rows(events: Event[]): Row[] {
     switch (e.type) {
       case "tool.call.requested": {
         const d = e.data;
+        // A question shows once, as its own row (and the card), not as a call.
+        if (d.tool === "clarify_user") break;
         const detail = d.tool === "propose_edits" ? `${editCount(d.arguments)} edit(s)` : summarize(d.arguments);
         const row: Row = { key: `c${e.cursor}`, kind: "tool", title: d.tool, detail };
         calls.set(d.tool_call_id, row);
@@ -138,7 +141,7 @@ export function rows(events: Event[]): Row[] {
         out.push({ key: `f${e.cursor}`, kind: "note", title: `Review finished: ${e.data.accepted} accepted, ${e.data.rejected} rejected` });
         break;
       case "job.status":
-        out.push({ key: `s${e.cursor}`, kind: "status", title: e.data.status });
+        out.push({ key: `s${e.cursor}`, kind: "status", title: STATUS_WORDS[e.data.status] ?? e.data.status });
         break;
     }
   }

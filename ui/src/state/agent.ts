@@ -167,13 +167,14 @@ export async function follow(id: string) {
     if (ticket !== following) return;
     cursor = page.next_cursor;
     if (page.events.length > 0) jobEvents.value = [...jobEvents.value, ...page.events];
-    const changed = page.events.some((e) => e.type.startsWith("job.") || e.type === "clarification.requested" || e.type === "model.step" || e.type === "diff.generated");
+    const changed = page.events.some((e) => e.type.startsWith("job.") || e.type === "clarification.requested" || e.type === "model.step" || e.type === "diff.generated" || e.type === "fan_out.progress");
     if (changed || page.status !== status) {
       status = page.status;
       const fresh = await attempt("Loading the job", () => api.job(id, { brief: true }));
       if (ticket !== following) return;
       if (fresh) job.value = fresh;
-      if (page.events.some((e) => e.type === "job.awaiting_review" || e.type === "diff.generated")) {
+      // A run over many notes stages as its notes come back: each batch is in review at once.
+      if (page.events.some((e) => e.type === "job.awaiting_review" || e.type === "diff.generated" || e.type === "fan_out.progress")) {
         await (past ? treeListed() : refreshTree());
         if (ticket === following) await openFirstPending(id);
       }
