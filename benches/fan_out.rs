@@ -81,7 +81,19 @@ async fn run(notes: usize) {
     let job = h.start("Summarise every meeting", None);
     let mut first_hunk = None;
     let mut samples = Vec::new();
+    // What the comparison sends: each note's request, its text only (the
+    // scripted server's own record of the requests is not Redline's memory).
+    let mut asked: Vec<String> = Vec::new();
+    let take = |asked: &mut Vec<String>| {
+        asked.extend(h.model.take_requests().into_iter().map(|r| {
+            r.body["messages"][1]["content"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        }));
+    };
     loop {
+        take(&mut asked);
         let now = h.runtime.job(&job.job_id).unwrap();
         let staged = now.diff_bundle.as_ref().map_or(0, |b| b.files.len());
         if first_hunk.is_none()
@@ -106,18 +118,9 @@ async fn run(notes: usize) {
     }
     let total = started.elapsed();
 
+    take(&mut asked);
     // The same requests, straight through the provider, 8 at a time.
-    let bodies: Vec<String> = h
-        .bodies()
-        .into_iter()
-        .skip(1)
-        .map(|b| {
-            b["messages"][1]["content"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned()
-        })
-        .collect();
+    let bodies: Vec<String> = asked.into_iter().skip(1).collect();
     let model = ScriptedModel::start((0..bodies.len()).map(answer).collect())
         .await
         .unwrap();

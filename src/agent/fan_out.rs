@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use super::events::{AgentEvent, FanOutPlanned, FanOutProgress};
 use super::host::{Host, Refusal};
 use super::state::{JobParams, JobUsage, LoopState, Outcome, Proposal, Question};
-use super::toolset::{self, PROPOSE_EDITS, ProposeEditsArgs};
+use super::toolset::{self, PROPOSE_EDITS};
 use crate::edits::{self, Operation, ProposedEdit};
 use crate::expand::Scope;
 use crate::project::View;
@@ -76,8 +76,10 @@ pub struct FanOut {
 }
 
 /// Tokens one note's request is projected to take beyond the note itself:
-/// the prompt, the instruction's framing and the tool's schema.
-const OVERHEAD_TOKENS: u64 = 900;
+/// the prompt, the instruction's framing and the tool's schema (under
+/// 6,000 bytes in all; the whole `propose_edits`, operations and all, is
+/// several times that, which is why a note's call offers only its edits).
+const OVERHEAD_TOKENS: u64 = 1500;
 
 /// Staged at least this often while notes come back, so the first hunks are
 /// in review at once and a thousand notes are not a thousand checkpoints.
@@ -361,7 +363,7 @@ async fn one_note(
             content: format!("Instruction: {instruction}\n\nThe note `{note}`:\n{numbered}"),
         },
     ];
-    let tools = toolset::spec_of(PROPOSE_EDITS).into_iter().collect::<Vec<_>>();
+    let tools = vec![toolset::note_spec()];
     let mut asked_again = false;
     let mut rate_pause = RATE_PAUSE;
     let mut rate_attempts = 0;
@@ -447,8 +449,8 @@ async fn one_note(
 }
 
 /// The edits one note's answer proposes, pinned to `text`; or why they
-/// cannot be taken: no `propose_edits` call, invalid arguments, operations,
-/// or an edit of another file or of the file itself (a move, a deletion).
+/// cannot be taken: no `propose_edits` call, invalid arguments, or an edit
+/// of another file or of the file itself (a move, a deletion).
 fn read_answer(
     calls: &[crate::providers::ToolCall],
     note: &str,
@@ -460,11 +462,8 @@ fn read_answer(
         .ok_or("the answer made no propose_edits call")?;
     let args: Value = serde_json::from_str(&call.arguments)
         .map_err(|e| format!("the arguments are not valid JSON: {e}"))?;
-    let args: ProposeEditsArgs = toolset::decode(PROPOSE_EDITS, args)
+    let args = toolset::decode_note(args)
         .map_err(|p| format!("invalid arguments for propose_edits: {p}"))?;
-    if args.operations.is_some_and(|ops| !ops.is_empty()) {
-        return Err("operations are not offered here: propose line edits of this note".into());
-    }
     let mut edits = Vec::with_capacity(args.edits.len());
     for (i, edit) in args.edits.into_iter().enumerate() {
         if edit.file_path != note {
@@ -668,6 +667,14 @@ mod tests {
         assert!(moved.contains("only replace, insert and delete"), "{moved}");
         assert!(read_answer(&[], "a.md", text).is_err());
         assert_eq!(read_answer(&[call(r#"{"edits":[]}"#)], "a.md", text).unwrap(), []);
+    }
+
+    #[test]
+    fn one_notes_request_carries_a_small_schema() {
+        // Sent with every note: the projection counts on it staying small.
+        let spec = serde_json::to_string(&toolset::note_spec()).unwrap();
+        let framing = NOTE_PROMPT.len() + spec.len();
+        assert!(framing < 4 * OVERHEAD_TOKENS as usize, "{framing} bytes");
     }
 
     #[test]

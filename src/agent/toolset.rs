@@ -97,6 +97,16 @@ impl ModelEdit {
     }
 }
 
+/// What one note's call of a run over many notes sends: the edits of that
+/// note only (no operations, no other file), so its schema, sent with
+/// every note, stays small.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoteEditsArgs {
+    /// The edits of this note. Empty if it needs none.
+    pub edits: Vec<ModelEdit>,
+}
+
 /// What the model sends to ask the person something.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -162,6 +172,27 @@ static AGENT_TOOLS: LazyLock<Vec<Entry>> = LazyLock::new(|| {
     ]
 });
 
+/// `propose_edits` as one note's call of a run over many notes has it.
+static NOTE_TOOL: LazyLock<Entry> = LazyLock::new(|| {
+    entry::<NoteEditsArgs>(
+        PROPOSE_EDITS,
+        "Propose the edits this note needs, every one of this note, at once; an empty list if \
+         it needs none. Line numbers are those shown; give old_text (the exact current lines) \
+         for replace and delete.",
+    )
+});
+
+/// The tool one note's call offers (see [`NoteEditsArgs`]).
+pub fn note_spec() -> ToolSpec {
+    NOTE_TOOL.spec.clone()
+}
+
+/// Decodes one note's answer (see [`NoteEditsArgs`]), validated against
+/// its schema, nulls meaning absent.
+pub fn decode_note(args: Value) -> Result<NoteEditsArgs, String> {
+    validated(&NOTE_TOOL, args)
+}
+
 /// Every tool in the order offered, schemas already in the strict subset
 /// (built once: the loop asks for the tool set on every step and call).
 static ALL_SPECS: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
@@ -223,15 +254,6 @@ pub fn spec(agent: &AgentDefinition, name: &str) -> Option<ToolSpec> {
     specs(agent).into_iter().find(|t| t.name == name)
 }
 
-/// The spec of the agent tool `name` in the strict subset, whatever the
-/// agent: what a run's call for one note offers.
-pub fn spec_of(name: &str) -> Option<ToolSpec> {
-    AGENT_TOOLS
-        .iter()
-        .find(|e| e.spec.name == name)
-        .map(|e| e.spec.clone())
-}
-
 /// Decodes the arguments of an agent tool (`clarify_user`,
 /// `propose_edits`), validated against its schema, nulls meaning absent.
 pub fn decode<T: serde::de::DeserializeOwned>(name: &str, args: Value) -> Result<T, String> {
@@ -239,6 +261,11 @@ pub fn decode<T: serde::de::DeserializeOwned>(name: &str, args: Value) -> Result
         .iter()
         .find(|e| e.spec.name == name)
         .expect("an agent tool");
+    validated(entry, args)
+}
+
+/// `args` checked against `entry`'s schema and decoded.
+fn validated<T: serde::de::DeserializeOwned>(entry: &Entry, args: Value) -> Result<T, String> {
     let args = strict::strip_nulls(args);
     let problems: Vec<String> = entry
         .validator

@@ -343,6 +343,12 @@ pub enum Selection {
         /// The job.
         job_id: String,
     },
+    /// Every pending hunk of a job (a run's "Reject all": decided, not
+    /// written; the save writes).
+    Job {
+        /// The job.
+        job_id: String,
+    },
     /// These hunks.
     Hunks {
         /// Their ids.

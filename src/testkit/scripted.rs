@@ -245,6 +245,12 @@ impl ScriptedModel {
         script.keyed.clear();
     }
 
+    /// Every request received since the last take, in order; forgotten
+    /// here (a long benchmark keeps only what it needs of them).
+    pub fn take_requests(&self) -> Vec<Recorded> {
+        std::mem::take(&mut self.script.lock().unwrap().requests)
+    }
+
     /// Every request received so far, in order.
     pub fn requests(&self) -> Vec<Recorded> {
         self.script.lock().unwrap().requests.clone()

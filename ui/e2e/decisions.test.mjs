@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { api, browser, call, replaceLine, serve, shot, vault } from "./support.mjs";
+import { api, browser, call, disk, replaceLine, serve, shot, vault } from "./support.mjs";
 
 const LINES = 16;
 const EDITED = [3, 7, 11, 15];
@@ -95,4 +95,14 @@ test("a completed job reopened by an undo elsewhere shows its review again", asy
   await page.getByTestId("accept-job").waitFor();
   await page.getByTestId("review-count").filter({ hasText: /^1$/ }).waitFor();
   assert.match(await page.getByTestId("job-review-status").textContent(), /1 hunk\(s\) to review/);
+});
+
+test("rejecting all a run's pending hunks decides them and writes nothing", async () => {
+  const before = disk(dir, "n.md");
+  assert.match(before, /line 3: NEW/, "the accepted, saved hunks are on disk");
+  await page.getByTestId("reject-job").filter({ hasText: "Reject all pending" }).click();
+  await page.getByTestId("review-count").filter({ hasText: /^0$/ }).waitFor();
+  const review = await api(server, "/api/review");
+  assert.equal(review.total, 0, JSON.stringify(review));
+  assert.equal(disk(dir, "n.md"), before, "a rejection never writes by itself, nor takes back saved work");
 });

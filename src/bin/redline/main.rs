@@ -446,7 +446,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Eval(args) => run_eval(args, config),
         Command::Tools => {
-            println!("{}", serde_json::to_string_pretty(&redline::agent::toolset::every_spec())?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&redline::agent::toolset::every_spec())?
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Config => {

@@ -138,18 +138,20 @@ impl Runtime {
         })
     }
 
-    /// The hunks `selection` names: of a pattern or the unflagged ones, the
-    /// pending hunks to decide, or the decided ones to undo.
+    /// The hunks `selection` names: of a pattern, the unflagged ones or
+    /// all of a job's, the pending hunks to decide, or the decided ones to
+    /// undo.
     fn select(&self, selection: &Selection, status: Status) -> Result<Vec<String>, RuntimeError> {
-        // A pattern's hunks, or (no pattern) the unflagged ones.
-        let (job_id, pattern) = match selection {
+        // A pattern's hunks, or (no pattern) the unflagged ones, or all.
+        let (job_id, pattern, all) = match selection {
             Selection::Hunks { hunk_ids } => return Ok(hunk_ids.clone()),
-            Selection::Pattern { job_id, pattern_id } => (job_id, Some(pattern_id)),
-            Selection::Unflagged { job_id } => (job_id, None),
+            Selection::Pattern { job_id, pattern_id } => (job_id, Some(pattern_id), false),
+            Selection::Unflagged { job_id } => (job_id, None, false),
+            Selection::Job { job_id } => (job_id, None, true),
         };
         let pick = |h: &Hunk| match pattern {
             Some(p) => h.pattern.as_ref() == Some(p),
-            None => h.flags.is_empty(),
+            None => all || h.flags.is_empty(),
         };
         let job = self.job(job_id)?;
         let bundle = job.diff_bundle.unwrap_or_default();
@@ -175,7 +177,7 @@ impl Runtime {
         let ops = bundle
             .file_ops
             .iter()
-            .filter(|op| pattern.is_none() && op.flags.is_empty() && wanted(&op.hunk_id))
+            .filter(|op| pattern.is_none() && (all || op.flags.is_empty()) && wanted(&op.hunk_id))
             .map(|op| op.hunk_id.clone());
         Ok(ops
             .chain(

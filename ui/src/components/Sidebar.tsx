@@ -5,6 +5,7 @@ import { computed } from "@preact/signals";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Job } from "../api/types";
 import * as agent from "../state/agent";
+import * as review from "../state/review";
 import { addOpenFile, addSelection } from "../state/context";
 import { agents, contextRows, hunkInfo, job, jobEvents, reviewItems, session, sessions, setup } from "../state/store";
 import { SetupCard } from "./SetupCard";
@@ -252,8 +253,12 @@ function JobBar() {
           <button data-testid="accept-job" onClick={() => void agent.finishReview("all")} title="Accept every pending hunk and write the files">
             Accept all
           </button>
-          <button data-testid="reject-job" onClick={() => void agent.finishReview("none")} title="Reject every hunk of this run">
-            Reject all
+          <button
+            data-testid="reject-job"
+            onClick={() => void review.decideMany({ kind: "job", job_id: j.job_id }, "rejected", "every pending hunk of this run")}
+            title="Reject every pending hunk of this run; nothing is written until you save (Undo brings them back)"
+          >
+            Reject all pending
           </button>
           <button class="primary" data-testid="apply-job" onClick={() => void agent.finishReview("decided")} title="Write the accepted hunks; reject what is still pending">
             Apply

@@ -245,12 +245,13 @@ export async function rerun() {
 }
 
 /** The hunks each way of ending a review accepts (it lists none itself). */
-const ALSO_ACCEPT: Record<"all" | "none" | "decided", AlsoAccept> = { all: "not_rejected", none: "none", decided: "accepted" };
+const ALSO_ACCEPT: Record<"all" | "decided", AlsoAccept> = { all: "not_rejected", decided: "accepted" };
 
-/** Ends the job's review: `all` accepts every hunk still pending, `none`
- * rejects them, `decided` keeps what was decided (pending ones rejected);
- * the accepted hunks are written to disk. */
-export async function finishReview(mode: "all" | "none" | "decided") {
+/** Ends the job's review: `all` accepts every hunk still pending, `decided`
+ * keeps what was decided (pending ones rejected); the accepted hunks are
+ * written to disk. (Rejecting them all is a decision like any other: the
+ * save writes it.) */
+export async function finishReview(mode: "all" | "decided") {
   const j = job.value;
   const s = session.value;
   if (!j || !s) return;

@@ -45,7 +45,8 @@ function selected(selection: Selection): [string, string][] {
     const hit =
       selection.kind === "hunks"
         ? selection.hunk_ids.includes(id)
-        : h.job_id === selection.job_id && (selection.kind === "pattern" ? h.pattern === selection.pattern_id : !h.flags?.length);
+        : h.job_id === selection.job_id &&
+          (selection.kind === "job" || (selection.kind === "pattern" ? h.pattern === selection.pattern_id : !h.flags?.length));
     if (hit) out.push([id, h.path]);
   }
   return out;

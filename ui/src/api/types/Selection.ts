@@ -15,6 +15,10 @@ pattern_id: string, } | { "kind": "unflagged",
 /**
  * The job.
  */
+job_id: string, } | { "kind": "job",
+/**
+ * The job.
+ */
 job_id: string, } | { "kind": "hunks",
 /**
  * Their ids.
