@@ -294,8 +294,15 @@ impl Workspace {
             None
         };
         if let Some(planned) = planned.filter(|p| !p.hidden_user_text.is_empty()) {
+            // Named in the user's words: their typing, the change it was in.
+            let line = self
+                .review
+                .find_hunk(hunk_id)
+                .ok()
+                .and_then(|(path, i)| self.review.file(&path)?.span_of(i))
+                .map_or(String::new(), |span| format!(" at line {}", span.line + 1));
             let what = format!(
-                "{} before {} {hunk_id} took out text typed inside it",
+                "Your typing in {}{line}, kept before {} the change it was in",
                 planned.path,
                 if status == Status::Rejected {
                     "rejecting"
@@ -344,7 +351,7 @@ impl Workspace {
         }
         if !typed.is_empty() {
             let what = format!(
-                "{} files before deciding {} hunks at once, with text typed inside them",
+                "Your typing in {} files, kept before deciding {} changes at once that it was in",
                 typed.len(),
                 hunk_ids.len()
             );
