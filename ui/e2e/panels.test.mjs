@@ -133,9 +133,24 @@ test("F1 lists every shortcut", async () => {
   const help = page.getByTestId("help");
   await help.waitFor();
   for (const keys of ["Ctrl+S", "Alt+Y", "Alt+N", "Alt+U", "Alt+J", "Alt+K", "Alt+A"]) await help.getByText(keys, { exact: true }).waitFor();
+  await help.getByTestId("help-leave-editor").waitFor();
   await shot(page, "panels-4-help");
   await page.keyboard.press("Escape");
   await help.waitFor({ state: "detached" });
+});
+
+test("the keyboard leaves a note by Esc then Tab, as the help says, and the note is unchanged", async () => {
+  await page.locator('[data-testid="tree-file"][data-path="other.md"]').click();
+  await page.getByTestId("open-path").filter({ hasText: "other.md" }).waitFor();
+  await page.locator(".cm-content").click();
+  const inEditor = () => page.evaluate(() => document.activeElement?.closest(".cm-editor") !== null);
+  assert.ok(await inEditor(), "the note has the keyboard");
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Tab");
+  assert.equal(await inEditor(), false, "Esc then Tab moved the keyboard out of the note");
+  await page.keyboard.type("stray");
+  assert.equal((await page.locator(".cm-content").innerText()).trim(), "Other note", "no key reached the note");
+  assert.equal(disk(dir, "other.md"), "Other note\n");
 });
 
 test("the theme follows the system", async () => {

@@ -21,6 +21,25 @@ export function Help() {
                 <td>{s.label}</td>
               </tr>
             ))}
+            {/* The editor's own keys (CodeMirror's), so the keyboard is never trapped in a note. */}
+            <tr>
+              <td>
+                <kbd>Tab</kbd>
+              </td>
+              <td>In a note: indent the line</td>
+            </tr>
+            <tr data-testid="help-leave-editor">
+              <td>
+                <kbd>Esc</kbd> then <kbd>Tab</kbd>
+              </td>
+              <td>Leave the note: the keyboard moves on to the next control</td>
+            </tr>
+            <tr>
+              <td>
+                <kbd>Ctrl+M</kbd>
+              </td>
+              <td>In a note: Tab moves the keyboard on instead of indenting, until pressed again</td>
+            </tr>
           </tbody>
         </table>
       </div>
