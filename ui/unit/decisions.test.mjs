@@ -21,7 +21,7 @@ const settle = () => new Promise((r) => setTimeout(r, 0));
 const file = (path, version, hunks = []) => ({ path, text: `v${version}`, hunks, state: {} });
 
 /** A fake engine and window around one open file with hunks `hunks`. */
-function desk(path = "a.md", hunks = ["h1", "h2", "h3"]) {
+function desk(path = "a.md", hunks = ["h1", "h2", "h3"], unsaved = new Set()) {
   const log = [];
   const calls = [];
   const shown = new Set();
@@ -77,7 +77,11 @@ function desk(path = "a.md", hunks = ["h1", "h2", "h3"]) {
     ask: async () => null,
     tell: (kind, text) => log.push(`told ${text}`),
     idle: settle,
-    nextFile: async () => false,
+    nextFile: async (p) => {
+      log.push(`next file after ${p}`);
+      return false;
+    },
+    unsaved: (p) => unsaved.has(p),
     open: async () => {},
     refresh: async () => log.push("refreshed"),
     label: (id) => id,
@@ -194,4 +198,24 @@ test("many hunks leave the lists at once, come back when refused, and one undo t
   assert.equal(d.calls[2].status, "pending");
   d.calls[2].answer.resolve({ status: "pending", selected: 2, moved: 2, files: 2 });
   await undo;
+});
+
+test("the last hunk decided moves on to the next file, unless this one has decisions to save", async () => {
+  const rejected = desk("a.md", ["h1"]);
+  rejected.decisions.decide("rejected", "h1");
+  await settle();
+  assert.ok(rejected.log.includes("next file after a.md"), rejected.log.join("; "));
+
+  // Accepted: the file has a decision to save, so it stays open and says so.
+  const accepted = desk("a.md", ["h1"]);
+  accepted.decisions.decide("accepted", "h1");
+  await settle();
+  assert.ok(!accepted.log.some((l) => l.startsWith("next file")), accepted.log.join("; "));
+  assert.ok(accepted.log.some((l) => l.includes("Ctrl+S saves it")), accepted.log.join("; "));
+
+  // Rejected in a file with unsaved work: stays too.
+  const typed = desk("a.md", ["h1"], new Set(["a.md"]));
+  typed.decisions.decide("rejected", "h1");
+  await settle();
+  assert.ok(!typed.log.some((l) => l.startsWith("next file")), typed.log.join("; "));
 });

@@ -60,6 +60,8 @@ export interface Port {
   /** Opens the next file with pending hunks after `path`, skipping the
    * hunks `settling` says were decided here; whether it did. */
   nextFile(path: string | null, settling: (id: string) => boolean): Promise<boolean>;
+  /** Whether `path` has decisions or typing not yet saved. */
+  unsaved(path: string): boolean;
   /** Opens `path` on hunk `id`. */
   open(path: string, id: string): Promise<void>;
   /** Lists the review and reloads the open file (after a decision across files). */
@@ -110,7 +112,7 @@ export class Decisions {
       view.markDecided(id, status, next);
       port.shown(started, next !== null, false);
       this.settle(id, path);
-      if (!next) void port.nextFile(path, this.settling).then((moved) => moved && port.shown(started, true, true));
+      if (!next) this.leaveFile(path, status, () => port.nextFile(path, this.settling).then((moved) => moved && port.shown(started, true, true)));
       // Undoable at once, before the engine answers (taken back if it refuses).
       ledger.record({ id, path: path ?? "" });
     }
@@ -167,7 +169,18 @@ export class Decisions {
     if (view?.openPath !== path) return;
     const next = view.neighbour(1, id) ?? view.neighbour(-1, id);
     if (next) view.goTo(next);
-    else void port.nextFile(path, this.settling);
+    else this.leaveFile(path, status, () => port.nextFile(path, this.settling));
+  }
+
+  /** After the last hunk of `path` was decided (`status`): on to the next
+   * file (`go`), unless this one now has decisions to save; then it stays
+   * open and the user is told, so the save that follows saves this file. */
+  private leaveFile(path: string | null, status: Status, go: () => Promise<unknown>) {
+    if (path !== null && (status === "accepted" || this.port.unsaved(path))) {
+      this.port.tell("info", `Every hunk of ${path} is decided: Ctrl+S saves it, Alt+J goes on to the next file`);
+      return;
+    }
+    void go();
   }
 
   /** Undoes the last decision: its hunks are as they were before it. */

@@ -9,7 +9,7 @@ import { Decisions } from "./decisions";
 import { idle, refreshTree } from "./listing";
 import { metrics } from "./metrics";
 import { getEditor, goToNextFile, openPath, reloadOpen, takeAnswer } from "./navigation";
-import { attempt, currentHunk, hunkInfo, openFile, outsideAlert, reviewJobs, settling, tell } from "./store";
+import { attempt, currentHunk, dirtyPaths, hunkInfo, openFile, outsideAlert, reviewJobs, settling, tell } from "./store";
 
 /** This window's decisions. */
 export const decisions = new Decisions({
@@ -30,6 +30,7 @@ export const decisions = new Decisions({
   tell,
   idle,
   nextFile: (path, settling) => goToNextFile(path, 1, settling),
+  unsaved: (path) => dirtyPaths.value.has(path),
   open: (path, id) => openPath(path, id),
   refresh: async () => {
     await Promise.all([refreshTree(), reloadOpen()]);
