@@ -74,6 +74,8 @@ test("ask, clarify, review, save, roll back and undo", async () => {
   await page.getByTestId("open-path").filter({ hasText: "notes/gamma.md" }).waitFor();
   await page.keyboard.press("Alt+KeyY");
   await page.getByTestId("review-count").filter({ hasText: /^0$/ }).waitFor();
+  // Nothing pending in view: the current-hunk actions have nothing to act on.
+  await page.waitForFunction(() => ["accept-current", "reject-current"].every((id) => document.querySelector(`[data-testid="${id}"]`)?.disabled));
 
   // Undo the last decision, then decide it again.
   await page.keyboard.press("Alt+KeyU");

@@ -8,14 +8,18 @@ import { flagLabel } from "../flags";
 import { editorBindings } from "../shortcuts";
 import { reviewListed } from "../state/listing";
 import { bindEditor, step } from "../state/navigation";
-import { decide } from "../state/review";
+import { decide, pendingInView } from "../state/review";
 import { acceptAllInFile, markUnsynced, resolve, save, sendEdit } from "../state/saving";
 import { currentHunk, dirtyPaths, hunkInfo, openFile, reviewJobs } from "../state/store";
 import { listings } from "../state/tree";
 
-/** No hunk to act on: bound to the buttons' `disabled`, so moving between
+/** No hunk of the open file to act on (the current one may be another
+ * file's, off-screen): bound to the buttons' `disabled`, so moving between
  * hunks updates two attributes instead of rendering the pane again. */
-const noHunk = computed(() => !currentHunk.value);
+const noHunk = computed(() => {
+  const id = currentHunk.value;
+  return !id || !pendingInView(id);
+});
 
 /** Resolves once the file tree's first folder and the review's first rows
  * are drawn (or after a second at most): the editor's code, most of the
@@ -133,10 +137,10 @@ export function EditorPane() {
             <button onClick={() => void step(1)} title="Next hunk (Alt+J)" aria-label="Next hunk" data-testid="next-hunk">
               ↓
             </button>
-            <button onClick={() => void decide("accepted")} disabled={noHunk} title="Accept the current hunk (Alt+Y)">
+            <button onClick={() => void decide("accepted")} disabled={noHunk} data-testid="accept-current" title="Accept the current hunk (Alt+Y)">
               Accept
             </button>
-            <button onClick={() => void decide("rejected")} disabled={noHunk} title="Reject the current hunk (Alt+N)">
+            <button onClick={() => void decide("rejected")} disabled={noHunk} data-testid="reject-current" title="Reject the current hunk (Alt+N)">
               Reject
             </button>
             <button onClick={() => void decide("rejected", undefined, true)} disabled={noHunk} data-testid="reject-why" title="Reject the current hunk and say why (Alt+Shift+N)">

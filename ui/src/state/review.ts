@@ -63,7 +63,18 @@ function hunkLabel(id: string, file: FileContent) {
 
 /** Decides `id` (the current hunk when not given): see {@link Decisions.decide}. */
 export async function decide(status: Status, id: string | null = currentHunk.value, withReason = false) {
-  if (id) await decisions.decide(status, id, withReason);
+  // Only a hunk in view is decided: never another file's, off-screen.
+  if (!id) return;
+  if (status !== "pending" && !pendingInView(id)) return tell("info", "No hunk of this file is left to decide");
+  await decisions.decide(status, id, withReason);
+}
+
+/** Whether hunk `id` is pending in the open file: one of its line hunks,
+ * or its move or deletion. */
+export function pendingInView(id: string): boolean {
+  const file = openFile.value;
+  if (!file) return false;
+  return file.state.op?.hunk_id === id || file.hunks.some((h) => h.hunk_id === id && h.status === "pending");
 }
 
 /** Undoes the last decision: its hunk is pending again. */
