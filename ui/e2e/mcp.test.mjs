@@ -84,3 +84,19 @@ test("an external agent's proposal is reviewed hunk by hunk in the open window",
   await until(page, async () => (await get(server, `/api/agent/jobs/${proposed.job_id}`)).status === "completed", "the external job completed");
   await shot(page, "mcp-2-saved");
 });
+
+test("after a reload with a proposal awaiting review, another agent's proposal still shows live", { skip: !python && "no REDLINE_MCP_PYTHON" }, async () => {
+  const script = new URL("../../tests/mcp/propose.py", import.meta.url).pathname;
+  const propose = (name, edits) => promisify(execFile)(python, [script, redline, dir, server.data, name, JSON.stringify(edits)]);
+  await propose("first-agent", [replaceLine("b.md", 3, "Owner: Bo", "Owner: Di")]);
+  await page.getByTestId("review-count").filter({ hasText: /^1$/ }).waitFor();
+  // Reloaded while that job awaits review: the window still follows the project.
+  await page.reload();
+  await page.getByTestId("review-count").filter({ hasText: /^1$/ }).waitFor();
+  await propose("second-agent", [replaceLine("a.md", 1, "# Alpha", "# Alpha (reviewed)")]);
+  await page.getByTestId("review-count").filter({ hasText: /^2$/ }).waitFor();
+  const sources = await page.getByTestId("review-source").allInnerTexts();
+  assert.ok(sources.includes("second-agent"), sources.join(", "));
+  // The offer to review other programs' writes is gone with the clients.
+  assert.equal(await page.getByTestId("review-offer").count(), 0);
+});
