@@ -43,6 +43,9 @@ test("an external agent's proposal is reviewed hunk by hunk in the open window",
   // programs write here (an agent writes through its shell too).
   const offer = page.getByTestId("review-offer");
   await offer.filter({ hasText: "e2e-agent" }).waitFor();
+  // It covers nothing: the panes (the editor's Accept, Reject and Save) start below it.
+  const [box, center] = await Promise.all([offer.boundingBox(), page.locator("main.center").boundingBox()]);
+  assert.ok(box.y + box.height <= center.y, `the offer (${JSON.stringify(box)}) ends above the editor (${JSON.stringify(center)})`);
   await shot(page, "mcp-0-offer");
   await page.getByTestId("review-offer-accept").click();
   await offer.waitFor({ state: "detached" });
