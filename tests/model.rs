@@ -1869,3 +1869,48 @@ fn undoing_a_rejection_rejects_the_hunk_that_replaced_the_same_words_since() {
     ])
     .unwrap();
 }
+
+/// A move's link update rejected because a later hunk rewrote its line (the
+/// two are alternatives) leaves no link behind: undoing a rollback keeps
+/// the move it follows, accepted and saved, as it was.
+#[test]
+fn a_link_update_whose_line_was_rewritten_does_not_take_its_move() {
+    check(&[
+        edit(0, 3),
+        Step::Move { note: 3 },
+        Step::Apply {
+            pick: 1166779695532744837,
+            accept: 32,
+            crash: None,
+        },
+        edit(1, 3),
+        Step::Delete { note: 0 },
+        edit(1, 3),
+        Step::Edit {
+            note: 1,
+            line: 3,
+            text: "b".into(),
+        },
+        Step::Outside {
+            note: 2,
+            review: true,
+        },
+        Step::Apply {
+            pick: 389674977442375267,
+            accept: 187,
+            crash: None,
+        },
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        edit(0, 3),
+        Step::Scoped {
+            pick: 84870995228149586,
+            hunk: 0,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

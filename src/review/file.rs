@@ -373,6 +373,16 @@ impl FileReview {
         moves
     }
 
+    /// Whether an alternative of entry `i` (see [`FileReview::with_exclusions`])
+    /// counts now.
+    pub(crate) fn alternative_counts(&self, i: usize) -> bool {
+        self.excludes
+            .get(i)
+            .into_iter()
+            .flatten()
+            .any(|&x| self.entries[x].status != Status::Rejected)
+    }
+
     /// [`FileReview::plan`] by dependencies alone.
     fn plan_within(&self, i: usize, status: Status) -> Vec<(usize, Status)> {
         let mut moves = vec![(i, status)];

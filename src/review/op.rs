@@ -421,6 +421,17 @@ impl Review {
         file.op().is_none_or(|op| op.entry != i) && !file.changes_text(i)
     }
 
+    /// Whether `hunk_id` is rejected while an alternative of it counts (a
+    /// hunk that replaced the same words since, see
+    /// [`FileReview::with_exclusions`]): a link update so rejected leaves no
+    /// link behind, its line having been rewritten.
+    pub(crate) fn superseded(&self, hunk_id: &str) -> bool {
+        self.find_hunk(hunk_id).is_ok_and(|(path, i)| {
+            let file = &self.files[&path];
+            file.entries()[i].status == Status::Rejected && file.alternative_counts(i)
+        })
+    }
+
     /// Whether `hunk_id` is a link update that follows a move.
     fn follows_a_move(&self, hunk_id: &str) -> bool {
         self.find_hunk(hunk_id)

@@ -498,6 +498,7 @@ impl Workspace {
                 self.review
                     .status_of(f)
                     .is_none_or(|s| s == Status::Rejected)
+                    && !self.review.superseded(f)
             })
             .then_some(hunk)
     }
@@ -535,8 +536,9 @@ impl Workspace {
         };
         file.entries()
             .iter()
-            .filter(|e| e.status == Status::Rejected)
-            .flat_map(|e| e.follows.iter())
+            .enumerate()
+            .filter(|(i, e)| e.status == Status::Rejected && !file.alternative_counts(*i))
+            .flat_map(|(_, e)| e.follows.iter())
             .filter(|l| self.counts(l) && !self.review.settled(l))
             .cloned()
             .collect()
@@ -549,10 +551,17 @@ impl Workspace {
             return Vec::new();
         };
         let stands = |leader: &String| self.counts(leader) && self.review.settled(leader);
+        // One whose words a counting hunk replaced since is not: that hunk
+        // rewrote the link's line, and the two never count together.
         file.entries()
             .iter()
-            .filter(|e| e.status == Status::Rejected && e.follows.iter().any(stands))
-            .filter_map(|e| e.hunk_id.clone())
+            .enumerate()
+            .filter(|(i, e)| {
+                e.status == Status::Rejected
+                    && e.follows.iter().any(stands)
+                    && !file.alternative_counts(*i)
+            })
+            .filter_map(|(_, e)| e.hunk_id.clone())
             .collect()
     }
 
