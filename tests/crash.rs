@@ -12,7 +12,15 @@
 //! killed in the middle: every note is in exactly one place, whole, and the
 //! next open and save put every note and link where the decisions say.
 //!
+//! A fourth child runs an instruction over 120 notes, one model call each
+//! (`edit_each_note`, against the scripted model), and is killed midway:
+//! the next open resumes the run with the notes not yet staged, and in the
+//! end every note is staged exactly once, under the run's one checkpoint.
+//!
 //! The child is this test binary run again with `REDLINE_CRASH_CHILD` set.
+
+#[path = "support/agent.rs"]
+mod support;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -157,6 +165,7 @@ fn crash_child_entry() {
             Ok("write") => writer(Path::new(root)),
             Ok("batch") => batch_child(Path::new(root), Path::new(data)),
             Ok("moves") => moves_child(Path::new(root), Path::new(data)),
+            Ok("fan_out") => fan_out_child(Path::new(root), Path::new(data)),
             _ => child(Path::new(root), Path::new(data)),
         }
     }
@@ -574,5 +583,179 @@ fn sigkill_while_notes_move_leaves_each_in_one_place_whole_and_its_links_right()
     eprintln!(
         "{trials} kills while {MOVED_NOTES} notes (a tenth of them images) moved: {split} left the notes split between the folders; \
          every note in one place and whole, every link following its note after the next open"
+    );
+}
+
+/// Notes the fan-out child runs its instruction over.
+const FAN_NOTES: usize = 120;
+
+fn fan_note(i: usize) -> String {
+    format!("Meetings/m{i:03}.md")
+}
+
+/// The scripted model's answer for note `i`, sent a piece every 10 ms.
+fn fan_answer(i: usize) -> redline::testkit::scripted::Turn {
+    let mut turn = redline::testkit::scripted::Turn::call(
+        "propose_edits",
+        serde_json::json!({ "edits": [{ "file_path": fan_note(i), "operation": "insert",
+                                        "start_line": 2, "new_text": format!("Summary: item {i}.\n") }] }),
+    );
+    if let redline::testkit::scripted::Turn::Reply { chunk_delay_ms, .. } = &mut turn {
+        *chunk_delay_ms = 10;
+    }
+    turn
+}
+
+/// A scripted model answering every note, and a configuration pointing at it.
+async fn fan_model(
+    data: &Path,
+) -> (
+    redline::testkit::scripted::ScriptedModel,
+    redline::config::Config,
+) {
+    let start = redline::testkit::scripted::Turn::call(
+        "edit_each_note",
+        serde_json::json!({ "instruction": "Add a summary", "scope": { "folders": ["Meetings"] } }),
+    );
+    let model = redline::testkit::scripted::ScriptedModel::start(vec![start])
+        .await
+        .unwrap();
+    for i in 0..FAN_NOTES {
+        model.push_when(&format!("The note `{}`:", fan_note(i)), fan_answer(i));
+    }
+    let mut config = support::config(data);
+    config.remote = support::settings(&model, redline::providers::Protocol::OpenAiChat);
+    config.limits.fan_out_confirm_notes = usize::MAX;
+    (model, config)
+}
+
+/// The fan-out child: starts the run, says so, and runs until killed.
+fn fan_out_child(root: &Path, data: &Path) -> ! {
+    // SAFETY: set before any thread of this child reads the environment.
+    unsafe { std::env::set_var("REDLINE_NO_KEYCHAIN", "1") };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (_model, config) = fan_model(data).await;
+        let runtime = redline::jobs::Runtime::open(root, config).unwrap();
+        let session = runtime.create_session(None).unwrap();
+        runtime
+            .run(redline::jobs::RunRequest {
+                session_id: session.session_id,
+                instruction: "Summarise every meeting".into(),
+                context_rows: Vec::new(),
+                tool_config: redline::jobs::ToolConfig::default(),
+            })
+            .unwrap();
+        ready();
+        std::future::pending::<()>().await;
+    });
+    unreachable!()
+}
+
+#[test]
+fn sigkill_during_a_run_over_many_notes_resumes_it_with_no_note_twice() {
+    let trials: usize = std::env::var("REDLINE_CRASH_TRIALS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut resumed = 0;
+    for trial in 0..trials {
+        let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let root: PathBuf = vault.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("Meetings")).unwrap();
+        for i in 0..FAN_NOTES {
+            std::fs::write(
+                root.join(fan_note(i)),
+                format!("# Meeting {i}\n\nAgreed on {i}.\n"),
+            )
+            .unwrap();
+        }
+        let mut child = spawn_child(&root, data.path(), "fan_out", trial);
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let ready = lines.any(|line| line.unwrap().ends_with("ready"));
+        assert!(
+            ready,
+            "trial {trial}: the child ended early: {}",
+            child_stderr(data.path())
+        );
+        std::thread::sleep(Duration::from_millis(rng.random_range(300..2500)));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+
+        rt.block_on(async {
+            // SAFETY: tests only ever set this variable, to the same value.
+            unsafe { std::env::set_var("REDLINE_NO_KEYCHAIN", "1") };
+            let (_model, config) = fan_model(data.path()).await;
+            let runtime = redline::jobs::Runtime::open(&root, config).unwrap();
+            let mut job = runtime.job("job_1").unwrap();
+            for _ in 0..1500 {
+                if job.status.is_terminal() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                job = runtime.job("job_1").unwrap();
+            }
+            if job.status == redline::jobs::JobStatus::Failed {
+                // Killed before the run had staged anything: nothing to resume.
+                assert_eq!(
+                    job.error.as_ref().unwrap().code,
+                    "interrupted",
+                    "trial {trial}"
+                );
+                assert!(job.diff_bundle.is_none(), "trial {trial}");
+                return;
+            }
+            resumed += 1;
+            assert_eq!(
+                job.status,
+                redline::jobs::JobStatus::AwaitingReview,
+                "trial {trial}: {:?}",
+                job.error
+            );
+            let bundle = job.diff_bundle.unwrap();
+            let mut files: Vec<&str> = bundle.files.iter().map(|f| f.file_path.as_str()).collect();
+            files.sort_unstable();
+            files.dedup();
+            assert_eq!(
+                files.len(),
+                FAN_NOTES,
+                "trial {trial}: every note staged, none twice"
+            );
+            runtime.read_workspace(|ws| {
+                for i in 0..FAN_NOTES {
+                    let file = ws.review().file(&fan_note(i)).unwrap();
+                    let hunks = file
+                        .entries()
+                        .iter()
+                        .filter(|e| e.hunk_id.is_some())
+                        .count();
+                    assert_eq!(hunks, 1, "trial {trial}: {} has {hunks} hunks", fan_note(i));
+                }
+                let checkpoints = ws.checkpoints(None, 50).unwrap().checkpoints;
+                let run: Vec<_> = checkpoints
+                    .iter()
+                    .filter(|c| c.job_id.as_deref() == Some("job_1"))
+                    .collect();
+                assert_eq!(run.len(), 1, "trial {trial}: one checkpoint for the run");
+                assert_eq!(run[0].affected_files.len(), FAN_NOTES, "trial {trial}");
+            });
+        });
+    }
+    eprintln!(
+        "{resumed} of {trials} kills landed after the run had staged notes, and were resumed"
+    );
+    assert!(
+        resumed > 0,
+        "no kill landed midway: the trial proved nothing"
     );
 }
