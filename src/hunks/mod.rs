@@ -195,7 +195,7 @@ impl DiffBundle {
                 }
             }
         }
-        self.patterns.sort_by(|a, b| b.hunks.cmp(&a.hunks));
+        self.patterns.sort_by_key(|p| std::cmp::Reverse(p.hunks));
         for mut file in more.files {
             for hunk in &mut file.hunks {
                 hunk.pattern = hunk.pattern.take().and_then(|p| renamed.get(&p).cloned());
