@@ -248,11 +248,19 @@ fn ask(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host) -> 
         );
     }
     state.questions += 1;
-    let question = Question {
-        question_id: format!("q_{}", state.questions),
-        question: args.question,
-        suggested_answers: args.suggested_answers.unwrap_or_default(),
-    };
+    asking(
+        call,
+        Question {
+            question_id: format!("q_{}", state.questions),
+            question: args.question,
+            suggested_answers: args.suggested_answers.unwrap_or_default(),
+        },
+        host,
+    )
+}
+
+/// `question` put to the user for `call`: the event, then the wait.
+fn asking(call: &ToolCall, question: Question, host: &dyn Host) -> CallResult {
     host.emit(AgentEvent::ClarificationRequested(ClarificationRequested {
         tool_call_id: call.tool_call_id.clone(),
         question_id: question.question_id.clone(),
@@ -283,15 +291,7 @@ fn each_note(
     }
     match fan_out::plan(&call.tool_call_id, args, model, params, state, host) {
         Ok(None) => CallResult::FanOut,
-        Ok(Some(question)) => {
-            host.emit(AgentEvent::ClarificationRequested(ClarificationRequested {
-                tool_call_id: call.tool_call_id.clone(),
-                question_id: question.question_id.clone(),
-                question: question.question.clone(),
-                suggested_answers: question.suggested_answers.clone(),
-            }));
-            CallResult::Question(question)
-        }
+        Ok(Some(question)) => asking(call, question, host),
         Err(why) => {
             state.schema_failures += 1;
             host.emit(AgentEvent::ToolCallFailed(ToolCallFailed {

@@ -200,22 +200,23 @@ test("many hunks leave the lists at once, come back when refused, and one undo t
   await undo;
 });
 
-test("the last hunk decided moves on to the next file, unless this one has decisions to save", async () => {
+test("the last hunk decided moves on to the next file, and says so when this one has decisions to save", async () => {
   const rejected = desk("a.md", ["h1"]);
   rejected.decisions.decide("rejected", "h1");
   await settle();
   assert.ok(rejected.log.includes("next file after a.md"), rejected.log.join("; "));
+  assert.ok(!rejected.log.some((l) => l.includes("not saved yet")), rejected.log.join("; "));
 
-  // Accepted: the file has a decision to save, so it stays open and says so.
+  // Accepted: the file has a decision to save, and the user is told.
   const accepted = desk("a.md", ["h1"]);
   accepted.decisions.decide("accepted", "h1");
   await settle();
-  assert.ok(!accepted.log.some((l) => l.startsWith("next file")), accepted.log.join("; "));
-  assert.ok(accepted.log.some((l) => l.includes("Ctrl+S saves it")), accepted.log.join("; "));
+  assert.ok(accepted.log.includes("next file after a.md"), accepted.log.join("; "));
+  assert.ok(accepted.log.some((l) => l.includes("a.md is decided, not saved yet")), accepted.log.join("; "));
 
-  // Rejected in a file with unsaved work: stays too.
+  // Rejected in a file with unsaved work: told too.
   const typed = desk("a.md", ["h1"], new Set(["a.md"]));
   typed.decisions.decide("rejected", "h1");
   await settle();
-  assert.ok(!typed.log.some((l) => l.startsWith("next file")), typed.log.join("; "));
+  assert.ok(typed.log.some((l) => l.includes("not saved yet")), typed.log.join("; "));
 });

@@ -173,12 +173,11 @@ export class Decisions {
   }
 
   /** After the last hunk of `path` was decided (`status`): on to the next
-   * file (`go`), unless this one now has decisions to save; then it stays
-   * open and the user is told, so the save that follows saves this file. */
+   * file (`go`); when this one now has decisions to save, the user is told
+   * so, so that a save that follows is not taken for this file's. */
   private leaveFile(path: string | null, status: Status, go: () => Promise<unknown>) {
     if (path !== null && (status === "accepted" || this.port.unsaved(path))) {
-      this.port.tell("info", `Every hunk of ${path} is decided: Ctrl+S saves it, Alt+J goes on to the next file`);
-      return;
+      this.port.tell("info", `Every hunk of ${path} is decided, not saved yet: Ctrl+Alt+S saves every file`);
     }
     void go();
   }

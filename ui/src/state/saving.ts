@@ -61,10 +61,17 @@ export async function save(path = getEditor()?.openPath) {
       return;
     }
   }
+  // Nothing to save here while other files wait (the last hunk of one was
+  // just decided, and the window moved on): said, never a silent "Saved".
+  const others = tree.value.filter((e) => e.state.dirty && e.path !== path).map((e) => e.path);
+  const idle = !tree.value.some((e) => e.path === path && e.state.dirty) && !unsynced.value.has(path);
   const file = await attempt(`Saving ${path}`, () => api.save({ path }));
   if (file) {
     takeAnswer(file);
-    tell("info", `Saved ${path}`);
+    if (idle && others.length > 0) {
+      const named = others.length === 1 ? others[0] : `${others.length} other files`;
+      tell("info", `Nothing to save in ${path}; ${named} ${others.length === 1 ? "has" : "have"} unsaved work: Ctrl+Alt+S saves every file`);
+    } else tell("info", `Saved ${path}`);
   }
 }
 
