@@ -238,14 +238,8 @@ fn ask(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host) -> 
             );
         }
     };
-    if state.pending.is_some() {
-        return malformed(
-            call,
-            state,
-            host,
-            "one_question",
-            "ask one question at a time".into(),
-        );
+    if let Some(refused) = one_question_at_a_time(call, state, host) {
+        return refused;
     }
     state.questions += 1;
     asking(
@@ -257,6 +251,24 @@ fn ask(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host) -> 
         },
         host,
     )
+}
+
+/// The refusal of a call that would ask the user while a question of this
+/// step already waits (`clarify_user`, or a run's go-ahead), if it would.
+fn one_question_at_a_time(
+    call: &ToolCall,
+    state: &mut LoopState,
+    host: &dyn Host,
+) -> Option<CallResult> {
+    state.pending.is_some().then(|| {
+        malformed(
+            call,
+            state,
+            host,
+            "one_question",
+            "ask one question at a time".into(),
+        )
+    })
 }
 
 /// `question` put to the user for `call`: the event, then the wait.
@@ -280,14 +292,8 @@ fn each_note(
     state: &mut LoopState,
     host: &dyn Host,
 ) -> CallResult {
-    if state.pending.is_some() {
-        return malformed(
-            call,
-            state,
-            host,
-            "one_question",
-            "ask one question at a time".into(),
-        );
+    if let Some(refused) = one_question_at_a_time(call, state, host) {
+        return refused;
     }
     match fan_out::plan(&call.tool_call_id, args, model, params, state, host) {
         Ok(None) => CallResult::FanOut,
