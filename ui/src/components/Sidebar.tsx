@@ -184,13 +184,17 @@ const jobPending = computed(() => {
   const info = hunkInfo.value;
   let pending = 0;
   let flagged = 0;
+  // A hunk the tree lists before the review's listing brings it: whose it is
+  // is not known yet, so the job is not said to be all decided.
+  let unlisted = 0;
   for (const item of reviewItems.value) {
     const hunk = info.get(item.hunk);
+    if (!hunk) unlisted++;
     if (id === undefined || hunk?.job_id !== id) continue;
     pending++;
     if (hunk.flags?.length) flagged++;
   }
-  return { pending, flagged };
+  return { pending, flagged, unlisted };
 });
 
 function JobBar() {
@@ -199,7 +203,7 @@ function JobBar() {
   const b = budget(j);
   const finished = jobEvents.value.find((e) => e.type === "review.finished")?.data;
   // Both as the tree knows them now: a rejected flagged hunk is no longer counted.
-  const { pending: pendingInJob, flagged: flaggedInJob } = jobPending.value;
+  const { pending: pendingInJob, flagged: flaggedInJob, unlisted } = jobPending.value;
   // A long apply says how far it has come until it completes.
   const lastApply = [...jobEvents.value].reverse().find((e) => e.type === "apply.progress" || e.type === "apply.completed");
   const applying = lastApply?.type === "apply.progress" && lastApply.data.done < lastApply.data.total ? lastApply.data : null;
@@ -246,7 +250,11 @@ function JobBar() {
       {j.status === "awaiting_review" && (
         <div class="row">
           <span class="muted" data-testid="job-review-status">
-            {pendingInJob > 0 ? `${pendingInJob.toLocaleString()} hunk(s) to review` : "All hunks decided: save the files to finish"}
+            {pendingInJob > 0
+              ? `${pendingInJob.toLocaleString()} hunk(s) to review`
+              : unlisted > 0
+                ? "Listing the review…"
+                : "All hunks decided: save the files to finish"}
             {flaggedInJob > 0 && <span class="flag-count"> · ⚑ {flaggedInJob.toLocaleString()} flagged</span>}
           </span>
           <span class="spacer" />
