@@ -9,6 +9,7 @@
 #[path = "support/agent.rs"]
 mod support;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
@@ -166,6 +167,16 @@ async fn every_note_gets_one_call_of_its_own_and_the_run_is_one_reviewed_job() {
         let files: Vec<&str> = bundle.files.iter().map(|f| f.file_path.as_str()).collect();
         assert_eq!(files.len(), MEETINGS - 2, "{files:?}");
         assert!(!files.contains(&"Meetings/m03.md") && !files.contains(&"Meetings/m05.md"));
+        // The job keeps every edit staged, each with an id of its own.
+        let ids: BTreeSet<&str> = job
+            .proposed_edits
+            .iter()
+            .map(|e| e.edit_id.as_str())
+            .collect();
+        assert_eq!(
+            (job.proposed_edits.len(), ids.len()),
+            (MEETINGS - 2, MEETINGS - 2)
+        );
         let checkpoint = job.checkpoint_id.clone().unwrap();
         let covered = h.runtime.read_workspace(|ws| {
             ws.checkpoints(None, 50)
@@ -347,6 +358,16 @@ async fn a_run_stopped_midway_resumes_with_the_notes_not_done_and_no_hunk_twice(
         all,
         MEETINGS - 2,
         "every note that needed a change is staged"
+    );
+    let edited: BTreeSet<&str> = job
+        .proposed_edits
+        .iter()
+        .map(|e| e.file_path.as_str())
+        .collect();
+    assert_eq!(
+        (job.proposed_edits.len(), edited.len()),
+        (MEETINGS - 2, MEETINGS - 2),
+        "the edits staged before the stop and after it, once each"
     );
     // A note staged before the stop was not asked again.
     let asked: Vec<String> = note_requests(&h).into_iter().map(|(p, _)| p).collect();

@@ -307,7 +307,7 @@ pub(super) async fn run(
     }
     match staged {
         Some(staged) if !fan.changed.is_empty() => Outcome::Proposed(Proposal {
-            edits: Vec::new(),
+            edits: staged.edits,
             checkpoint_id: staged.checkpoint_id,
             bundle: staged.bundle,
             summary: Some(summary),
@@ -517,8 +517,10 @@ fn stage(
         for (_, list) in notes {
             edits.extend(list.iter().cloned());
         }
+        // Numbered on from the run's earlier stagings: ids stay unique in the job.
+        let before = staged.as_ref().map_or(0, |s| s.edits.len());
         for (i, edit) in edits.iter_mut().enumerate() {
-            edit.edit_id = format!("e_{}", i + 1);
+            edit.edit_id = format!("e_{}", before + i + 1);
         }
         let seen: BTreeSet<String> = notes.iter().map(|(n, _)| n.clone()).collect();
         let into = staged.as_ref().map(|s| s.checkpoint_id.clone());
@@ -527,7 +529,10 @@ fn stage(
             count += edits.len();
             fan.changed.extend(seen);
             match staged {
-                Some(so_far) => so_far.bundle.absorb(more.bundle.clone()),
+                Some(so_far) => {
+                    so_far.bundle.absorb(more.bundle.clone());
+                    so_far.edits.extend(more.edits.iter().cloned());
+                }
                 None => *staged = Some(more.clone()),
             }
         }

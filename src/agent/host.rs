@@ -63,6 +63,8 @@ pub struct Staged {
     pub checkpoint_id: String,
     /// The hunks, with their ids.
     pub bundle: DiffBundle,
+    /// The edits staged, as the engine took them.
+    pub edits: Vec<ProposedEdit>,
 }
 
 /// Why a proposal was not staged.

@@ -44,6 +44,7 @@ impl JobHost {
             Ok((checkpoint, bundle)) => Ok(Staged {
                 checkpoint_id: checkpoint.checkpoint_id,
                 bundle,
+                edits: edits.to_vec(),
             }),
             Err(WorkspaceError::Edits(errors)) => Err(Refusal::Edits(errors)),
             Err(other) => Err(Refusal::Other(other.to_string())),
@@ -110,6 +111,7 @@ impl Host for JobHost {
                 Some(so_far) => so_far.absorb(staged.bundle.clone()),
                 None => j.diff_bundle = Some(staged.bundle.clone()),
             }
+            j.proposed_edits.extend(staged.edits.iter().cloned());
         });
         Ok(staged)
     }
@@ -119,6 +121,7 @@ impl Host for JobHost {
         Some(Staged {
             checkpoint_id: job.checkpoint_id?,
             bundle: job.diff_bundle?,
+            edits: job.proposed_edits,
         })
     }
 
