@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use similar::{DiffOp, TextDiff};
 
 use crate::edits::{self, Operation, ProposedEdit};
-use crate::project::View;
+use crate::project::{Guard, View};
 use crate::tools::search::{Query, find_matches};
 pub use prose::Part;
 pub use front_matter::{ListValue, RemoveProperty, RenameProperty, SetProperty};
@@ -326,13 +326,17 @@ pub fn expand(
             // A note an earlier operation changed is read as it left it.
             notes.retain(|n| holding.contains(n) || texts.contains_key(n));
         }
-        // Each note on its own, on every core; then taken in, in order.
+        // Each note on its own, on every core; then taken in, in order. A
+        // guard a worker: it reads the ignore files once, not once a note.
         let outcomes: Vec<(String, Outcome)> = notes
             .into_par_iter()
-            .map(|path| {
-                let outcome = visit(view, &texts, &path, op, &prepared, protection);
-                (path, outcome)
-            })
+            .map_init(
+                || view.project().guard(),
+                |guard, path| {
+                    let outcome = visit(view, guard, &texts, &path, op, &prepared, protection);
+                    (path, outcome)
+                },
+            )
             .collect();
         let mut report = Report::default();
         for (path, outcome) in outcomes {
@@ -406,6 +410,7 @@ fn add_left(report: &mut Report, done: &Changed, path: &str) {
 /// left it (`texts`) or as `view` shows it.
 fn visit(
     view: &View<'_>,
+    guard: &mut Guard<'_>,
     texts: &BTreeMap<String, (String, String)>,
     path: &str,
     op: &VaultOp,
@@ -414,7 +419,7 @@ fn visit(
 ) -> Outcome {
     let current = match texts.get(path) {
         Some((_, now)) => now.clone(),
-        None => match view.read_text(path) {
+        None => match guard.resolve(path).and_then(|path| view.read_resolved(path)) {
             Ok(file) => file.text,
             Err(e) => return Outcome::Unread(e.to_string()),
         },
