@@ -178,6 +178,67 @@ async fn hybrid_passes_over_a_silent_local_server_and_not_to_a_remote_without_a_
     assert!(!local.requests().is_empty());
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setup_is_ready_in_each_mode_when_a_provider_a_job_may_use_can_run() {
+    let closed = closed_url().await;
+    let h = fresh(vec![], |_| {}).await;
+    let answering = support::settings(&h.model, Protocol::OpenAiChat);
+    let readiness = |mode: AgentMode, local_answers: bool, remote_answers: bool| {
+        let mut config = h.config.clone();
+        config.agent_mode = mode;
+        config.local = if local_answers {
+            answering.clone()
+        } else {
+            redline::config::ProviderSettings {
+                base_url: Some(closed.clone()),
+                ..Config::default().local
+            }
+        };
+        // Without an answering server: OpenAI's own service, and no key.
+        config.remote = if remote_answers {
+            answering.clone()
+        } else {
+            Config::default().remote
+        };
+        h.runtime.reconfigure(config).unwrap();
+        let runtime = h.runtime.clone();
+        async move {
+            let r = runtime.provider_readiness().await;
+            let said: Vec<&str> = r
+                .problems
+                .iter()
+                .map(|p| {
+                    if p.starts_with("local:") {
+                        "local"
+                    } else {
+                        "remote"
+                    }
+                })
+                .collect();
+            (r.ready, said)
+        }
+    };
+    use AgentMode::*;
+    let cases = [
+        (Remote, false, false, false, vec!["remote"]),
+        (Remote, false, true, true, vec![]),
+        (Local, false, true, false, vec!["local"]),
+        (Local, true, false, true, vec![]),
+        // Hybrid runs on whichever can: ready with either, each problem said.
+        (HybridAuto, false, true, true, vec!["local"]),
+        (HybridAuto, true, false, true, vec!["remote"]),
+        (HybridAuto, false, false, false, vec!["local", "remote"]),
+        (HybridAuto, true, true, true, vec![]),
+    ];
+    for (mode, local, remote, ready, problems) in cases {
+        assert_eq!(
+            readiness(mode, local, remote).await,
+            (ready, problems),
+            "{mode:?}, local answers: {local}, remote answers: {remote}"
+        );
+    }
+}
+
 /// The API over `runtime`, saving settings to `file`.
 async fn door(runtime: Runtime, file: &std::path::Path) -> door::Door {
     door::Door {

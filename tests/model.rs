@@ -35,14 +35,14 @@ use proptest::test_runner::{FileFailurePersistence, RngSeed, TestRunner};
 use redline::checkpoints::{CheckpointKind, RollbackMode, RollbackReport};
 use redline::config::{Limits, OutsideMode};
 use redline::edits::{Operation, ProposedEdit};
-use redline::expand::{ReplaceText, RetargetLinks, Scope, VaultOp};
+use redline::expand::{ConvertLinks, LinkStyle, ReplaceText, RetargetLinks, Scope, VaultOp};
 use redline::hunks::{DiffBundle, HunkLimits};
 use redline::project::Project;
 use redline::project::View;
 use redline::review::{ReviewError, Status};
 use redline::store::Store;
 use redline::workspace::{OutsideChange, RunInfo, Workspace, WorkspaceError};
-use vault_model::{NOTES, Step, WORDS, broken, edit, note, retarget_paths, shown_at, step};
+use vault_model::{NOTES, Step, WORDS, broken, edit, links, note, retarget_paths, shown_at, step};
 
 fn open(root: &Path, data: &Path) -> Workspace {
     let project = Project::open(root, Limits::default()).unwrap();
@@ -329,6 +329,11 @@ fn quiet_crashes() {
 
 /// Drives the workspace through `steps`, checking after each.
 fn check(steps: &[Step]) -> Result<(), TestCaseError> {
+    walk(steps).map(|_| ())
+}
+
+/// [`check`], returning what the working state shows at the end.
+fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
     quiet_crashes();
     let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let root = vault.path();
@@ -358,7 +363,7 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                         .map(|p| p.1),
                 );
             }
-            Step::Replace { .. } | Step::Retarget { .. } => {
+            Step::Replace { .. } | Step::Retarget { .. } | Step::Convert { .. } => {
                 let op = match step {
                     Step::Replace {
                         word,
@@ -375,6 +380,14 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                             scope: Scope::default(),
                         })
                     }
+                    Step::Convert { markdown } => VaultOp::ConvertLinks(ConvertLinks {
+                        to: Some(if *markdown {
+                            LinkStyle::Markdown
+                        } else {
+                            LinkStyle::Wikilink
+                        }),
+                        scope: Scope::default(),
+                    }),
                     _ => unreachable!(),
                 };
                 let overlay = ws.overlay();
@@ -652,7 +665,7 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
         let left = broken(&shown, &view(&ws, root));
         prop_assert!(left.is_empty(), "step {}: {:?} broke {:?}", n, step, left);
     }
-    Ok(())
+    Ok(view(&ws, root))
 }
 
 /// Prints the working state after step `n`: what each note shows and every
@@ -1913,4 +1926,130 @@ fn a_link_update_whose_line_was_rewritten_does_not_take_its_move() {
         },
     ])
     .unwrap();
+}
+
+/// Links written as Markdown links, then a note moved and the move rolled
+/// back: the move rewrites the Markdown links to it (percent-encoded), the
+/// rollback takes them back, and every link resolves throughout.
+#[test]
+fn markdown_links_follow_a_move_and_its_rollback() {
+    let converted = walk(&[Step::Convert { markdown: true }]).unwrap();
+    assert!(
+        converted["Notes/Alpha.md"].contains("[Beta](Beta.md)"),
+        "{converted:?}"
+    );
+    assert!(
+        converted.values().all(|text| !text.contains("[[")),
+        "{converted:?}"
+    );
+    let moved = walk(&[Step::Convert { markdown: true }, Step::Move { note: 1 }]).unwrap();
+    assert!(
+        moved["Notes/Alpha.md"].contains("(../Archive/Beta%201.md)"),
+        "{moved:?}"
+    );
+    assert!(
+        links(&moved).iter().all(|&(_, _, resolves)| resolves),
+        "{moved:?}"
+    );
+    let back = walk(&[
+        Step::Convert { markdown: true },
+        Step::Move { note: 1 },
+        Step::Rollback {
+            pick: 1,
+            undo: false,
+        },
+        Step::Convert { markdown: false },
+    ])
+    .unwrap();
+    assert!(
+        links(&back).iter().all(|&(_, _, resolves)| resolves),
+        "{back:?}"
+    );
+}
+
+/// A note moved, then deleted, every link converted, the conversion
+/// rejected, and a rollback to before the move undone: the undo gives back
+/// the moved note and the links to it.
+#[test]
+fn undoing_a_rollback_past_a_move_and_a_rejected_conversion_gives_all_back() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Delete { note: 0 },
+        Step::Convert { markdown: true },
+        Step::Apply {
+            pick: 3482508811665248581,
+            accept: 0,
+            crash: None,
+        },
+        Step::Rollback {
+            pick: 0,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// Links converted both ways and retargeted, a note moved, then an edit's
+/// hunk rejected: no link breaks.
+#[test]
+fn rejecting_an_edit_after_conversions_retargets_and_a_move_breaks_no_link() {
+    check(&[
+        Step::Convert { markdown: true },
+        Step::Convert { markdown: false },
+        Step::Retarget { from: 1, to: 3 },
+        Step::Retarget { from: 2, to: 1 },
+        Step::Apply {
+            pick: 6346603310715851167,
+            accept: 181,
+            crash: None,
+        },
+        Step::Move { note: 1 },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "b".into(),
+        },
+        Step::Decide {
+            pick: 13424721633609467,
+            accept: false,
+        },
+    ])
+    .unwrap();
+}
+
+/// The checker itself: a link a move leaves behind is broken; a link a
+/// rejection brings back in place of another, to a note moved since, is not.
+#[test]
+fn the_checker_knows_a_link_left_behind_from_one_brought_back() {
+    let vault = |alpha_links: &str, beta_at: &str| -> BTreeMap<String, String> {
+        BTreeMap::from([
+            (
+                "Notes/Alpha.md".to_owned(),
+                format!("# Alpha\n\nLinks: {alpha_links}.\n"),
+            ),
+            (beta_at.to_owned(), "# Beta\n\nLinks: none.\n".to_owned()),
+        ])
+    };
+    let before = vault("[[Beta]]", "Notes/Beta.md");
+    assert_eq!(
+        broken(&before, &vault("[[Beta]]", "Archive/Beta 1.md")),
+        ["Alpha -> Beta"]
+    );
+    assert_eq!(
+        broken(&before, &vault("[[Beta 1]]", "Archive/Beta 1.md")),
+        Vec::<String>::new()
+    );
+    let markdown = vault("[Beta](Beta.md)", "Notes/Beta.md");
+    assert_eq!(
+        broken(&markdown, &vault("[Beta](Beta.md)", "Archive/Beta 1.md")),
+        ["Alpha -> Beta"]
+    );
+    let retargeted = vault("[[Alpha]] and [[Beta 1]]", "Archive/Beta 1.md");
+    let rejected = vault("[[Beta]] and [[Beta 1]]", "Archive/Beta 1.md");
+    assert_eq!(broken(&retargeted, &rejected), Vec::<String>::new());
 }

@@ -338,6 +338,7 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
             Step::Edit { .. }
             | Step::Replace { .. }
             | Step::Retarget { .. }
+            | Step::Convert { .. }
             | Step::EachNote { .. } => {
                 let proposal = match step {
                     Step::Edit { note, line, text } => {
@@ -368,6 +369,12 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                             "summary": format!("Step {n}."),
                         })
                     }
+                    Step::Convert { markdown } => json!({
+                        "edits": [],
+                        "operations": [{ "op": "convert_links",
+                                         "to": if *markdown { "markdown" } else { "wikilink" } }],
+                        "summary": format!("Step {n}."),
+                    }),
                     Step::EachNote { line, text } => {
                         // Each note's own call answers for that note.
                         for path in (0..NOTES.len()).filter_map(|i| shown_at(&shown, i)) {

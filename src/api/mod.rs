@@ -155,20 +155,20 @@ impl Api {
     /// model). Probes take at most [`detect::PROBE_TIMEOUT`].
     pub async fn setup(&self) -> Setup {
         let candidates = detect::candidates();
-        let (problems, servers, bundled) = tokio::join!(
-            self.runtime.provider_problems(),
+        let (readiness, servers, bundled) = tokio::join!(
+            self.runtime.provider_readiness(),
             detect::local_servers(&candidates),
             setup::bundled()
         );
         Setup {
-            ready: problems.is_empty(),
-            problems,
+            ready: readiness.ready,
+            problems: readiness.problems,
             agent_mode: self.runtime.config().agent_mode,
             local_servers: servers
                 .into_iter()
                 .filter(|s| bundled.as_ref().is_none_or(|b| b.base_url != s.base_url))
                 .collect(),
-            env_keys: setup::env_keys(),
+            env_keys: setup::env_keys(&self.runtime.config()),
             bundled,
         }
     }

@@ -140,21 +140,36 @@ impl ProviderChain {
         }
     }
 
-    /// Whether every provider of the chain can be used now, and if not, why
-    /// not for each that cannot (`name: reason`). Probes each server once.
-    pub async fn check(&self) -> Vec<String> {
+    /// Whether a job can run now (some provider of the chain can be used:
+    /// a job passes over those that cannot), and why not for each that
+    /// cannot (`name: reason`). Probes each server once.
+    pub async fn check(&self) -> Readiness {
         let mut checked = Checked::default();
-        let mut problems = Vec::new();
+        let mut readiness = Readiness::default();
         for link in &self.chain {
-            if let Err(why) = checked.usable(link).await {
-                let problem = format!("{}: {why}", link.provider.name());
-                if !problems.contains(&problem) {
-                    problems.push(problem);
+            match checked.usable(link).await {
+                Ok(()) => readiness.ready = true,
+                Err(why) => {
+                    let problem = format!("{}: {why}", link.provider.name());
+                    if !readiness.problems.contains(&problem) {
+                        readiness.problems.push(problem);
+                    }
                 }
             }
         }
-        problems
+        readiness
     }
+}
+
+/// Whether a job can run now, and what stands in the way of each provider
+/// that cannot be used.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Readiness {
+    /// Some provider of the chain can be used.
+    pub ready: bool,
+    /// `name: reason` for each that cannot (in hybrid mode, a job runs on
+    /// the other one).
+    pub problems: Vec<String>,
 }
 
 /// The answers of readiness checks already made (a hybrid chain names the

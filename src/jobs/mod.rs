@@ -10,7 +10,7 @@ mod records;
 mod runtime;
 mod shapes;
 
-pub use chain::ProviderChain;
+pub use chain::{ProviderChain, Readiness};
 pub use error::RuntimeError;
 pub use events::{FeedEvent, JobEvent, RuntimeEvent};
 pub use feed::{Feed, FeedEntry, FeedPage};

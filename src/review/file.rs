@@ -373,14 +373,20 @@ impl FileReview {
         moves
     }
 
-    /// Whether an alternative of entry `i` (see [`FileReview::with_exclusions`])
-    /// counts now.
-    pub(crate) fn alternative_counts(&self, i: usize) -> bool {
-        self.excludes
-            .get(i)
-            .into_iter()
-            .flatten()
-            .any(|&x| self.entries[x].status != Status::Rejected)
+    /// Whether entry `i`'s line shows a link that follows its moves without
+    /// it: an alternative of it counts (a hunk that replaced the same words
+    /// since, see [`FileReview::with_exclusions`]), or it rewrote a counting
+    /// hunk that follows the same moves (a move's own link update, written
+    /// another way since: rejected, the link update's text shows again).
+    /// Rejected, such a follower leaves no link behind.
+    pub(crate) fn covered(&self, i: usize) -> bool {
+        let counts = |x: usize| self.entries[x].status != Status::Rejected;
+        let leaders = &self.entries[i].follows;
+        self.excludes.get(i).into_iter().flatten().any(|&x| counts(x))
+            || (!leaders.is_empty()
+                && self.depends_on(i).any(|x| {
+                    counts(x) && leaders.iter().all(|l| self.entries[x].follows.contains(l))
+                }))
     }
 
     /// [`FileReview::plan`] by dependencies alone.

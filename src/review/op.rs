@@ -421,14 +421,13 @@ impl Review {
         file.op().is_none_or(|op| op.entry != i) && !file.changes_text(i)
     }
 
-    /// Whether `hunk_id` is rejected while an alternative of it counts (a
-    /// hunk that replaced the same words since, see
-    /// [`FileReview::with_exclusions`]): a link update so rejected leaves no
-    /// link behind, its line having been rewritten.
+    /// Whether `hunk_id` is rejected while its line shows a link that
+    /// follows its moves all the same (see [`FileReview::covered`]): a
+    /// link update so rejected leaves no link behind.
     pub(crate) fn superseded(&self, hunk_id: &str) -> bool {
         self.find_hunk(hunk_id).is_ok_and(|(path, i)| {
             let file = &self.files[&path];
-            file.entries()[i].status == Status::Rejected && file.alternative_counts(i)
+            file.entries()[i].status == Status::Rejected && file.covered(i)
         })
     }
 

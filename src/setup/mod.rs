@@ -20,7 +20,8 @@ pub const BUNDLED_URL_VAR: &str = "REDLINE_BUNDLED_MODEL_URL";
 pub struct Setup {
     /// Whether the configured providers can run a job now.
     pub ready: bool,
-    /// Why not, one line per provider that cannot be used (`local: …`).
+    /// What stands in the way, one line per provider that cannot be used
+    /// (`local: …`); in hybrid mode a job runs on the other one.
     pub problems: Vec<String>,
     /// The mode in force.
     pub agent_mode: AgentMode,
@@ -107,8 +108,20 @@ pub fn default_model(provider: ProviderKind) -> &'static str {
     }
 }
 
-/// Providers with a non-empty key in their environment variable.
-pub fn env_keys() -> Vec<EnvKey> {
+/// The model choosing `provider`'s key uses: the one configured for it
+/// when it is configured at its own service, else [`default_model`].
+pub fn offered_model(provider: ProviderKind, config: &Config) -> String {
+    let configured = &config.remote;
+    if configured.provider == provider && configured.base_url.is_none() {
+        configured.model.clone()
+    } else {
+        default_model(provider).to_owned()
+    }
+}
+
+/// Providers with a non-empty key in their environment variable, each with
+/// the model choosing it uses.
+pub fn env_keys(config: &Config) -> Vec<EnvKey> {
     [ProviderKind::Openai, ProviderKind::Anthropic]
         .into_iter()
         .filter_map(|provider| {
@@ -117,7 +130,7 @@ pub fn env_keys() -> Vec<EnvKey> {
             set.then(|| EnvKey {
                 provider,
                 env_var: var.to_owned(),
-                model: default_model(provider).to_owned(),
+                model: offered_model(provider, config),
             })
         })
         .collect()
@@ -202,17 +215,22 @@ pub fn update_for(
             if let Some(key) = key {
                 nonempty("API key", key)?;
             }
-            let remote = if config.remote.provider == *provider {
-                config.remote.clone()
-            } else {
-                ProviderSettings {
+            // Exactly what the offer names: the provider at its own
+            // service, with the model it said (a base URL set for another
+            // server would send the key there).
+            let kept = (config.remote.provider == *provider).then(|| config.remote.clone());
+            let remote = ProviderSettings {
+                provider: *provider,
+                model: offered_model(*provider, config),
+                base_url: None,
+                ..kept.unwrap_or(ProviderSettings {
                     provider: *provider,
-                    model: default_model(*provider).into(),
+                    model: String::new(),
                     base_url: None,
                     temperature: None,
                     require_tools: false,
                     max_output_tokens: None,
-                }
+                })
             };
             SettingsUpdate {
                 agent_mode: Some(AgentMode::Remote),
@@ -281,17 +299,29 @@ mod tests {
             (ProviderKind::Anthropic, "claude-haiku-4-5", None)
         );
         assert_eq!(anthropic.api_key.unwrap().key, "sk-ant-test-1234");
-        // The configured OpenAI model is kept when OpenAI is chosen.
-        let openai = update_for(
-            &SetupChoice::Remote {
-                provider: ProviderKind::Openai,
-                key: None,
-            },
-            &config,
-            None,
-        )
-        .unwrap();
-        assert_eq!(openai.remote.unwrap(), config.remote);
+        // OpenAI chosen: its configured model is kept, at OpenAI's own
+        // service, as the offer says; set for another server, the offer
+        // and the choice are OpenAI's default model at OpenAI.
+        let openai = SetupChoice::Remote {
+            provider: ProviderKind::Openai,
+            key: None,
+        };
+        let chosen = update_for(&openai, &config, None).unwrap();
+        assert_eq!(chosen.remote.unwrap(), config.remote);
+        let mut elsewhere = config.clone();
+        elsewhere.remote.model = "qwen3".into();
+        elsewhere.remote.base_url = Some("http://127.0.0.1:9/v1".into());
+        elsewhere.remote.temperature = Some(0.2);
+        let offered = offered_model(ProviderKind::Openai, &elsewhere);
+        assert_eq!(offered, "gpt-4o-mini");
+        let remote = update_for(&openai, &elsewhere, None)
+            .unwrap()
+            .remote
+            .unwrap();
+        assert_eq!(
+            (remote.model.as_str(), remote.base_url, remote.temperature),
+            (offered.as_str(), None, Some(0.2))
+        );
 
         let empty = SetupChoice::Remote {
             provider: ProviderKind::Openai,

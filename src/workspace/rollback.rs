@@ -537,7 +537,7 @@ impl Workspace {
         file.entries()
             .iter()
             .enumerate()
-            .filter(|(i, e)| e.status == Status::Rejected && !file.alternative_counts(*i))
+            .filter(|(i, e)| e.status == Status::Rejected && !file.covered(*i))
             .flat_map(|(_, e)| e.follows.iter())
             .filter(|l| self.counts(l) && !self.review.settled(l))
             .cloned()
@@ -551,15 +551,13 @@ impl Workspace {
             return Vec::new();
         };
         let stands = |leader: &String| self.counts(leader) && self.review.settled(leader);
-        // One whose words a counting hunk replaced since is not: that hunk
-        // rewrote the link's line, and the two never count together.
+        // One whose line shows a link that follows the move without it is
+        // not (see `FileReview::covered`).
         file.entries()
             .iter()
             .enumerate()
             .filter(|(i, e)| {
-                e.status == Status::Rejected
-                    && e.follows.iter().any(stands)
-                    && !file.alternative_counts(*i)
+                e.status == Status::Rejected && e.follows.iter().any(stands) && !file.covered(*i)
             })
             .filter_map(|(_, e)| e.hunk_id.clone())
             .collect()

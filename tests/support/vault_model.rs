@@ -83,6 +83,9 @@ pub enum Step {
     /// of each replaced with `text`, each note staged as it comes into the
     /// job's one checkpoint.
     EachNote { line: usize, text: String },
+    /// A run writes every link as a Markdown link (or, without `markdown`,
+    /// as a wikilink), stated once as a `convert_links` operation.
+    Convert { markdown: bool },
 }
 
 /// What a [`Step::Replace`] looks for: prose of the notes but never their
@@ -110,6 +113,7 @@ pub fn step() -> impl Strategy<Value = Step> {
             .prop_map(|(word, with, whole_word)| Step::Replace { word, with, whole_word }),
         1 => (0..4usize, 0..4usize).prop_map(|(from, to)| Step::Retarget { from, to }),
         1 => (3..=6usize, "[a-z]{1,6}").prop_map(|(line, text)| Step::EachNote { line, text }),
+        1 => any::<bool>().prop_map(|markdown| Step::Convert { markdown }),
     ]
 }
 
@@ -133,52 +137,87 @@ pub fn retarget_paths(
     (from != to).then_some((from, to))
 }
 
+/// The file names (`.md` left off) `text`'s links name, in order: a
+/// wikilink's name (`[[Beta 12|Beta]]`) and a Markdown link's file
+/// (`[Beta](Archive/Beta%2012.md)`), subpaths and aliases left off.
+fn link_names(text: &str) -> Vec<String> {
+    let wiki = text
+        .split("[[")
+        .skip(1)
+        .filter_map(|s| s.split("]]").next())
+        .map(|link| link.split(['|', '#']).next().unwrap().to_owned());
+    let markdown = text
+        .split("](")
+        .skip(1)
+        .filter_map(|s| s.split(')').next())
+        .map(|target| {
+            let path = target.split('#').next().unwrap().replace("%20", " ");
+            let name = path.rsplit('/').next().unwrap();
+            name.strip_suffix(".md").unwrap_or(name).to_owned()
+        });
+    wiki.chain(markdown).collect()
+}
+
 /// Every link of the working state, as (the note it is in, the note it
 /// names, whether it resolves): a note is known by its heading, a link by
-/// the note its name starts with (a moved note is `Alpha 12`).
+/// the note its name starts with (a moved note is `Alpha 12`), whether it
+/// is a wikilink or a Markdown link.
 pub fn links(shown: &BTreeMap<String, String>) -> Vec<(usize, usize, bool)> {
+    by_note(shown)
+        .into_iter()
+        .flat_map(|(from, links)| {
+            links
+                .into_iter()
+                .map(move |(to, resolves)| (from, to, resolves))
+        })
+        .collect()
+}
+
+/// Each shown note's links in order, as (the note each names, whether it
+/// resolves).
+fn by_note(shown: &BTreeMap<String, String>) -> BTreeMap<usize, Vec<(usize, bool)>> {
     let stems: Vec<&str> = shown
         .keys()
         .map(|p| p.rsplit('/').next().unwrap().trim_end_matches(".md"))
         .collect();
-    let mut out = Vec::new();
+    let mut out = BTreeMap::new();
     for (from, _) in NOTES.iter().enumerate() {
         let Some(path) = shown_at(shown, from) else {
             continue;
         };
-        for link in shown[&path]
-            .split("[[")
-            .skip(1)
-            .filter_map(|s| s.split("]]").next())
-        {
-            let stem = link.split(['|', '#']).next().unwrap();
-            let name = stem.split(' ').next().unwrap();
-            if let Some(to) = NOTES.iter().position(|n| *n == name) {
-                out.push((from, to, stems.contains(&stem)));
-            }
-        }
+        let links = link_names(&shown[&path])
+            .into_iter()
+            .filter_map(|stem| {
+                let name = stem.split(' ').next().unwrap();
+                let to = NOTES.iter().position(|n| *n == name)?;
+                Some((to, stems.contains(&stem.as_str())))
+            })
+            .collect();
+        out.insert(from, links);
     }
     out
 }
 
 /// The links that resolved in `before` and dangle in `after` while both
 /// notes are shown: a link left behind by a move, or brought back without
-/// it. Links are counted a pair of notes at a time, so a link that already
-/// dangled before the step is not taken for one it broke.
+/// it. A link is known by its place among its note's links and the note it
+/// names, so a link that already dangled before the step is not taken for
+/// one it broke, nor is a link a rejection brings back in place of another
+/// (a retarget's old link to a note moved since, which dangles as rejecting
+/// always may).
 pub fn broken(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
-    let count = |links: &[(usize, usize, bool)], pair: (usize, usize), resolves: bool| {
-        links
-            .iter()
-            .filter(|&&(from, to, r)| (from, to) == pair && r == resolves)
-            .count()
-    };
-    let (was, now) = (links(before), links(after));
+    let (was, now) = (by_note(before), by_note(after));
     let mut out: Vec<String> = now
         .iter()
-        .filter(|&&(_, _, resolves)| !resolves)
-        .map(|&(from, to, _)| (from, to))
-        .filter(|&pair| {
-            count(&was, pair, true) > 0 && count(&now, pair, false) > count(&was, pair, false)
+        .filter_map(|(from, links)| Some((*from, links, was.get(from)?)))
+        .flat_map(|(from, links, then)| {
+            links
+                .iter()
+                .zip(then)
+                .filter(|((to, resolves), (to_then, resolved))| {
+                    to == to_then && *resolved && !resolves
+                })
+                .map(move |((to, _), _)| (from, *to))
         })
         .filter(|&(_, to)| shown_at(after, to).is_some())
         .map(|(from, to)| format!("{} -> {}", NOTES[from], NOTES[to]))

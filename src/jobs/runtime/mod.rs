@@ -41,7 +41,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::Feed;
-use super::chain::ProviderChain;
+use super::chain::{ProviderChain, Readiness};
 use super::error::{RuntimeError, not_found};
 use super::records::Records;
 use super::shapes::{JobError, JobStatus, now};
@@ -232,10 +232,9 @@ impl Runtime {
         Ok(())
     }
 
-    /// Why the configured providers cannot run a job now, one line per
-    /// provider that cannot be used; empty when they can (see
-    /// [`ProviderChain::check`]).
-    pub async fn provider_problems(&self) -> Vec<String> {
+    /// Whether the configured providers can run a job now, and why not for
+    /// each that cannot be used (see [`ProviderChain::check`]).
+    pub async fn provider_readiness(&self) -> Readiness {
         self.providers().check().await
     }
 
