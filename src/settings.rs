@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::{
-    AgentMode, Config, FolderSettings, Limits, OutsideMode, ProviderKind, ProviderSettings,
-    names_folder,
+    AgentMode, Config, FolderSettings, LimitField, Limits, OutsideMode, ProviderKind,
+    ProviderSettings, check_limit, limit_fields, names_folder,
 };
 use crate::providers::keys::{self, KeyStorage};
 
@@ -19,7 +19,7 @@ use crate::providers::keys::{self, KeyStorage};
 #[non_exhaustive]
 pub enum SettingsError {
     /// A value is out of shape (an unknown limit, a negative count).
-    #[error("invalid settings: {0}")]
+    #[error("{0}")]
     Invalid(String),
     /// The configuration file could not be read or written.
     #[error("cannot save the settings to `{path}`: {message}")]
@@ -60,6 +60,8 @@ pub struct Settings {
     pub local: ProviderView,
     /// The engine's limits.
     pub limits: Limits,
+    /// Each limit's name in words and its range, in the order shown.
+    pub limit_fields: Vec<LimitField>,
     /// Where changes are saved; `null` when they last only until Redline stops.
     pub config_file: Option<String>,
 }
@@ -149,6 +151,7 @@ pub fn view(config: &Config, file: Option<&Path>, root: Option<&Path>) -> Settin
         remote: provider(&config.remote, true),
         local: provider(&config.local, false),
         limits: config.limits.clone(),
+        limit_fields: limit_fields(),
         config_file: file.map(|f| f.display().to_string()),
     }
 }
@@ -203,12 +206,8 @@ pub fn updated(
         let mut limits = serde_json::to_value(&next.limits).expect("limits serialize");
         let known = limits.as_object_mut().expect("limits are a struct");
         for (name, value) in changes {
-            if !known.contains_key(name) {
-                return Err(SettingsError::Invalid(format!(
-                    "there is no limit `{name}`"
-                )));
-            }
-            known.insert(name.clone(), value.clone());
+            let value = check_limit(name, value).map_err(SettingsError::Invalid)?;
+            known.insert(name.clone(), value.into());
         }
         next.limits = serde_json::from_value(limits)
             .map_err(|e| SettingsError::Invalid(format!("limits: {e}")))?;
@@ -255,11 +254,30 @@ pub fn save(
             .and_then(|f| f.iter().map(|(k, _)| k).find(|k| names_folder(k, root)))
             .map_or_else(|| root.display().to_string(), str::to_owned)
     });
+    // A key is written only where its value changes: one the file holds
+    // already is left as it is, and one it leaves out is added only when
+    // the value is not what leaving it out means (the default). A value
+    // replaced keeps the comment after it.
+    let defaults = serde_json::to_value(Config::default()).expect("serializes");
     let mut set = |path: &[&str], value: Value| -> Result<(), SettingsError> {
-        let item = toml_edit::ser::to_document(&serde_json::json!({ "v": value }))
+        let (last, tables) = path.split_last().expect("a key");
+        let held = tables
+            .iter()
+            .try_fold(doc.as_item(), |item, name| item.get(name))
+            .and_then(|table| table.get(last));
+        match held {
+            Some(item) if item.as_value().is_some_and(|old| same(old, &value)) => return Ok(()),
+            None if path.iter().try_fold(&defaults, |v, k| v.get(k)) == Some(&value) => {
+                return Ok(());
+            }
+            _ => {}
+        }
+        let mut item = toml_edit::ser::to_document(&serde_json::json!({ "v": value }))
             .map_err(|e| fail(e.to_string()))?["v"]
             .clone();
-        let (last, tables) = path.split_last().expect("a key");
+        if let (Some(old), Some(new)) = (held.and_then(|i| i.as_value()), item.as_value_mut()) {
+            *new.decor_mut() = old.decor().clone();
+        }
         let mut table = doc.as_table_mut();
         for name in tables {
             table = table
@@ -268,7 +286,14 @@ pub fn save(
                 .as_table_mut()
                 .ok_or_else(|| fail(format!("`{name}` is not a table")))?;
         }
-        table.insert(last, item);
+        // In place: the key keeps the comments above it (`insert` would
+        // write a new key without them).
+        match table.get_mut(last) {
+            Some(slot) => *slot = item,
+            None => {
+                table.insert(last, item);
+            }
+        }
         Ok(())
     };
     if update.agent_mode.is_some() {
@@ -329,6 +354,19 @@ pub fn save(
         .map_err(|e| fail(e.to_string()))
 }
 
+/// Whether the TOML value `old` is `new`.
+fn same(old: &toml_edit::Value, new: &Value) -> bool {
+    match new {
+        Value::String(s) => old.as_str() == Some(s.as_str()),
+        Value::Bool(b) => old.as_bool() == Some(*b),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => old.as_integer() == Some(i),
+            None => n.as_f64().is_some_and(|f| old.as_float() == Some(f)),
+        },
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,6 +403,37 @@ mod tests {
         assert_eq!(loaded.remote.model, "gpt-4o");
         assert_eq!(loaded.limits.max_tool_calls_per_job, 20);
         assert_eq!(loaded.limits.max_sessions, 10);
+    }
+
+    #[test]
+    fn a_save_changes_only_the_lines_whose_values_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        let text = "# Redline settings\n# (mine)\n\nagent_mode = \"remote\" # which model\n\n\
+            # The hosted provider\n[remote]\n# who\nprovider = \"openai\"\nmodel = \"gpt-4o\" # the good one\n\
+            # after the model\n\n# Limits I chose\n[limits]\nmax_sessions = 10 # enough\n# the end\n";
+        std::fs::write(&file, text).unwrap();
+        let config = Config::load_from(Some(&file)).unwrap();
+        let update: SettingsUpdate = serde_json::from_value(json!({
+            "agent_mode": "hybrid_auto",
+            "remote": { "provider": "openai", "model": "gpt-4.1" },
+            "limits": { "max_sessions": 10, "max_tool_calls_per_job": 20 },
+        }))
+        .unwrap();
+        let next = updated(&config, &update, None).unwrap();
+        save(&file, &next, &update, None).unwrap();
+        let saved = std::fs::read_to_string(&file).unwrap();
+        let expected = text
+            .replace("agent_mode = \"remote\"", "agent_mode = \"hybrid_auto\"")
+            .replace("model = \"gpt-4o\"", "model = \"gpt-4.1\"")
+            .replace(
+                "max_sessions = 10 # enough\n",
+                "max_sessions = 10 # enough\nmax_tool_calls_per_job = 20\n",
+            );
+        assert_eq!(saved, expected);
+        // Saved again unchanged: not a byte moves.
+        save(&file, &next, &update, None).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), expected);
     }
 
     #[test]
@@ -424,7 +493,13 @@ mod tests {
                 .to_string()
         };
         assert!(bad(json!({ "limits": { "max_bananas": 1 } })).contains("max_bananas"));
-        assert!(bad(json!({ "limits": { "max_sessions": -1 } })).contains("limits"));
+        assert_eq!(
+            bad(json!({ "limits": { "max_sessions": -1 } })),
+            "Sessions kept must be a whole number from 1 to 10,000; -1 is not"
+        );
+        assert!(
+            bad(json!({ "limits": { "max_tool_calls_per_job": 1e23 } })).contains("1e+23 is not")
+        );
         assert!(bad(json!({ "remote": { "provider": "openai", "model": "m", "base_url": "file:///etc" } })).contains("file:///etc"));
         let key = KeyUpdate {
             provider: ProviderKind::Openai,

@@ -2053,3 +2053,98 @@ fn the_checker_knows_a_link_left_behind_from_one_brought_back() {
     let rejected = vault("[[Beta]] and [[Beta 1]]", "Archive/Beta 1.md");
     assert_eq!(broken(&retargeted, &rejected), Vec::<String>::new());
 }
+
+/// Links converted both ways, a note moved, then a conversion applied in
+/// part: no link breaks.
+#[test]
+fn applying_part_of_a_conversion_under_a_move_breaks_no_link() {
+    check(&[
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::EachNote {
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Convert { markdown: true },
+        Step::Convert { markdown: false },
+        Step::Move { note: 3 },
+        Step::Apply {
+            pick: 9719744093823605723,
+            accept: 96,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}
+
+/// Conversions and edits stacked on a note's links line, the note moved,
+/// then a run applied wholly rejected: no link breaks.
+#[test]
+fn rejecting_a_run_whole_under_conversions_and_a_move_breaks_no_link() {
+    check(&[
+        Step::Convert { markdown: true },
+        edit(0, 3),
+        Step::Convert { markdown: false },
+        edit(0, 3),
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        edit(0, 3),
+        Step::Move { note: 0 },
+        Step::Apply {
+            pick: 5661392502010859735,
+            accept: 0,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}
+
+/// Many steps on one note's links line, then every link converted and the
+/// conversion applied: no link breaks.
+#[test]
+fn a_conversion_applied_over_edits_retargets_and_a_move_breaks_no_link() {
+    check(&[
+        Step::Outside {
+            note: 0,
+            review: true,
+        },
+        edit(0, 4),
+        Step::Retarget { from: 1, to: 0 },
+        Step::Move { note: 2 },
+        Step::Decide {
+            pick: 2150238378600500594,
+            accept: false,
+        },
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        edit(0, 3),
+        Step::Replace {
+            word: 1,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::Type { note: 0 },
+        edit(0, 3),
+        Step::EachNote {
+            line: 4,
+            text: "a".into(),
+        },
+        edit(0, 3),
+        Step::Convert { markdown: true },
+        Step::Apply {
+            pick: 2556899396756208842,
+            accept: 127,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}

@@ -20,10 +20,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+mod bounds;
 mod load;
 #[cfg(test)]
 mod tests;
 
+pub use bounds::{LimitField, check_limit, limit_fields};
 pub use load::{ConfigError, config_file};
 
 /// Timeouts and retries of provider calls.

@@ -14,9 +14,11 @@
 //!
 //! Within a line, tokens are runs of word characters (letters, digits, `_`),
 //! runs of horizontal white space, the line end (`\n`, `\r\n`), and any
-//! other character on its own; a link's target path (after `[[` or `](`, up
-//! to its heading, alias or end) is one token. So `[[Atlas]]` → `[[Meridian]]` changes the
-//! name and keeps the brackets, and two changes to one link always overlap.
+//! other character on its own; a link's opening with its target path (`[[`
+//! or `](`, up to its heading, alias or end) is one token. So `[[Atlas]]` →
+//! `[[Meridian]]` changes the opening and name and keeps the closing, two
+//! changes to one link always overlap, and a link's target is never taken
+//! for a word of the same spelling elsewhere (a Markdown link's text, say).
 //! Concatenated, the tokens are the text, byte for byte.
 
 use std::ops::Range;
@@ -42,30 +44,31 @@ fn boundaries(text: &str) -> Vec<usize> {
     let mut cuts = vec![0];
     let mut at = 0;
     while at < text.len() {
-        at += link_target(&text[..at], &text[at..]).unwrap_or_else(|| token_len(&text[at..]));
+        at += link_target(&text[at..]).unwrap_or_else(|| token_len(&text[at..]));
         cuts.push(at);
     }
     cuts
 }
 
-/// The length of the link target `rest` starts with, when `before` ends
-/// with a link's opening (`[[`, or `](`) and the link closes on this line:
-/// the path only, up to a heading, an alias or a title.
+/// The length of the link opening and target `rest` starts with (`[[` or
+/// `](`, then the path up to a heading, an alias or a title), when the link
+/// closes on this line and names a target.
 ///
-/// A target is one token: two changes to one link (a rename, then a move)
-/// then touch the same bytes, so one depends on the other, and taking one
-/// back can never leave half of each, a link to no note.
-fn link_target(before: &str, rest: &str) -> Option<usize> {
-    let (close, ends): (&str, &[char]) = if before.ends_with("[[") {
-        ("]]", &['|', '#', ']'])
-    } else if before.ends_with("](") {
-        (")", &['#', ')', ' '])
+/// One token: two changes to one link (a rename, then a move; a conversion
+/// to a wikilink, then a move) then touch the same bytes, so one depends on
+/// the other, and taking one back can never leave half of each, a link to
+/// no note.
+pub(crate) fn link_target(rest: &str) -> Option<usize> {
+    let (open, close, ends): (&str, &str, &[char]) = if rest.starts_with("[[") {
+        ("[[", "]]", &['|', '#', ']'])
+    } else if rest.starts_with("](") {
+        ("](", ")", &['#', ')', ' '])
     } else {
         return None;
     };
-    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let line = &rest[open.len()..rest.find('\n').unwrap_or(rest.len())];
     line.find(close)?;
-    line.find(ends).filter(|&len| len > 0)
+    line.find(ends).filter(|&len| len > 0).map(|len| open.len() + len)
 }
 
 /// The length of the token `rest` starts with: a run of word characters or
@@ -227,7 +230,7 @@ mod tests {
         assert_eq!(&new[edits[0].new.clone()], "Meridian");
         let link = diff("see [[Atlas]] now", "see [[Meridian]] now");
         assert_eq!(link.len(), 1);
-        assert_eq!(link[0].old, 6..11);
+        assert_eq!(link[0].old, 4..11);
     }
 
     #[test]
@@ -263,15 +266,20 @@ mod tests {
         // A move's update after a rename: the same bytes, so one follows the other.
         let moved = diff("see [[Beta]] now", "see [[Beta 1]] now");
         assert_eq!(moved.len(), 1);
-        assert_eq!(moved[0].old, 6..10);
+        assert_eq!(moved[0].old, 4..10);
         let md = diff("[x](Notes/Beta.md) y", "[x](Archive/Beta.md) y");
         assert_eq!(md.len(), 1);
-        assert_eq!(md[0].old, 4..17);
+        assert_eq!(md[0].old, 2..17);
         // Unclosed on its line: words as ever.
         assert_eq!(boundaries("[[a b\n]]"), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
-        assert_eq!(boundaries("[[a b]]"), [0, 1, 2, 5, 6, 7]);
+        assert_eq!(boundaries("[[a b]]"), [0, 5, 6, 7]);
         // The path only: an alias or a heading is words as ever.
-        assert_eq!(boundaries("[[a b|c d]]"), [0, 1, 2, 5, 6, 7, 8, 9, 10, 11]);
-        assert_eq!(boundaries("[c](a%20b.md#h)"), [0, 1, 2, 3, 4, 12, 13, 14, 15]);
+        assert_eq!(boundaries("[[a b|c d]]"), [0, 5, 6, 7, 8, 9, 10, 11]);
+        assert_eq!(boundaries("[c](a%20b.md#h)"), [0, 1, 2, 12, 13, 14, 15]);
+        // A wikilink's target is not a Markdown link's text of the same
+        // spelling: converting one to the other replaces the link whole.
+        let converted = diff("[Delta](Delta.md)", "[[Delta]]");
+        assert_eq!(converted.len(), 1, "{converted:?}");
+        assert_eq!((converted[0].old.clone(), converted[0].new.clone()), (0..17, 0..9));
     }
 }

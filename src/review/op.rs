@@ -388,12 +388,16 @@ impl Review {
         carried
     }
 
-    /// The files holding the link updates that follow the move `hunk_id`.
+    /// The files holding the link updates that follow the move `hunk_id`
+    /// and count (pending or accepted). One rejected updates no link: a
+    /// hunk that rewrote its line since may link to the old path still
+    /// (a conversion to Markdown links, say).
     pub(crate) fn follower_files(&self, hunk_id: &str) -> BTreeSet<String> {
         self.followers
             .get(hunk_id)
             .into_iter()
             .flatten()
+            .filter(|h| self.status_of(h).is_some_and(|s| s != Status::Rejected))
             .filter_map(|h| self.hunks.get(h).cloned())
             .collect()
     }

@@ -160,7 +160,7 @@ impl Workspace {
     /// Of the moves `back` (hunk, its file's path), those that would leave
     /// links behind, with the notes that hold them: the notes of `shown`
     /// (the working state before they came back, the file at its path)
-    /// that link to the file and hold no link update of the move.
+    /// that link to the file and hold no counting link update of the move.
     pub(super) fn left_behind(
         &self,
         shown: &Overlay,

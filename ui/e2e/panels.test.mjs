@@ -128,6 +128,33 @@ test("settings: the key is write-only and shown as a hint; a local Ollama is off
   await page.getByTestId("settings").waitFor({ state: "detached" });
 });
 
+test("settings: a limit out of its range is marked in words and nothing is saved", async () => {
+  await page.getByTestId("open-settings").click();
+  const calls = page.getByTestId("limit-max_tool_calls_per_job");
+  const before = readFileSync(server.config, "utf8");
+  for (const [typed, said] of [
+    ["-5", "Tool calls a job may make must be a whole number from 1 to 10,000; -5 is not"],
+    ["1e23", "1e23 is not"],
+    ["1000000000000", "1000000000000 is not"],
+  ]) {
+    await calls.fill(typed);
+    const error = page.getByTestId("limit-error-max_tool_calls_per_job");
+    const text = await error.textContent();
+    assert.ok(text.includes(said), text);
+    assert.equal(await calls.getAttribute("aria-invalid"), "true");
+    await page.getByTestId("settings-save").click();
+    await page.getByTestId("notice").filter({ hasText: "Not saved: Tool calls a job may make" }).last().waitFor();
+    assert.equal(readFileSync(server.config, "utf8"), before, "nothing written");
+  }
+  await calls.fill("20");
+  assert.equal(await page.getByTestId("limit-error-max_tool_calls_per_job").count(), 0);
+  await page.getByTestId("settings-save").click();
+  await page.getByTestId("notice").filter({ hasText: "Settings saved" }).last().waitFor();
+  assert.match(readFileSync(server.config, "utf8"), /max_tool_calls_per_job = 20/);
+  await page.keyboard.press("Escape");
+  await page.getByTestId("settings").waitFor({ state: "detached" });
+});
+
 test("F1 lists every shortcut", async () => {
   await page.keyboard.press("F1");
   const help = page.getByTestId("help");

@@ -34,11 +34,21 @@ pub struct Pattern {
 /// What one hunk changes, word by word: each (removed, inserted) pair.
 pub(crate) type Change = Vec<(String, String)>;
 
-/// The word-level change from `old` to `new` (a hunk's lines before and after).
+/// The word-level change from `old` to `new` (a hunk's lines before and
+/// after). A link's opening both sides share is left out: a rename of a
+/// link's target reads `Atlas → Meridian`, as one in prose does.
 pub(crate) fn change_of(old: &str, new: &str) -> Change {
     words::diff(old, new)
         .into_iter()
-        .map(|e| (old[e.old].to_owned(), new[e.new].to_owned()))
+        .map(|e| {
+            let (mut old, mut new) = (&old[e.old], &new[e.new]);
+            for open in ["[[", "]("] {
+                if let (Some(o), Some(n)) = (old.strip_prefix(open), new.strip_prefix(open)) {
+                    (old, new) = (o, n);
+                }
+            }
+            (old.to_owned(), new.to_owned())
+        })
         .collect()
 }
 

@@ -7,6 +7,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { Checkpoint, CheckpointFile, PlannedHunk, RollbackPlan, RollbackReport, ThreeWay } from "../api/types";
 import { clip } from "../clip";
+import { hunkWords } from "../words";
 import { refreshTree } from "../state/listing";
 import { reloadOpen } from "../state/navigation";
 import { attempt, overlay, tell } from "../state/store";
@@ -279,10 +280,12 @@ function Detail({ cp }: { cp: Checkpoint }) {
               const line = now ? now.line : hunkLine(f, i);
               const revertible = now !== undefined && now !== null && now.status !== "rejected";
               const why = !now ? "no longer under review" : now.status === "rejected" ? "rejected" : null;
+              const words = hunkWords(f, i);
               return (
                 <label key={h} class={`cp-hunk${revertible ? "" : " cp-hunk-done"}`} title={why ? `${h}: ${why}` : h}>
                   <input type="checkbox" data-testid="checkpoint-hunk" data-hunk-id={h} disabled={!revertible} checked={chosen.has(h)} onChange={() => toggle(h)} />
                   {line ? `line ${line}` : now ? "whole file" : `change ${i + 1}`}
+                  {words && <span class="cp-hunk-words">: {words}</span>}
                   {why && <span class="muted"> ({why})</span>}
                 </label>
               );

@@ -6,9 +6,18 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api/client";
-import type { AgentMode, Limits, LocalServer, OutsideMode, ProviderKind, ProviderSettings, ProviderView, Settings, SettingsUpdate } from "../api/types";
+import type { AgentMode, LimitField, Limits, LocalServer, OutsideMode, ProviderKind, ProviderSettings, ProviderView, Settings, SettingsUpdate } from "../api/types";
 import { loadSetup } from "../state/setup";
 import { attempt, overlay, setup, tell } from "../state/store";
+
+/** Why `text` cannot be the limit `field`, in the engine's words; `null`
+ * when it can. */
+export function limitProblem(field: LimitField, text: string): string | null {
+  const n = Number(text);
+  if (text.trim() !== "" && Number.isSafeInteger(n) && n >= field.min && n <= field.max) return null;
+  const range = `${field.min.toLocaleString("en-US")} to ${field.max.toLocaleString("en-US")}`;
+  return `${field.label} must be a whole number from ${range}; ${text.trim() === "" ? "nothing" : text.trim()} is not`;
+}
 
 function plain(view: ProviderView): ProviderSettings {
   const { provider, model, base_url, temperature, require_tools, max_output_tokens } = view;
@@ -23,7 +32,8 @@ export function SettingsPanel() {
   const [folderOutside, setFolderOutside] = useState<OutsideMode | "">("");
   const [remote, setRemote] = useState<ProviderSettings | null>(null);
   const [local, setLocal] = useState<ProviderSettings | null>(null);
-  const [limits, setLimits] = useState<Partial<Limits>>({});
+  // The limits as typed, by key: checked as they are typed, sent as numbers.
+  const [limits, setLimits] = useState<Partial<Record<keyof Limits, string>>>({});
   const [key, setKey] = useState("");
   const servers: LocalServer[] = setup.value?.local_servers ?? [];
 
@@ -45,7 +55,13 @@ export function SettingsPanel() {
   const save = async () => {
     const update: SettingsUpdate = { agent_mode: mode, outside_changes: outside, remote, local };
     if (settings.folder) update.folder_settings = { outside_changes: folderOutside || null };
-    if (Object.keys(limits).length > 0) update.limits = limits;
+    // A limit out of its range is marked where it is and not sent.
+    const wrong = settings.limit_fields.map((f) => (f.key in limits ? limitProblem(f, limits[f.key as keyof Limits]!) : null)).find((p) => p !== null);
+    if (wrong) {
+      tell("error", `Not saved: ${wrong}`);
+      return;
+    }
+    if (Object.keys(limits).length > 0) update.limits = Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, Number(v)]));
     if (key.trim()) update.api_key = { provider: remote.provider, key: key.trim() };
     const saved = await attempt("Saving settings", () => api.updateSettings(update));
     if (!saved) return;
@@ -138,18 +154,32 @@ export function SettingsPanel() {
           <fieldset>
             <legend>Limits</legend>
             <div class="limits">
-              {(Object.keys(settings.limits) as (keyof Limits)[]).map((k) => (
-                <label key={k} class="field">
-                  <span>{k.replace(/_/g, " ")}</span>
-                  <input
-                    type="number"
-                    min={0}
-                    data-testid={`limit-${k}`}
-                    value={limits[k] ?? settings.limits[k]}
-                    onInput={(e) => setLimits({ ...limits, [k]: Number(e.currentTarget.value) })}
-                  />
-                </label>
-              ))}
+              {settings.limit_fields.map((f) => {
+                const k = f.key as keyof Limits;
+                const typed = limits[k];
+                const problem = typed === undefined ? null : limitProblem(f, typed);
+                return (
+                  <label key={k} class="field" title={k}>
+                    <span>{f.label}</span>
+                    <input
+                      type="number"
+                      min={f.min}
+                      max={f.max}
+                      step={1}
+                      data-testid={`limit-${k}`}
+                      aria-invalid={problem !== null}
+                      class={problem ? "invalid" : undefined}
+                      value={typed ?? String(settings.limits[k])}
+                      onInput={(e) => setLimits({ ...limits, [k]: e.currentTarget.value })}
+                    />
+                    {problem && (
+                      <span class="field-error" role="alert" data-testid={`limit-error-${k}`}>
+                        {problem}
+                      </span>
+                    )}
+                  </label>
+                );
+              })}
             </div>
           </fieldset>
         </div>

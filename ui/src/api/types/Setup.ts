@@ -13,7 +13,8 @@ export type Setup = {
  */
 ready: boolean,
 /**
- * Why not, one line per provider that cannot be used (`local: …`).
+ * What stands in the way, one line per provider that cannot be used
+ * (`local: …`); in hybrid mode a job runs on the other one.
  */
 problems: Array<string>,
 /**

@@ -92,6 +92,7 @@ export type { JsonValue } from "./serde_json/JsonValue";
 export type { Keep } from "./Keep";
 export type { KeyStorage } from "./KeyStorage";
 export type { KeyUpdate } from "./KeyUpdate";
+export type { LimitField } from "./LimitField";
 export type { Limits } from "./Limits";
 export type { LinkStyle } from "./LinkStyle";
 export type { ListValue } from "./ListValue";
