@@ -2148,3 +2148,47 @@ fn a_conversion_applied_over_edits_retargets_and_a_move_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// Edits over links lines, moves, a conversion and retargets, then a
+/// rollback undone: the undo gives back every move and link as it was.
+#[test]
+fn undoing_a_rollback_after_moves_retargets_and_a_conversion_gives_all_back() {
+    check(&[
+        edit(0, 3),
+        Step::Move { note: 1 },
+        Step::Convert { markdown: false },
+        edit(0, 3),
+        edit(3, 3),
+        Step::Retarget { from: 2, to: 0 },
+        edit(1, 3),
+        Step::Move { note: 3 },
+        Step::Retarget { from: 3, to: 1 },
+        Step::Rollback {
+            pick: 10176995257516931932,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// A move, every link converted and one retargeted at the moved note, a
+/// run applied in part, then a rollback undone: all comes back.
+#[test]
+fn undoing_a_rollback_after_a_retarget_at_a_moved_note_gives_all_back() {
+    check(&[
+        Step::Move { note: 2 },
+        Step::Convert { markdown: true },
+        Step::Retarget { from: 0, to: 2 },
+        edit(0, 3),
+        Step::Apply {
+            pick: 3443145005505534861,
+            accept: 60,
+            crash: None,
+        },
+        Step::Rollback {
+            pick: 38081101126622053,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

@@ -447,6 +447,20 @@ impl Review {
         Some(self.files[&path].entries()[i].status)
     }
 
+    /// The job `hunk_id` came from, if it is under review.
+    pub(crate) fn job_of(&self, hunk_id: &str) -> Option<&str> {
+        let (path, i) = self.find_hunk(hunk_id).ok()?;
+        self.files[&path].entries()[i].job_id.as_deref()
+    }
+
+    /// Whether `follower`, which follows the move `leader`, is one of its
+    /// link updates (staged with it, by its job), which the move needs: a
+    /// later hunk that follows it only because it links to where the note
+    /// goes (a retarget, a conversion) needs the move, and the move not it.
+    pub(crate) fn updates_links_of(&self, follower: &str, leader: &str) -> bool {
+        self.job_of(follower) == self.job_of(leader)
+    }
+
     /// Refuses a decision setting `hunk_ids` to `status` that would bring
     /// back a settled hunk (see [`Review::settled`]) or keep a move that
     /// lost a link update (only its rejection is allowed).

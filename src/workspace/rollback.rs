@@ -479,7 +479,8 @@ impl Workspace {
     }
 
     /// The move of the file under review at `path`, when it counts (pending
-    /// or accepted) and a link update that follows it is gone or rejected.
+    /// or accepted) and a link update of its own (see
+    /// [`Review::updates_links_of`]) is gone or rejected.
     fn move_apart(&self, path: &str) -> Option<String> {
         let file = self.review.file(path)?;
         let op = file.op()?;
@@ -494,11 +495,13 @@ impl Workspace {
         followers.extend(op.followers.iter().cloned());
         followers
             .iter()
-            .any(|f| {
-                self.review
-                    .status_of(f)
-                    .is_none_or(|s| s == Status::Rejected)
-                    && !self.review.superseded(f)
+            .any(|f| match self.review.status_of(f) {
+                None => true,
+                Some(status) => {
+                    status == Status::Rejected
+                        && !self.review.superseded(f)
+                        && self.review.updates_links_of(f, &hunk)
+                }
             })
             .then_some(hunk)
     }
@@ -538,7 +541,13 @@ impl Workspace {
             .iter()
             .enumerate()
             .filter(|(i, e)| e.status == Status::Rejected && !file.covered(*i))
-            .flat_map(|(_, e)| e.follows.iter())
+            .flat_map(|(_, e)| {
+                e.follows.iter().filter(|l| {
+                    e.hunk_id
+                        .as_deref()
+                        .is_some_and(|h| self.review.updates_links_of(h, l))
+                })
+            })
             .filter(|l| self.counts(l) && !self.review.settled(l))
             .cloned()
             .collect()
@@ -551,13 +560,21 @@ impl Workspace {
             return Vec::new();
         };
         let stands = |leader: &String| self.counts(leader) && self.review.settled(leader);
-        // One whose line shows a link that follows the move without it is
-        // not (see `FileReview::covered`).
+        // The move's own link updates only (a retarget at its note needs
+        // no keeping); and not one whose line shows a link that follows the
+        // move without it (see `FileReview::covered`).
         file.entries()
             .iter()
             .enumerate()
             .filter(|(i, e)| {
-                e.status == Status::Rejected && e.follows.iter().any(stands) && !file.covered(*i)
+                let update = |l: &&String| {
+                    e.hunk_id
+                        .as_deref()
+                        .is_some_and(|h| self.review.updates_links_of(h, l))
+                };
+                e.status == Status::Rejected
+                    && e.follows.iter().filter(update).any(stands)
+                    && !file.covered(*i)
             })
             .filter_map(|(_, e)| e.hunk_id.clone())
             .collect()

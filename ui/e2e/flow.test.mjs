@@ -103,10 +103,13 @@ test("ask, clarify, review, save, roll back and undo", async () => {
   await page.getByTestId("open-checkpoints").click();
   await page.getByTestId("checkpoint").first().waitFor();
   await page.getByTestId("compare").locator(".cm-editor").first().waitFor();
-  // Named by the request and the lines, not by ids.
+  // Named by the request, the lines and what changed there, not by ids.
   assert.equal(await page.getByTestId("checkpoint-title").textContent(), "Mark every note final");
   const hunkLabels = await page.locator(".cp-hunk").allTextContents();
-  assert.ok(hunkLabels.length > 0 && hunkLabels.every((l) => /^line [1-9]\d*( \(rejected\))?$/.test(l.trim())), hunkLabels.join(" | "));
+  assert.ok(
+    hunkLabels.length > 0 && hunkLabels.every((l) => /^line 3: “Status: draft” → “Status: final”( \(rejected\))?$/.test(l.trim())),
+    hunkLabels.join(" | "),
+  );
   // Beta's hunk was rejected: a scoped rollback has nothing of it to revert.
   assert.equal(await page.locator('[data-testid="checkpoint-hunk"]').nth(1).isDisabled(), true, hunkLabels.join(" | "));
   assert.match(hunkLabels[1], /rejected/);

@@ -293,7 +293,7 @@ function Detail({ cp }: { cp: Checkpoint }) {
           </div>
         ))}
       </div>
-      {file && <Compare id={cp.checkpoint_id} file={file} />}
+      {file && <Compare id={cp.checkpoint_id} file={file} proposal={cp.kind === "run"} />}
     </div>
   );
 }
@@ -301,7 +301,7 @@ function Detail({ cp }: { cp: Checkpoint }) {
 /** The three texts of a file at a checkpoint, side by side: before the run,
  * as the run proposed it, and now. The later two mark what differs from
  * the first, word by word; the first marks what either of them took out. */
-function Compare({ id, file }: { id: string; file: string }) {
+function Compare({ id, file, proposal }: { id: string; file: string; proposal: boolean }) {
   const panes = useRef<(HTMLDivElement | null)[]>([]);
   const [three, setThree] = useState<ThreeWay | null>(null);
   useEffect(() => {
@@ -314,23 +314,26 @@ function Compare({ id, file }: { id: string; file: string }) {
     let close = () => {};
     // The editor's code, loaded with the editor after the first paint.
     void import("./comparePanes").then(({ showPanes }) => {
-      if (live) close = showPanes(three, panes.current);
+      if (live) close = showPanes(three, panes.current, proposal);
     });
     return () => {
       live = false;
       close();
     };
   }, [three]);
-  const labels = ["Before the run", "As proposed", "Now"];
-  const missing = three ? [three.checkpoint_base, three.agent_proposed, three.current_file].map((t) => t === null) : [false, false, false];
+  // A checkpoint no run took (your typing kept before a decision, a
+  // rollback's undo) has no proposal: its text and the file now.
+  const panes3 = proposal
+    ? ([["Before the run", "before", three?.checkpoint_base], ["As proposed", "proposed", three?.agent_proposed], ["Now", "now", three?.current_file]] as const)
+    : ([["At the checkpoint", "before", three?.checkpoint_base], ["Now", "now", three?.current_file]] as const);
   return (
     <div class="compare" data-testid="compare">
       <div class="compare-panes">
-        {labels.map((label, i) => (
-          <div key={label} class="compare-pane" data-testid={`compare-${["before", "proposed", "now"][i]}`}>
+        {panes3.map(([label, id, text], i) => (
+          <div key={label} class="compare-pane" data-testid={`compare-${id}`}>
             <div class="muted compare-label">
               {label}
-              {missing[i] && " (no file)"}
+              {three && text === null && " (no file)"}
             </div>
             <div class="merge-host" ref={(el) => {
                 panes.current[i] = el;

@@ -27,12 +27,13 @@ function marks(spans: [number, number][], mark: Decoration) {
   });
 }
 
-/** Shows `three` in `hosts` (before the run, as proposed, now): the later
- * two mark what differs from the first, word by word; the first marks what
- * either of them took out. Returns what closes the views. */
-export function showPanes(three: ThreeWay, hosts: (HTMLElement | null)[]): () => void {
+/** Shows `three` in `hosts` (before the run, as proposed, now; without
+ * `proposal`, the checkpoint's text and now): the later panes mark what
+ * differs from the first, word by word; the first marks what any of them
+ * took out. Returns what closes the views. */
+export function showPanes(three: ThreeWay, hosts: (HTMLElement | null)[], proposal: boolean): () => void {
   const base = three.checkpoint_base ?? "";
-  const texts = [base, three.agent_proposed ?? "", three.current_file ?? ""];
+  const texts = proposal ? [base, three.agent_proposed ?? "", three.current_file ?? ""] : [base, three.current_file ?? ""];
   const changes = texts.slice(1).map((t) => wordDiff(base, t));
   const extensions = [
     marks(
