@@ -184,19 +184,21 @@ pub fn updated(
             next.folders.remove(&key);
         }
     }
-    for (target, given) in [
-        (&mut next.remote, &update.remote),
-        (&mut next.local, &update.local),
+    for (target, given, which) in [
+        (&mut next.remote, &update.remote, "Remote provider"),
+        (&mut next.local, &update.local, "Local model"),
     ] {
         if let Some(given) = given {
             if given.model.trim().is_empty() {
-                return Err(SettingsError::Invalid("the model name is empty".into()));
+                return Err(SettingsError::Invalid(format!(
+                    "{which}: the model name is empty"
+                )));
             }
             if let Some(url) = &given.base_url
                 && !(url.starts_with("http://") || url.starts_with("https://"))
             {
                 return Err(SettingsError::Invalid(format!(
-                    "the base URL `{url}` is not an http(s) URL"
+                    "{which}: the base URL must start with http:// or https://; `{url}` does not"
                 )));
             }
             *target = given.clone();
@@ -500,7 +502,16 @@ mod tests {
         assert!(
             bad(json!({ "limits": { "max_tool_calls_per_job": 1e23 } })).contains("1e+23 is not")
         );
-        assert!(bad(json!({ "remote": { "provider": "openai", "model": "m", "base_url": "file:///etc" } })).contains("file:///etc"));
+        assert_eq!(
+            bad(
+                json!({ "remote": { "provider": "openai", "model": "m", "base_url": "file:///etc" } })
+            ),
+            "Remote provider: the base URL must start with http:// or https://; `file:///etc` does not"
+        );
+        assert_eq!(
+            bad(json!({ "local": { "provider": "openai", "model": " " } })),
+            "Local model: the model name is empty"
+        );
         let key = KeyUpdate {
             provider: ProviderKind::Openai,
             key: "sk-secret-value-9876".into(),

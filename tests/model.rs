@@ -2192,3 +2192,44 @@ fn undoing_a_rollback_after_a_retarget_at_a_moved_note_gives_all_back() {
     ])
     .unwrap();
 }
+
+/// Retargets at moved notes, a conversion, an undo, runs over every note
+/// and a replacement, then a rejection: no link breaks.
+#[test]
+fn rejecting_after_retargets_at_moved_notes_and_a_conversion_breaks_no_link() {
+    check(&[
+        Step::Retarget { from: 2, to: 0 },
+        Step::Move { note: 2 },
+        edit(0, 4),
+        Step::Apply {
+            pick: 5743319245936916862,
+            accept: 66,
+            crash: None,
+        },
+        Step::Move { note: 1 },
+        Step::Convert { markdown: true },
+        Step::Restart,
+        Step::Retarget { from: 1, to: 2 },
+        Step::Undo {
+            pick: 344015569817125153,
+        },
+        Step::EachNote {
+            line: 4,
+            text: "b".into(),
+        },
+        Step::EachNote {
+            line: 4,
+            text: "c".into(),
+        },
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::Decide {
+            pick: 1809037786963520770,
+            accept: false,
+        },
+    ])
+    .unwrap();
+}

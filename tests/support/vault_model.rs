@@ -137,25 +137,23 @@ pub fn retarget_paths(
     (from != to).then_some((from, to))
 }
 
-/// The file names (`.md` left off) `text`'s links name, in order: a
-/// wikilink's name (`[[Beta 12|Beta]]`) and a Markdown link's file
+/// The file names (`.md` left off) `text`'s links name, in the order they
+/// come: a wikilink's name (`[[Beta 12|Beta]]`) and a Markdown link's file
 /// (`[Beta](Archive/Beta%2012.md)`), subpaths and aliases left off.
 fn link_names(text: &str) -> Vec<String> {
-    let wiki = text
-        .split("[[")
-        .skip(1)
-        .filter_map(|s| s.split("]]").next())
-        .map(|link| link.split(['|', '#']).next().unwrap().to_owned());
-    let markdown = text
-        .split("](")
-        .skip(1)
-        .filter_map(|s| s.split(')').next())
-        .map(|target| {
-            let path = target.split('#').next().unwrap().replace("%20", " ");
-            let name = path.rsplit('/').next().unwrap();
-            name.strip_suffix(".md").unwrap_or(name).to_owned()
-        });
-    wiki.chain(markdown).collect()
+    let wiki = text.match_indices("[[").filter_map(|(at, _)| {
+        let link = text[at + 2..].split("]]").next()?;
+        Some((at, link.split(['|', '#']).next().unwrap().to_owned()))
+    });
+    let markdown = text.match_indices("](").filter_map(|(at, _)| {
+        let target = text[at + 2..].split(')').next()?;
+        let path = target.split('#').next().unwrap().replace("%20", " ");
+        let name = path.rsplit('/').next().unwrap();
+        Some((at, name.strip_suffix(".md").unwrap_or(name).to_owned()))
+    });
+    let mut all: Vec<(usize, String)> = wiki.chain(markdown).collect();
+    all.sort_by_key(|(at, _)| *at);
+    all.into_iter().map(|(_, name)| name).collect()
 }
 
 /// Every link of the working state, as (the note it is in, the note it
