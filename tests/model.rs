@@ -2233,3 +2233,46 @@ fn rejecting_after_retargets_at_moved_notes_and_a_conversion_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// Retargets both ways around a move, edits and runs over every note, then
+/// a scoped rollback of one hunk: no link breaks.
+#[test]
+fn a_scoped_rollback_after_retargets_around_a_move_breaks_no_link() {
+    let replace = |word: usize| Step::Replace {
+        word,
+        with: "a".into(),
+        whole_word: false,
+    };
+    check(&[
+        Step::Outside {
+            note: 0,
+            review: true,
+        },
+        replace(0),
+        edit(0, 3),
+        Step::Retarget { from: 3, to: 1 },
+        Step::Decide {
+            pick: 6796396486418055633,
+            accept: false,
+        },
+        Step::Move { note: 3 },
+        Step::EachNote {
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Decide {
+            pick: 374667738867715908,
+            accept: false,
+        },
+        replace(0),
+        Step::Retarget { from: 1, to: 3 },
+        edit(0, 3),
+        replace(1),
+        Step::Scoped {
+            pick: 13624257578392910796,
+            hunk: 0,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}

@@ -172,16 +172,12 @@ impl Review {
                             // A link update rejected only because it rewrote
                             // the bytes of a hunk rejected here would leave
                             // its move's other links dangling: the move goes.
-                            // Only the move's own link updates (its job's):
-                            // a later hunk that merely links to where the
-                            // note goes (a retarget) takes no link with it.
+                            // So does one of a later hunk that links to
+                            // where the note goes (a retarget): the text
+                            // it showed over may link to the old path.
                             more.extend(entry.follows.iter().filter(|m| {
                                 self.status_of(m).is_some_and(|s| s != Status::Rejected)
                                     && !self.settled(m)
-                                    && entry
-                                        .hunk_id
-                                        .as_deref()
-                                        .is_some_and(|h| self.updates_links_of(h, m))
                             }).cloned());
                         }
                     }

@@ -217,21 +217,21 @@ pub fn update_for(
             }
             // Exactly what the offer names: the provider at its own
             // service, with the model it said (a base URL set for another
-            // server would send the key there).
-            let kept = (config.remote.provider == *provider).then(|| config.remote.clone());
-            let remote = ProviderSettings {
-                provider: *provider,
-                model: offered_model(*provider, config),
-                base_url: None,
-                ..kept.unwrap_or(ProviderSettings {
+            // server would send the key there); its other settings kept.
+            let mut remote = if config.remote.provider == *provider {
+                config.remote.clone()
+            } else {
+                ProviderSettings {
                     provider: *provider,
                     model: String::new(),
                     base_url: None,
                     temperature: None,
                     require_tools: false,
                     max_output_tokens: None,
-                })
+                }
             };
+            remote.model = offered_model(*provider, config);
+            remote.base_url = None;
             SettingsUpdate {
                 agent_mode: Some(AgentMode::Remote),
                 remote: Some(remote),

@@ -337,8 +337,12 @@ impl Workspace {
         // would take it with a link update is refused before anything changes.
         self.review.check_decidable(&carried, Status::Rejected)?;
 
+        // What they take with them (a move whose link update goes) is in
+        // the undo checkpoint too.
         if !carried.is_empty() {
-            self.review.decide_many(&carried, Status::Rejected)?;
+            for decision in self.review.decide_many(&carried, Status::Rejected)? {
+                paths.push(decision.path);
+            }
         }
         let mut files = Vec::new();
         for (path, snapshot, _) in &snapshots {
