@@ -2276,3 +2276,48 @@ fn a_scoped_rollback_after_retargets_around_a_move_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// Moves, edits and rollbacks, a retarget and a conversion, a move and a
+/// rejection, then a rollback undone: all comes back.
+#[test]
+fn undoing_a_rollback_after_a_retarget_a_conversion_and_a_move_gives_all_back() {
+    check(&[
+        Step::Move { note: 0 },
+        edit(0, 3),
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::Rollback {
+            pick: 13027806108196461362,
+            undo: false,
+        },
+        edit(0, 3),
+        Step::Rollback {
+            pick: 0,
+            undo: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        edit(2, 3),
+        Step::Retarget { from: 1, to: 2 },
+        Step::Convert { markdown: true },
+        Step::Move { note: 1 },
+        Step::Decide {
+            pick: 906238581764838809,
+            accept: false,
+        },
+        Step::Rollback {
+            pick: 4132935410406619944,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

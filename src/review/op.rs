@@ -515,11 +515,23 @@ impl Review {
             let path = self.hunks.get(hunk_id);
             return step.moves.iter().any(|(h, _, _)| self.hunks.get(h) != path);
         }
-        // What it moves in its file may carry hunks of other files in turn.
+        // What it moves in its file may carry hunks of other files in turn,
+        // or a move of its own file (a link update it takes with it).
         let path = self.hunks.get(hunk_id);
-        self.closure(&[hunk_id.to_owned()], status)
-            .iter()
-            .any(|h| self.hunks.get(h) != path)
+        let closure = self.closure(&[hunk_id.to_owned()], status);
+        if closure.iter().any(|h| self.hunks.get(h) != path) {
+            return true;
+        }
+        let Ok((key, i)) = self.find_hunk(hunk_id) else {
+            return false;
+        };
+        let file = &self.files[&key];
+        let planned: BTreeSet<&str> = file
+            .plan(i, status)
+            .into_iter()
+            .filter_map(|(j, _)| file.entries()[j].hunk_id.as_deref())
+            .collect();
+        closure.iter().any(|h| !planned.contains(h.as_str()))
     }
 }
 
