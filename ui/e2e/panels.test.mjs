@@ -128,7 +128,7 @@ test("settings: the key is write-only and shown as a hint; a local Ollama is off
   await page.getByTestId("settings").waitFor({ state: "detached" });
 });
 
-test("settings: a limit out of its range is marked in words and nothing is saved", async () => {
+test("settings: a limit out of its range or a base URL that is no web address is marked in words, and nothing is saved", async () => {
   await page.getByTestId("open-settings").click();
   const calls = page.getByTestId("limit-max_tool_calls_per_job");
   const before = readFileSync(server.config, "utf8");
@@ -148,6 +148,17 @@ test("settings: a limit out of its range is marked in words and nothing is saved
   }
   await calls.fill("20");
   assert.equal(await page.getByTestId("limit-error-max_tool_calls_per_job").count(), 0);
+  // A provider's base URL that is no web address: marked, named, not sent.
+  const url = page.getByTestId("local-base-url");
+  const was = await url.inputValue();
+  await url.fill("file:///etc");
+  const said = await page.getByTestId("local-base-url-error").textContent();
+  assert.equal(said, "Local model: the base URL must start with http:// or https://; `file:///etc` does not");
+  assert.equal(await url.getAttribute("aria-invalid"), "true");
+  await page.getByTestId("settings-save").click();
+  await page.getByTestId("notice").filter({ hasText: "Not saved: Local model" }).last().waitFor();
+  assert.equal(readFileSync(server.config, "utf8"), before, "nothing written");
+  await url.fill(was);
   await page.getByTestId("settings-save").click();
   await page.getByTestId("notice").filter({ hasText: "Settings saved" }).last().waitFor();
   assert.match(readFileSync(server.config, "utf8"), /max_tool_calls_per_job = 20/);

@@ -19,6 +19,19 @@ export function limitProblem(field: LimitField, text: string): string | null {
   return `${field.label} must be a whole number from ${range}; ${text.trim() === "" ? "nothing" : text.trim()} is not`;
 }
 
+/** What is wrong with a provider's model and base URL, in the engine's
+ * words; each `null` when nothing is. */
+export function providerProblems(which: string, value: ProviderSettings): { model: string | null; base_url: string | null } {
+  const url = value.base_url;
+  return {
+    model: value.model.trim() === "" ? `${which}: the model name is empty` : null,
+    base_url: url && !/^https?:\/\//.test(url) ? `${which}: the base URL must start with http:// or https://; \`${url}\` does not` : null,
+  };
+}
+
+/** Each provider's name as the settings say it. */
+const PROVIDER_WORDS: Record<string, string> = { remote: "Remote provider", local: "Local model" };
+
 function plain(view: ProviderView): ProviderSettings {
   const { provider, model, base_url, temperature, require_tools, max_output_tokens } = view;
   return { provider, model, base_url, temperature, require_tools, max_output_tokens };
@@ -55,8 +68,11 @@ export function SettingsPanel() {
   const save = async () => {
     const update: SettingsUpdate = { agent_mode: mode, outside_changes: outside, remote, local };
     if (settings.folder) update.folder_settings = { outside_changes: folderOutside || null };
-    // A limit out of its range is marked where it is and not sent.
-    const wrong = settings.limit_fields.map((f) => (f.key in limits ? limitProblem(f, limits[f.key as keyof Limits]!) : null)).find((p) => p !== null);
+    // A value out of shape is marked where it is and not sent.
+    const wrong = [
+      ...[providerProblems(PROVIDER_WORDS.remote, remote), providerProblems(PROVIDER_WORDS.local, local)].flatMap((p) => [p.model, p.base_url]),
+      ...settings.limit_fields.map((f) => (f.key in limits ? limitProblem(f, limits[f.key as keyof Limits]!) : null)),
+    ].find((p) => p !== null);
     if (wrong) {
       tell("error", `Not saved: ${wrong}`);
       return;
@@ -193,6 +209,7 @@ function Provider({ name, value, onChange, effective }: { name: string; value: P
   // their own (a hosted service's list needs its key, and is long).
   const [models, setModels] = useState<string[]>([]);
   const url = value.provider === "openai" ? value.base_url : null;
+  const problems = providerProblems(PROVIDER_WORDS[name] ?? name, value);
   useEffect(() => {
     setModels([]);
     if (!url) return;
@@ -210,16 +227,40 @@ function Provider({ name, value, onChange, effective }: { name: string; value: P
       </label>
       <label class="field">
         <span>Model</span>
-        <input data-testid={`${name}-model`} list={`${name}-models`} value={value.model} onInput={(e) => onChange({ ...value, model: e.currentTarget.value })} />
+        <input
+          data-testid={`${name}-model`}
+          list={`${name}-models`}
+          aria-invalid={problems.model !== null}
+          class={problems.model ? "invalid" : undefined}
+          value={value.model}
+          onInput={(e) => onChange({ ...value, model: e.currentTarget.value })}
+        />
         <datalist id={`${name}-models`} data-testid={`${name}-models`}>
           {models.map((m) => (
             <option key={m} value={m} />
           ))}
         </datalist>
+        {problems.model && (
+          <span class="field-error" role="alert" data-testid={`${name}-model-error`}>
+            {problems.model}
+          </span>
+        )}
       </label>
       <label class="field">
         <span>Base URL</span>
-        <input value={value.base_url ?? ""} placeholder={effective} onInput={(e) => onChange({ ...value, base_url: e.currentTarget.value.trim() || null })} />
+        <input
+          data-testid={`${name}-base-url`}
+          aria-invalid={problems.base_url !== null}
+          class={problems.base_url ? "invalid" : undefined}
+          value={value.base_url ?? ""}
+          placeholder={effective}
+          onInput={(e) => onChange({ ...value, base_url: e.currentTarget.value.trim() || null })}
+        />
+        {problems.base_url && (
+          <span class="field-error" role="alert" data-testid={`${name}-base-url-error`}>
+            {problems.base_url}
+          </span>
+        )}
       </label>
     </>
   );
