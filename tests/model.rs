@@ -2321,3 +2321,41 @@ fn undoing_a_rollback_after_a_retarget_a_conversion_and_a_move_gives_all_back() 
     ])
     .unwrap();
 }
+
+/// A rejection, a move, edits in every note, a conversion and a retarget,
+/// rolled back; then edits, a deletion and edits in every note again, and a
+/// rollback undone: the move comes back with its link updates.
+#[test]
+fn undoing_a_rollback_after_a_deletion_brings_back_the_move_under_it() {
+    check(&[
+        edit(0, 3),
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Move { note: 1 },
+        Step::EachNote {
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Convert { markdown: true },
+        Step::Retarget { from: 0, to: 1 },
+        Step::Rollback {
+            pick: 11271090249318872016,
+            undo: false,
+        },
+        edit(0, 3),
+        Step::Delete { note: 0 },
+        edit(0, 3),
+        edit(1, 3),
+        Step::EachNote {
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Rollback {
+            pick: 6822621777786049552,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

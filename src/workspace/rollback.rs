@@ -176,7 +176,10 @@ impl Workspace {
         // What depends on a dropped change in another file goes with it: a
         // dropped move's link updates, and a move whose link update in a
         // restored note is dropped (kept, it would leave that link behind),
-        // with its other link updates.
+        // with its other link updates. A dropped hunk that follows a move
+        // only because it links to where the note goes (a later retarget or
+        // conversion) leaves the move alone: the text under it links there
+        // too, or the move's own link update is dropped with it.
         let restoring: BTreeSet<String> = paths.iter().cloned().collect();
         let elsewhere = |hunk: &str| {
             self.review
@@ -192,7 +195,7 @@ impl Workspace {
                 entry
                     .follows
                     .iter()
-                    .filter(|h| elsewhere(h).is_some())
+                    .filter(|h| elsewhere(h).is_some() && self.review.updates_links_of(hunk, h))
                     .cloned(),
             );
         }
