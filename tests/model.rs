@@ -42,7 +42,9 @@ use redline::project::View;
 use redline::review::{ReviewError, Status};
 use redline::store::Store;
 use redline::workspace::{OutsideChange, RunInfo, Workspace, WorkspaceError};
-use vault_model::{NOTES, Step, WORDS, broken, edit, links, note, retarget_paths, shown_at, step};
+use vault_model::{
+    NOTES, Step, WORDS, broken, edit, links, note, replace, retarget_paths, shown_at, step,
+};
 
 fn open(root: &Path, data: &Path) -> Workspace {
     let project = Project::open(root, Limits::default()).unwrap();
@@ -2238,11 +2240,6 @@ fn rejecting_after_retargets_at_moved_notes_and_a_conversion_breaks_no_link() {
 /// a scoped rollback of one hunk: no link breaks.
 #[test]
 fn a_scoped_rollback_after_retargets_around_a_move_breaks_no_link() {
-    let replace = |word: usize| Step::Replace {
-        word,
-        with: "a".into(),
-        whole_word: false,
-    };
     check(&[
         Step::Outside {
             note: 0,
@@ -2354,6 +2351,34 @@ fn undoing_a_rollback_after_a_deletion_brings_back_the_move_under_it() {
         },
         Step::Rollback {
             pick: 6822621777786049552,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// A move, conversions both ways around an edit, rolled back; two
+/// replacements, and a rollback undone: the move comes back.
+#[test]
+fn undoing_a_rollback_after_conversions_both_ways_brings_back_the_move() {
+    check(&[
+        edit(0, 3),
+        Step::Move { note: 1 },
+        Step::Convert { markdown: true },
+        Step::Edit {
+            note: 3,
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Convert { markdown: false },
+        Step::Rollback {
+            pick: 1436985803440597741,
+            undo: false,
+        },
+        replace(0),
+        replace(1),
+        Step::Rollback {
+            pick: 2055999011681116642,
             undo: true,
         },
     ])

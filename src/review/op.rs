@@ -30,8 +30,9 @@ pub struct StagedOp {
     /// review; saves move it, delete it or bring it back whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<String>,
-    /// The link updates in other files that follow it (their hunk ids), kept
-    /// with it so that one a rollback took away is known after a restart.
+    /// Its own link updates in other files (their hunk ids, staged by its
+    /// job), kept with it so that one a rollback took away is known after a
+    /// restart.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub followers: Vec<String>,
 }
@@ -232,7 +233,10 @@ impl Review {
             if !list.contains(follower) {
                 list.push(follower.clone());
             }
-            if let Ok((path, _)) = self.find_hunk(hunk_id)
+            // The move keeps its own link updates only: a later hunk that
+            // links to where the note goes needs the move, not the reverse.
+            if self.updates_links_of(follower, hunk_id)
+                && let Ok((path, _)) = self.find_hunk(hunk_id)
                 && let Some(op) = &mut self.files.get_mut(&path).expect("found").op
                 && !op.followers.contains(follower)
             {
@@ -493,7 +497,10 @@ impl Review {
             let op = self.files[&path].op()?;
             (op.entry == i).then_some(&op.followers)
         });
-        kept.is_some_and(|f| gone(f)) || self.followers.get(hunk_id).is_some_and(|f| gone(f))
+        match kept {
+            Some(own) => gone(own),
+            None => self.followers.get(hunk_id).is_some_and(|f| gone(f)),
+        }
     }
 
     /// Whether deciding `hunk_id` (`pending`: undoing its latest decision)

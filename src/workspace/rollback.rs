@@ -503,7 +503,7 @@ impl Workspace {
         followers
             .iter()
             .any(|f| match self.review.status_of(f) {
-                None => true,
+                None => op.followers.contains(f),
                 Some(status) => {
                     status == Status::Rejected
                         && !self.review.superseded(f)

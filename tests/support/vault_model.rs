@@ -232,3 +232,12 @@ pub fn edit(note: usize, line: usize) -> Step {
         text: "a".into(),
     }
 }
+
+/// A step replacing word `word` of [`WORDS`] with `a` across the vault.
+pub fn replace(word: usize) -> Step {
+    Step::Replace {
+        word,
+        with: "a".into(),
+        whole_word: false,
+    }
+}
