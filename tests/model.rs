@@ -2384,3 +2384,60 @@ fn undoing_a_rollback_after_conversions_both_ways_brings_back_the_move() {
     ])
     .unwrap();
 }
+
+/// Moves, a deletion, applies (one cut off by a crash), rollbacks and
+/// undone decisions, then a rejection: no link breaks.
+#[test]
+fn rejecting_after_applies_rollbacks_and_moves_breaks_no_link() {
+    check(&[
+        Step::Convert { markdown: true },
+        Step::Move { note: 0 },
+        Step::EachNote {
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Rollback {
+            pick: 6075970507645306435,
+            undo: false,
+        },
+        Step::Apply {
+            pick: 3762319327230066171,
+            accept: 200,
+            crash: Some(0),
+        },
+        edit(0, 4),
+        Step::Undo {
+            pick: 6236873731515158608,
+        },
+        Step::Move { note: 3 },
+        Step::Decide {
+            pick: 2861340166554727799,
+            accept: true,
+        },
+        Step::Undo {
+            pick: 1176590293645997239,
+        },
+        Step::Move { note: 2 },
+        Step::Delete { note: 0 },
+        Step::Apply {
+            pick: 2614564166789656179,
+            accept: 136,
+            crash: None,
+        },
+        Step::Rollback {
+            pick: 16892834526527240793,
+            undo: false,
+        },
+        Step::Move { note: 3 },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "b".into(),
+        },
+        Step::Decide {
+            pick: 8635947806012118689,
+            accept: false,
+        },
+    ])
+    .unwrap();
+}

@@ -41,6 +41,14 @@ impl Review {
         // update it stands on is not brought back with it.
         let moves = self.files[&path].plan(i, status);
         self.check_moves(&BTreeMap::from([(path.clone(), moves.clone())]))?;
+        if status == Status::Rejected {
+            let entries = self.files[&path].entries();
+            let carried: Vec<String> = moves[1..]
+                .iter()
+                .filter_map(|&(j, _)| entries[j].hunk_id.clone())
+                .collect();
+            self.check_links_kept(std::slice::from_ref(&hunk_id.to_owned()), &carried)?;
+        }
         let file = self.files.get_mut(&path).expect("found above");
         let decision = decision(file, &moves);
         file.set_statuses(&moves);
@@ -68,6 +76,9 @@ impl Review {
         self.check_decidable(hunk_ids, status)?;
         let all = self.closure(hunk_ids, status);
         self.check_decidable(&all, status)?;
+        if status == Status::Rejected {
+            self.check_links_kept(hunk_ids, &all)?;
+        }
         // A rejected move brought back (accepting what stands on one of its
         // link updates) brings back its other link updates rejected with it,
         // as pending: a move never shows without them.
@@ -129,6 +140,38 @@ impl Review {
             self.undo.insert(hunk.clone(), Arc::clone(&step));
         }
         Ok(decisions)
+    }
+
+    /// Refuses a rejection of `named` that would reject, with them, a link
+    /// update of a move that stays (counting and settled) among `carried`:
+    /// that link would point at the note's old path. One rejected by name
+    /// is the user leaving that link as it is.
+    fn check_links_kept(&self, named: &[String], carried: &[String]) -> Result<(), ReviewError> {
+        let stays = |leader: &String| {
+            self.status_of(leader)
+                .is_some_and(|s| s != Status::Rejected)
+                && self.settled(leader)
+        };
+        for update in carried.iter().filter(|h| !named.contains(h)) {
+            let Ok((path, i)) = self.find_hunk(update) else {
+                continue;
+            };
+            let file = &self.files[&path];
+            let entry = &file.entries()[i];
+            if entry.status != Status::Rejected
+                && entry
+                    .follows
+                    .iter()
+                    .any(|l| stays(l) && self.updates_links_of(update, l))
+            {
+                return Err(ReviewError::LinkOfSettledMove {
+                    hunk: named.first().cloned().unwrap_or_default(),
+                    update: update.clone(),
+                    path: file.view_path().unwrap_or(&file.path).to_owned(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The rejected link updates of the rejected moves among `hunk_ids`.
