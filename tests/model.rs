@@ -2441,3 +2441,37 @@ fn rejecting_after_applies_rollbacks_and_moves_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// A retarget applied, moves, undone decisions, edits and a conversion, a
+/// rejection, then a rollback undone: the move comes back.
+#[test]
+fn undoing_a_rollback_after_undone_moves_and_a_conversion_brings_back_the_move() {
+    check(&[
+        Step::Retarget { from: 3, to: 0 },
+        Step::Apply {
+            pick: 0,
+            accept: 4,
+            crash: None,
+        },
+        Step::Move { note: 3 },
+        Step::Undo { pick: 0 },
+        edit(2, 4),
+        Step::Undo { pick: 0 },
+        edit(1, 3),
+        edit(0, 4),
+        Step::Move { note: 2 },
+        Step::Undo { pick: 0 },
+        edit(0, 5),
+        Step::Convert { markdown: true },
+        Step::Decide {
+            pick: 1327666731815486040,
+            accept: false,
+        },
+        edit(0, 3),
+        Step::Rollback {
+            pick: 5809592286470915708,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

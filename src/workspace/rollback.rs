@@ -358,14 +358,19 @@ impl Workspace {
         }
         // A move brought back apart from its link updates (another rollback
         // rejected or dropped them) would leave those links behind: it goes.
-        // So would a link update brought back without its move.
+        // So would a link update brought back without its move. Undoing a
+        // rollback gives back a move standing beside a link update the user
+        // rejected, as it was; one dropped since still takes the move.
+        let undoing = checkpoint.kind == CheckpointKind::Rollback;
         let mut apart: Vec<String> = snapshots
             .iter()
-            .filter_map(|(path, _, _)| self.move_apart(path))
+            .filter_map(|(path, _, _)| self.move_apart(path, undoing))
             .collect();
         for (path, _, _) in &snapshots {
             apart.extend(self.links_apart(path));
-            apart.extend(self.leaders_apart(path));
+            if !undoing {
+                apart.extend(self.leaders_apart(path));
+            }
             apart.extend(self.followers_apart(path));
         }
         if !apart.is_empty() {
@@ -487,8 +492,9 @@ impl Workspace {
 
     /// The move of the file under review at `path`, when it counts (pending
     /// or accepted) and a link update of its own (see
-    /// [`Review::updates_links_of`]) is gone or rejected.
-    fn move_apart(&self, path: &str) -> Option<String> {
+    /// [`Review::updates_links_of`]) is gone or rejected (only gone, when
+    /// `gone_only`).
+    fn move_apart(&self, path: &str, gone_only: bool) -> Option<String> {
         let file = self.review.file(path)?;
         let op = file.op()?;
         let entry = &file.entries()[op.entry];
@@ -505,7 +511,8 @@ impl Workspace {
             .any(|f| match self.review.status_of(f) {
                 None => op.followers.contains(f),
                 Some(status) => {
-                    status == Status::Rejected
+                    !gone_only
+                        && status == Status::Rejected
                         && !self.review.superseded(f)
                         && self.review.updates_links_of(f, &hunk)
                 }
