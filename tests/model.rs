@@ -2475,3 +2475,57 @@ fn undoing_a_rollback_after_undone_moves_and_a_conversion_brings_back_the_move()
     ])
     .unwrap();
 }
+
+/// Applies, a deletion rejected, a scoped rollback and rejections, a move
+/// of the note whose deletion was rejected, then an undo: no link breaks.
+#[test]
+fn undoing_after_a_move_of_a_note_whose_deletion_was_rejected_breaks_no_link() {
+    check(&[
+        replace(2),
+        Step::Move { note: 2 },
+        Step::Convert { markdown: true },
+        Step::Apply {
+            pick: 3805457484813020968,
+            accept: 0,
+            crash: None,
+        },
+        Step::Apply {
+            pick: 4868547411232266509,
+            accept: 12,
+            crash: None,
+        },
+        Step::Delete { note: 0 },
+        Step::Decide {
+            pick: 1931722459156718978,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 11094252559928427733,
+            accept: false,
+        },
+        Step::Edit {
+            note: 1,
+            line: 3,
+            text: "b".into(),
+        },
+        Step::Apply {
+            pick: 3319945356216336717,
+            accept: 191,
+            crash: None,
+        },
+        Step::Scoped {
+            pick: 305615662522162005,
+            hunk: 0,
+            undo: false,
+        },
+        Step::Decide {
+            pick: 2481948128135174836,
+            accept: false,
+        },
+        Step::Move { note: 0 },
+        Step::Undo {
+            pick: 2587230448606689606,
+        },
+    ])
+    .unwrap();
+}

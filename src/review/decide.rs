@@ -275,8 +275,13 @@ impl Review {
                 by_file.entry(path).or_default().push((i, status));
             }
         }
+        // What was written since on a hunk it rejects again goes with it.
+        let mut written_on = Vec::new();
         for (path, moves) in &mut by_file {
-            *moves = self.files[path].with_exclusions(std::mem::take(moves));
+            let file = &self.files[path];
+            let (planned, added) = with_dependents(file, file.with_exclusions(std::mem::take(moves)));
+            *moves = planned;
+            written_on.extend(added);
         }
         self.check_moves(&by_file)?;
         for step in &steps {
@@ -302,7 +307,12 @@ impl Review {
                 .filter(|(_, s)| *s == status)
                 .map(|(h, _)| h.clone())
                 .collect();
-            let carried = self.carried_across(&hunks, status);
+            let mut carried = self.carried_across(&hunks, status);
+            if status == Status::Rejected {
+                // A link update rejected with what it was written on takes
+                // its move, as a decision's would.
+                carried.extend(self.leaders_to_take(&written_on));
+            }
             if !carried.is_empty() {
                 decisions.extend(self.decide_many(&carried, status)?);
             }
@@ -377,7 +387,7 @@ impl Review {
     /// The moves that undo the latest decision on `hunk_id`, while every
     /// hunk it moved still has the status it gave it.
     #[allow(clippy::type_complexity)]
-    fn undo_moves(
+    pub(super) fn undo_moves(
         &self,
         hunk_id: &str,
     ) -> Result<Option<(String, Vec<(usize, Status)>)>, ReviewError> {
@@ -407,7 +417,18 @@ impl Review {
                 (file.entries()[i].status == *to).then_some((i, *from))
             })
             .collect();
-        Ok(moves.map(|m| (path, file.with_exclusions(m))))
+        Ok(moves.map(|m| (path, with_dependents(file, file.with_exclusions(m)).0)))
+    }
+
+    /// The moves that count and can still be rejected among those the
+    /// hunks `updates` follow.
+    fn leaders_to_take(&self, updates: &[String]) -> Vec<String> {
+        updates
+            .iter()
+            .filter_map(|h| self.find_hunk(h).ok())
+            .flat_map(|(path, i)| self.files[&path].entries()[i].follows.clone())
+            .filter(|m| self.status_of(m).is_some_and(|s| s != Status::Rejected) && !self.settled(m))
+            .collect()
     }
 
     /// Accepts every pending hunk of `path`; returns the moves.
@@ -445,4 +466,28 @@ fn decision(file: &FileReview, moves: &[(usize, Status)]) -> Decision {
         entry_ids: moves.iter().map(|&(i, _)| entries[i].id.clone()).collect(),
         hidden_user_text: file.user_text_hidden_by(moves),
     }
+}
+
+/// `moves` of `file`'s entries, with the hunks written since on one they
+/// reject (rejected with it, as a decision rejects what builds on a hunk),
+/// and the ids of those it added.
+fn with_dependents(
+    file: &FileReview,
+    mut moves: Vec<(usize, Status)>,
+) -> (Vec<(usize, Status)>, Vec<String>) {
+    let mut added = Vec::new();
+    let rejected: Vec<usize> = moves
+        .iter()
+        .filter(|(_, s)| *s == Status::Rejected)
+        .map(|(i, _)| *i)
+        .collect();
+    for i in rejected {
+        for (j, status) in file.plan(i, Status::Rejected).into_iter().skip(1) {
+            if !moves.iter().any(|(k, _)| *k == j) {
+                moves.push((j, status));
+                added.extend(file.entries()[j].hunk_id.clone());
+            }
+        }
+    }
+    (moves, added)
 }

@@ -520,7 +520,17 @@ impl Review {
             && let Some(step) = self.undo.get(hunk_id)
         {
             let path = self.hunks.get(hunk_id);
-            return step.moves.iter().any(|(h, _, _)| self.hunks.get(h) != path);
+            if step.moves.iter().any(|(h, _, _)| self.hunks.get(h) != path) {
+                return true;
+            }
+            // What it rejects again takes what was written on it since, and
+            // a link update among that its move.
+            return self.undo_moves(hunk_id).ok().flatten().is_some_and(|(path, moves)| {
+                let entries = self.files[&path].entries();
+                moves
+                    .iter()
+                    .any(|&(j, s)| s == Status::Rejected && !entries[j].follows.is_empty())
+            });
         }
         // What it moves in its file may carry hunks of other files in turn,
         // or a move of its own file (a link update it takes with it).
