@@ -238,6 +238,18 @@ impl Review {
     /// was moved again since keeps where it is now; a hunk with no step
     /// known goes back to pending. Returns one decision per file touched.
     pub fn undo_many(&mut self, hunk_ids: &[String]) -> Result<Vec<Decision>, ReviewError> {
+        // Undone whole or not at all: what its moves carry may be refused
+        // after they are made.
+        let before = self.clone();
+        let undone = self.undo_steps(hunk_ids);
+        if undone.is_err() {
+            *self = before;
+        }
+        undone
+    }
+
+    /// [`Review::undo_many`], leaving what it did when refused midway.
+    fn undo_steps(&mut self, hunk_ids: &[String]) -> Result<Vec<Decision>, ReviewError> {
         self.check_decidable(hunk_ids, Status::Pending)?;
         let mut steps: Vec<Arc<UndoStep>> = Vec::new();
         let mut plain = Vec::new();
