@@ -2529,3 +2529,34 @@ fn undoing_after_a_move_of_a_note_whose_deletion_was_rejected_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// Replacements, an edit, a retarget, a deletion and a move, runs over
+/// them, a rollback, the note moved again and another rollback: no link
+/// breaks.
+#[test]
+fn a_rollback_after_a_note_moved_twice_around_a_rollback_breaks_no_link() {
+    check(&[
+        replace(0),
+        replace(1),
+        edit(0, 3),
+        Step::Retarget { from: 2, to: 0 },
+        Step::Delete { note: 3 },
+        Step::Move { note: 1 },
+        replace(2),
+        Step::EachNote {
+            line: 3,
+            text: "a".into(),
+        },
+        edit(0, 3),
+        Step::Rollback {
+            pick: 4165382505036340339,
+            undo: false,
+        },
+        Step::Move { note: 1 },
+        Step::Rollback {
+            pick: 2154333945573907062,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}

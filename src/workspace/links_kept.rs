@@ -237,11 +237,27 @@ impl Workspace {
         if back.is_empty() {
             return Ok(Vec::new());
         }
-        let hunks: Vec<String> = self
-            .left_behind(shown, back)?
+        let mut hunks: Vec<String> = self
+            .left_behind(shown, back.clone())?
             .into_iter()
             .map(|(hunk, _)| hunk)
             .collect();
+        // A link to the old path that the rollback itself brought back (a
+        // later move's link update rejected with that move) dangles too.
+        let now = self.overlay();
+        let (now, then) = (
+            View::with(&self.project, &now),
+            View::with(&self.project, shown),
+        );
+        for (hunk, path) in &back {
+            if hunks.contains(hunk) || now.read_text(path).is_ok() {
+                continue;
+            }
+            let was = dangling_to(&then, path)?;
+            if dangling_to(&now, path)?.iter().any(|f| !was.contains(f)) {
+                hunks.push(hunk.clone());
+            }
+        }
         if hunks.is_empty() {
             return Ok(Vec::new());
         }
