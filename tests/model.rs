@@ -2560,3 +2560,51 @@ fn a_rollback_after_a_note_moved_twice_around_a_rollback_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// A move rejected, edits and a conversion, an undo and a replacement,
+/// then a rollback: no link breaks.
+#[test]
+fn a_rollback_after_a_rejected_move_a_conversion_and_an_undo_breaks_no_link() {
+    check(&[
+        Step::Move { note: 3 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        edit(0, 3),
+        Step::Convert { markdown: true },
+        edit(1, 3),
+        Step::Undo { pick: 0 },
+        replace(0),
+        edit(0, 3),
+        Step::Rollback {
+            pick: 17286683245987757984,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}
+
+/// Conversions both ways, retargets to and from a moved note, edits, then
+/// a rollback: no link breaks.
+#[test]
+fn a_rollback_after_retargets_to_and_from_a_moved_note_breaks_no_link() {
+    check(&[
+        edit(0, 3),
+        Step::Convert { markdown: true },
+        Step::Retarget { from: 3, to: 2 },
+        edit(0, 3),
+        Step::Move { note: 3 },
+        Step::Retarget { from: 2, to: 3 },
+        edit(0, 3),
+        edit(0, 3),
+        Step::Convert { markdown: false },
+        Step::Retarget { from: 0, to: 1 },
+        edit(0, 3),
+        Step::Rollback {
+            pick: 6289360020654957111,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}

@@ -374,19 +374,22 @@ impl FileReview {
     }
 
     /// Whether entry `i`'s line shows a link that follows its moves without
-    /// it: an alternative of it counts (a hunk that replaced the same words
-    /// since, see [`FileReview::with_exclusions`]), or it rewrote a counting
-    /// hunk that follows the same moves (a move's own link update, written
-    /// another way since: rejected, the link update's text shows again).
-    /// Rejected, such a follower leaves no link behind.
+    /// it: a counting hunk that follows the same moves is an alternative of
+    /// it (it replaced the same words since, see
+    /// [`FileReview::with_exclusions`]), or one it rewrote (a move's own
+    /// link update, written another way since: rejected, the link update's
+    /// text shows again). Rejected, such a follower leaves no link behind.
+    /// An alternative written while the move was rejected links to the old
+    /// path, and covers nothing.
     pub(crate) fn covered(&self, i: usize) -> bool {
-        let counts = |x: usize| self.entries[x].status != Status::Rejected;
         let leaders = &self.entries[i].follows;
-        self.excludes.get(i).into_iter().flatten().any(|&x| counts(x))
-            || (!leaders.is_empty()
-                && self.depends_on(i).any(|x| {
-                    counts(x) && leaders.iter().all(|l| self.entries[x].follows.contains(l))
-                }))
+        let follows_them = |x: usize| {
+            self.entries[x].status != Status::Rejected
+                && leaders.iter().all(|l| self.entries[x].follows.contains(l))
+        };
+        !leaders.is_empty()
+            && (self.excludes.get(i).into_iter().flatten().any(|&x| follows_them(x))
+                || self.depends_on(i).any(follows_them))
     }
 
     /// [`FileReview::plan`] by dependencies alone.

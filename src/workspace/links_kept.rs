@@ -17,7 +17,7 @@ use super::{Workspace, WorkspaceError};
 use crate::edits::FileOp;
 use crate::project::{Overlay, View};
 use crate::review::{Decision, Review, ReviewError, Status};
-use crate::tools::links::{dangling_to, linking_to};
+use crate::tools::links::{dangling_to, linking_to, stem};
 
 impl Workspace {
     /// The review as it is, kept only when a decision could bring a move
@@ -219,43 +219,54 @@ impl Workspace {
         Ok(())
     }
 
-    /// The moves that came to count since `counting` (see
-    /// [`Workspace::counting_moves`]) and would leave links of `shown`
-    /// behind: rejected, with their link updates. Returns the files that
-    /// changed.
+    /// The moves that count after a rollback and would leave links behind:
+    /// one that came to count since `counting` (see
+    /// [`Workspace::counting_moves`]) where a note of `shown` links to its
+    /// note, and any whose note's old path a link dangles to that did not
+    /// in `shown` (the rollback put back a note as it was before the move,
+    /// or rejected a later move's link update with that move), in one of
+    /// the files the rollback changed (`changed`). Rejected, with their
+    /// link updates. Returns the files that changed.
     pub(super) fn reject_moves_leaving_links(
         &mut self,
         shown: &Overlay,
         counting: &BTreeSet<String>,
+        changed: &[String],
     ) -> Result<Vec<String>, WorkspaceError> {
-        let back: Vec<String> = self
-            .counting_moves()
-            .into_iter()
-            .filter(|h| !counting.contains(h))
-            .collect();
-        let back = self.moves_among(back);
-        if back.is_empty() {
-            return Ok(Vec::new());
-        }
+        let now = self.counting_moves();
+        let back = self.moves_among(now.iter().filter(|h| !counting.contains(*h)).cloned());
         let mut hunks: Vec<String> = self
-            .left_behind(shown, back.clone())?
+            .left_behind(shown, back)?
             .into_iter()
             .map(|(hunk, _)| hunk)
             .collect();
-        // A link to the old path that the rollback itself brought back (a
-        // later move's link update rejected with that move) dangles too.
-        let now = self.overlay();
-        let (now, then) = (
-            View::with(&self.project, &now),
+        let overlay = self.overlay();
+        let (view, then) = (
+            View::with(&self.project, &overlay),
             View::with(&self.project, shown),
         );
-        for (hunk, path) in &back {
-            if hunks.contains(hunk) || now.read_text(path).is_ok() {
+        // Only a changed file can hold a new link to a moved note, and only
+        // one that names it: the rest of the vault is not searched.
+        let texts: Vec<String> = changed
+            .iter()
+            .filter_map(|p| self.review.file(p).and_then(|f| f.view_path()))
+            .filter_map(|p| view.read_text(p).ok())
+            .map(|f| f.text.to_lowercase())
+            .collect();
+        for (hunk, path) in self.moves_among(now) {
+            let name = stem(&path).to_lowercase();
+            let encoded = name.replace(' ', "%20");
+            if hunks.contains(&hunk)
+                || !texts
+                    .iter()
+                    .any(|t| t.contains(&name) || t.contains(&encoded))
+                || view.read_text(&path).is_ok()
+            {
                 continue;
             }
-            let was = dangling_to(&then, path)?;
-            if dangling_to(&now, path)?.iter().any(|f| !was.contains(f)) {
-                hunks.push(hunk.clone());
+            let was = dangling_to(&then, &path)?;
+            if dangling_to(&view, &path)?.iter().any(|f| !was.contains(f)) {
+                hunks.push(hunk);
             }
         }
         if hunks.is_empty() {

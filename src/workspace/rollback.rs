@@ -394,7 +394,8 @@ impl Workspace {
         // before it links to the note's old path; but undoing a rollback
         // gives back exactly what was.
         if checkpoint.kind != CheckpointKind::Rollback {
-            paths.extend(self.reject_moves_leaving_links(&shown, &counting)?);
+            let changed = paths.clone();
+            paths.extend(self.reject_moves_leaving_links(&shown, &counting, &changed)?);
             // A settled move cannot be rejected: the rollback is refused.
             let restored: Vec<String> = snapshots.iter().map(|(p, _, _)| p.clone()).collect();
             self.refuse_moves_leaving_links(before, &restored)?;
