@@ -2608,3 +2608,52 @@ fn a_rollback_after_retargets_to_and_from_a_moved_note_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// Edits, a scoped rollback, moves of two notes, replacements and a run
+/// over every note, rejections and rollbacks, a note moved again and
+/// rolled back: no link breaks.
+#[test]
+fn a_rollback_after_a_note_moved_again_among_replacements_breaks_no_link() {
+    check(&[
+        edit(0, 3),
+        edit(0, 4),
+        Step::Scoped {
+            pick: 837941620446301633,
+            hunk: 0,
+            undo: false,
+        },
+        edit(2, 3),
+        Step::Decide {
+            pick: 3566053773542147126,
+            accept: false,
+        },
+        Step::Move { note: 0 },
+        replace(2),
+        Step::Move { note: 1 },
+        edit(0, 3),
+        Step::EachNote {
+            line: 4,
+            text: "a".into(),
+        },
+        replace(3),
+        Step::Decide {
+            pick: 250641813116090897,
+            accept: false,
+        },
+        Step::Rollback {
+            pick: 1815679648025940517,
+            undo: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        edit(0, 3),
+        Step::Move { note: 0 },
+        Step::Rollback {
+            pick: 11544326183679278786,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}
