@@ -218,10 +218,7 @@ impl Review {
                             // So does one of a later hunk that links to
                             // where the note goes (a retarget): the text
                             // it showed over may link to the old path.
-                            more.extend(entry.follows.iter().filter(|m| {
-                                self.status_of(m).is_some_and(|s| s != Status::Rejected)
-                                    && !self.settled(m)
-                            }).cloned());
+                            more.extend(entry.follows.iter().filter(|m| self.can_take(m)).cloned());
                         }
                     }
                 }
@@ -439,8 +436,16 @@ impl Review {
             .iter()
             .filter_map(|h| self.find_hunk(h).ok())
             .flat_map(|(path, i)| self.files[&path].entries()[i].follows.clone())
-            .filter(|m| self.status_of(m).is_some_and(|s| s != Status::Rejected) && !self.settled(m))
+            .filter(|m| self.can_take(m))
             .collect()
+    }
+
+    /// Whether the move `leader` counts (pending or accepted) and is not
+    /// settled, so that a link update rejected as a consequence takes it.
+    fn can_take(&self, leader: &str) -> bool {
+        self.status_of(leader)
+            .is_some_and(|s| s != Status::Rejected)
+            && !self.settled(leader)
     }
 
     /// Accepts every pending hunk of `path`; returns the moves.
