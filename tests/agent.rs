@@ -882,6 +882,72 @@ async fn sessions_keep_chat_and_context_and_gc_purges_only_finished_jobs() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gc_keeps_a_finished_job_while_its_hunks_are_in_the_review() {
+    let h = harness(
+        Protocol::OpenAiChat,
+        vec![propose_alpha(), nothing("Nothing to do.")],
+        |c| c.limits.max_jobs_per_session = 1,
+    )
+    .await;
+    let session = h.runtime.create_session(None).unwrap();
+    let run = |instruction: &str| {
+        h.runtime
+            .run(redline::jobs::RunRequest {
+                session_id: session.session_id.clone(),
+                instruction: instruction.into(),
+                context_rows: Vec::new(),
+                tool_config: Default::default(),
+            })
+            .unwrap()
+    };
+    let first = run("Mark Alpha final");
+    let events = h
+        .events_until(&first.job_id, 0, |s| s == JobStatus::AwaitingReview)
+        .await;
+    let hunk = h
+        .runtime
+        .job(&first.job_id)
+        .unwrap()
+        .diff_bundle
+        .unwrap()
+        .files[0]
+        .hunks[0]
+        .hunk_id
+        .clone();
+    // Rejected, the job is finished; a later job in the session runs gc.
+    h.runtime
+        .decide(&hunk, Status::Rejected, None, false)
+        .unwrap();
+    let second = run("Anything else?");
+    h.events_until(&second.job_id, 0, JobStatus::is_terminal)
+        .await;
+    h.runtime.gc().unwrap();
+
+    // Its decision can still be undone, so the job stays, and the undo is
+    // in its log.
+    assert_eq!(
+        h.runtime.job(&first.job_id).unwrap().status,
+        JobStatus::Completed
+    );
+    h.runtime
+        .decide(&hunk, Status::Pending, None, false)
+        .unwrap();
+    assert_eq!(
+        h.runtime.job(&first.job_id).unwrap().status,
+        JobStatus::AwaitingReview
+    );
+    let page = h
+        .runtime
+        .events(&first.job_id, events.len() as u64, 0)
+        .await
+        .unwrap();
+    assert_eq!(
+        strings(&page.events, "review.updated", "status"),
+        ["rejected", "pending"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_conflict_on_apply_writes_nothing_and_a_rerun_is_linked_to_the_job() {
     let h = harness(
         Protocol::OpenAiChat,

@@ -234,9 +234,12 @@ impl Store {
     /// older than the TTL (`now_secs` is the current Unix time) or beyond a
     /// session's job limit, then whole sessions beyond the session limit whose
     /// jobs are all purgeable. Jobs waiting for the user or with a review
-    /// open are never purged. Returns the jobs and sessions removed.
+    /// open are never purged, nor a finished job whose hunks the review
+    /// still holds (a decision on them can be undone, and the undo is
+    /// logged as the job's). Returns the jobs and sessions removed.
     pub fn gc(&mut self, limits: &Limits, now_secs: u64) -> Result<(usize, usize), StoreError> {
-        let purgeable = "('completed', 'failed', 'cancelled')";
+        let purgeable = "jobs.status IN ('completed', 'failed', 'cancelled')
+            AND NOT EXISTS (SELECT 1 FROM entries WHERE entries.job_id = jobs.id)";
         let cutoff = humantime::format_rfc3339_millis(
             std::time::UNIX_EPOCH
                 + std::time::Duration::from_secs(
@@ -248,12 +251,12 @@ impl Store {
         let max_sessions = limits.max_sessions as i64;
         self.transaction(|tx| {
             let mut jobs = tx.execute(
-                &format!("DELETE FROM jobs WHERE status IN {purgeable} AND finished_at < ?1"),
+                &format!("DELETE FROM jobs WHERE {purgeable} AND finished_at < ?1"),
                 [&cutoff],
             )?;
             jobs += tx.execute(
                 &format!(
-                    "DELETE FROM jobs WHERE status IN {purgeable} AND id IN (
+                    "DELETE FROM jobs WHERE {purgeable} AND id IN (
                        SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY session_id ORDER BY created_at DESC, id DESC) AS n FROM jobs)
                        WHERE n > ?1)"
                 ),
@@ -264,7 +267,7 @@ impl Store {
                     "DELETE FROM sessions WHERE id IN (
                        SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY updated_at DESC, id DESC) AS n FROM sessions)
                        WHERE n > ?1)
-                     AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.session_id = sessions.id AND jobs.status NOT IN {purgeable})"
+                     AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.session_id = sessions.id AND NOT ({purgeable}))"
                 ),
                 [max_sessions],
             )?;

@@ -191,6 +191,9 @@ pub const MIGRATIONS: &[&str] = &[
     // operation (JSON), and the moves a link hunk follows (a JSON list).
     "ALTER TABLE review_files ADD COLUMN op TEXT;
     ALTER TABLE entries ADD COLUMN follows TEXT;",
+    // 7: the change log's entries by job, for lifecycle GC, which keeps a
+    // job while the review holds its hunks.
+    "CREATE INDEX entries_by_job ON entries(job_id) WHERE job_id IS NOT NULL;",
 ];
 
 /// An open store.

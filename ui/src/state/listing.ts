@@ -123,7 +123,9 @@ class Listing {
     return this.latest;
   }
 
-  private async list(): Promise<void> {
+  /** `again` counts the listings before this one whose two answers came
+   * from different moments (see `agree`). */
+  private async list(again = 0): Promise<void> {
     const started = performance.now();
     const mine = ++this.started;
     const answered = this.answers;
@@ -197,6 +199,10 @@ class Listing {
     if (stale()) return this.latest;
     // An answer taken meanwhile may be newer than these pages: list again.
     if (this.answers !== answered) return this.refresh();
+    // The two listings are fetched side by side, and the engine may have
+    // moved between them (a job's hunks listed among the files but not yet
+    // in the review would be drawn under no heading): list both again.
+    if (review && files && again < 2 && !agree(info, entries)) return (this.latest = this.list(again + 1));
     if (review) {
       const jobs = jobsOf(review);
       if (!sameJson(jobs, reviewJobs.value)) reviewJobs.value = jobs;
@@ -213,6 +219,17 @@ class Listing {
       metrics.treeFetched(started);
     }
   }
+}
+
+/** Whether the review's hunks and the files' pending hunks are the same
+ * set, as they are when both are listed from one moment. */
+function agree(info: ReadonlyMap<string, PendingHunk>, entries: readonly TreeEntry[]): boolean {
+  let listed = 0;
+  for (const e of entries) {
+    for (const hunk of e.state.pending_hunks) if (!info.has(hunk)) return false;
+    listed += e.state.pending_hunks.length;
+  }
+  return listed === info.size;
 }
 
 /** The review's jobs, as a page of the listing has them (every page lists every job). */
