@@ -45,6 +45,7 @@ pub use watch::{WatchError, Watcher};
 pub mod api;
 pub mod checkpoints;
 pub mod config;
+pub mod hooks;
 pub mod instance;
 pub mod jobs;
 pub mod logging;

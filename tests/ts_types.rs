@@ -52,6 +52,8 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         redline::api::OperationsRequest,
         Resolve,
         SettingsUpdate,
+        redline::jobs::AgentWrite,
+        redline::jobs::OutcomeRequest,
         // Queries.
         EventsQuery,
         TreeQuery,
@@ -69,6 +71,7 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         SessionDeleted,
         JobStarted,
         Job,
+        redline::jobs::WriteOutcome,
         redline::api::ChangedFiles,
         EventPage,
         Decided,

@@ -6,7 +6,7 @@
 use std::sync::LazyLock;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::AgentDefinition;
@@ -48,7 +48,7 @@ pub struct ProposeEditsArgs {
 }
 
 /// One edit as the model writes it (the engine adds ids and hashes).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ModelEdit {
     /// The file, relative to the project root, as the tools name it.

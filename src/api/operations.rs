@@ -244,6 +244,12 @@ operations! {
     /// Changes across the vault, stated once, staged as the user's job to review.
     operations: POST "/api/operations" ((), (), BodyOf<OperationsRequest>) -> crate::jobs::Job =
         |api: Api, (), (), BodyOf(b)| async move { api.operations(b).await };
+    /// Stages a terminal agent's write (from its hook) as a job of the agent's session, reviewed like any proposal.
+    agent_write: POST "/api/agent-writes" ((), (), BodyOf<crate::jobs::AgentWrite>) -> crate::jobs::Job =
+        |api: Api, (), (), BodyOf(b)| async move { Ok(api.runtime().stage_agent_write(&b).await?) };
+    /// What became of a staged write, waiting up to `wait_ms` for every hunk to be decided.
+    agent_write_outcome: POST "/api/agent-writes/{id}/outcome" (PathId, (), BodyOf<crate::jobs::OutcomeRequest>) -> crate::jobs::WriteOutcome =
+        |api: Api, PathId(id), (), BodyOf(b)| async move { Ok(api.runtime().agent_write_outcome(&id, &b).await?) };
     /// Resolves a conflict with another program's change.
     resolve: POST "/api/files/resolve" ((), (), BodyOf<Resolve>) -> crate::workspace::Resolved =
         |api: Api, (), (), BodyOf(b)| async move { api.resolve(b) };

@@ -15,5 +15,7 @@ pub use error::RuntimeError;
 pub use events::{FeedEvent, JobEvent, RuntimeEvent};
 pub use feed::{Feed, FeedEntry, FeedPage};
 pub use records::Records;
-pub use runtime::{HunkState, McpConnection, OUTSIDE, Runtime};
+pub use runtime::{
+    AgentWrite, HunkState, McpConnection, OUTSIDE, OutcomeRequest, Runtime, WriteOutcome,
+};
 pub use shapes::*;

@@ -616,6 +616,11 @@ fn check_request(protocol: Protocol, request: &Value) -> Result<(), String> {
             let mut open: Vec<String> = Vec::new();
             for m in messages {
                 let role = m["role"].as_str().unwrap_or_default();
+                // Claude Code puts its reminders among the turns as system
+                // messages, which the Messages API takes anywhere.
+                if role == "system" {
+                    continue;
+                }
                 if role != expected_role {
                     return Err(format!("expected a {expected_role} message, got {role:?}"));
                 }

@@ -8,7 +8,7 @@
 use super::files::state_of;
 use super::{FileChange, Keep, Resolved, Workspace, WorkspaceError};
 use crate::checkpoints::{CheckpointKind, FileSnapshot};
-use crate::project::PathError;
+use crate::project::{PathError, text};
 use crate::review::ReviewError;
 use crate::store::NewCheckpointFile;
 
@@ -36,6 +36,21 @@ impl Workspace {
         let rel = file.path.clone();
         if on_disk == file.disk_hash {
             return Ok(None);
+        }
+        // The disk caught up with what a save would write (a terminal agent
+        // wrote the text its hook's review decided, another editor saved the
+        // same): that is a save, not a conflict. Pending hunks stay pending.
+        if on_disk.is_some()
+            && file.op().is_none()
+            && file.binary().is_none()
+            && on_disk.as_deref() == Some(text::content_hash(file.disk_view().as_bytes()).as_str())
+        {
+            self.review.file_mut(&rel).expect("under review").disk_hash = on_disk.clone();
+            self.persist(&rel)?;
+            return Ok(Some(FileChange::Reloaded {
+                path: rel,
+                disk_hash: on_disk,
+            }));
         }
         let state = state_of(file, &on_disk);
         if state.dirty || !state.pending_hunks.is_empty() {

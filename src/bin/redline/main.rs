@@ -10,6 +10,7 @@ use redline::project::Project;
 use redline::{testkit::vaultgen, tools};
 
 mod eval;
+mod hook;
 mod run_job;
 
 /// Redline: project-wide agent edits, reviewed hunk by hunk.
@@ -91,6 +92,12 @@ enum Command {
         /// The project folder.
         folder: PathBuf,
     },
+    /// A terminal agent's PreToolUse hook: each write it is about to make
+    /// is reviewed in the Redline that has the folder open, and the agent
+    /// is answered with what the user decided (the write let through with
+    /// the decided text, or refused with the reason). `redline hook install
+    /// claude-code FOLDER` sets it up.
+    Hook(hook::HookArgs),
     /// Serve a scripted model over HTTP, in the OpenAI and Anthropic wire
     /// formats, for tests and demos without a real model.
     ///
@@ -429,6 +436,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             served?;
             Ok(ExitCode::SUCCESS)
         }),
+        Command::Hook(args) => hook::run(args, config),
         Command::ScriptedModel { script, port } => {
             let text = std::fs::read_to_string(&script)
                 .with_context(|| format!("reading {}", script.display()))?;

@@ -384,6 +384,9 @@ pub enum FeedEvent {
     /// An MCP client connected: the window offers review mode for other
     /// programs' changes while one is, unless it is in force already.
     McpConnected(McpConnected) = "mcp.connected",
+    /// A terminal agent's write was staged from its hook, and the agent
+    /// waits for the user's review before it writes.
+    AgentWrite(AgentWriteWaiting) = "agent.write",
 }
 }
 
@@ -495,6 +498,17 @@ pub struct McpConnected {
     pub client: String,
     /// The mode other programs' changes are taken in with in this folder.
     pub outside_changes: crate::config::OutsideMode,
+}
+
+/// `agent.write`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct AgentWriteWaiting {
+    /// The agent, as the user knows it (`Claude Code`).
+    pub agent: String,
+    /// The write's job.
+    pub job_id: String,
+    /// The file it writes.
+    pub file_path: String,
 }
 
 /// `job.updated`.

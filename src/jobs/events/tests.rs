@@ -365,6 +365,11 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
             client: "claude-code".into(),
             outside_changes: crate::config::OutsideMode::Record,
         }),
+        F::AgentWrite(AgentWriteWaiting {
+            agent: "Claude Code".into(),
+            job_id: "job_4".into(),
+            file_path: "a.md".into(),
+        }),
     ];
     events
         .into_iter()
@@ -385,6 +390,7 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
                 F::Destructive(_) => 12,
                 F::NotReviewable(_) => 13,
                 F::McpConnected(_) => 14,
+                F::AgentWrite(_) => 15,
             };
             (i, e)
         })
@@ -463,7 +469,7 @@ fn every_job_event_round_trips_with_its_type_name() {
 fn every_feed_event_round_trips_with_its_type_name() {
     let samples = feed_samples();
     let positions: std::collections::BTreeSet<usize> = samples.iter().map(|s| s.0).collect();
-    assert_eq!(positions, (0..15).collect(), "one sample of each variant");
+    assert_eq!(positions, (0..16).collect(), "one sample of each variant");
     for (_, event) in samples {
         let json = serde_json::to_value(&event).unwrap();
         assert_eq!(json["type"], event.kind(), "{json}");

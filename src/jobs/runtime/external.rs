@@ -16,7 +16,7 @@ use crate::review::Status;
 const SHORT_TEXT: usize = 2_000;
 
 /// What became of one proposed hunk.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct HunkState {
     /// The hunk.
     pub hunk_id: String,
@@ -24,19 +24,22 @@ pub struct HunkState {
     pub file_path: String,
     /// Its first line in the working buffer (1-based); 0 once rolled back.
     pub line: usize,
-    /// `pending`, `accepted`, `rejected`, `changed` (the user edited its
-    /// text) or `rolled_back`.
+    /// `pending`, `accepted`, `rejected`, `changed` (accepted with text the
+    /// user edited) or `rolled_back`.
     pub status: String,
     /// The hunk's lines as the user left them, when `changed` and short.
     pub text: Option<String>,
     /// The note the user gave with the decision (why it was rejected), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub reason: Option<String>,
     /// The pattern of the job it belongs to (hunks making the same change), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub pattern: Option<String>,
     /// Why the review flagged it for a look, if it did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<_>")]
     pub flags: Vec<RiskFlag>,
 }
 
@@ -103,14 +106,18 @@ impl Runtime {
                     hunk_id: hunk_id.to_owned(),
                     file_path: fate.path,
                     line: fate.line,
+                    // Text typed into a hunk still pending is not a decision.
                     status: match (fate.edited, fate.status) {
-                        (true, _) => "changed",
-                        (false, Status::Pending) => "pending",
+                        (_, Status::Pending) => "pending",
+                        (true, Status::Accepted) => "changed",
                         (false, Status::Accepted) => "accepted",
-                        (false, Status::Rejected) => "rejected",
+                        (_, Status::Rejected) => "rejected",
                     }
                     .into(),
-                    text: (fate.edited && fate.now.len() <= SHORT_TEXT).then_some(fate.now),
+                    text: (fate.edited
+                        && fate.status == Status::Accepted
+                        && fate.now.len() <= SHORT_TEXT)
+                        .then_some(fate.now),
                     reason: fate.reason,
                     pattern: None,
                     flags: Vec::new(),

@@ -15,11 +15,13 @@
 //! [`editing`] (the editor's operations, announced in the feed); [`host`]
 //! (the loop's view of its job).
 
+mod agent_writes;
 mod connections;
 mod control;
 mod editing;
 mod execute;
 mod external;
+pub use agent_writes::{AgentWrite, OutcomeRequest, WriteOutcome};
 pub use connections::McpConnection;
 pub use external::HunkState;
 pub use outside::OUTSIDE;

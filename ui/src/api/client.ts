@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { AgentDefinition, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, OperationsPreview, OperationsRequest, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery } from "./types";
+import type { AgentDefinition, AgentWrite, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, OperationsPreview, OperationsRequest, OutcomeRequest, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery, WriteOutcome } from "./types";
 
 const q = encodeURIComponent;
 
@@ -41,6 +41,10 @@ export const api = {
   previewOperations: (body: OperationsRequest) => call<OperationsPreview>("POST", `/api/operations/preview`, body),
   /** Changes across the vault, stated once, staged as the user's job to review. */
   operations: (body: OperationsRequest) => call<Job>("POST", `/api/operations`, body),
+  /** Stages a terminal agent's write (from its hook) as a job of the agent's session, reviewed like any proposal. */
+  agentWrite: (body: AgentWrite) => call<Job>("POST", `/api/agent-writes`, body),
+  /** What became of a staged write, waiting up to `wait_ms` for every hunk to be decided. */
+  agentWriteOutcome: (id: string, body: OutcomeRequest) => call<WriteOutcome>("POST", `/api/agent-writes/${q(id)}/outcome`, body),
   /** Resolves a conflict with another program's change. */
   resolve: (body: Resolve) => call<Resolved>("POST", `/api/files/resolve`, body),
   /** The paths that best match a query (quick open). */

@@ -207,7 +207,7 @@ function JobRow({ row }: { row: Extract<Row, { kind: "job" }> }) {
   return (
     <div class="review-row review-instruction" title={instruction} data-testid="review-instruction" data-job-id={row.key}>
       {source && (
-        <span class="review-source" title={`Proposed over MCP by ${source}`} data-testid="review-source">
+        <span class="review-source" title={`Proposed by ${source}`} data-testid="review-source">
           {source}
         </span>
       )}

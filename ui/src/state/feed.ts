@@ -5,8 +5,8 @@
 
 import { api } from "../api/client";
 import type { JobUpdated } from "../api/types";
-import { refreshTreeSoon } from "./listing";
-import { dropAhead, getEditor, openPath, reloadOpen } from "./navigation";
+import { refreshTree, refreshTreeSoon } from "./listing";
+import { dropAhead, getEditor, openFirstPending, openPath, reloadOpen } from "./navigation";
 import { decisions } from "./review";
 import { offerReview, outsideAlert, tell } from "./store";
 import { reloadListings } from "./tree";
@@ -54,6 +54,11 @@ export async function followProject(from: number, onRollback: () => void, onJob:
             break;
           case "outside.destructive":
             outsideAlert.value = e.data;
+            break;
+          case "agent.write":
+            // The agent waits: its write is shown at once (unless the user is in a file).
+            tell("info", `${e.data.agent} waits for your review of its write to ${e.data.file_path}`);
+            void refreshTree().then(() => openFirstPending(e.data.job_id));
             break;
           case "mcp.connected":
             offerReview(e.data.client, e.data.outside_changes);

@@ -1,0 +1,146 @@
+//! The agent's hook settings for a folder: Claude Code reads project
+//! settings from `.claude/settings.json` in the folder it runs in; the
+//! hook is one entry of its `PreToolUse` list, for the tools that write.
+//! Installing again replaces Redline's entry and keeps everything else.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::HookError;
+
+/// The tools whose calls the hook is asked about.
+pub const MATCHER: &str = "Edit|MultiEdit|Write";
+
+/// What [`claude_code`] wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Installed {
+    /// The settings file.
+    pub path: PathBuf,
+    /// The command Claude Code runs before each write.
+    pub command: String,
+    /// The settings file as written.
+    pub text: String,
+}
+
+/// Writes Redline's PreToolUse hook into `folder`'s Claude Code project
+/// settings: `command` run before each Edit, MultiEdit and Write, given
+/// `timeout_secs` (Claude Code's own limit on the hook) to answer.
+pub fn claude_code(
+    folder: &Path,
+    command: &str,
+    timeout_secs: u64,
+) -> Result<Installed, HookError> {
+    let path = folder.join(".claude").join("settings.json");
+    let fail = |message: String| HookError::Settings {
+        path: path.clone(),
+        message,
+    };
+    let mut settings: Value = match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| fail(format!("not valid JSON ({e}); fix or move it first")))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => json!({}),
+        Err(e) => return Err(fail(e.to_string())),
+    };
+    let list = settings
+        .as_object_mut()
+        .ok_or_else(|| fail("not a JSON object".into()))?
+        .entry("hooks")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .ok_or_else(|| fail("`hooks` is not an object".into()))?
+        .entry("PreToolUse")
+        .or_insert_with(|| json!([]))
+        .as_array_mut()
+        .ok_or_else(|| fail("`hooks.PreToolUse` is not a list".into()))?;
+    list.retain(|entry| !is_redlines(entry));
+    list.push(json!({
+        "matcher": MATCHER,
+        "hooks": [{ "type": "command", "command": command, "timeout": timeout_secs }],
+    }));
+    let text = serde_json::to_string_pretty(&settings).expect("JSON") + "\n";
+    std::fs::create_dir_all(path.parent().expect("a folder")).map_err(|e| fail(e.to_string()))?;
+    std::fs::write(&path, &text).map_err(|e| fail(e.to_string()))?;
+    Ok(Installed {
+        path,
+        command: command.to_owned(),
+        text,
+    })
+}
+
+/// Whether a `PreToolUse` entry is one Redline installed.
+fn is_redlines(entry: &Value) -> bool {
+    entry["hooks"].as_array().is_some_and(|hooks| {
+        hooks.iter().any(|h| {
+            h["command"]
+                .as_str()
+                .is_some_and(|c| c.contains("redline") && c.contains(" hook"))
+        })
+    })
+}
+
+/// `arg` quoted for the shell Claude Code runs a hook's command in.
+pub fn quoted(arg: &str) -> String {
+    if !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-=:,+@".contains(c))
+    {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn installing_keeps_other_settings_and_replaces_its_own_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join(".claude/settings.json");
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        std::fs::write(
+            &settings,
+            r#"{"model": "opus", "hooks": {"PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "lint"}]}
+            ]}}"#,
+        )
+        .unwrap();
+        claude_code(dir.path(), "/bin/redline hook --folder /n", 1860).unwrap();
+        let again =
+            claude_code(dir.path(), "/bin/redline hook --folder /n --wait 60", 120).unwrap();
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+        assert_eq!(written["model"], "opus");
+        let list = written["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(
+            list.len(),
+            2,
+            "the other hook kept, Redline's once: {list:?}"
+        );
+        assert_eq!(list[0]["matcher"], "Bash");
+        assert_eq!(list[1]["matcher"], MATCHER);
+        assert_eq!(list[1]["hooks"][0]["command"], again.command);
+        assert_eq!(list[1]["hooks"][0]["timeout"], 120);
+    }
+
+    #[test]
+    fn broken_settings_are_left_alone_and_said_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join(".claude/settings.json");
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        std::fs::write(&settings, "{ not json").unwrap();
+        let err = claude_code(dir.path(), "redline hook", 60).unwrap_err();
+        assert!(err.to_string().contains("not valid JSON"), "{err}");
+        assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ not json");
+    }
+
+    #[test]
+    fn arguments_are_quoted_for_the_shell() {
+        assert_eq!(quoted("/usr/bin/redline"), "/usr/bin/redline");
+        assert_eq!(quoted("/My Notes"), "'/My Notes'");
+        assert_eq!(quoted("it's"), r"'it'\''s'");
+    }
+}

@@ -1,0 +1,295 @@
+//! One write's round trip with the Redline that has the folder open: the
+//! write staged as a job of the agent's session (`POST /api/agent-writes`),
+//! the user's decisions waited for, and the verdict the agent gets.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::HookError;
+use super::claude_code::{HookInput, Write};
+use crate::instance::{self, Instance};
+use crate::jobs::{AgentWrite, HunkState, Job, OutcomeRequest, WriteOutcome};
+
+/// What to do when no decision comes in time, or no Redline is open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Fallback {
+    /// Refuse the write, saying why (the default: nothing lands unreviewed).
+    #[default]
+    Deny,
+    /// Let it through: Redline, when it is open, takes it in as another
+    /// program's change to review (and restore).
+    Outside,
+}
+
+/// How the hook waits.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// How long to wait for the user's decisions. Default 30 minutes.
+    pub wait: Duration,
+    /// What to do when they do not come.
+    pub fallback: Fallback,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            wait: Duration::from_secs(30 * 60),
+            fallback: Fallback::Deny,
+        }
+    }
+}
+
+/// The hook's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// Let the call through as it is: not a write Redline reviews, or the
+    /// fallback said so (`why`, for the user).
+    Pass {
+        /// Why, when it is not simply a call Redline does not review.
+        why: Option<String>,
+    },
+    /// Let it through with `input` as its arguments.
+    Allow {
+        /// The arguments that write the decided text.
+        input: Value,
+        /// For the user: what the review decided.
+        reason: String,
+        /// For the model, when the review changed the write.
+        context: Option<String>,
+    },
+    /// Refuse it; the model reads `reason`.
+    Deny {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The folder `from` is in that a running Redline serves (`from` itself
+/// or the nearest folder above it), with that Redline.
+pub fn find_instance(data_dir: &Path, from: &Path) -> Option<(PathBuf, Instance)> {
+    let from = from.canonicalize().ok()?;
+    from.ancestors()
+        .find_map(|dir| Some((dir.to_owned(), instance::find(data_dir, dir)?)))
+}
+
+/// Reviews the call `input` asks for in the Redline `open` (the folder it
+/// serves and its address; `None` when none serves `root`): waits for the
+/// user's decisions and says what to answer.
+pub async fn review(
+    input: &HookInput,
+    root: &Path,
+    open: Option<&Instance>,
+    options: &Options,
+) -> Result<Verdict, HookError> {
+    let pass = Ok(Verdict::Pass { why: None });
+    let Some(write) = input.write()? else {
+        return pass;
+    };
+    let Some(rel) = relative(root, write.path()) else {
+        return pass;
+    };
+    let disk = match std::fs::read(write.path()) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Some(text),
+            // Not a note: Redline reviews text.
+            Err(_) => return pass,
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(_) => return pass,
+    };
+    // A call the tool itself will refuse (its old text is not there) is
+    // left for the tool to refuse, in its own words.
+    let Ok(after) = write.after(disk.as_deref()) else {
+        return pass;
+    };
+    if disk.as_deref() == Some(after.as_str()) {
+        return pass;
+    }
+    let Some(open) = open else {
+        return Ok(fallen_back(
+            options.fallback,
+            format!("Redline is not open on {}", root.display()),
+        ));
+    };
+    let client = Client::new(open)?;
+    let request = AgentWrite {
+        agent: "Claude Code".into(),
+        session: input.session_id.clone(),
+        tool: write.tool().into(),
+        file_path: rel.clone(),
+        before: disk.clone(),
+        after,
+    };
+    let job: Job = match client.post("/api/agent-writes", &request).await {
+        Ok(job) => job,
+        Err(e) => {
+            return Ok(Verdict::Deny {
+                reason: format!("Redline could not take this write of {rel} for review: {e}"),
+            });
+        }
+    };
+    let path = format!("/api/agent-writes/{}/outcome", job.job_id);
+    let deadline = Instant::now() + options.wait;
+    let outcome = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let ask = OutcomeRequest {
+            wait_ms: left.min(Duration::from_secs(55)).as_millis() as u64,
+            withdraw: left.is_zero().then(|| {
+                format!(
+                    "no decision within {} (the hook's time limit)",
+                    humantime::format_duration(options.wait)
+                )
+            }),
+        };
+        let withdrawn = |o: &WriteOutcome| {
+            ask.withdraw.is_some() && o.hunks.iter().any(|h| h.reason == ask.withdraw)
+        };
+        match client.post::<WriteOutcome>(&path, &ask).await {
+            Ok(outcome) if outcome.decided && !withdrawn(&outcome) => break outcome,
+            Ok(_) if ask.withdraw.is_some() => {
+                return Ok(fallen_back(
+                    options.fallback,
+                    format!(
+                        "no decision on this write of {rel} in Redline within {}",
+                        humantime::format_duration(options.wait)
+                    ),
+                ));
+            }
+            Ok(_) => continue,
+            Err(e) => {
+                return Ok(fallen_back(
+                    options.fallback,
+                    format!("Redline stopped answering before a decision on {rel}: {e}"),
+                ));
+            }
+        }
+    };
+    Ok(verdict(&write, disk.as_deref(), &rel, &outcome))
+}
+
+/// The verdict on a decided write.
+fn verdict(write: &Write, disk: Option<&str>, rel: &str, outcome: &WriteOutcome) -> Verdict {
+    let Some(decided) = &outcome.text else {
+        let reasons: Vec<&str> = outcome
+            .hunks
+            .iter()
+            .filter_map(|h| h.reason.as_deref())
+            .collect();
+        let why = if reasons.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", reasons.join("; "))
+        };
+        return Verdict::Deny {
+            reason: format!(
+                "The user reviewed this {} of {rel} in Redline and rejected it{why}. The file is unchanged.",
+                write.tool()
+            ),
+        };
+    };
+    let kept = outcome
+        .hunks
+        .iter()
+        .filter(|h| h.status == "accepted")
+        .count();
+    let total = outcome.hunks.len();
+    let changed = outcome.hunks.iter().any(|h| h.status != "accepted");
+    let reason = format!("Reviewed in Redline: {kept} of {total} changes accepted as proposed");
+    let context = changed.then(|| {
+        let fates: Vec<String> = outcome.hunks.iter().map(fate).collect();
+        format!(
+            "The user reviewed this {} of {rel} in Redline and did not take all of it: {}. \
+             The file now holds the text they decided, not exactly what you proposed; \
+             read it again before you edit it further.",
+            write.tool(),
+            fates.join("; ")
+        )
+    });
+    Verdict::Allow {
+        input: write.rewritten(disk, decided),
+        reason,
+        context,
+    }
+}
+
+/// One hunk's fate, in words.
+fn fate(h: &HunkState) -> String {
+    let at = format!("the change at line {}", h.line.max(1));
+    match (h.status.as_str(), &h.reason, &h.text) {
+        ("rejected", Some(why), _) => format!("{at} was rejected ({why})"),
+        ("changed", _, Some(text)) => format!("{at} was changed by the user to {text:?}"),
+        (status, _, _) => format!("{at} was {}", status.replace('_', " ")),
+    }
+}
+
+/// The fallback's verdict, `why` said in it.
+fn fallen_back(fallback: Fallback, why: String) -> Verdict {
+    match fallback {
+        Fallback::Deny => Verdict::Deny {
+            reason: format!("{why}; the write was not made. Ask the user to review it in Redline."),
+        },
+        Fallback::Outside => Verdict::Pass {
+            why: Some(format!(
+                "{why}; let through, to review in Redline as an outside change"
+            )),
+        },
+    }
+}
+
+/// `path` relative to `root` (both as the file system resolves them), if
+/// it is inside it.
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let root = root.canonicalize().ok()?;
+    let parent = path.parent()?.canonicalize().ok()?;
+    let rel = parent.join(path.file_name()?);
+    let rel = rel.strip_prefix(&root).ok()?;
+    Some(rel.to_str()?.replace('\\', "/"))
+}
+
+/// The running Redline's API.
+struct Client {
+    http: reqwest::Client,
+    base: String,
+    token: String,
+}
+
+impl Client {
+    fn new(open: &Instance) -> Result<Client, HookError> {
+        Ok(Client {
+            http: crate::providers::http::client_builder()
+                .build()
+                .map_err(|e| HookError::Redline(e.to_string()))?,
+            base: format!("http://127.0.0.1:{}", open.port),
+            token: open.token.clone(),
+        })
+    }
+
+    async fn post<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<T, HookError> {
+        let failed = |e: &dyn std::fmt::Display| HookError::Redline(e.to_string());
+        let body = serde_json::to_vec(body).map_err(|e| failed(&e))?;
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(&self.token)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| failed(&e))?;
+        let ok = response.status().is_success();
+        let bytes = response.bytes().await.map_err(|e| failed(&e))?;
+        if !ok {
+            let error: Value = serde_json::from_slice(&bytes).unwrap_or_default();
+            let message = error["error"]["message"].as_str().unwrap_or("an error");
+            return Err(HookError::Redline(message.to_owned()));
+        }
+        serde_json::from_slice(&bytes).map_err(|e| failed(&e))
+    }
+}

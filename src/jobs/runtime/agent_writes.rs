@@ -1,0 +1,287 @@
+//! Terminal agents' writes, asked before they land: a hook of the agent's
+//! (`redline hook`, docs/agents.md) hands Redline the text a write would
+//! leave; it is staged as a job of the agent's session, reviewed like any
+//! proposal, and the outcome (each hunk's fate and the file's decided text)
+//! goes back to the hook, which lets the write through rewritten to that
+//! text or refuses it.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::Runtime;
+use super::external::HunkState;
+use crate::agent::toolset::ModelEdit;
+use crate::edits::Operation;
+use crate::jobs::Job;
+use crate::jobs::error::RuntimeError;
+use crate::jobs::events::{AgentWriteWaiting, FeedEvent};
+use crate::review::Status;
+
+/// A write a terminal agent is about to make to one file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct AgentWrite {
+    /// The agent, as the user knows it: `Claude Code`, `Codex`.
+    pub agent: String,
+    /// The agent's own session id: its writes are jobs of one Redline
+    /// session, named after the agent and the session's first characters.
+    pub session: String,
+    /// The agent's tool (`Edit`, `Write`, `apply_patch`), for the job's title.
+    pub tool: String,
+    /// The file, relative to the project root.
+    pub file_path: String,
+    /// The file's text as the agent's write starts from it (what is on disk);
+    /// `null` for a file the write creates.
+    pub before: Option<String>,
+    /// The file's text after the write.
+    pub after: String,
+}
+
+/// What the hook asks of a staged write.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct OutcomeRequest {
+    /// Wait up to this long (at most 60,000 ms) for every hunk to be
+    /// decided. Default 0: answer at once.
+    #[serde(default)]
+    pub wait_ms: u64,
+    /// Give up waiting: the hunks still pending are rejected with this
+    /// reason (the hook's time limit ran out), and the outcome is final.
+    #[serde(default)]
+    pub withdraw: Option<String>,
+}
+
+/// What became of a staged write.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct WriteOutcome {
+    /// The write's job.
+    pub job_id: String,
+    /// The file.
+    pub file_path: String,
+    /// Whether every hunk is decided (the outcome is final).
+    pub decided: bool,
+    /// Each hunk's fate: `pending`, `accepted`, `rejected` (with the
+    /// user's reason), `changed` (the user's text) or `rolled_back`.
+    pub hunks: Vec<HunkState>,
+    /// Once decided, the file's text as the user decided it (what a save
+    /// writes); `null` while pending, and when nothing of the write was
+    /// kept (the text is what the file holds already).
+    pub text: Option<String>,
+}
+
+/// Longest wait one outcome request takes.
+const MAX_WAIT: Duration = Duration::from_secs(60);
+
+impl Runtime {
+    /// Stages `write` as a job of the agent's session, reviewed like any
+    /// proposal: returns it once its hunks await review. Refused (`conflict`)
+    /// when the file holds something in Redline that is not on disk (pending
+    /// hunks or unsaved edits): the write would be decided over a text the
+    /// agent never saw. A write that changes nothing is `invalid`.
+    pub async fn stage_agent_write(&self, write: &AgentWrite) -> Result<Job, RuntimeError> {
+        if write.before.as_deref() == Some(write.after.as_str()) {
+            return Err(RuntimeError::Invalid(format!(
+                "the write leaves `{}` as it is",
+                write.file_path
+            )));
+        }
+        let shown = self.file_content(&write.file_path).ok();
+        let path = shown
+            .as_ref()
+            .map_or_else(|| write.file_path.clone(), |f| f.path.clone());
+        match (&shown, &write.before) {
+            (Some(file), Some(before)) if file.text == *before => {}
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(RuntimeError::Conflict(format!(
+                    "`{path}` exists now; the agent's write would create it"
+                )));
+            }
+            (None, Some(_)) => {
+                return Err(RuntimeError::Conflict(format!(
+                    "`{path}` is not there any more"
+                )));
+            }
+            (Some(file), Some(_)) => {
+                let why = if file.state.pending_hunks.is_empty() && !file.state.dirty {
+                    "changed on disk since the agent read it"
+                } else {
+                    "holds changes in Redline that are not saved (pending hunks or edits); decide and save them first"
+                };
+                return Err(RuntimeError::Conflict(format!("`{path}` {why}")));
+            }
+        }
+        let edit = whole_edit(&path, write.before.as_deref(), &write.after);
+        let session = format!("{} · {}", write.agent, short(&write.session));
+        let verb = if write.before.is_none() {
+            "creates"
+        } else {
+            "edits"
+        };
+        let instruction = format!("{} {verb} {path} ({})", write.agent, write.tool);
+        let args = json!({ "edits": [edit], "summary": instruction });
+        let job = self
+            .propose_as_user(&session, &instruction, args, "write")
+            .await?;
+        self.inner
+            .feed
+            .push(FeedEvent::AgentWrite(AgentWriteWaiting {
+                agent: write.agent.clone(),
+                job_id: job.job_id.clone(),
+                file_path: path,
+            }));
+        Ok(job)
+    }
+
+    /// What became of the write staged as `job_id`, once every hunk is
+    /// decided or `request.wait_ms` has passed; with `withdraw`, the hunks
+    /// still pending are rejected first with that reason.
+    pub async fn agent_write_outcome(
+        &self,
+        job_id: &str,
+        request: &OutcomeRequest,
+    ) -> Result<WriteOutcome, RuntimeError> {
+        let job = self.job(job_id)?;
+        let file_path = job
+            .diff_bundle
+            .as_ref()
+            .and_then(|b| b.files.first())
+            .map(|f| f.file_path.clone())
+            .ok_or_else(|| RuntimeError::Invalid(format!("job `{job_id}` staged no write")))?;
+        if let Some(reason) = &request.withdraw {
+            for state in self.hunk_states(job_id, &[])? {
+                if !state.decided() {
+                    self.decide(&state.hunk_id, Status::Rejected, Some(reason), false)?;
+                }
+            }
+        }
+        let wait = Duration::from_millis(request.wait_ms).min(MAX_WAIT);
+        let hunks = self.hunk_states_decided(job_id, &[], wait).await?;
+        let decided = hunks.iter().all(HunkState::decided);
+        let kept = hunks
+            .iter()
+            .any(|h| h.status == "accepted" || h.status == "changed");
+        let text = if decided && kept {
+            let file = self.file_content(&file_path)?;
+            let ws = self.ws();
+            // What a save writes: the buffer without hunks still pending
+            // (another job's, proposed meanwhile).
+            Some(
+                ws.review()
+                    .file_of(&file.path)
+                    .map_or(file.text, |f| f.disk_view()),
+            )
+        } else {
+            None
+        };
+        Ok(WriteOutcome {
+            job_id: job_id.to_owned(),
+            file_path,
+            decided,
+            hunks,
+            text,
+        })
+    }
+}
+
+/// The first eight characters of an agent's session id.
+fn short(session: &str) -> &str {
+    session
+        .char_indices()
+        .nth(8)
+        .map_or(session, |(i, _)| &session[..i])
+}
+
+/// The one edit that turns `before` into `after`: the lines between their
+/// common first and last lines replaced (or inserted, or deleted), or the
+/// file created. The engine diffs it into hunks as it does any proposal.
+fn whole_edit(path: &str, before: Option<&str>, after: &str) -> ModelEdit {
+    let edit = |operation, start_line, end_line, new_text: String, old_text| ModelEdit {
+        file_path: path.to_owned(),
+        operation,
+        start_line: Some(start_line),
+        end_line,
+        new_text: Some(new_text),
+        old_text,
+        rationale: None,
+        new_path: None,
+    };
+    let Some(before) = before else {
+        return edit(Operation::Create, 1, None, after.to_owned(), None);
+    };
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let new: Vec<&str> = after.split_inclusive('\n').collect();
+    let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let tail = old[head..]
+        .iter()
+        .rev()
+        .zip(new[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (gone, came) = (&old[head..old.len() - tail], &new[head..new.len() - tail]);
+    let (start, end) = (head + 1, head + gone.len());
+    match (gone.is_empty(), came.is_empty()) {
+        (true, _) => edit(Operation::Insert, start, None, came.concat(), None),
+        (false, true) => edit(
+            Operation::Delete,
+            start,
+            Some(end),
+            String::new(),
+            Some(gone.concat()),
+        ),
+        (false, false) => edit(
+            Operation::Replace,
+            start,
+            Some(end),
+            came.concat(),
+            Some(gone.concat()),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Limits;
+    use crate::edits::prepare;
+    use crate::project::Project;
+
+    /// The text the engine stages for `whole_edit(before, after)`.
+    fn staged(before: &str, after: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), before).unwrap();
+        let project = Project::open(dir.path(), Limits::default()).unwrap();
+        let edit = whole_edit("a.md", Some(before), after).into_edit(1);
+        let files = prepare(&project, &[edit]).unwrap_or_else(|e| panic!("{e:?}"));
+        files[0].proposed.clone()
+    }
+
+    #[test]
+    fn the_edit_leaves_exactly_the_text_after() {
+        let cases = [
+            ("a\nb\nc\n", "a\nB\nc\n"),
+            ("a\nb\nc\n", "a\nb\nx\ny\nc\n"),
+            ("a\nb\nc\n", "a\nc\n"),
+            ("a\nb\nc\n", "z\na\nb\nc\n"),
+            ("a\nb\nc\n", "a\nb\nc\nd\n"),
+            ("a\r\nb\r\nc\r\n", "a\r\nB\r\nB2\r\nc\r\n"),
+            ("a\nb\nno newline", "a\nb\nchanged, still none"),
+            ("a\nb", "a\nb\nc"),
+            ("same\nsame\nsame\n", "same\nsame\n"),
+        ];
+        for (before, after) in cases {
+            assert_eq!(staged(before, after), after, "{before:?} → {after:?}");
+        }
+    }
+
+    #[test]
+    fn a_new_file_is_created_and_a_session_named_by_its_start() {
+        let edit = whole_edit("n.md", None, "# New\n").into_edit(1);
+        assert_eq!(
+            (edit.operation, edit.new_text.as_str()),
+            (Operation::Create, "# New\n")
+        );
+        assert_eq!(short("a0890ae0-e568-4806"), "a0890ae0");
+        assert_eq!(short("abc"), "abc");
+    }
+}
