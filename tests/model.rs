@@ -41,7 +41,7 @@ use redline::project::Project;
 use redline::project::View;
 use redline::review::{ReviewError, Status};
 use redline::store::Store;
-use redline::workspace::{OutsideChange, RunInfo, Workspace, WorkspaceError};
+use redline::workspace::{FileChange, OutsideChange, RunInfo, Workspace, WorkspaceError};
 use vault_model::{
     NOTES, Step, WORDS, broken, edit, links, note, replace, retarget_paths, shown_at, step,
 };
@@ -522,6 +522,39 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                     let _ = ws.external_change(path);
                 }
                 writes = true;
+            }
+            Step::AgentWrite { note } => {
+                // The hook answered with what a save of the note writes,
+                // and the agent wrote it: only over the bytes Redline knows
+                // there (the hook refuses otherwise) and where the note is.
+                let Some(path) = shown_at(&shown, *note) else {
+                    continue;
+                };
+                let Some(file) = ws.review().file_of(&path) else {
+                    continue;
+                };
+                let at = file.path.clone();
+                let text = file.disk_view();
+                let known = ws.project().disk_hash(&at).ok().flatten() == file.disk_hash;
+                if file.op().is_some() || !known || before.get(&at) == Some(&text) {
+                    continue;
+                }
+                std::fs::write(root.join(&at), &text).unwrap();
+                let change = ws.external_change(&at);
+                writes = true;
+                // Taken as a save: nothing shown changes, nothing conflicts,
+                // and a save has nothing more to write there.
+                prop_assert!(
+                    matches!(change, Ok(Some(FileChange::Reloaded { .. }))),
+                    "step {}: {:?}: {:?}",
+                    n,
+                    step,
+                    change
+                );
+                prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: {:?}", n, step);
+                let now = disk::texts(root);
+                let kept = saved(&ws, now.clone());
+                prop_assert_eq!(kept.get(&at), now.get(&at), "step {}: {:?}", n, step);
             }
             Step::Rollback { pick, undo } => {
                 let runs = run_checkpoints(&ws);

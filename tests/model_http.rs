@@ -472,6 +472,69 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 rig.heard(cursor, path);
                 writes = true;
             }
+            Step::AgentWrite { note } => {
+                // A terminal agent's hook round trip: a line appended,
+                // staged, accepted, and the decided text written by the agent.
+                let head = format!("# {}\n", NOTES[*note]);
+                let Some((path, text)) = before.iter().find(|(_, t)| t.starts_with(&head)) else {
+                    continue;
+                };
+                let write = json!({
+                    "agent": "Claude Code", "session": "model", "tool": "Edit",
+                    "file_path": path, "before": text, "after": format!("{text}agent {n}\n"),
+                });
+                let (status, job) = rig.post("/api/agent-writes", write);
+                if status != StatusCode::OK {
+                    // The note holds what the disk does not: refused, nothing staged.
+                    prop_assert_eq!(status, StatusCode::CONFLICT, "step {}: {}", n, job);
+                    continue;
+                }
+                let job_id = id(&job["job_id"]);
+                for file in listed(&job["diff_bundle"]["files"]) {
+                    for hunk in listed(&file["hunks"]) {
+                        let hunk = id(&hunk["hunk_id"]);
+                        rig.post(
+                            &format!("/api/agent/hunks/{hunk}/decide"),
+                            json!({ "status": "accepted" }),
+                        );
+                    }
+                }
+                let (_, outcome) =
+                    rig.post(&format!("/api/agent-writes/{job_id}/outcome"), json!({}));
+                prop_assert_eq!(&outcome["decided"], &json!(true), "step {}: {}", n, outcome);
+                let decided = outcome["text"].as_str().unwrap_or_default().to_owned();
+                prop_assert!(
+                    decided.ends_with(&format!("agent {n}\n")),
+                    "step {}: {}",
+                    n,
+                    outcome
+                );
+                let cursor = rig.cursor();
+                std::fs::write(root.join(path), &decided).unwrap();
+                rig.heard(cursor, path);
+                writes = true;
+                // Taken as Redline's own save: clean, no conflict.
+                let files = rig.get("/api/files/changed?limit=10000");
+                let entry = listed(&files["files"])
+                    .into_iter()
+                    .find(|f| f["path"] == json!(path));
+                if let Some(entry) = entry {
+                    prop_assert_eq!(
+                        &entry["state"]["dirty"],
+                        &json!(false),
+                        "step {}: {}",
+                        n,
+                        entry
+                    );
+                    prop_assert_eq!(
+                        &entry["state"]["conflict"],
+                        &json!(false),
+                        "step {}: {}",
+                        n,
+                        entry
+                    );
+                }
+            }
             Step::Rollback { pick, undo } => {
                 let runs = rig.run_checkpoints();
                 if runs.is_empty() {

@@ -48,6 +48,10 @@ pub enum Step {
     /// taken in as hunks to review where the note can be (outside changes
     /// in review mode), else reloaded or a conflict.
     Outside { note: usize, review: bool },
+    /// A terminal agent's write to a note, reviewed through its hook: the
+    /// note's decided text (what a save of it would write; over HTTP, a
+    /// line appended, staged and accepted) written by the agent itself.
+    AgentWrite { note: usize },
     /// A hard rollback to the `pick`th run's checkpoint, then (with `undo`)
     /// its undo.
     Rollback { pick: usize, undo: bool },
@@ -103,6 +107,7 @@ pub fn step() -> impl Strategy<Value = Step> {
         2 => (0..4usize).prop_map(|note| Step::Type { note }),
         3 => Just(Step::Save),
         1 => (0..4usize, any::<bool>()).prop_map(|(note, review)| Step::Outside { note, review }),
+        1 => (0..4usize).prop_map(|note| Step::AgentWrite { note }),
         2 => (any::<usize>(), any::<bool>()).prop_map(|(pick, undo)| Step::Rollback { pick, undo }),
         1 => (any::<usize>(), any::<usize>(), any::<bool>())
             .prop_map(|(pick, hunk, undo)| Step::Scoped { pick, hunk, undo }),

@@ -90,7 +90,10 @@ impl Runtime {
             .as_ref()
             .map_or_else(|| write.file_path.clone(), |f| f.path.clone());
         match (&shown, &write.before) {
-            (Some(file), Some(before)) if file.text == *before => {}
+            (Some(file), Some(before))
+                if file.text == *before
+                    && file.state.pending_hunks.is_empty()
+                    && !file.state.dirty => {}
             (None, None) => {}
             (Some(_), None) => {
                 return Err(RuntimeError::Conflict(format!(
@@ -103,10 +106,11 @@ impl Runtime {
                 )));
             }
             (Some(file), Some(_)) => {
-                let why = if file.state.pending_hunks.is_empty() && !file.state.dirty {
-                    "changed on disk since the agent read it"
+                let why = if !file.state.pending_hunks.is_empty() || file.state.dirty {
+                    "holds changes in Redline that are not saved (pending hunks, a move or \
+                     edits); decide and save them first"
                 } else {
-                    "holds changes in Redline that are not saved (pending hunks or edits); decide and save them first"
+                    "changed on disk since the agent read it"
                 };
                 return Err(RuntimeError::Conflict(format!("`{path}` {why}")));
             }
