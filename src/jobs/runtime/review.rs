@@ -283,7 +283,7 @@ impl Runtime {
                             hunk.new_start + 1,
                             Fate::RolledBack,
                         ),
-                        Some(f) if f.edited => {
+                        Some(f) if f.edited && f.status == Status::Accepted => {
                             ("edited", f.path, f.line, Fate::Edited { now: f.now })
                         }
                         Some(f) => match f.status {
