@@ -121,8 +121,9 @@ pub async fn review(
         tool: write.tool().into(),
         file_path: rel.clone(),
         before: disk.clone(),
-        after,
+        after: after.clone(),
     };
+
     let job: Job = match client.post("/api/agent-writes", &request).await {
         Ok(job) => job,
         Err(e) => {
@@ -167,11 +168,17 @@ pub async fn review(
             }
         }
     };
-    Ok(verdict(&write, disk.as_deref(), &rel, &outcome))
+    Ok(verdict(&write, disk.as_deref(), &after, &rel, &outcome))
 }
 
-/// The verdict on a decided write.
-fn verdict(write: &Write, disk: Option<&str>, rel: &str, outcome: &WriteOutcome) -> Verdict {
+/// The verdict on a decided write that would have left `after`.
+fn verdict(
+    write: &Write,
+    disk: Option<&str>,
+    after: &str,
+    rel: &str,
+    outcome: &WriteOutcome,
+) -> Verdict {
     let Some(decided) = &outcome.text else {
         let reasons: Vec<&str> = outcome
             .hunks
@@ -198,16 +205,26 @@ fn verdict(write: &Write, disk: Option<&str>, rel: &str, outcome: &WriteOutcome)
     let total = outcome.hunks.len();
     let changed = outcome.hunks.iter().any(|h| h.status != "accepted");
     let reason = format!("Reviewed in Redline: {kept} of {total} changes accepted as proposed");
-    let context = changed.then(|| {
+    let context = if changed {
         let fates: Vec<String> = outcome.hunks.iter().map(fate).collect();
-        format!(
+        Some(format!(
             "The user reviewed this {} of {rel} in Redline and did not take all of it: {}. \
              The file now holds the text they decided, not exactly what you proposed; \
              read it again before you edit it further.",
             write.tool(),
             fates.join("; ")
-        )
-    });
+        ))
+    } else if decided != after {
+        // Accepted whole, but staged as lines: the file kept its line
+        // endings or its final newline where the write would have changed them.
+        Some(format!(
+            "The user accepted this {} of {rel} in Redline; the file keeps its own line endings \
+             and final newline, so it is not byte for byte what you proposed.",
+            write.tool()
+        ))
+    } else {
+        None
+    };
     Verdict::Allow {
         input: write.rewritten(disk, decided),
         reason,
@@ -291,5 +308,88 @@ impl Client {
             return Err(HookError::Redline(message.to_owned()));
         }
         serde_json::from_slice(&bytes).map_err(|e| failed(&e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn state(status: &str, reason: Option<&str>) -> HunkState {
+        HunkState {
+            hunk_id: "h_1".into(),
+            file_path: "a.md".into(),
+            line: 3,
+            status: status.into(),
+            text: None,
+            reason: reason.map(str::to_owned),
+            pattern: None,
+            flags: Vec::new(),
+        }
+    }
+
+    fn outcome(text: Option<&str>, hunks: Vec<HunkState>) -> WriteOutcome {
+        WriteOutcome {
+            job_id: "job_1".into(),
+            file_path: "a.md".into(),
+            decided: true,
+            hunks,
+            text: text.map(str::to_owned),
+        }
+    }
+
+    fn edit() -> Write {
+        let input = json!({ "session_id": "s", "cwd": "/n", "hook_event_name": "PreToolUse",
+                            "tool_name": "Edit", "tool_input": { "file_path": "/n/a.md",
+                            "old_string": "draft", "new_string": "final" } });
+        HookInput::parse(&input.to_string())
+            .unwrap()
+            .write()
+            .unwrap()
+            .unwrap()
+    }
+
+    #[test]
+    fn all_rejected_is_refused_with_the_reasons() {
+        let o = outcome(None, vec![state("rejected", Some("not yet"))]);
+        let Verdict::Deny { reason } = verdict(&edit(), Some("draft\n"), "final\n", "a.md", &o)
+        else {
+            panic!("denied");
+        };
+        assert!(reason.contains("rejected it: not yet"), "{reason}");
+    }
+
+    #[test]
+    fn the_model_is_told_when_the_file_is_not_what_it_proposed() {
+        let taken = outcome(Some("final\n"), vec![state("accepted", None)]);
+        let Verdict::Allow { input, context, .. } =
+            verdict(&edit(), Some("draft\n"), "final\n", "a.md", &taken)
+        else {
+            panic!("allowed");
+        };
+        assert_eq!(
+            (input["old_string"].as_str(), input["new_string"].as_str()),
+            (Some("draft\n"), Some("final\n"))
+        );
+        assert_eq!(context, None, "exactly as proposed: nothing to tell");
+        let partly = outcome(
+            Some("final\n"),
+            vec![state("accepted", None), state("rejected", Some("keep it"))],
+        );
+        let Verdict::Allow { context, .. } =
+            verdict(&edit(), Some("draft\n"), "final\nmore\n", "a.md", &partly)
+        else {
+            panic!("allowed");
+        };
+        assert!(context.unwrap().contains("was rejected (keep it)"));
+        // Accepted whole, but the file kept its final newline.
+        let kept = outcome(Some("final\n"), vec![state("accepted", None)]);
+        let Verdict::Allow { context, .. } =
+            verdict(&edit(), Some("draft\n"), "final", "a.md", &kept)
+        else {
+            panic!("allowed");
+        };
+        assert!(context.unwrap().contains("not byte for byte"));
     }
 }

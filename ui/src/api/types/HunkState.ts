@@ -18,8 +18,8 @@ file_path: string,
  */
 line: number,
 /**
- * `pending`, `accepted`, `rejected`, `changed` (the user edited its
- * text) or `rolled_back`.
+ * `pending`, `accepted`, `rejected`, `changed` (accepted with text the
+ * user edited) or `rolled_back`.
  */
 status: string,
 /**
