@@ -29,9 +29,17 @@ pub enum HookError {
     /// call does not ask to replace every occurrence.
     #[error("`{0}` is in the file {1} times")]
     NotUnique(String, usize),
-    /// The running Redline could not be reached, or refused the request.
-    #[error("Redline answered: {0}")]
+    /// The running Redline could not be reached, or did not answer.
+    #[error("Redline did not answer: {0}")]
     Redline(String),
+    /// The running Redline refused the request.
+    #[error("{message}")]
+    Refused {
+        /// The API's error code (`conflict`, `invalid_request`, …).
+        code: String,
+        /// Why, for a person.
+        message: String,
+    },
     /// A settings file could not be read or written.
     #[error("{path}: {message}")]
     Settings {

@@ -126,6 +126,13 @@ pub async fn review(
 
     let job: Job = match client.post("/api/agent-writes", &request).await {
         Ok(job) => job,
+        // A file Redline does not review (a path its guard refuses, one
+        // that is not text) is not Redline's to hold back.
+        Err(HookError::Refused { code, message }) if code == "invalid_request" => {
+            return Ok(Verdict::Pass {
+                why: Some(format!("Redline does not review {rel}: {message}")),
+            });
+        }
         Err(e) => {
             return Ok(Verdict::Deny {
                 reason: format!("Redline could not take this write of {rel} for review: {e}"),
@@ -304,8 +311,11 @@ impl Client {
         let bytes = response.bytes().await.map_err(|e| failed(&e))?;
         if !ok {
             let error: Value = serde_json::from_slice(&bytes).unwrap_or_default();
-            let message = error["error"]["message"].as_str().unwrap_or("an error");
-            return Err(HookError::Redline(message.to_owned()));
+            let field = |k: &str| error["error"][k].as_str().unwrap_or("internal").to_owned();
+            return Err(HookError::Refused {
+                code: field("code"),
+                message: field("message"),
+            });
         }
         serde_json::from_slice(&bytes).map_err(|e| failed(&e))
     }

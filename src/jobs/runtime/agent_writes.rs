@@ -75,9 +75,12 @@ const MAX_WAIT: Duration = Duration::from_secs(60);
 impl Runtime {
     /// Stages `write` as a job of the agent's session, reviewed like any
     /// proposal: returns it once its hunks await review. Refused (`conflict`)
-    /// when the file holds something in Redline that is not on disk (pending
-    /// hunks or unsaved edits): the write would be decided over a text the
-    /// agent never saw. A write that changes nothing is `invalid`.
+    /// when the file holds something in Redline that is not on disk
+    /// (pending hunks, a move or deletion, unsaved edits) or the disk moved
+    /// on from `before`: the write would be decided over a text the agent
+    /// never saw, or the staging refused it (a protected note). A write
+    /// that changes nothing, or to a path Redline does not review, is
+    /// `invalid_request`.
     pub async fn stage_agent_write(&self, write: &AgentWrite) -> Result<Job, RuntimeError> {
         if write.before.as_deref() == Some(write.after.as_str()) {
             return Err(RuntimeError::Invalid(format!(
@@ -85,7 +88,12 @@ impl Runtime {
                 write.file_path
             )));
         }
-        let shown = self.file_content(&write.file_path).ok();
+        let shown = match self.file_content(&write.file_path) {
+            Ok(file) => Some(file),
+            Err(e) if e.code() == "not_found" => None,
+            // A path the guard refuses, a file that is not text.
+            Err(e) => return Err(e),
+        };
         let path = shown
             .as_ref()
             .map_or_else(|| write.file_path.clone(), |f| f.path.clone());
@@ -124,9 +132,15 @@ impl Runtime {
         };
         let instruction = format!("{} {verb} {path} ({})", write.agent, write.tool);
         let args = json!({ "edits": [edit], "summary": instruction });
+        // A refusal from here on (a protected note) is the hook's to deny,
+        // not a path Redline leaves alone: `conflict`.
         let job = self
             .propose_as_user(&session, &instruction, args, "write")
-            .await?;
+            .await
+            .map_err(|e| match e {
+                RuntimeError::Invalid(message) => RuntimeError::Conflict(message),
+                e => e,
+            })?;
         self.inner
             .feed
             .push(FeedEvent::AgentWrite(AgentWriteWaiting {

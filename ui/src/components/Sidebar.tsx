@@ -322,12 +322,20 @@ function Clarification() {
 
 function Composer() {
   const [text, setText] = useState("");
+  // The run asked for and not yet started: a second press would start a
+  // second run, and what the user types meanwhile is the next instruction.
+  const [starting, setStarting] = useState(false);
   const j = job.value;
   const running = j !== null && RUNNING.has(j.status);
   const submit = async () => {
     const instruction = text.trim();
-    if (!instruction || running) return;
-    if (await agent.run(instruction)) setText("");
+    if (!instruction || running || starting) return;
+    setStarting(true);
+    try {
+      if (await agent.run(instruction)) setText((now) => (now.trim() === instruction ? "" : now));
+    } finally {
+      setStarting(false);
+    }
   };
   return (
     <div class="composer">
@@ -375,7 +383,7 @@ function Composer() {
             Cancel
           </button>
         ) : (
-          <button class="primary" data-testid="run" disabled={!text.trim()} onClick={() => void submit()}>
+          <button class="primary" data-testid="run" disabled={!text.trim() || starting} onClick={() => void submit()}>
             Run
           </button>
         )}

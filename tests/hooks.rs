@@ -1,0 +1,179 @@
+//! The hook's round trip (`redline::hooks::review`) with a Redline served
+//! over real HTTP, for what the Claude Code test (tests/claude_code.rs)
+//! does not reach: a file Redline does not review passes, a protected note
+//! and a note holding pending work are refused with the reason, no open
+//! Redline and a time limit fall back as configured, and a withdrawn write
+//! is rejected in the review with the time limit as its reason.
+
+#[path = "support/agent.rs"]
+mod agent;
+#[path = "support/door.rs"]
+mod door;
+
+use std::path::Path;
+use std::time::Duration;
+
+use redline::hooks::claude_code::HookInput;
+use redline::hooks::review::{Fallback, Options, Verdict, review};
+use redline::instance::Instance;
+use redline::providers::Protocol;
+use serde_json::json;
+
+/// Claude Code's PreToolUse input for `tool(args)` in `root`.
+fn call(root: &Path, tool: &str, file: &str, mut args: serde_json::Value) -> HookInput {
+    args["file_path"] = json!(root.join(file).to_string_lossy());
+    let input = json!({
+        "session_id": "5f2c9a10-aaaa-bbbb-cccc-000000000000",
+        "cwd": root,
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": args,
+    });
+    HookInput::parse(&input.to_string()).unwrap()
+}
+
+fn options(wait_ms: u64, fallback: Fallback) -> Options {
+    Options {
+        wait: Duration::from_millis(wait_ms),
+        fallback,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_redline_cannot_review_pass_and_refused_ones_say_why() {
+    let h = agent::harness_on(
+        |root| {
+            agent::write_vault(root);
+            std::fs::create_dir_all(root.join(".claude")).unwrap();
+            std::fs::write(root.join(".claude/notes.md"), "x\n").unwrap();
+            std::fs::create_dir_all(root.join("Journal")).unwrap();
+            std::fs::write(root.join("Journal/today.md"), "# Today\n").unwrap();
+        },
+        Protocol::OpenAiChat,
+        Vec::new(),
+        |c| c.protected.globs = vec!["Journal/**".into()],
+    )
+    .await;
+    let root = h.vault.path().canonicalize().unwrap();
+    let door = door::Door::open(h.runtime.clone()).await;
+    let open = Instance {
+        root: root.clone(),
+        port: door.served.addr.port(),
+        token: door.served.token.clone(),
+        pid: std::process::id(),
+    };
+    let quick = options(300, Fallback::Deny);
+
+    // A hidden file: Redline never reviews it, so the agent's own prompt decides.
+    let hidden = call(
+        &root,
+        "Write",
+        ".claude/notes.md",
+        json!({ "content": "y\n" }),
+    );
+    let verdict = review(&hidden, &root, Some(&open), &quick).await.unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Pass { why: Some(why) } if why.contains("hidden")),
+        "{verdict:?}"
+    );
+    // Outside the folder, and a read: untouched.
+    let outside = call(
+        Path::new("/"),
+        "Write",
+        "tmp/elsewhere.md",
+        json!({ "content": "y" }),
+    );
+    assert_eq!(
+        review(&outside, &root, Some(&open), &quick).await.unwrap(),
+        Verdict::Pass { why: None }
+    );
+    let read = call(&root, "Read", "notes/alpha.md", json!({}));
+    assert_eq!(
+        review(&read, &root, Some(&open), &quick).await.unwrap(),
+        Verdict::Pass { why: None }
+    );
+
+    // A protected note: refused with the rule's reason.
+    let journal = call(
+        &root,
+        "Edit",
+        "Journal/today.md",
+        json!({ "old_string": "Today", "new_string": "Now" }),
+    );
+    let verdict = review(&journal, &root, Some(&open), &quick).await.unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Deny { reason } if reason.contains("protected")),
+        "{verdict:?}"
+    );
+    assert_eq!(h.read("Journal/today.md"), "# Today\n");
+
+    // No decision within the time limit: withdrawn from the review with
+    // the limit as its reason, and refused.
+    let edit = call(
+        &root,
+        "Edit",
+        "notes/alpha.md",
+        json!({ "old_string": "Status: draft", "new_string": "Status: final" }),
+    );
+    let verdict = review(&edit, &root, Some(&open), &quick).await.unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Deny { reason } if reason.contains("no decision")),
+        "{verdict:?}"
+    );
+    let review_now = door.get("/api/review").await;
+    assert_eq!(review_now["jobs"], json!([]), "withdrawn: nothing pending");
+    let job = door.get("/api/agent/sessions").await;
+    assert!(job.to_string().contains("Claude Code · 5f2c9a10"), "{job}");
+
+    // With `outside`, the same is let through to be reviewed afterwards.
+    let verdict = review(&edit, &root, Some(&open), &options(300, Fallback::Outside))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Pass { why: Some(why) } if why.contains("outside change")),
+        "{verdict:?}"
+    );
+
+    // A note with work pending in Redline: refused, saying so.
+    let first = call(
+        &root,
+        "Edit",
+        "notes/beta.md",
+        json!({ "old_string": "Beta", "new_string": "B" }),
+    );
+    let staged = tokio::spawn({
+        let (root, open) = (root.clone(), open.clone());
+        async move { review(&first, &root, Some(&open), &options(5_000, Fallback::Deny)).await }
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while door.get("/api/review").await["jobs"]
+        .as_array()
+        .unwrap()
+        .is_empty()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first write was not staged"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let second = call(
+        &root,
+        "Edit",
+        "notes/beta.md",
+        json!({ "old_string": "Beta", "new_string": "Bee" }),
+    );
+    let verdict = review(&second, &root, Some(&open), &quick).await.unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Deny { reason } if reason.contains("holds changes in Redline")),
+        "{verdict:?}"
+    );
+    staged.abort();
+
+    // No Redline open: the fallback, saying so.
+    let verdict = review(&edit, &root, None, &quick).await.unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Deny { reason } if reason.contains("not open")),
+        "{verdict:?}"
+    );
+}
