@@ -51,10 +51,8 @@ pub enum Write {
 #[derive(Deserialize)]
 struct EditArgs {
     file_path: PathBuf,
-    old_string: String,
-    new_string: String,
-    #[serde(default)]
-    replace_all: bool,
+    #[serde(flatten)]
+    edit: OneEdit,
 }
 
 #[derive(Deserialize)]
@@ -69,6 +67,16 @@ struct OneEdit {
     new_string: String,
     #[serde(default)]
     replace_all: bool,
+}
+
+impl From<OneEdit> for Replacement {
+    fn from(e: OneEdit) -> Replacement {
+        Replacement {
+            old: e.old_string,
+            new: e.new_string,
+            all: e.replace_all,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -96,11 +104,7 @@ impl HookInput {
                 let a: EditArgs = serde_json::from_value(input).map_err(|e| args(e.to_string()))?;
                 Write::Edit {
                     path: self.absolute(a.file_path),
-                    edits: vec![Replacement {
-                        old: a.old_string,
-                        new: a.new_string,
-                        all: a.replace_all,
-                    }],
+                    edits: vec![a.edit.into()],
                     multi: false,
                 }
             }
@@ -109,15 +113,7 @@ impl HookInput {
                     serde_json::from_value(input).map_err(|e| args(e.to_string()))?;
                 Write::Edit {
                     path: self.absolute(a.file_path),
-                    edits: a
-                        .edits
-                        .into_iter()
-                        .map(|e| Replacement {
-                            old: e.old_string,
-                            new: e.new_string,
-                            all: e.replace_all,
-                        })
-                        .collect(),
+                    edits: a.edits.into_iter().map(Replacement::from).collect(),
                     multi: true,
                 }
             }
