@@ -890,16 +890,7 @@ async fn gc_keeps_a_finished_job_while_its_hunks_are_in_the_review() {
     )
     .await;
     let session = h.runtime.create_session(None).unwrap();
-    let run = |instruction: &str| {
-        h.runtime
-            .run(redline::jobs::RunRequest {
-                session_id: session.session_id.clone(),
-                instruction: instruction.into(),
-                context_rows: Vec::new(),
-                tool_config: Default::default(),
-            })
-            .unwrap()
-    };
+    let run = |instruction: &str| h.start_in(&session.session_id, instruction, None);
     let first = run("Mark Alpha final");
     let events = h
         .events_until(&first.job_id, 0, |s| s == JobStatus::AwaitingReview)

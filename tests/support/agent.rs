@@ -112,9 +112,19 @@ impl Harness {
     /// Starts a job in a new session.
     pub fn start(&self, instruction: &str, max_tool_calls: Option<usize>) -> Job {
         let session = self.runtime.create_session(None).unwrap();
+        self.start_in(&session.session_id, instruction, max_tool_calls)
+    }
+
+    /// Starts a job in the session `session_id`.
+    pub fn start_in(
+        &self,
+        session_id: &str,
+        instruction: &str,
+        max_tool_calls: Option<usize>,
+    ) -> Job {
         self.runtime
             .run(RunRequest {
-                session_id: session.session_id,
+                session_id: session_id.to_owned(),
                 instruction: instruction.into(),
                 context_rows: Vec::new(),
                 tool_config: ToolConfig { max_tool_calls },
