@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use rayon::prelude::*;
 
-use super::review_state::{PackedFile, pack_file, save_file};
+use super::review_state::{PackedFile, pack_file, save_files};
 use super::{Blobs, Packed, Store, StoreError, blob, text_blob};
 use crate::checkpoints::{Checkpoint, CheckpointFile, CheckpointKind, FileSnapshot};
 use crate::project::text::content_hash;
@@ -413,9 +413,7 @@ fn write_checkpoint(
         .execute(params![id, file.path, text_hash, proposed_hash, file.state])?;
         affected.push(file_of(file.path, file.stored, text_hash));
     }
-    for file in staged {
-        save_file(blobs, file)?;
-    }
+    save_files(blobs, staged)?;
     Ok(Checkpoint {
         checkpoint_id: id,
         session_id: what.session_id.map(ToOwned::to_owned),

@@ -36,7 +36,7 @@ impl Store {
     /// Stores `file`'s whole review state.
     pub fn save_file(&mut self, file: &FileReview) -> Result<(), StoreError> {
         let packed = pack_file(file);
-        self.transaction(|tx| save_file(&mut Blobs::new(tx), &packed))
+        self.transaction(|tx| save_files(&mut Blobs::new(tx), std::slice::from_ref(&packed)))
     }
 
     /// Stores the state of several files in one transaction.
@@ -46,13 +46,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let files: Vec<&FileReview> = files.into_iter().collect();
         let packed: Vec<PackedFile> = files.par_iter().map(|f| pack_file(f)).collect();
-        self.transaction(|tx| {
-            let mut blobs = Blobs::new(tx);
-            for file in &packed {
-                save_file(&mut blobs, file)?;
-            }
-            Ok(())
-        })
+        self.transaction(|tx| save_files(&mut Blobs::new(tx), &packed))
     }
 
     /// Records a decision: a row per entry it moved, whatever the size of
@@ -384,7 +378,7 @@ pub(super) struct PackedFile {
     op: Option<String>,
 }
 
-/// Packs `file` for [`save_file`]; pure, so many files pack on every core.
+/// Packs `file` for [`save_files`]; pure, so many files pack on every core.
 pub(super) fn pack_file(file: &FileReview) -> PackedFile {
     let log = file.to_stored();
     PackedFile {
@@ -406,7 +400,27 @@ pub(super) fn pack_file(file: &FileReview) -> PackedFile {
 /// names for its old and new text: hashed once, not once per file.
 static EMPTY: std::sync::LazyLock<Packed> = std::sync::LazyLock::new(|| Packed::new(b""));
 
-pub(super) fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<(), StoreError> {
+/// Stores the state of `files` (their rows replace what was stored of
+/// them), in the caller's transaction.
+pub(super) fn save_files(blobs: &mut Blobs<'_>, files: &[PackedFile]) -> Result<(), StoreError> {
+    let mut issued = 0;
+    for file in files {
+        issued = issued.max(save_file(blobs, file)?);
+    }
+    // The high-water mark of entry ids (see `Store::load_review`), once
+    // for them all.
+    blobs
+        .conn()
+        .prepare_cached(
+            "INSERT INTO counters (name, next) VALUES ('entry', ?1)
+             ON CONFLICT(name) DO UPDATE SET next = max(next, ?1)",
+        )?
+        .execute([issued])?;
+    Ok(())
+}
+
+/// Stores one file's rows; returns the number after its highest entry id.
+fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<i64, StoreError> {
     let base_hash = blobs.put(&file.base)?;
     let buffer_hash = blobs.put(&file.buffer)?;
     let empty = blobs.put(&EMPTY)?;
@@ -458,11 +472,5 @@ pub(super) fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<(), 
                 .then(|| serde_json::to_string(&e.follows).expect("ids serialize")),
         ])?;
     }
-    // The high-water mark of entry ids (see `Store::load_review`).
-    tx.prepare_cached(
-        "INSERT INTO counters (name, next) VALUES ('entry', ?1)
-         ON CONFLICT(name) DO UPDATE SET next = max(next, ?1)",
-    )?
-    .execute([issued])?;
-    Ok(())
+    Ok(issued)
 }
