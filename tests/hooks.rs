@@ -177,3 +177,103 @@ async fn writes_redline_cannot_review_pass_and_refused_ones_say_why() {
         "{verdict:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_says_its_agent_waits_while_the_hook_does() {
+    let h = agent::harness(Protocol::OpenAiChat, Vec::new(), |_| {}).await;
+    let root = h.vault.path().canonicalize().unwrap();
+    let door = door::Door::open(h.runtime.clone()).await;
+    let open = Instance {
+        root: root.clone(),
+        port: door.served.addr.port(),
+        token: door.served.token.clone(),
+        pid: std::process::id(),
+    };
+    let edit = call(
+        &root,
+        "Edit",
+        "notes/alpha.md",
+        json!({ "old_string": "Status: draft", "new_string": "Status: final" }),
+    );
+    let job_of =
+        |review: &serde_json::Value| review["jobs"][0]["job_id"].as_str().map(str::to_owned);
+    let waiting = |job: &serde_json::Value| job["waiting_agent"].clone();
+    let until = |what: &'static str| {
+        let door = &door;
+        async move {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                if let Some(id) = job_of(&door.get("/api/review").await) {
+                    let job = door.get(&format!("/api/agent/jobs/{id}?brief=true")).await;
+                    if what == "waiting" && waiting(&job) == json!("Claude Code") {
+                        return id;
+                    }
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "never {what}: {}",
+                    door.get("/api/review").await
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+
+    // While the hook waits, the job names the agent that waits.
+    let hooked = tokio::spawn({
+        let (root, open, edit) = (root.clone(), open.clone(), edit.clone());
+        async move { review(&edit, &root, Some(&open), &options(20_000, Fallback::Deny)).await }
+    });
+    let id = until("waiting").await;
+    // The agent read the note before it edited it (Claude Code's Edit
+    // requires it): the write is not flagged as made to an unread file.
+    let listed = door.get("/api/review").await;
+    assert_eq!(listed["jobs"][0]["flagged"], json!(0), "{listed}");
+    let cursor = door.get("/api/events?cursor=18446744073709551615").await["next_cursor"].clone();
+
+    // A hook that hangs up stops waiting: the mark goes with it, and the
+    // feed says the job changed, so a window fetches it again.
+    hooked.abort();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while waiting(&door.get(&format!("/api/agent/jobs/{id}?brief=true")).await) != json!(null) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still waiting after the hook hung up"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let feed = door.get(&format!("/api/events?cursor={cursor}")).await;
+    let updated: Vec<&serde_json::Value> = feed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "job.updated" && e["data"]["job_id"] == json!(id))
+        .collect();
+    assert_eq!(updated.len(), 1, "{feed}");
+    assert_eq!(updated[0]["data"]["status"], "awaiting_review");
+
+    // Asked again, it waits again; decided, the write goes through and no
+    // agent waits on the job any more.
+    let outcome = tokio::spawn({
+        let req = door
+            .client
+            .post(door.url(&format!("/api/agent-writes/{id}/outcome")))
+            .bearer_auth(&door.served.token)
+            .header("content-type", "application/json")
+            .body(json!({ "wait_ms": 20_000 }).to_string());
+        async move { door::json_of(req.send().await.unwrap()).await }
+    });
+    let again = until("waiting").await;
+    assert_eq!(again, id);
+    let job = door.get(&format!("/api/agent/jobs/{id}")).await;
+    let hunk = job["diff_bundle"]["files"][0]["hunks"][0]["hunk_id"].clone();
+    door.post(
+        &format!("/api/agent/hunks/{}/decide", hunk.as_str().unwrap()),
+        json!({ "status": "accepted" }),
+    )
+    .await;
+    let outcome = outcome.await.unwrap();
+    assert_eq!(outcome["decided"], json!(true), "{outcome}");
+    let job = door.get(&format!("/api/agent/jobs/{id}?brief=true")).await;
+    assert_eq!(waiting(&job), json!(null), "{job}");
+}

@@ -157,6 +157,11 @@ pub struct Job {
     /// could not be reviewed, and why.
     #[serde(default)]
     pub not_reviewable: Vec<crate::workspace::NotReviewable>,
+    /// For a terminal agent's write: the agent (`Claude Code`) while its
+    /// hook waits for this job's review before the write lands; `null`
+    /// otherwise. Live: after a restart no hook waits.
+    #[serde(default)]
+    pub waiting_agent: Option<String>,
 }
 
 impl Job {
@@ -188,6 +193,7 @@ impl Job {
             rerun_of: None,
             max_tool_calls,
             not_reviewable: Vec::new(),
+            waiting_agent: None,
         }
     }
 }

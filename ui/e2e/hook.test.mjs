@@ -60,6 +60,8 @@ test("a hooked edit is shown at once, changed in the editor, accepted, and writt
   const [group] = (await api(server, "/api/review")).jobs;
   assert.ok(group.instruction.startsWith("Claude Code edits a.md"), group.instruction);
   assert.ok(group.source.startsWith("Claude Code · a0890ae0"), group.source);
+  // The agent's session is shown, its job saying that the agent waits.
+  await page.getByTestId("job-agent-waiting").filter({ hasText: "Claude Code is waiting for your decision before it writes" }).waitFor();
   await shot(page, "hook-1-waiting");
 
   // The proposed text changed in the editor, then accepted.
@@ -75,6 +77,8 @@ test("a hooked edit is shown at once, changed in the editor, accepted, and writt
   assert.equal(out.permissionDecision, "allow", JSON.stringify(answer));
   assert.match(out.additionalContext, /changed by the user/);
   assert.equal(disk(dir, "a.md"), A, "nothing is written before the agent writes");
+  // Answered, the agent no longer waits, and the job says so.
+  await page.getByTestId("job-agent-waiting").waitFor({ state: "detached" });
 
   // Claude Code's Edit, with the arguments the hook gave.
   const { old_string, new_string, replace_all } = out.updatedInput;

@@ -5,6 +5,7 @@
 //! goes back to the hook, which lets the write through rewritten to that
 //! text or refuses it.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -16,7 +17,7 @@ use crate::agent::toolset::ModelEdit;
 use crate::edits::Operation;
 use crate::jobs::Job;
 use crate::jobs::error::RuntimeError;
-use crate::jobs::events::{AgentWriteWaiting, FeedEvent};
+use crate::jobs::events::{AgentWriteWaiting, FeedEvent, JobUpdated};
 use crate::review::Status;
 
 /// A write a terminal agent is about to make to one file.
@@ -135,12 +136,25 @@ impl Runtime {
         // A refusal from here on (a protected note) is the hook's to deny,
         // not a path Redline leaves alone: `conflict`.
         let job = self
-            .propose_as_user(&session, &instruction, args, "write")
+            .propose_after_reading(
+                &session,
+                &instruction,
+                write.before.is_some().then_some(path.as_str()),
+                args,
+                "write",
+            )
             .await
             .map_err(|e| match e {
                 RuntimeError::Invalid(message) => RuntimeError::Conflict(message),
                 e => e,
             })?;
+        self.agent_writes().insert(
+            job.job_id.clone(),
+            Waiting {
+                agent: write.agent.clone(),
+                hooks: 0,
+            },
+        );
         self.inner
             .feed
             .push(FeedEvent::AgentWrite(AgentWriteWaiting {
@@ -174,8 +188,17 @@ impl Runtime {
             }
         }
         let wait = Duration::from_millis(request.wait_ms).min(MAX_WAIT);
-        let hunks = self.hunk_states_decided(job_id, &[], wait).await?;
+        let hunks = {
+            // Marked on the job while the hook waits; unmarked however the
+            // wait ends, the hook hanging up included (the future dropped).
+            let _waits = (!wait.is_zero()).then(|| HookWaits::start(self, job_id));
+            self.hunk_states_decided(job_id, &[], wait).await?
+        };
         let decided = hunks.iter().all(HunkState::decided);
+        if decided {
+            // The outcome is final: no hook of this write waits again.
+            self.agent_writes().remove(job_id);
+        }
         let kept = hunks
             .iter()
             .any(|h| h.status == "accepted" || h.status == "changed");
@@ -199,6 +222,78 @@ impl Runtime {
             hunks,
             text,
         })
+    }
+}
+
+/// A staged write's agent, and how many of its hook's outcome requests
+/// wait now.
+pub(super) struct Waiting {
+    agent: String,
+    hooks: usize,
+}
+
+/// One outcome request waiting on a write's review: the job says its agent
+/// waits from the first such request to the last one's end.
+struct HookWaits<'a> {
+    runtime: &'a Runtime,
+    job_id: &'a str,
+}
+
+impl<'a> HookWaits<'a> {
+    fn start(runtime: &'a Runtime, job_id: &'a str) -> HookWaits<'a> {
+        let first = runtime.agent_writes().get_mut(job_id).is_some_and(|w| {
+            w.hooks += 1;
+            w.hooks == 1
+        });
+        if first {
+            runtime.announce_waiting(job_id);
+        }
+        HookWaits { runtime, job_id }
+    }
+}
+
+impl Drop for HookWaits<'_> {
+    fn drop(&mut self) {
+        let last = self
+            .runtime
+            .agent_writes()
+            .get_mut(self.job_id)
+            .is_some_and(|w| {
+                w.hooks = w.hooks.saturating_sub(1);
+                w.hooks == 0
+            });
+        if last {
+            self.runtime.announce_waiting(self.job_id);
+        }
+    }
+}
+
+impl Runtime {
+    fn agent_writes(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
+        self.inner
+            .agent_writes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The agent whose hook waits on job `id`'s review now, if any.
+    pub(super) fn waiting_agent(&self, id: &str) -> Option<String> {
+        self.agent_writes()
+            .get(id)
+            .filter(|w| w.hooks > 0)
+            .map(|w| w.agent.clone())
+    }
+
+    /// Tells the window that whether an agent waits on job `id` changed: a
+    /// `job.updated` with the status it has, so the job is fetched again.
+    fn announce_waiting(&self, id: &str) {
+        if let Ok(job) = self.stored_job(id) {
+            self.inner.feed.push(FeedEvent::JobUpdated(JobUpdated {
+                job_id: job.job_id,
+                session_id: job.session_id,
+                status: job.status,
+            }));
+        }
     }
 }
 

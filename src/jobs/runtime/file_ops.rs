@@ -56,6 +56,21 @@ impl Runtime {
         args: serde_json::Value,
         what: &str,
     ) -> Result<Job, RuntimeError> {
+        self.propose_after_reading(name, instruction, None, args, what)
+            .await
+    }
+
+    /// [`Runtime::propose_as_user`], the file `read` read in the job first
+    /// when given: what proposes read it before (a terminal agent reads a
+    /// note before it edits it), so the review does not flag it unread.
+    pub(super) async fn propose_after_reading(
+        &self,
+        name: &str,
+        instruction: &str,
+        read: Option<&str>,
+        args: serde_json::Value,
+        what: &str,
+    ) -> Result<Job, RuntimeError> {
         let session = self.external_session(name)?;
         let (provider, driver) = driven(&format!("mcp:{name}"));
         let job = self.run_driven(
@@ -64,11 +79,17 @@ impl Runtime {
                 instruction: instruction.to_owned(),
                 context_rows: Vec::new(),
                 tool_config: ToolConfig {
-                    max_tool_calls: Some(2),
+                    max_tool_calls: Some(2 + usize::from(read.is_some())),
                 },
             },
             Arc::new(provider),
         )?;
+        if let Some(path) = read {
+            // A file that cannot be read is the proposal's to refuse.
+            let _ = driver
+                .call("read_file", json!({ "file_path": path, "end_line": 1 }))
+                .await;
+        }
         let call = driver.call(PROPOSE_EDITS, args).await;
         // A refused proposal leaves the job waiting for a next call: ending
         // it (the driver dropped) fails it with nothing staged.

@@ -134,11 +134,14 @@ impl Runtime {
         Ok(job)
     }
 
-    /// Job `id` as stored, with the cursor its log has reached.
-    fn stored_job(&self, id: &str) -> Result<Job, RuntimeError> {
+    /// Job `id` as stored, with the cursor its log has reached and the
+    /// agent whose hook waits on it now.
+    pub(super) fn stored_job(&self, id: &str) -> Result<Job, RuntimeError> {
         let db = self.db();
         let mut job = db.job(id)?.ok_or_else(|| not_found("job", id))?;
         job.cursor = db.next_event_cursor(id)?;
+        drop(db);
+        job.waiting_agent = self.waiting_agent(id);
         Ok(job)
     }
 

@@ -81,6 +81,8 @@ struct Inner {
     changed: watch::Sender<u64>,
     providers: RwLock<Arc<ProviderChain>>,
     connections: connections::Connections,
+    /// Terminal agents' staged writes, by job: see [`agent_writes`].
+    agent_writes: Mutex<HashMap<String, agent_writes::Waiting>>,
 }
 
 /// The prefix of an external agent's id: `mcp:<client name>`.
@@ -128,6 +130,7 @@ impl Runtime {
                 changed: watch::channel(0).0,
                 providers: RwLock::new(Arc::new(providers)),
                 connections: Default::default(),
+                agent_writes: Default::default(),
             }),
         };
         runtime.recover()?;

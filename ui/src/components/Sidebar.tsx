@@ -247,6 +247,11 @@ function JobBar() {
           Review finished: {finished.accepted} accepted, {finished.rejected} rejected, all saved.
         </div>
       )}
+      {j.status === "awaiting_review" && j.waiting_agent && (
+        <div class="agent-waiting" data-testid="job-agent-waiting" role="status">
+          {j.waiting_agent} is waiting for your decision before it writes
+        </div>
+      )}
       {j.status === "awaiting_review" && (
         <div class="row">
           <span class="muted" data-testid="job-review-status">

@@ -203,7 +203,12 @@ export async function jobUpdated(update: JobUpdated) {
   // finished, or an undo reopened it. It is followed again, its status and
   // actions with it.
   const shownJob = job.value;
-  if (shownJob?.job_id === update.job_id && !LIVE.has(shownJob.status) && shownJob.status !== update.status) void follow(update.job_id);
+  if (shownJob?.job_id === update.job_id && !LIVE.has(shownJob.status)) {
+    if (shownJob.status !== update.status) void follow(update.job_id);
+    // The same status: what changed is live (a terminal agent began or
+    // stopped waiting on the job's review).
+    else void refetchShown(update.job_id);
+  }
   await refreshSessions();
   const shown = session.value;
   const current = job.value;
@@ -215,8 +220,33 @@ export async function jobUpdated(update: JobUpdated) {
     if (current?.job_id !== update.job_id && !ENDED.has(update.status)) await selectSession(update.session_id);
     return;
   }
-  const busy = current !== null && (current.status === "running" || current.status === "waiting_for_user" || current.status === "queued");
-  if (update.status === "waiting_for_user" && !busy) await selectSession(update.session_id);
+  if (update.status === "waiting_for_user" && !busy()) await selectSession(update.session_id);
+}
+
+/** Whether the shown job is the user's attention now: it runs or asks. */
+function busy(): boolean {
+  const current = job.value;
+  return current !== null && LIVE.has(current.status);
+}
+
+/** Fetches the shown job `id` again, if it is still the one shown. */
+async function refetchShown(id: string) {
+  const fresh = await api.job(id, { brief: true }).catch(() => null);
+  if (fresh && job.value?.job_id === id) job.value = fresh;
+}
+
+/** A terminal agent waits on the review of its write (job `id`): the job
+ * is shown, saying so, unless the shown job runs or asks. */
+export async function showAgentWrite(id: string) {
+  if (job.value?.job_id === id || busy()) return;
+  const write = await api.job(id, { brief: true }).catch(() => null);
+  if (!write || busy()) return;
+  if (session.value?.session_id === write.session_id) {
+    void follow(id);
+    return;
+  }
+  await refreshSessions();
+  await selectSession(write.session_id);
 }
 
 /** Answers the pending question (`null` skips it). */

@@ -4,6 +4,7 @@
 // burst), the folders' listings, the open file, and what was fetched ahead.
 
 import { api } from "../api/client";
+import { showAgentWrite } from "./agent";
 import type { JobUpdated } from "../api/types";
 import { refreshTree, refreshTreeSoon } from "./listing";
 import { dropAhead, getEditor, openFirstPending, openPath, reloadOpen } from "./navigation";
@@ -59,6 +60,7 @@ export async function followProject(from: number, onRollback: () => void, onJob:
             // The agent waits: its write is shown at once (unless the user is in a file).
             tell("info", `${e.data.agent} waits for your review of its write to ${e.data.file_path}`);
             void refreshTree().then(() => openFirstPending(e.data.job_id));
+            void showAgentWrite(e.data.job_id);
             break;
           case "mcp.connected":
             offerReview(e.data.client, e.data.outside_changes);

@@ -91,4 +91,10 @@ max_tool_calls: number,
  * For a group of other programs' changes: the files it changed that
  * could not be reviewed, and why.
  */
-not_reviewable: Array<NotReviewable>, };
+not_reviewable: Array<NotReviewable>,
+/**
+ * For a terminal agent's write: the agent (`Claude Code`) while its
+ * hook waits for this job's review before the write lands; `null`
+ * otherwise. Live: after a restart no hook waits.
+ */
+waiting_agent: string | null, };
