@@ -24,87 +24,11 @@ use serde_json::{Value, json};
 /// The Claude Code CLI (`REDLINE_CLAUDE`); `None` skips, unless
 /// `REDLINE_REQUIRE_CLAUDE` is set.
 fn claude() -> Option<PathBuf> {
-    let found = std::env::var_os("REDLINE_CLAUDE").map(PathBuf::from);
-    if found.is_none() {
-        assert!(
-            std::env::var_os("REDLINE_REQUIRE_CLAUDE").is_none(),
-            "REDLINE_REQUIRE_CLAUDE is set but REDLINE_CLAUDE is not"
-        );
-        eprintln!("skipped: no REDLINE_CLAUDE (the Claude Code CLI)");
-    }
-    found
-}
-
-/// The running server's API, as a user's window calls it.
-struct User<'a> {
-    serve: &'a mcp::Serve,
-    http: reqwest::Client,
-}
-
-impl User<'_> {
-    async fn call(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
-        let reply = self
-            .http
-            .request(method, format!("{}{path}", self.serve.base))
-            .bearer_auth(&self.serve.token)
-            .header("content-type", "application/json")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        let ok = reply.status().is_success();
-        let body: Value = serde_json::from_slice(&reply.bytes().await.unwrap()).unwrap();
-        assert!(ok, "{path}: {body}");
-        body
-    }
-
-    /// The pending hunks of Claude Code's jobs, as (job, path, hunk), once
-    /// some are there (within 60 s).
-    async fn pending(&self) -> Vec<(String, String, String)> {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let review = self.serve.get("/api/review").await;
-            let found: Vec<(String, String, String)> = review["jobs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|g| {
-                    g["instruction"]
-                        .as_str()
-                        .unwrap_or("")
-                        .starts_with("Claude Code")
-                })
-                .flat_map(|g| {
-                    g["hunks"].as_array().unwrap().iter().map(|h| {
-                        let s = |k: &str| h[k].as_str().unwrap().to_owned();
-                        (
-                            g["job_id"].as_str().unwrap().to_owned(),
-                            s("path"),
-                            s("hunk_id"),
-                        )
-                    })
-                })
-                .collect();
-            if !found.is_empty() {
-                return found;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no write of Claude Code's came up for review"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-
-    async fn decide(&self, hunk: &str, status: &str, reason: Option<&str>) {
-        let body = json!({ "status": status, "reason": reason });
-        self.call(
-            reqwest::Method::POST,
-            &format!("/api/agent/hunks/{hunk}/decide"),
-            body,
-        )
-        .await;
-    }
+    mcp::program(
+        "REDLINE_CLAUDE",
+        "REDLINE_REQUIRE_CLAUDE",
+        "the Claude Code CLI",
+    )
 }
 
 /// A Claude Code tool call's turn, on a file of `dir`.
@@ -237,51 +161,50 @@ async fn claude_codes_writes_are_reviewed_before_they_land() {
     ];
     let model = ScriptedModel::bind(turns, 0).await.unwrap();
     let serve = mcp::Serve::start(&dir, data.path());
-    let user = User {
-        serve: &serve,
-        http: redline::providers::http::client_builder().build().unwrap(),
-    };
 
     // The user, in the window, while Claude Code waits on each write.
     let deciding = async {
         let mut jobs = Vec::new();
         for _ in 0..5 {
-            let pending = user.pending().await;
+            let pending = serve.pending_of("Claude Code", &[]).await;
             let (job, path, _) = pending[0].clone();
             jobs.push(job);
             let hunks: Vec<&str> = pending.iter().map(|(_, _, h)| h.as_str()).collect();
             match path.as_str() {
                 "a.md" => {
-                    user.decide(hunks[0], "rejected", Some("keep it a draft until Friday"))
+                    serve
+                        .decide(hunks[0], "rejected", Some("keep it a draft until Friday"))
                         .await
                 }
                 "b.md" => {
                     assert_eq!(hunks.len(), 2, "two changes, two hunks: {pending:?}");
-                    user.decide(hunks[0], "accepted", None).await;
-                    user.decide(hunks[1], "rejected", Some("three stays lower case"))
+                    serve.decide(hunks[0], "accepted", None).await;
+                    serve
+                        .decide(hunks[1], "rejected", Some("three stays lower case"))
                         .await;
                 }
                 "c.md" => {
                     // The proposed text changed in the editor, then accepted.
-                    let file = user.serve.get("/api/files/content?path=c.md").await;
+                    let file = serve.get("/api/files/content?path=c.md").await;
                     let text = file["text"]
                         .as_str()
                         .unwrap()
                         .replace("Owner: Bo", "Owner: Bo and Cy");
                     let body = json!({ "path": "c.md", "text": text, "base_hash": file["hash"] });
-                    user.call(reqwest::Method::PUT, "/api/files/buffer", body)
+                    serve
+                        .call(reqwest::Method::PUT, "/api/files/buffer", Some(body))
                         .await;
-                    user.decide(hunks[0], "accepted", None).await;
+                    serve.decide(hunks[0], "accepted", None).await;
                 }
                 _ => {
                     for hunk in hunks {
-                        user.decide(hunk, "accepted", None).await;
+                        serve.decide(hunk, "accepted", None).await;
                     }
                 }
             }
             // Claude Code's next write comes once this one is answered.
             let deadline = Instant::now() + Duration::from_secs(30);
-            while user.serve.get("/api/review").await["jobs"]
+            while serve.get("/api/review").await["jobs"]
                 .as_array()
                 .unwrap()
                 .iter()

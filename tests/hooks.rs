@@ -3,7 +3,9 @@
 //! does not reach: a file Redline does not review passes, a protected note
 //! and a note holding pending work are refused with the reason, no open
 //! Redline and a time limit fall back as configured, and a withdrawn write
-//! is rejected in the review with the time limit as its reason.
+//! is rejected in the review with the time limit as its reason; a Codex
+//! patch Redline does not review first (a deletion, lines not in the file)
+//! passes.
 
 #[path = "support/agent.rs"]
 mod agent;
@@ -32,6 +34,16 @@ fn call(root: &Path, tool: &str, file: &str, mut args: serde_json::Value) -> Hoo
     HookInput::parse(&input.to_string()).unwrap()
 }
 
+/// The running Redline `door` serves, as the hook finds it for `root`.
+fn instance(root: &Path, door: &door::Door) -> Instance {
+    Instance {
+        root: root.to_owned(),
+        port: door.served.addr.port(),
+        token: door.served.token.clone(),
+        pid: std::process::id(),
+    }
+}
+
 fn options(wait_ms: u64, fallback: Fallback) -> Options {
     Options {
         wait: Duration::from_millis(wait_ms),
@@ -56,12 +68,7 @@ async fn writes_redline_cannot_review_pass_and_refused_ones_say_why() {
     .await;
     let root = h.vault.path().canonicalize().unwrap();
     let door = door::Door::open(h.runtime.clone()).await;
-    let open = Instance {
-        root: root.clone(),
-        port: door.served.addr.port(),
-        token: door.served.token.clone(),
-        pid: std::process::id(),
-    };
+    let open = instance(&root, &door);
     let quick = options(300, Fallback::Deny);
 
     // A hidden file: Redline never reviews it, so the agent's own prompt decides.
@@ -183,12 +190,7 @@ async fn a_job_says_its_agent_waits_while_the_hook_does() {
     let h = agent::harness(Protocol::OpenAiChat, Vec::new(), |_| {}).await;
     let root = h.vault.path().canonicalize().unwrap();
     let door = door::Door::open(h.runtime.clone()).await;
-    let open = Instance {
-        root: root.clone(),
-        port: door.served.addr.port(),
-        token: door.served.token.clone(),
-        pid: std::process::id(),
-    };
+    let open = instance(&root, &door);
     let edit = call(
         &root,
         "Edit",
@@ -276,4 +278,47 @@ async fn a_job_says_its_agent_waits_while_the_hook_does() {
     assert_eq!(outcome["decided"], json!(true), "{outcome}");
     let job = door.get(&format!("/api/agent/jobs/{id}?brief=true")).await;
     assert_eq!(waiting(&job), json!(null), "{job}");
+}
+
+#[tokio::test]
+async fn codex_patches_redline_cannot_review_first_pass_and_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("a.md"), "# A\n\nStatus: draft\n").unwrap();
+    let patch = |body: &str| {
+        let input = json!({
+            "session_id": "01a22118-4f29-7bc1-a338-6418726a95bd",
+            "turn_id": "t", "model": "m", "permission_mode": "default", "tool_use_id": "call_1",
+            "transcript_path": null, "cwd": root, "hook_event_name": "PreToolUse",
+            "tool_name": "apply_patch",
+            "tool_input": { "command": format!("*** Begin Patch\n{body}*** End Patch\n") },
+        });
+        HookInput::parse(&input.to_string()).unwrap()
+    };
+    let quick = options(300, Fallback::Deny);
+    // A deletion passes, to be reviewed as it lands.
+    let verdict = review(&patch("*** Delete File: a.md\n"), &root, None, &quick)
+        .await
+        .unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Pass { why: Some(why) } if why.contains("deletes or moves a.md")),
+        "{verdict:?}"
+    );
+    // Lines the file does not have: Codex refuses that patch itself.
+    let missing = patch("*** Update File: a.md\n@@\n-Status: done\n+Status: final\n");
+    assert_eq!(
+        review(&missing, &root, None, &quick).await.unwrap(),
+        Verdict::Pass { why: None }
+    );
+    // A real change with no Redline open: the fallback, saying so.
+    let update = patch("*** Update File: a.md\n@@\n-Status: draft\n+Status: final\n");
+    let verdict = review(&update, &root, None, &quick).await.unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Deny { reason } if reason.contains("not open")),
+        "{verdict:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.md")).unwrap(),
+        "# A\n\nStatus: draft\n"
+    );
 }

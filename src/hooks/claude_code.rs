@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use super::HookError;
 use super::replace::{self, Replacement};
 
-/// What Claude Code sends a PreToolUse hook.
+/// What Claude Code sends a PreToolUse hook (Codex sends the same shape,
+/// its `apply_patch` with the patch as `tool_input.command`).
 #[derive(Clone, Debug, Deserialize)]
 pub struct HookInput {
     /// Claude Code's session.
@@ -130,7 +131,18 @@ impl HookInput {
         Ok(Some(write))
     }
 
-    fn absolute(&self, path: PathBuf) -> PathBuf {
+    /// The agent that sent it, as the user knows it: Codex for its
+    /// `apply_patch`, Claude Code for the rest.
+    pub fn agent(&self) -> &'static str {
+        if self.tool_name == "apply_patch" {
+            "Codex"
+        } else {
+            "Claude Code"
+        }
+    }
+
+    /// `path` (as a tool call names it) against the agent's folder.
+    pub fn absolute(&self, path: PathBuf) -> PathBuf {
         if path.is_absolute() {
             path
         } else {

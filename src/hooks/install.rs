@@ -1,5 +1,6 @@
 //! The agent's hook settings for a folder: Claude Code reads project
-//! settings from `.claude/settings.json` in the folder it runs in; the
+//! settings from `.claude/settings.json` in the folder it runs in, Codex
+//! its project hooks from `.codex/hooks.json` (in the same shape); the
 //! hook is one entry of its `PreToolUse` list, for the tools that write.
 //! Installing again replaces Redline's entry and keeps everything else.
 
@@ -12,7 +13,10 @@ use super::HookError;
 /// The tools whose calls the hook is asked about.
 pub const MATCHER: &str = "Edit|MultiEdit|Write";
 
-/// What [`claude_code`] wrote.
+/// Codex's tool that writes files.
+pub const CODEX_MATCHER: &str = "apply_patch";
+
+/// What [`claude_code`] or [`codex`] wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Installed {
     /// The settings file.
@@ -32,6 +36,24 @@ pub fn claude_code(
     timeout_secs: u64,
 ) -> Result<Installed, HookError> {
     let path = folder.join(".claude").join("settings.json");
+    write_hook(path, MATCHER, command, timeout_secs)
+}
+
+/// Writes Redline's PreToolUse hook into `folder`'s Codex project hooks:
+/// `command` run before each `apply_patch`, given `timeout_secs` to answer.
+/// Codex runs a project's hooks once the project and the hooks are trusted.
+pub fn codex(folder: &Path, command: &str, timeout_secs: u64) -> Result<Installed, HookError> {
+    let path = folder.join(".codex").join("hooks.json");
+    write_hook(path, CODEX_MATCHER, command, timeout_secs)
+}
+
+/// Merges Redline's `matcher` entry into the hooks file at `path`.
+fn write_hook(
+    path: PathBuf,
+    matcher: &str,
+    command: &str,
+    timeout_secs: u64,
+) -> Result<Installed, HookError> {
     let fail = |message: String| HookError::Settings {
         path: path.clone(),
         message,
@@ -55,7 +77,7 @@ pub fn claude_code(
         .ok_or_else(|| fail("`hooks.PreToolUse` is not a list".into()))?;
     list.retain(|entry| !is_redlines(entry));
     list.push(json!({
-        "matcher": MATCHER,
+        "matcher": matcher,
         "hooks": [{ "type": "command", "command": command, "timeout": timeout_secs }],
     }));
     let text = serde_json::to_string_pretty(&settings).expect("JSON") + "\n";
@@ -124,6 +146,22 @@ mod tests {
         assert_eq!(list[1]["matcher"], MATCHER);
         assert_eq!(list[1]["hooks"][0]["command"], again.command);
         assert_eq!(list[1]["hooks"][0]["timeout"], 120);
+    }
+
+    #[test]
+    fn codex_gets_its_own_file_for_apply_patch() {
+        let dir = tempfile::tempdir().unwrap();
+        let installed = codex(dir.path(), "/bin/redline hook --folder /n", 1860).unwrap();
+        assert_eq!(installed.path, dir.path().join(".codex/hooks.json"));
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&installed.path).unwrap()).unwrap();
+        let entry = &written["hooks"]["PreToolUse"][0];
+        assert_eq!(entry["matcher"], "apply_patch");
+        assert_eq!(entry["hooks"][0]["type"], "command");
+        assert_eq!(
+            entry["hooks"][0]["command"],
+            "/bin/redline hook --folder /n"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::HookError;
 use super::claude_code::{HookInput, Write};
+use super::patch::{self, FilePatch};
 use crate::instance::{self, Instance};
 use crate::jobs::{AgentWrite, HunkState, Job, OutcomeRequest, WriteOutcome};
 
@@ -84,6 +85,9 @@ pub async fn review(
     open: Option<&Instance>,
     options: &Options,
 ) -> Result<Verdict, HookError> {
+    if input.tool_name == "apply_patch" {
+        return review_patch(input, root, open, options).await;
+    }
     let pass = Ok(Verdict::Pass { why: None });
     let Some(write) = input.write()? else {
         return pass;
@@ -91,14 +95,8 @@ pub async fn review(
     let Some(rel) = relative(root, write.path()) else {
         return pass;
     };
-    let disk = match std::fs::read(write.path()) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => Some(text),
-            // Not a note: Redline reviews text.
-            Err(_) => return pass,
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(_) => return pass,
+    let Some(disk) = note(write.path()) else {
+        return pass;
     };
     // A call the tool itself will refuse (its old text is not there) is
     // left for the tool to refuse, in its own words.
@@ -108,40 +106,279 @@ pub async fn review(
     if disk.as_deref() == Some(after.as_str()) {
         return pass;
     }
-    let Some(open) = open else {
-        return Ok(fallen_back(
-            options.fallback,
-            format!("Redline is not open on {}", root.display()),
-        ));
+    let client = match connect(root, open, options)? {
+        Ok(client) => client,
+        Err(verdict) => return Ok(verdict),
     };
-    let client = Client::new(open)?;
     let request = AgentWrite {
-        agent: "Claude Code".into(),
+        agent: input.agent().into(),
         session: input.session_id.clone(),
         tool: write.tool().into(),
         file_path: rel.clone(),
         before: disk.clone(),
         after: after.clone(),
     };
-
-    let job: Job = match client.post("/api/agent-writes", &request).await {
+    let job = match stage(&client, &request).await {
         Ok(job) => job,
+        Err(verdict) => return Ok(verdict),
+    };
+    let deadline = Instant::now() + options.wait;
+    let outcome = match outcome(&client, &job, &rel, options, deadline).await {
+        Ok(outcome) => outcome,
+        Err(verdict) => return Ok(verdict),
+    };
+    Ok(verdict(&write, disk.as_deref(), &after, &rel, &outcome))
+}
+
+/// One file of a Codex patch, as it would be written.
+struct Patched<'a> {
+    /// The path as the patch names it.
+    named: &'a str,
+    rel: String,
+    disk: Option<String>,
+    after: String,
+}
+
+/// [`review`] for Codex's `apply_patch`: each file the patch updates or
+/// adds is staged as a write of its own, and once all are decided the
+/// patch is let through rewritten to leave the decided texts (a file
+/// wholly rejected left out), or refused when nothing was kept. A patch
+/// that deletes or moves a file passes, to be reviewed as it lands.
+async fn review_patch(
+    input: &HookInput,
+    root: &Path,
+    open: Option<&Instance>,
+    options: &Options,
+) -> Result<Verdict, HookError> {
+    let pass = Ok(Verdict::Pass { why: None });
+    if input.hook_event_name != "PreToolUse" {
+        return pass;
+    }
+    let Some(command) = input.tool_input["command"].as_str() else {
+        return Err(HookError::Input("apply_patch without `command`".into()));
+    };
+    // A patch Codex cannot read is Codex's to refuse, in its own words.
+    let Ok(files) = patch::parse(command) else {
+        return pass;
+    };
+    let mut writes = Vec::new();
+    for file in &files {
+        let chunks = match file {
+            FilePatch::Update {
+                move_to: None,
+                chunks,
+                ..
+            } => Some(chunks),
+            FilePatch::Add { .. } => None,
+            _ => {
+                return Ok(Verdict::Pass {
+                    why: Some(format!(
+                        "this patch deletes or moves {}: Redline reviews that once it lands, \
+                         as an outside change",
+                        file.path()
+                    )),
+                });
+            }
+        };
+        let path = input.absolute(PathBuf::from(file.path()));
+        let Some(rel) = relative(root, &path) else {
+            return pass;
+        };
+        let Some(disk) = note(&path) else {
+            return pass;
+        };
+        let after = match (file, chunks, &disk) {
+            // Added over a file that exists, it replaces it.
+            (FilePatch::Add { lines, .. }, _, _) => lines.join("\n") + "\n",
+            (_, Some(chunks), Some(text)) => match patch::apply(text, chunks) {
+                Ok(after) => after,
+                // Lines that are not there: Codex refuses the patch itself.
+                Err(_) => return pass,
+            },
+            // An update of a file that does not exist: likewise.
+            _ => return pass,
+        };
+        if disk.as_deref() != Some(after.as_str()) {
+            writes.push(Patched {
+                named: file.path(),
+                rel,
+                disk,
+                after,
+            });
+        }
+    }
+    if writes.is_empty() {
+        return pass;
+    }
+    let client = match connect(root, open, options)? {
+        Ok(client) => client,
+        Err(verdict) => return Ok(verdict),
+    };
+    let mut jobs = Vec::new();
+    for write in &writes {
+        let request = AgentWrite {
+            agent: input.agent().into(),
+            session: input.session_id.clone(),
+            tool: "apply_patch".into(),
+            file_path: write.rel.clone(),
+            before: write.disk.clone(),
+            after: write.after.clone(),
+        };
+        match stage(&client, &request).await {
+            Ok(job) => jobs.push(job),
+            Err(verdict) => {
+                // The patch goes whole or not at all: what was staged of
+                // it is taken back.
+                withdraw(&client, &jobs, "the rest of the patch was not reviewed").await;
+                return Ok(verdict);
+            }
+        }
+    }
+    let deadline = Instant::now() + options.wait;
+    let mut outcomes = Vec::new();
+    for (write, job) in writes.iter().zip(&jobs) {
+        match outcome(&client, job, &write.rel, options, deadline).await {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(verdict) => {
+                withdraw(&client, &jobs, "the hook gave up on the patch").await;
+                return Ok(verdict);
+            }
+        }
+    }
+    Ok(patch_verdict(&writes, &outcomes))
+}
+
+/// Rejects what is still pending of `jobs`, saying `why`.
+async fn withdraw(client: &Client, jobs: &[Job], why: &str) {
+    for job in jobs {
+        let ask = OutcomeRequest {
+            wait_ms: 0,
+            withdraw: Some(why.to_owned()),
+        };
+        let path = format!("/api/agent-writes/{}/outcome", job.job_id);
+        let _ = client.post::<WriteOutcome>(&path, &ask).await;
+    }
+}
+
+/// The verdict on a decided patch.
+fn patch_verdict(writes: &[Patched<'_>], outcomes: &[WriteOutcome]) -> Verdict {
+    let kept: Vec<(&str, Option<&str>, &str)> = writes
+        .iter()
+        .zip(outcomes)
+        .filter_map(|(w, o)| Some((w.named, w.disk.as_deref(), o.text.as_deref()?)))
+        .collect();
+    let told: Vec<String> = writes
+        .iter()
+        .zip(outcomes)
+        .filter(|(w, o)| o.text.as_deref() != Some(w.after.as_str()))
+        .map(|(w, o)| match &o.text {
+            None => format!(
+                "{} was rejected{}",
+                w.rel,
+                reasons(o).map_or_else(String::new, |r| format!(" ({r})"))
+            ),
+            Some(_) => format!(
+                "{}: {}",
+                w.rel,
+                o.hunks.iter().map(fate).collect::<Vec<_>>().join("; ")
+            ),
+        })
+        .collect();
+    if kept.is_empty() {
+        return Verdict::Deny {
+            reason: format!(
+                "The user reviewed this patch in Redline and rejected it: {}. No file was changed.",
+                told.join("; ")
+            ),
+        };
+    }
+    let accepted: usize = outcomes
+        .iter()
+        .map(|o| o.hunks.iter().filter(|h| h.status == "accepted").count())
+        .sum();
+    let total: usize = outcomes.iter().map(|o| o.hunks.len()).sum();
+    Verdict::Allow {
+        input: serde_json::json!({ "command": patch::rewritten(&kept) }),
+        reason: format!("Reviewed in Redline: {accepted} of {total} changes accepted as proposed"),
+        context: (!told.is_empty()).then(|| {
+            format!(
+                "The user reviewed this patch in Redline and did not take all of it as proposed: \
+                 {}. The files now hold the text they decided; read them again before you edit \
+                 them further.",
+                told.join("; ")
+            )
+        }),
+    }
+}
+
+/// The user's reasons for a write's rejected hunks, if they gave any.
+fn reasons(outcome: &WriteOutcome) -> Option<String> {
+    let reasons: Vec<&str> = outcome
+        .hunks
+        .iter()
+        .filter_map(|h| h.reason.as_deref())
+        .collect();
+    (!reasons.is_empty()).then(|| reasons.join("; "))
+}
+
+/// The text of the file at `path` (`Some(None)`: there is none yet);
+/// `None` when it is not a note Redline reviews (not text, unreadable).
+fn note(path: &Path) -> Option<Option<String>> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).ok().map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
+        Err(_) => None,
+    }
+}
+
+/// The client of the Redline `open`, or the fallback's verdict when no
+/// Redline serves `root`.
+fn connect(
+    root: &Path,
+    open: Option<&Instance>,
+    options: &Options,
+) -> Result<Result<Client, Verdict>, HookError> {
+    Ok(match open {
+        Some(open) => Ok(Client::new(open)?),
+        None => Err(fallen_back(
+            options.fallback,
+            format!("Redline is not open on {}", root.display()),
+        )),
+    })
+}
+
+/// Stages `request` in the running Redline: its job, or the verdict when
+/// Redline does not take it (a file it never reviews passes; a refusal
+/// denies, saying why).
+async fn stage(client: &Client, request: &AgentWrite) -> Result<Job, Verdict> {
+    let rel = &request.file_path;
+    match client.post("/api/agent-writes", request).await {
+        Ok(job) => Ok(job),
         // A file Redline does not review (a path its guard refuses, one
         // that is not text) is not Redline's to hold back.
         Err(HookError::Refused { code, message }) if code == "invalid_request" => {
-            return Ok(Verdict::Pass {
+            Err(Verdict::Pass {
                 why: Some(format!("Redline does not review {rel}: {message}")),
-            });
+            })
         }
-        Err(e) => {
-            return Ok(Verdict::Deny {
-                reason: format!("Redline could not take this write of {rel} for review: {e}"),
-            });
-        }
-    };
+        Err(e) => Err(Verdict::Deny {
+            reason: format!("Redline could not take this write of {rel} for review: {e}"),
+        }),
+    }
+}
+
+/// Waits until every hunk of `job` (the write of `rel`) is decided, or
+/// `deadline`: then its hunks still pending are withdrawn, and the verdict
+/// is the fallback's.
+async fn outcome(
+    client: &Client,
+    job: &Job,
+    rel: &str,
+    options: &Options,
+    deadline: Instant,
+) -> Result<WriteOutcome, Verdict> {
     let path = format!("/api/agent-writes/{}/outcome", job.job_id);
-    let deadline = Instant::now() + options.wait;
-    let outcome = loop {
+    loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let ask = OutcomeRequest {
             wait_ms: left.min(Duration::from_secs(55)).as_millis() as u64,
@@ -156,9 +393,9 @@ pub async fn review(
             ask.withdraw.is_some() && o.hunks.iter().any(|h| h.reason == ask.withdraw)
         };
         match client.post::<WriteOutcome>(&path, &ask).await {
-            Ok(outcome) if outcome.decided && !withdrawn(&outcome) => break outcome,
+            Ok(outcome) if outcome.decided && !withdrawn(&outcome) => return Ok(outcome),
             Ok(_) if ask.withdraw.is_some() => {
-                return Ok(fallen_back(
+                return Err(fallen_back(
                     options.fallback,
                     format!(
                         "no decision on this write of {rel} in Redline within {}",
@@ -168,14 +405,13 @@ pub async fn review(
             }
             Ok(_) => continue,
             Err(e) => {
-                return Ok(fallen_back(
+                return Err(fallen_back(
                     options.fallback,
                     format!("Redline stopped answering before a decision on {rel}: {e}"),
                 ));
             }
         }
-    };
-    Ok(verdict(&write, disk.as_deref(), &after, &rel, &outcome))
+    }
 }
 
 /// The verdict on a decided write that would have left `after`.
@@ -187,16 +423,7 @@ fn verdict(
     outcome: &WriteOutcome,
 ) -> Verdict {
     let Some(decided) = &outcome.text else {
-        let reasons: Vec<&str> = outcome
-            .hunks
-            .iter()
-            .filter_map(|h| h.reason.as_deref())
-            .collect();
-        let why = if reasons.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", reasons.join("; "))
-        };
+        let why = reasons(outcome).map_or_else(String::new, |r| format!(": {r}"));
         return Verdict::Deny {
             reason: format!(
                 "The user reviewed this {} of {rel} in Redline and rejected it{why}. The file is unchanged.",
@@ -401,5 +628,45 @@ mod tests {
             panic!("allowed");
         };
         assert!(context.unwrap().contains("not byte for byte"));
+    }
+
+    #[test]
+    fn a_patch_keeps_what_was_kept_of_each_file() {
+        let writes = [
+            Patched {
+                named: "a.md",
+                rel: "a.md".into(),
+                disk: Some("draft\n".into()),
+                after: "final\n".into(),
+            },
+            Patched {
+                named: "./n.md",
+                rel: "n.md".into(),
+                disk: None,
+                after: "# N\n".into(),
+            },
+        ];
+        let rejected = outcome(None, vec![state("rejected", Some("not yet"))]);
+        let added = outcome(Some("# N\n"), vec![state("accepted", None)]);
+        let Verdict::Allow { input, context, .. } =
+            patch_verdict(&writes, &[rejected.clone(), added.clone()])
+        else {
+            panic!("allowed");
+        };
+        let command = input["command"].as_str().unwrap();
+        assert_eq!(
+            command,
+            "*** Begin Patch\n*** Add File: ./n.md\n+# N\n*** End Patch\n"
+        );
+        assert!(context.unwrap().contains("a.md was rejected (not yet)"));
+        let Verdict::Deny { reason } = patch_verdict(&writes[..1], &[rejected]) else {
+            panic!("denied");
+        };
+        assert!(reason.contains("a.md was rejected (not yet)"), "{reason}");
+        // All taken as proposed: let through, nothing to tell.
+        let Verdict::Allow { context, .. } = patch_verdict(&writes[1..], &[added]) else {
+            panic!("allowed");
+        };
+        assert_eq!(context, None);
     }
 }

@@ -3,9 +3,10 @@
 //!
 //! It is the only stand-in for a model Redline allows: the model's choices are
 //! a script, but everything around them is real — an HTTP server on loopback
-//! answering `POST /v1/chat/completions` and `POST /v1/messages` in the
-//! OpenAI and Anthropic streaming wire formats, fragmenting tool arguments as
-//! the real services do. It checks each request the way the real services do
+//! answering `POST /v1/chat/completions`, `POST /v1/messages` and
+//! `POST /v1/responses` in the OpenAI Chat, Anthropic and OpenAI Responses
+//! streaming wire formats (the last for the Codex CLI), fragmenting tool
+//! arguments as the real services do. It checks each request the way the real services do
 //! (every tool call answered, roles in order) and refuses a bad one with a 400,
 //! so a conversation the real APIs would reject fails here too. Every request
 //! is recorded for tests to inspect.
@@ -144,11 +145,25 @@ impl Turn {
     }
 }
 
+/// The wire format of a route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// OpenAI Chat Completions (`/v1/chat/completions`).
+    Chat,
+    /// Anthropic Messages (`/v1/messages`).
+    Messages,
+    /// OpenAI Responses (`/v1/responses`), as the Codex CLI speaks it. A
+    /// call to a tool the request declares `custom` (Codex's
+    /// `apply_patch`) is sent as a `custom_tool_call` whose input is the
+    /// scripted arguments (a JSON string's value, or the text as it is).
+    Responses,
+}
+
 /// A request the server received.
 #[derive(Clone, Debug)]
 pub struct Recorded {
     /// Which route it came to.
-    pub protocol: Protocol,
+    pub wire: Wire,
     /// Its headers, lower-cased names.
     pub headers: Vec<(String, String)>,
     /// Its JSON body.
@@ -199,6 +214,7 @@ impl ScriptedModel {
             Router::new()
                 .route("/v1/chat/completions", post(openai))
                 .route("/v1/messages", post(anthropic))
+                .route("/v1/responses", post(responses))
                 // As llama.cpp's server answers: found by the setup's probe.
                 .route(
                     "/v1/models",
@@ -262,7 +278,7 @@ async fn openai(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    serve(Protocol::OpenAiChat, &script, &headers, &body)
+    serve(Wire::Chat, &script, &headers, &body)
 }
 
 async fn anthropic(
@@ -270,17 +286,29 @@ async fn anthropic(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    serve(Protocol::AnthropicMessages, &script, &headers, &body)
+    serve(Wire::Messages, &script, &headers, &body)
 }
 
-fn serve(protocol: Protocol, script: &Mutex<Script>, headers: &HeaderMap, body: &[u8]) -> Response {
+async fn responses(
+    State(script): State<Arc<Mutex<Script>>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    serve(Wire::Responses, &script, &headers, &body)
+}
+
+fn serve(wire: Wire, script: &Mutex<Script>, headers: &HeaderMap, body: &[u8]) -> Response {
+    let protocol = match wire {
+        Wire::Messages => Protocol::AnthropicMessages,
+        Wire::Chat | Wire::Responses => Protocol::OpenAiChat,
+    };
     let Ok(request) = serde_json::from_slice::<Value>(body) else {
         return error_response(protocol, 400, "the body is not JSON");
     };
     let (turn, n) = {
         let mut script = script.lock().unwrap();
         script.requests.push(Recorded {
-            protocol,
+            wire,
             headers: headers
                 .iter()
                 .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
@@ -299,14 +327,186 @@ fn serve(protocol: Protocol, script: &Mutex<Script>, headers: &HeaderMap, body: 
         };
         (turn, script.served)
     };
-    if let Err(problem) = check_request(protocol, &request) {
+    let checked = match wire {
+        Wire::Responses => check_responses(&request),
+        _ => check_request(protocol, &request),
+    };
+    if let Err(problem) = checked {
         return error_response(protocol, 400, &problem);
     }
     let Some(turn) = turn else {
         return error_response(protocol, 500, "the script has no more turns");
     };
     let model = request["model"].as_str().unwrap_or("scripted").to_owned();
+    if wire == Wire::Responses {
+        let custom: Vec<String> = request["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|t| t["type"] == "custom")
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect();
+        return serve_responses(turn, n, body.len(), &model, &custom);
+    }
     serve_turn(protocol, turn, n, body.len(), model)
+}
+
+/// Answers a Responses request with `turn`, the `n`th served; calls to the
+/// tools named in `custom` as custom tool calls.
+fn serve_responses(
+    turn: Turn,
+    n: usize,
+    body_len: usize,
+    model: &str,
+    custom: &[String],
+) -> Response {
+    let (text, calls, usage, chunk_delay_ms) = match turn {
+        Turn::When { turn, .. } => return serve_responses(*turn, n, body_len, model, custom),
+        Turn::Reply {
+            text,
+            calls,
+            usage,
+            chunk_delay_ms,
+            ..
+        } => (text, calls, usage, chunk_delay_ms),
+        Turn::StreamError { message } => {
+            let failed = json!({ "type": "response.failed", "response": {
+                "id": format!("resp_{n}"), "object": "response", "status": "failed",
+                "error": { "code": "server_error", "message": message } } });
+            return stream_response(vec![sse(Some("response.failed"), &failed)], 0);
+        }
+        other => return serve_turn(Protocol::OpenAiChat, other, n, body_len, model.to_owned()),
+    };
+    let reply_bytes: usize = text.iter().map(String::len).sum::<usize>()
+        + calls.iter().map(|c| c.arguments.len()).sum::<usize>();
+    let (input, output) = usage.unwrap_or(((body_len / 4) as u64, (reply_bytes / 4 + 1) as u64));
+    let id = format!("resp_{n}");
+    let mut seq = 0;
+    let mut frames = Vec::new();
+    let mut push = |kind: &str, mut data: Value| {
+        data["type"] = json!(kind);
+        data["sequence_number"] = json!(seq);
+        seq += 1;
+        frames.push(sse(Some(kind), &data));
+    };
+    let response = |status: &str, output: &[Value]| {
+        json!({ "id": id, "object": "response", "created_at": 0, "model": model,
+                "status": status, "output": output })
+    };
+    push(
+        "response.created",
+        json!({ "response": response("in_progress", &[]) }),
+    );
+    let mut output_items = Vec::new();
+    if !text.is_empty() {
+        let index = output_items.len();
+        let item_id = format!("msg_{n}");
+        let empty = json!({ "type": "message", "id": item_id, "role": "assistant",
+                            "status": "in_progress", "content": [] });
+        push(
+            "response.output_item.added",
+            json!({ "output_index": index, "item": empty }),
+        );
+        for piece in &text {
+            push(
+                "response.output_text.delta",
+                json!({ "item_id": item_id, "output_index": index, "content_index": 0, "delta": piece }),
+            );
+        }
+        let item = json!({ "type": "message", "id": item_id, "role": "assistant",
+            "status": "completed",
+            "content": [{ "type": "output_text", "text": text.concat(), "annotations": [] }] });
+        push(
+            "response.output_item.done",
+            json!({ "output_index": index, "item": item }),
+        );
+        output_items.push(item);
+    }
+    for (i, call) in calls.iter().enumerate() {
+        let index = output_items.len();
+        let call_id = call
+            .id
+            .clone()
+            .unwrap_or_else(|| format!("call_{n}_{}", i + 1));
+        let item = if custom.contains(&call.name) {
+            let input = serde_json::from_str::<String>(&call.arguments)
+                .unwrap_or_else(|_| call.arguments.clone());
+            let item_id = format!("ctc_{n}_{}", i + 1);
+            let started = json!({ "type": "custom_tool_call", "id": item_id, "call_id": call_id,
+                                  "name": call.name, "input": "", "status": "in_progress" });
+            push(
+                "response.output_item.added",
+                json!({ "output_index": index, "item": started }),
+            );
+            for piece in fragments(&input) {
+                push(
+                    "response.custom_tool_call_input.delta",
+                    json!({ "item_id": item_id, "output_index": index, "delta": piece }),
+                );
+            }
+            json!({ "type": "custom_tool_call", "id": item_id, "call_id": call_id,
+                    "name": call.name, "input": input, "status": "completed" })
+        } else {
+            let item_id = format!("fc_{n}_{}", i + 1);
+            let started = json!({ "type": "function_call", "id": item_id, "call_id": call_id,
+                                  "name": call.name, "arguments": "", "status": "in_progress" });
+            push(
+                "response.output_item.added",
+                json!({ "output_index": index, "item": started }),
+            );
+            for piece in fragments(&call.arguments) {
+                push(
+                    "response.function_call_arguments.delta",
+                    json!({ "item_id": item_id, "output_index": index, "delta": piece }),
+                );
+            }
+            push(
+                "response.function_call_arguments.done",
+                json!({ "item_id": item_id, "output_index": index, "arguments": call.arguments }),
+            );
+            json!({ "type": "function_call", "id": item_id, "call_id": call_id,
+                    "name": call.name, "arguments": call.arguments, "status": "completed" })
+        };
+        push(
+            "response.output_item.done",
+            json!({ "output_index": index, "item": item }),
+        );
+        output_items.push(item);
+    }
+    let mut done = response("completed", &output_items);
+    done["usage"] = json!({
+        "input_tokens": input, "input_tokens_details": { "cached_tokens": 0 },
+        "output_tokens": output, "output_tokens_details": { "reasoning_tokens": 0 },
+        "total_tokens": input + output,
+    });
+    push("response.completed", json!({ "response": done }));
+    stream_response(frames, chunk_delay_ms)
+}
+
+/// The checks the Responses API makes that a client can get wrong: a model,
+/// input items, and every call answered by an output of its `call_id`.
+fn check_responses(request: &Value) -> Result<(), String> {
+    if request["model"].as_str().is_none_or(str::is_empty) {
+        return Err("`model` is required".into());
+    }
+    let items = request["input"]
+        .as_array()
+        .ok_or("`input` must be an array")?;
+    let ids = |kinds: &[&str]| -> Vec<&str> {
+        items
+            .iter()
+            .filter(|i| kinds.contains(&i["type"].as_str().unwrap_or_default()))
+            .filter_map(|i| i["call_id"].as_str())
+            .collect()
+    };
+    let answered = ids(&["function_call_output", "custom_tool_call_output"]);
+    if let Some(open) = ids(&["function_call", "custom_tool_call"])
+        .into_iter()
+        .find(|id| !answered.contains(id))
+    {
+        return Err(format!("No tool output found for function call {open}."));
+    }
+    Ok(())
 }
 
 /// Answers with `turn`, the `n`th served.

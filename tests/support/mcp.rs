@@ -1,5 +1,6 @@
-//! What the MCP tests share: the Python with the official MCP SDK, and
-//! `redline serve` run as the user runs it.
+//! What the tests of other programs share: the Python with the official
+//! MCP SDK, the agents' CLIs, and `redline serve` run as the user runs it,
+//! decided on over its API as the window does.
 
 #![allow(dead_code)]
 
@@ -10,12 +11,23 @@ use std::process::{Child, Command, Stdio};
 /// The Python with the `mcp` package (`REDLINE_MCP_PYTHON`, which
 /// `scripts/test` makes); `None` skips, unless `REDLINE_REQUIRE_MCP` is set.
 pub fn python() -> Option<PathBuf> {
-    let found = std::env::var_os("REDLINE_MCP_PYTHON").map(PathBuf::from);
-    if found.is_none() && std::env::var_os("REDLINE_REQUIRE_MCP").is_some() {
-        panic!("REDLINE_REQUIRE_MCP is set but REDLINE_MCP_PYTHON is not");
-    }
+    program(
+        "REDLINE_MCP_PYTHON",
+        "REDLINE_REQUIRE_MCP",
+        "a Python with the mcp package",
+    )
+}
+
+/// The program `var` names (which `scripts/test` installs); `None` skips
+/// the test, saying so, unless `require` is set.
+pub fn program(var: &str, require: &str, what: &str) -> Option<PathBuf> {
+    let found = std::env::var_os(var).map(PathBuf::from);
     if found.is_none() {
-        eprintln!("skipped: no REDLINE_MCP_PYTHON (a Python with the mcp package)");
+        assert!(
+            std::env::var_os(require).is_none(),
+            "{require} is set but {var} is not"
+        );
+        eprintln!("skipped: no {var} ({what})");
     }
     found
 }
@@ -71,16 +83,74 @@ impl Serve {
 
     /// `GET path` with the token, as JSON.
     pub async fn get(&self, path: &str) -> serde_json::Value {
-        let reply = redline::providers::http::client_builder()
+        self.call(reqwest::Method::GET, path, None).await
+    }
+
+    /// `method path` with the token and `body`, as JSON; fails the test
+    /// unless it succeeds.
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<serde_json::Value>,
+    ) -> serde_json::Value {
+        let mut request = redline::providers::http::client_builder()
             .build()
             .unwrap()
-            .get(format!("{}{path}", self.base))
-            .bearer_auth(&self.token)
-            .send()
-            .await
-            .unwrap();
-        assert!(reply.status().is_success(), "{path}: {}", reply.status());
-        serde_json::from_slice(&reply.bytes().await.unwrap()).unwrap()
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(&self.token);
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/json")
+                .body(body.to_string());
+        }
+        let reply = request.send().await.unwrap();
+        let status = reply.status();
+        let body = reply.bytes().await.unwrap();
+        assert!(
+            status.is_success(),
+            "{path}: {status} {}",
+            String::from_utf8_lossy(&body)
+        );
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    /// Decides hunk `hunk` as the window does.
+    pub async fn decide(&self, hunk: &str, status: &str, reason: Option<&str>) {
+        let body = serde_json::json!({ "status": status, "reason": reason });
+        let path = format!("/api/agent/hunks/{hunk}/decide");
+        self.call(reqwest::Method::POST, &path, Some(body)).await;
+    }
+
+    /// The pending hunks of the jobs whose instruction starts with
+    /// `agent`, as (job, path, hunk), once every path of `paths` has some
+    /// (any path when `paths` is empty), within 60 s.
+    pub async fn pending_of(&self, agent: &str, paths: &[&str]) -> Vec<(String, String, String)> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let review = self.get("/api/review").await;
+            let found: Vec<(String, String, String)> = review["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|g| g["instruction"].as_str().unwrap_or("").starts_with(agent))
+                .flat_map(|g| {
+                    g["hunks"].as_array().unwrap().iter().map(|h| {
+                        let s = |v: &serde_json::Value| v.as_str().unwrap().to_owned();
+                        (s(&g["job_id"]), s(&h["path"]), s(&h["hunk_id"]))
+                    })
+                })
+                .collect();
+            let there = |p: &&str| found.iter().any(|(_, f, _)| f == p);
+            if !found.is_empty() && paths.iter().all(there) {
+                return found;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no write of {agent}'s to {paths:?} came up for review: {review}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
     }
 }
 

@@ -56,6 +56,8 @@ enum HookCommand {
 enum AgentArg {
     /// Claude Code: `.claude/settings.json` in the folder.
     ClaudeCode,
+    /// Codex: `.codex/hooks.json` in the folder.
+    Codex,
 }
 
 /// The `--fallback` values.
@@ -92,12 +94,12 @@ impl From<&Waiting> for Options {
 /// standard input) or `redline hook install`.
 pub fn run(args: HookArgs, config: Config) -> anyhow::Result<ExitCode> {
     if let Some(HookCommand::Install {
-        agent: AgentArg::ClaudeCode,
+        agent,
         folder,
         waiting,
     }) = args.command
     {
-        return install_claude_code(folder, &waiting);
+        return install_hook(agent, folder, &waiting);
     }
     let mut text = String::new();
     std::io::stdin()
@@ -150,7 +152,11 @@ pub fn run(args: HookArgs, config: Config) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn install_claude_code(folder: Option<PathBuf>, waiting: &Waiting) -> anyhow::Result<ExitCode> {
+fn install_hook(
+    agent: AgentArg,
+    folder: Option<PathBuf>,
+    waiting: &Waiting,
+) -> anyhow::Result<ExitCode> {
     let folder = folder.unwrap_or_else(|| PathBuf::from("."));
     let folder = folder
         .canonicalize()
@@ -163,14 +169,24 @@ fn install_claude_code(folder: Option<PathBuf>, waiting: &Waiting) -> anyhow::Re
         install::quoted(&waiting.wait.to_string()),
         waiting.fallback.name(),
     );
-    // Claude Code's own limit on the hook: the wait, and a minute to spare.
+    // The agent's own limit on the hook: the wait, and a minute to spare.
     let timeout = waiting.wait.as_secs() + 60;
-    let installed = install::claude_code(&folder, &command, timeout)?;
+    let (installed, told) = match agent {
+        AgentArg::ClaudeCode => (
+            install::claude_code(&folder, &command, timeout)?,
+            "Claude Code run in {folder} now asks Redline before each Edit, MultiEdit and Write",
+        ),
+        AgentArg::Codex => (
+            install::codex(&folder, &command, timeout)?,
+            "Codex run in {folder} now asks Redline before each apply_patch, once you trust the \
+             project and its hooks (Codex asks when it starts there; `codex exec` needs \
+             `--dangerously-bypass-hook-trust` until then)",
+        ),
+    };
     println!("Wrote {}:\n\n{}", installed.path.display(), installed.text);
     println!(
-        "Claude Code run in {} now asks Redline before each Edit, MultiEdit and Write; \
-         keep the folder open in Redline (the app or `redline serve`) to review them.",
-        folder.display()
+        "{}; keep the folder open in Redline (the app or `redline serve`) to review them.",
+        told.replace("{folder}", &folder.display().to_string())
     );
     Ok(ExitCode::SUCCESS)
 }

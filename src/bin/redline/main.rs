@@ -92,11 +92,11 @@ enum Command {
         /// The project folder.
         folder: PathBuf,
     },
-    /// A terminal agent's PreToolUse hook: each write it is about to make
-    /// is reviewed in the Redline that has the folder open, and the agent
-    /// is answered with what the user decided (the write let through with
-    /// the decided text, or refused with the reason). `redline hook install
-    /// claude-code FOLDER` sets it up.
+    /// A terminal agent's PreToolUse hook (Claude Code's, Codex's): each
+    /// write it is about to make is reviewed in the Redline that has the
+    /// folder open, and the agent is answered with what the user decided
+    /// (the write let through with the decided text, or refused with the
+    /// reason). `redline hook install claude-code|codex FOLDER` sets it up.
     Hook(hook::HookArgs),
     /// Serve a scripted model over HTTP, in the OpenAI and Anthropic wire
     /// formats, for tests and demos without a real model.
