@@ -191,11 +191,7 @@ pub fn parse(patch: &str) -> Result<Vec<FilePatch>, HookError> {
 /// not in the file is an error: Codex refuses the patch too.
 pub fn apply(text: &str, chunks: &[Chunk]) -> Result<String, HookError> {
     let endings = Endings::of(text);
-    let read = endings.read(text);
-    let mut lines: Vec<String> = read.split('\n').map(str::to_owned).collect();
-    if lines.last().is_some_and(String::is_empty) {
-        lines.pop();
-    }
+    let mut lines = lines_of(text);
     let mut cursor = 0;
     // Found in order against the text before the patch, made from the last.
     let mut found: Vec<(usize, usize, &[String])> = Vec::new();
@@ -237,6 +233,17 @@ pub fn apply(text: &str, chunks: &[Chunk]) -> Result<String, HookError> {
     Ok(endings.write(&out).into_owned())
 }
 
+/// `text`'s lines as a patch speaks of them: `\r\n` read as `\n`, and
+/// no empty last line for the final newline.
+fn lines_of(text: &str) -> Vec<String> {
+    let read = Endings::of(text).read(text);
+    let mut lines: Vec<String> = read.split('\n').map(str::to_owned).collect();
+    if lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    lines
+}
+
 /// Where `old` starts in `lines`, at `from` or after: exactly, then
 /// without trailing spaces, then trimmed, as Codex seeks it.
 fn seek(lines: &[String], old: &[String], from: usize, at_end: bool) -> Option<usize> {
@@ -256,28 +263,20 @@ fn seek(lines: &[String], old: &[String], from: usize, at_end: bool) -> Option<u
 /// holds twice.
 pub fn rewritten(files: &[(&str, Option<&str>, &str)]) -> String {
     let mut out = String::from("*** Begin Patch\n");
-    let lines = |text: &str| -> Vec<String> {
-        let read = Endings::of(text).read(text).into_owned();
-        let mut lines: Vec<String> = read.split('\n').map(str::to_owned).collect();
-        if lines.last().is_some_and(String::is_empty) {
-            lines.pop();
-        }
-        lines
-    };
     for (path, before, decided) in files {
         match before {
             None => {
                 out.push_str(&format!("*** Add File: {path}\n"));
-                for line in lines(decided) {
+                for line in lines_of(decided) {
                     out.push_str(&format!("+{line}\n"));
                 }
             }
             Some(before) => {
                 out.push_str(&format!("*** Update File: {path}\n@@\n"));
-                for line in lines(before) {
+                for line in lines_of(before) {
                     out.push_str(&format!("-{line}\n"));
                 }
-                for line in lines(decided) {
+                for line in lines_of(decided) {
                     out.push_str(&format!("+{line}\n"));
                 }
                 out.push_str("*** End of File\n");

@@ -6,10 +6,10 @@
 //! answering `POST /v1/chat/completions`, `POST /v1/messages` and
 //! `POST /v1/responses` in the OpenAI Chat, Anthropic and OpenAI Responses
 //! streaming wire formats (the last for the Codex CLI), fragmenting tool
-//! arguments as the real services do. It checks each request the way the real services do
-//! (every tool call answered, roles in order) and refuses a bad one with a 400,
-//! so a conversation the real APIs would reject fails here too. Every request
-//! is recorded for tests to inspect.
+//! arguments as the real services do. It checks each request the way the
+//! real services do (every tool call answered, roles in order) and refuses a
+//! bad one with a 400, so a conversation the real APIs would reject fails
+//! here too. Every request is recorded for tests to inspect.
 
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
