@@ -200,20 +200,21 @@ async fn a_job_says_its_agent_waits_while_the_hook_does() {
     let job_of =
         |review: &serde_json::Value| review["jobs"][0]["job_id"].as_str().map(str::to_owned);
     let waiting = |job: &serde_json::Value| job["waiting_agent"].clone();
-    let until = |what: &'static str| {
+    // The job under review once it names Claude Code as waiting on it.
+    let waited_on = || {
         let door = &door;
         async move {
             let deadline = std::time::Instant::now() + Duration::from_secs(10);
             loop {
                 if let Some(id) = job_of(&door.get("/api/review").await) {
                     let job = door.get(&format!("/api/agent/jobs/{id}?brief=true")).await;
-                    if what == "waiting" && waiting(&job) == json!("Claude Code") {
+                    if waiting(&job) == json!("Claude Code") {
                         return id;
                     }
                 }
                 assert!(
                     std::time::Instant::now() < deadline,
-                    "never {what}: {}",
+                    "no job said Claude Code waits: {}",
                     door.get("/api/review").await
                 );
                 tokio::time::sleep(Duration::from_millis(50)).await;
@@ -226,7 +227,7 @@ async fn a_job_says_its_agent_waits_while_the_hook_does() {
         let (root, open, edit) = (root.clone(), open.clone(), edit.clone());
         async move { review(&edit, &root, Some(&open), &options(20_000, Fallback::Deny)).await }
     });
-    let id = until("waiting").await;
+    let id = waited_on().await;
     // The agent read the note before it edited it (Claude Code's Edit
     // requires it): the write is not flagged as made to an unread file.
     let listed = door.get("/api/review").await;
@@ -265,7 +266,7 @@ async fn a_job_says_its_agent_waits_while_the_hook_does() {
             .body(json!({ "wait_ms": 20_000 }).to_string());
         async move { door::json_of(req.send().await.unwrap()).await }
     });
-    let again = until("waiting").await;
+    let again = waited_on().await;
     assert_eq!(again, id);
     let job = door.get(&format!("/api/agent/jobs/{id}")).await;
     let hunk = job["diff_bundle"]["files"][0]["hunks"][0]["hunk_id"].clone();

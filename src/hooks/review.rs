@@ -163,23 +163,19 @@ async fn review_patch(
     };
     let mut writes = Vec::new();
     for file in &files {
-        let chunks = match file {
-            FilePatch::Update {
-                move_to: None,
-                chunks,
-                ..
-            } => Some(chunks),
-            FilePatch::Add { .. } => None,
-            _ => {
-                return Ok(Verdict::Pass {
-                    why: Some(format!(
-                        "this patch deletes or moves {}: Redline reviews that once it lands, \
-                         as an outside change",
-                        file.path()
-                    )),
-                });
-            }
-        };
+        if let FilePatch::Delete { .. }
+        | FilePatch::Update {
+            move_to: Some(_), ..
+        } = file
+        {
+            return Ok(Verdict::Pass {
+                why: Some(format!(
+                    "this patch deletes or moves {}: Redline reviews that once it lands, \
+                     as an outside change",
+                    file.path()
+                )),
+            });
+        }
         let path = input.absolute(PathBuf::from(file.path()));
         let Some(rel) = relative(root, &path) else {
             return pass;
@@ -187,10 +183,10 @@ async fn review_patch(
         let Some(disk) = note(&path) else {
             return pass;
         };
-        let after = match (file, chunks, &disk) {
+        let after = match (file, &disk) {
             // Added over a file that exists, it replaces it.
-            (FilePatch::Add { lines, .. }, _, _) => lines.join("\n") + "\n",
-            (_, Some(chunks), Some(text)) => match patch::apply(text, chunks) {
+            (FilePatch::Add { lines, .. }, _) => lines.join("\n") + "\n",
+            (FilePatch::Update { chunks, .. }, Some(text)) => match patch::apply(text, chunks) {
                 Ok(after) => after,
                 // Lines that are not there: Codex refuses the patch itself.
                 Err(_) => return pass,
