@@ -14,7 +14,7 @@ mod mcp;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use redline::providers::Protocol;
 use redline::testkit::scripted::{ScriptedModel, Turn};
@@ -81,19 +81,6 @@ fn run_codex(codex: &Path, dir: &Path, home: &Path, data: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
-/// Waits until nothing is left to review (within 30 s).
-async fn settled(serve: &mcp::Serve) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !serve.get("/api/review").await["jobs"]
-        .as_array()
-        .unwrap()
-        .is_empty()
-    {
-        assert!(Instant::now() < deadline, "the review did not empty");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// What the model was told of each `apply_patch`, in order.
@@ -177,7 +164,7 @@ async fn codexs_patches_are_reviewed_before_they_land() {
         serve
             .decide(&a[0][0], "rejected", Some("keep it a draft until Friday"))
             .await;
-        settled(&serve).await;
+        serve.settled().await;
 
         let bn = pending(&["b.md", "n.md"]).await;
         let (b, n) = (&bn[0], &bn[1]);
@@ -189,7 +176,7 @@ async fn codexs_patches_are_reviewed_before_they_land() {
         for hunk in n {
             serve.decide(hunk, "accepted", None).await;
         }
-        settled(&serve).await;
+        serve.settled().await;
 
         let c = pending(&["c.md"]).await;
         // The proposed text changed in the editor, then accepted.
@@ -203,7 +190,7 @@ async fn codexs_patches_are_reviewed_before_they_land() {
             .call(reqwest::Method::PUT, "/api/files/buffer", Some(body))
             .await;
         serve.decide(&c[0][0], "accepted", None).await;
-        settled(&serve).await;
+        serve.settled().await;
     };
     let running = tokio::task::spawn_blocking({
         let (codex, dir, home, data) = (

@@ -5,7 +5,8 @@
 //! Redline and a time limit fall back as configured, and a withdrawn write
 //! is rejected in the review with the time limit as its reason; a Codex
 //! patch Redline does not review first (a deletion, lines not in the file)
-//! passes.
+//! passes; a Gemini CLI edit whose old text is not in the file exactly is
+//! refused in Gemini's words.
 
 #[path = "support/agent.rs"]
 mod agent;
@@ -321,5 +322,65 @@ async fn codex_patches_redline_cannot_review_first_pass_and_say_why() {
     assert_eq!(
         std::fs::read_to_string(root.join("a.md")).unwrap(),
         "# A\n\nStatus: draft\n"
+    );
+}
+
+#[tokio::test]
+async fn gemini_edits_redline_cannot_review_exactly_are_refused_in_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("a.md"), "# A\n\nx\nStatus: draft\nx\n").unwrap();
+    let call = |tool: &str, args: serde_json::Value| {
+        let input = json!({
+            "session_id": "d65f9d30-aa2e-4ada-b5c9-3feb140c18e6",
+            "transcript_path": "/tmp/chats/session.jsonl", "cwd": root,
+            "hook_event_name": "BeforeTool", "timestamp": "2026-11-28T09:30:46.090Z",
+            "tool_name": tool, "tool_input": args,
+        });
+        HookInput::parse(&input.to_string()).unwrap()
+    };
+    let replace = |old: &str| {
+        call(
+            "replace",
+            json!({ "file_path": "a.md", "instruction": "i", "old_string": old,
+                    "new_string": "Status: final" }),
+        )
+    };
+    let quick = options(300, Fallback::Deny);
+    assert_eq!(replace("x").agent(), "Gemini CLI");
+    // Reads pass untouched.
+    let read = call("read_file", json!({ "file_path": "a.md" }));
+    assert_eq!(
+        review(&read, &root, None, &quick).await.unwrap(),
+        Verdict::Pass { why: None }
+    );
+    // Not there exactly, or there twice: Gemini would guess at it, and
+    // write its guess unreviewed; refused before any Redline is asked.
+    for (old, said) in [
+        ("Status:  draft", "Could not find an exact match"),
+        ("x", "Expected 1 occurrence but found 2"),
+    ] {
+        let verdict = review(&replace(old), &root, None, &quick).await.unwrap();
+        assert!(
+            matches!(&verdict, Verdict::Deny { reason } if reason.contains(said)),
+            "{old}: {verdict:?}"
+        );
+    }
+    // An edit of a file that is not there: Gemini refuses it itself.
+    let missing = call(
+        "replace",
+        json!({ "file_path": "b.md", "instruction": "i", "old_string": "x", "new_string": "y" }),
+    );
+    assert_eq!(
+        review(&missing, &root, None, &quick).await.unwrap(),
+        Verdict::Pass { why: None }
+    );
+    // A real change with no Redline open: the fallback, saying so.
+    let verdict = review(&replace("Status: draft"), &root, None, &quick)
+        .await
+        .unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Deny { reason } if reason.contains("not open")),
+        "{verdict:?}"
     );
 }

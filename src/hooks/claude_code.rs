@@ -2,25 +2,28 @@
 //! the answer it reads back on standard output. The tools that write a
 //! note are `Edit` (`old_string` → `new_string`, or every occurrence with
 //! `replace_all`), `MultiEdit` (a list of those, in order; older versions)
-//! and `Write` (the whole file, written as given).
+//! and `Write` (the whole file, written as given). Gemini CLI's BeforeTool
+//! hook gets the same input, its `replace` and `write_file` made as
+//! [`gemini`](super::gemini) says.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::HookError;
 use super::replace::{self, Replacement};
+use super::{HookError, gemini};
 
 /// What Claude Code sends a PreToolUse hook (Codex sends the same shape,
-/// its `apply_patch` with the patch as `tool_input.command`).
+/// its `apply_patch` with the patch as `tool_input.command`; Gemini CLI
+/// too, its event named `BeforeTool`).
 #[derive(Clone, Debug, Deserialize)]
 pub struct HookInput {
     /// Claude Code's session.
     pub session_id: String,
     /// The folder it runs in.
     pub cwd: PathBuf,
-    /// `PreToolUse`.
+    /// `PreToolUse` (`BeforeTool` from Gemini CLI).
     pub hook_event_name: String,
     /// The tool it is about to call.
     pub tool_name: String,
@@ -46,6 +49,24 @@ pub enum Write {
         path: PathBuf,
         /// Its new text.
         content: String,
+    },
+    /// Gemini CLI's `replace`: one replacement.
+    Replace {
+        /// The file (absolute).
+        path: PathBuf,
+        /// The replacement (`all`: `allow_multiple`).
+        edit: Replacement,
+        /// The call's arguments, which a rewrite keeps but for the text.
+        args: Value,
+    },
+    /// Gemini CLI's `write_file`: the whole file.
+    WriteFile {
+        /// The file (absolute).
+        path: PathBuf,
+        /// Its new text, as the model gave it.
+        content: String,
+        /// The call's arguments.
+        args: Value,
     },
 }
 
@@ -86,6 +107,15 @@ struct WriteArgs {
     content: String,
 }
 
+#[derive(Deserialize)]
+struct ReplaceArgs {
+    file_path: PathBuf,
+    old_string: String,
+    new_string: String,
+    #[serde(default)]
+    allow_multiple: bool,
+}
+
 impl HookInput {
     /// Reads the hook's input.
     pub fn parse(json: &str) -> Result<HookInput, HookError> {
@@ -93,13 +123,42 @@ impl HookInput {
     }
 
     /// The write the call asks for; `None` for a call that writes no file
-    /// (a read, a search, a shell command) or an event other than PreToolUse.
+    /// (a read, a search, a shell command) or an event other than
+    /// PreToolUse (Gemini CLI's BeforeTool).
     pub fn write(&self) -> Result<Option<Write>, HookError> {
+        let args = |what| HookError::Input(format!("{} arguments: {what}", self.tool_name));
+        let input = self.tool_input.clone();
+        if self.hook_event_name == gemini::EVENT {
+            let write = match self.tool_name.as_str() {
+                "replace" => {
+                    let a: ReplaceArgs =
+                        serde_json::from_value(input).map_err(|e| args(e.to_string()))?;
+                    Write::Replace {
+                        path: self.absolute(a.file_path),
+                        edit: Replacement {
+                            old: a.old_string,
+                            new: a.new_string,
+                            all: a.allow_multiple,
+                        },
+                        args: self.tool_input.clone(),
+                    }
+                }
+                "write_file" => {
+                    let a: WriteArgs =
+                        serde_json::from_value(input).map_err(|e| args(e.to_string()))?;
+                    Write::WriteFile {
+                        path: self.absolute(a.file_path),
+                        content: a.content,
+                        args: self.tool_input.clone(),
+                    }
+                }
+                _ => return Ok(None),
+            };
+            return Ok(Some(write));
+        }
         if self.hook_event_name != "PreToolUse" {
             return Ok(None);
         }
-        let args = |what| HookError::Input(format!("{} arguments: {what}", self.tool_name));
-        let input = self.tool_input.clone();
         let write = match self.tool_name.as_str() {
             "Edit" => {
                 let a: EditArgs = serde_json::from_value(input).map_err(|e| args(e.to_string()))?;
@@ -132,10 +191,13 @@ impl HookInput {
     }
 
     /// The agent that sent it, as the user knows it: Codex for its
-    /// `apply_patch`, Claude Code for the rest.
+    /// `apply_patch`, Gemini CLI for a BeforeTool event, Claude Code for
+    /// the rest.
     pub fn agent(&self) -> &'static str {
         if self.tool_name == "apply_patch" {
             "Codex"
+        } else if self.hook_event_name == gemini::EVENT {
+            "Gemini CLI"
         } else {
             "Claude Code"
         }
@@ -155,7 +217,10 @@ impl Write {
     /// The file it writes.
     pub fn path(&self) -> &Path {
         match self {
-            Write::Edit { path, .. } | Write::Whole { path, .. } => path,
+            Write::Edit { path, .. }
+            | Write::Whole { path, .. }
+            | Write::Replace { path, .. }
+            | Write::WriteFile { path, .. } => path,
         }
     }
 
@@ -165,6 +230,8 @@ impl Write {
             Write::Edit { multi: false, .. } => "Edit",
             Write::Edit { multi: true, .. } => "MultiEdit",
             Write::Whole { .. } => "Write",
+            Write::Replace { .. } => "replace",
+            Write::WriteFile { .. } => "write_file",
         }
     }
 
@@ -173,14 +240,24 @@ impl Write {
         match self {
             Write::Edit { edits, .. } => replace::apply(disk.unwrap_or_default(), edits),
             Write::Whole { content, .. } => Ok(content.clone()),
+            Write::Replace { edit, .. } => gemini::replaced(disk, edit),
+            Write::WriteFile { content, .. } => Ok(gemini::written(disk, content)),
         }
     }
 
     /// The call's arguments rewritten so that it leaves `decided` where
-    /// the file holds `disk` now (`None`: no file yet).
+    /// the file holds `disk` now (`None`: no file yet). Gemini's are kept
+    /// as the model gave them when they already leave it.
     pub fn rewritten(&self, disk: Option<&str>, decided: &str) -> Value {
         let file_path = self.path().to_string_lossy();
         match self {
+            Write::Replace { args, .. } | Write::WriteFile { args, .. } => {
+                if self.after(disk).is_ok_and(|after| after == decided) {
+                    args.clone()
+                } else {
+                    gemini::rewritten(self.tool(), args, disk, decided)
+                }
+            }
             Write::Whole { .. } => json!({ "file_path": file_path, "content": decided }),
             Write::Edit { multi, .. } => {
                 let text = disk.unwrap_or_default();

@@ -1,14 +1,16 @@
 //! The agent's hook settings for a folder: Claude Code reads project
 //! settings from `.claude/settings.json` in the folder it runs in, Codex
-//! its project hooks from `.codex/hooks.json` (in the same shape); the
-//! hook is one entry of its `PreToolUse` list, for the tools that write.
-//! Installing again replaces Redline's entry and keeps everything else.
+//! its project hooks from `.codex/hooks.json` (in the same shape), Gemini
+//! CLI from `.gemini/settings.json` (the same shape, its event named
+//! `BeforeTool` and its timeout in milliseconds); the hook is one entry of
+//! the event's list, for the tools that write. Installing again replaces
+//! Redline's entry and keeps everything else.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::HookError;
+use super::{HookError, gemini};
 
 /// The tools whose calls the hook is asked about.
 pub const MATCHER: &str = "Edit|MultiEdit|Write";
@@ -36,7 +38,7 @@ pub fn claude_code(
     timeout_secs: u64,
 ) -> Result<Installed, HookError> {
     let path = folder.join(".claude").join("settings.json");
-    write_hook(path, MATCHER, command, timeout_secs)
+    write_hook(path, "PreToolUse", MATCHER, command, timeout_secs)
 }
 
 /// Writes Redline's PreToolUse hook into `folder`'s Codex project hooks:
@@ -44,15 +46,27 @@ pub fn claude_code(
 /// Codex runs a project's hooks once the project and the hooks are trusted.
 pub fn codex(folder: &Path, command: &str, timeout_secs: u64) -> Result<Installed, HookError> {
     let path = folder.join(".codex").join("hooks.json");
-    write_hook(path, CODEX_MATCHER, command, timeout_secs)
+    write_hook(path, "PreToolUse", CODEX_MATCHER, command, timeout_secs)
 }
 
-/// Merges Redline's `matcher` entry into the hooks file at `path`.
+/// Writes Redline's BeforeTool hook into `folder`'s Gemini CLI project
+/// settings: `command` run before each `write_file` and `replace`, given
+/// `timeout_secs` to answer. Gemini reads a folder's settings once the
+/// folder is trusted.
+pub fn gemini(folder: &Path, command: &str, timeout_secs: u64) -> Result<Installed, HookError> {
+    let path = folder.join(".gemini").join("settings.json");
+    let millis = timeout_secs.saturating_mul(1000);
+    write_hook(path, gemini::EVENT, gemini::MATCHER, command, millis)
+}
+
+/// Merges Redline's `matcher` entry into the `event` list of the hooks
+/// file at `path`; `timeout` is in the agent's unit.
 fn write_hook(
     path: PathBuf,
+    event: &str,
     matcher: &str,
     command: &str,
-    timeout_secs: u64,
+    timeout: u64,
 ) -> Result<Installed, HookError> {
     let fail = |message: String| HookError::Settings {
         path: path.clone(),
@@ -71,14 +85,14 @@ fn write_hook(
         .or_insert_with(|| json!({}))
         .as_object_mut()
         .ok_or_else(|| fail("`hooks` is not an object".into()))?
-        .entry("PreToolUse")
+        .entry(event)
         .or_insert_with(|| json!([]))
         .as_array_mut()
-        .ok_or_else(|| fail("`hooks.PreToolUse` is not a list".into()))?;
+        .ok_or_else(|| fail(format!("`hooks.{event}` is not a list")))?;
     list.retain(|entry| !is_redlines(entry));
     list.push(json!({
         "matcher": matcher,
-        "hooks": [{ "type": "command", "command": command, "timeout": timeout_secs }],
+        "hooks": [{ "type": "command", "command": command, "timeout": timeout }],
     }));
     let text = serde_json::to_string_pretty(&settings).expect("JSON") + "\n";
     std::fs::create_dir_all(path.parent().expect("a folder")).map_err(|e| fail(e.to_string()))?;
@@ -149,7 +163,7 @@ mod tests {
     }
 
     #[test]
-    fn codex_gets_its_own_file_for_apply_patch() {
+    fn codex_and_gemini_get_their_own_files_for_their_tools() {
         let dir = tempfile::tempdir().unwrap();
         let installed = codex(dir.path(), "/bin/redline hook --folder /n", 1860).unwrap();
         assert_eq!(installed.path, dir.path().join(".codex/hooks.json"));
@@ -162,6 +176,13 @@ mod tests {
             entry["hooks"][0]["command"],
             "/bin/redline hook --folder /n"
         );
+        let installed = gemini(dir.path(), "/bin/redline hook --folder /n", 1860).unwrap();
+        assert_eq!(installed.path, dir.path().join(".gemini/settings.json"));
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&installed.path).unwrap()).unwrap();
+        let entry = &written["hooks"]["BeforeTool"][0];
+        assert_eq!(entry["matcher"], "write_file|replace");
+        assert_eq!(entry["hooks"][0]["timeout"], 1_860_000, "milliseconds");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Terminal agents reviewed before they write (`redline hook`): Claude
-//! Code and Codex ask a PreToolUse hook before each tool call; for the calls that
+//! Code and Codex ask a PreToolUse hook before each tool call, Gemini CLI a
+//! BeforeTool hook; for the calls that
 //! write a note, the hook turns the write into the text it would leave,
 //! hands it to the Redline that has the folder open, waits for the user's
 //! decisions, and answers the agent: the write let through rewritten to the
@@ -9,11 +10,12 @@
 //! Its parts: [`replace`] (an agent's string replacements, done and undone
 //! as the agent does them), [`patch`] (Codex's `apply_patch`, read, applied
 //! and rewritten), [`claude_code`] (the hook's input and answer, which
-//! Codex shares),
+//! Codex shares), [`gemini`] (Gemini CLI's tools and answer),
 //! [`review`] (the round trip with the running Redline) and [`install`]
 //! (the agent's hook settings for a folder).
 
 pub mod claude_code;
+pub mod gemini;
 pub mod install;
 pub mod patch;
 pub mod replace;

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::HookError;
 use super::claude_code::{HookInput, Write};
+use super::gemini;
 use super::patch::{self, FilePatch};
 use crate::instance::{self, Instance};
 use crate::jobs::{AgentWrite, HunkState, Job, OutcomeRequest, WriteOutcome};
@@ -98,10 +99,21 @@ pub async fn review(
     let Some(disk) = note(write.path()) else {
         return pass;
     };
-    // A call the tool itself will refuse (its old text is not there) is
-    // left for the tool to refuse, in its own words.
-    let Ok(after) = write.after(disk.as_deref()) else {
-        return pass;
+    let after = match write.after(disk.as_deref()) {
+        Ok(after) => after,
+        // Gemini's `replace` guesses at an old text that is not there
+        // exactly, and would write its guess unreviewed: refused, in its words.
+        Err(e @ (HookError::NotFound(_) | HookError::NotUnique(..)))
+            if matches!(&write, Write::Replace { edit, .. } if !edit.old.is_empty())
+                && disk.is_some() =>
+        {
+            return Ok(Verdict::Deny {
+                reason: gemini::not_made(&e, &rel),
+            });
+        }
+        // A call the tool itself will refuse (its old text is not there) is
+        // left for the tool to refuse, in its own words.
+        Err(_) => return pass,
     };
     if disk.as_deref() == Some(after.as_str()) {
         return pass;

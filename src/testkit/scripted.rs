@@ -3,9 +3,10 @@
 //!
 //! It is the only stand-in for a model Redline allows: the model's choices are
 //! a script, but everything around them is real — an HTTP server on loopback
-//! answering `POST /v1/chat/completions`, `POST /v1/messages` and
-//! `POST /v1/responses` in the OpenAI Chat, Anthropic and OpenAI Responses
-//! streaming wire formats (the last for the Codex CLI), fragmenting tool
+//! answering `POST /v1/chat/completions`, `POST /v1/messages`,
+//! `POST /v1/responses` and `POST /v1beta/models/{model}:streamGenerateContent`
+//! in the OpenAI Chat, Anthropic, OpenAI Responses and Gemini streaming wire
+//! formats (the last two for the Codex and Gemini CLIs), fragmenting tool
 //! arguments as the real services do. It checks each request the way the
 //! real services do (every tool call answered, roles in order) and refuses a
 //! bad one with a 400, so a conversation the real APIs would reject fails
@@ -20,7 +21,7 @@ use axum::{
     body::{Body, Bytes},
     extract::State,
     http::{HeaderMap, StatusCode, header},
-    response::Response,
+    response::{IntoResponse, Response},
     routing::{get, post},
 };
 use futures_util::StreamExt;
@@ -157,6 +158,10 @@ pub enum Wire {
     /// `apply_patch`) is sent as a `custom_tool_call` whose input is the
     /// scripted arguments (a JSON string's value, or the text as it is).
     Responses,
+    /// The Gemini API (`/v1beta/models/{model}:streamGenerateContent`,
+    /// `:generateContent` and `:countTokens`), as the Gemini CLI speaks it.
+    /// A call's arguments go whole, as Gemini sends them.
+    Gemini,
 }
 
 /// A request the server received.
@@ -215,6 +220,7 @@ impl ScriptedModel {
                 .route("/v1/chat/completions", post(openai))
                 .route("/v1/messages", post(anthropic))
                 .route("/v1/responses", post(responses))
+                .route("/v1beta/models/{action}", post(gemini))
                 // As llama.cpp's server answers: found by the setup's probe.
                 .route(
                     "/v1/models",
@@ -297,36 +303,80 @@ async fn responses(
     serve(Wire::Responses, &script, &headers, &body)
 }
 
+async fn gemini(
+    State(script): State<Arc<Mutex<Script>>>,
+    axum::extract::Path(action): axum::extract::Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Some((model, method)) = action.split_once(':') else {
+        return gemini_error(404, &format!("no method in {action}"));
+    };
+    match method {
+        // Counted as the usage figures are: a quarter of the bytes.
+        "countTokens" => Json(json!({ "totalTokens": body.len() / 4 })).into_response(),
+        "streamGenerateContent" | "generateContent" => {
+            let Ok(request) = serde_json::from_slice::<Value>(&body) else {
+                return gemini_error(400, "the body is not JSON");
+            };
+            let Some((turn, n)) = next_turn(Wire::Gemini, &script, &headers, &body, &request)
+            else {
+                return gemini_error(500, "the script has no more turns");
+            };
+            if let Err(problem) = check_gemini(&request) {
+                return gemini_error(400, &problem);
+            }
+            serve_gemini(
+                turn,
+                n,
+                body.len(),
+                model,
+                method == "streamGenerateContent",
+            )
+        }
+        _ => gemini_error(404, &format!("unknown method {method}")),
+    }
+}
+
+/// Records `request` and takes the turn that answers it, with its number.
+fn next_turn(
+    wire: Wire,
+    script: &Mutex<Script>,
+    headers: &HeaderMap,
+    body: &[u8],
+    request: &Value,
+) -> Option<(Turn, usize)> {
+    let mut script = script.lock().unwrap();
+    script.requests.push(Recorded {
+        wire,
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
+            .collect(),
+        body: request.clone(),
+    });
+    script.served += 1;
+    let text = std::str::from_utf8(body).unwrap_or_default();
+    let keyed = script
+        .keyed
+        .iter()
+        .position(|(key, _)| text.contains(key.as_str()));
+    let turn = match keyed {
+        Some(i) => Some(script.keyed.swap_remove(i).1),
+        None => script.turns.pop_front(),
+    };
+    Some((turn?, script.served))
+}
+
 fn serve(wire: Wire, script: &Mutex<Script>, headers: &HeaderMap, body: &[u8]) -> Response {
     let protocol = match wire {
         Wire::Messages => Protocol::AnthropicMessages,
-        Wire::Chat | Wire::Responses => Protocol::OpenAiChat,
+        Wire::Chat | Wire::Responses | Wire::Gemini => Protocol::OpenAiChat,
     };
     let Ok(request) = serde_json::from_slice::<Value>(body) else {
         return error_response(protocol, 400, "the body is not JSON");
     };
-    let (turn, n) = {
-        let mut script = script.lock().unwrap();
-        script.requests.push(Recorded {
-            wire,
-            headers: headers
-                .iter()
-                .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
-                .collect(),
-            body: request.clone(),
-        });
-        script.served += 1;
-        let text = std::str::from_utf8(body).unwrap_or_default();
-        let keyed = script
-            .keyed
-            .iter()
-            .position(|(key, _)| text.contains(key.as_str()));
-        let turn = match keyed {
-            Some(i) => Some(script.keyed.swap_remove(i).1),
-            None => script.turns.pop_front(),
-        };
-        (turn, script.served)
-    };
+    let turn = next_turn(wire, script, headers, body, &request);
     let checked = match wire {
         Wire::Responses => check_responses(&request),
         _ => check_request(protocol, &request),
@@ -334,7 +384,7 @@ fn serve(wire: Wire, script: &Mutex<Script>, headers: &HeaderMap, body: &[u8]) -
     if let Err(problem) = checked {
         return error_response(protocol, 400, &problem);
     }
-    let Some(turn) = turn else {
+    let Some((turn, n)) = turn else {
         return error_response(protocol, 500, "the script has no more turns");
     };
     let model = request["model"].as_str().unwrap_or("scripted").to_owned();
@@ -507,6 +557,119 @@ fn check_responses(request: &Value) -> Result<(), String> {
         return Err(format!("No tool output found for function call {open}."));
     }
     Ok(())
+}
+
+/// Answers a Gemini request with `turn`, the `n`th served: streamed as
+/// server-sent events, or as one JSON response.
+fn serve_gemini(turn: Turn, n: usize, body_len: usize, model: &str, stream: bool) -> Response {
+    let (text, calls, stop, usage, chunk_delay_ms) = match turn {
+        Turn::When { turn, .. } => return serve_gemini(*turn, n, body_len, model, stream),
+        Turn::Reply {
+            text,
+            calls,
+            stop,
+            usage,
+            chunk_delay_ms,
+        } => (text, calls, stop, usage, chunk_delay_ms),
+        Turn::StreamError { message } => {
+            let error =
+                json!({ "error": { "code": 503, "message": message, "status": "UNAVAILABLE" } });
+            return stream_response(vec![sse(None, &error)], 0);
+        }
+        other => return serve_turn(Protocol::OpenAiChat, other, n, body_len, model.to_owned()),
+    };
+    let reply_bytes: usize = text.iter().map(String::len).sum::<usize>()
+        + calls.iter().map(|c| c.arguments.len()).sum::<usize>();
+    let (input, output) = usage.unwrap_or(((body_len / 4) as u64, (reply_bytes / 4 + 1) as u64));
+    let mut parts: Vec<Value> = text.iter().map(|t| json!({ "text": t })).collect();
+    for call in &calls {
+        let args: Value =
+            serde_json::from_str(&call.arguments).unwrap_or_else(|_| json!(call.arguments));
+        parts.push(json!({ "functionCall": { "name": call.name, "args": args } }));
+    }
+    let finish = match stop {
+        Some(ScriptedStop::MaxTokens) => "MAX_TOKENS",
+        _ => "STOP",
+    };
+    let chunk = |parts: &[Value], last: bool| {
+        let mut candidate = json!({ "content": { "role": "model", "parts": parts }, "index": 0 });
+        let mut chunk = json!({ "candidates": [], "modelVersion": model,
+                                "responseId": format!("scripted-{n}") });
+        if last {
+            candidate["finishReason"] = json!(finish);
+            chunk["usageMetadata"] = json!({ "promptTokenCount": input,
+                "candidatesTokenCount": output, "totalTokenCount": input + output });
+        }
+        chunk["candidates"] = json!([candidate]);
+        chunk
+    };
+    if !stream {
+        return Json(chunk(&parts, true)).into_response();
+    }
+    let last = parts.len().saturating_sub(1);
+    let frames = if parts.is_empty() {
+        vec![sse(None, &chunk(&[], true))]
+    } else {
+        parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| sse(None, &chunk(std::slice::from_ref(p), i == last)))
+            .collect()
+    };
+    stream_response(frames, chunk_delay_ms)
+}
+
+/// The checks the Gemini API makes that a client can get wrong: contents
+/// of known roles, and every function call answered, by name, in the
+/// content after it.
+fn check_gemini(request: &Value) -> Result<(), String> {
+    let contents = request["contents"]
+        .as_array()
+        .ok_or("`contents` must be an array")?;
+    let names = |content: &Value, kind: &str| -> Vec<String> {
+        content["parts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p[kind]["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    for (i, content) in contents.iter().enumerate() {
+        let role = content["role"].as_str().unwrap_or("user");
+        if !matches!(role, "user" | "model") {
+            return Err(format!(
+                "Please use a valid role: user, model. Got {role:?}."
+            ));
+        }
+        let called = names(content, "functionCall");
+        if called.is_empty() {
+            continue;
+        }
+        let answered = contents.get(i + 1).map(|c| names(c, "functionResponse"));
+        if answered.as_ref().is_some_and(|a| a.len() != called.len()) {
+            return Err(
+                "Please ensure that the number of function response parts is equal \
+                        to the number of function call parts of the function call turn."
+                    .into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// An error in the Gemini API's shape.
+fn gemini_error(code: u16, message: &str) -> Response {
+    let status = match code {
+        400 => "INVALID_ARGUMENT",
+        404 => "NOT_FOUND",
+        _ => "INTERNAL",
+    };
+    let body = json!({ "error": { "code": code, "message": message, "status": status } });
+    Response::builder()
+        .status(code)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body.to_string()))
+        .expect("valid response")
 }
 
 /// Answers with `turn`, the `n`th served.

@@ -152,6 +152,22 @@ impl Serve {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
     }
+
+    /// Waits until nothing is left to review (within 30 s).
+    pub async fn settled(&self) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !self.get("/api/review").await["jobs"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the review did not empty"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
 }
 
 impl Drop for Serve {

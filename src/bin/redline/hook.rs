@@ -1,4 +1,5 @@
-//! `redline hook`: a terminal agent's PreToolUse hook, and its installer.
+//! `redline hook`: a terminal agent's PreToolUse (or BeforeTool) hook, and
+//! its installer.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -7,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use redline::config::Config;
 use redline::hooks::claude_code::{self, HookInput};
-use redline::hooks::install;
 use redline::hooks::review::{self, Fallback, Options, Verdict};
+use redline::hooks::{gemini, install};
 
 /// `redline hook`'s arguments.
 #[derive(clap::Args)]
@@ -58,6 +59,8 @@ enum AgentArg {
     ClaudeCode,
     /// Codex: `.codex/hooks.json` in the folder.
     Codex,
+    /// Gemini CLI: `.gemini/settings.json` in the folder.
+    Gemini,
 }
 
 /// The `--fallback` values.
@@ -141,11 +144,21 @@ pub fn run(args: HookArgs, config: Config) -> anyhow::Result<ExitCode> {
     let answer = match verdict {
         Verdict::Pass { why: None } => return Ok(ExitCode::SUCCESS),
         Verdict::Pass { why: Some(why) } => serde_json::json!({ "systemMessage": why }),
+        // Gemini tells its model only that the arguments were changed (and
+        // what `modified_by_user` says): the rest is for the user.
         Verdict::Allow {
-            input,
+            input: args,
+            reason,
+            ..
+        } if input.hook_event_name == gemini::EVENT => {
+            gemini::allow((args != input.tool_input).then_some(args), &reason)
+        }
+        Verdict::Allow {
+            input: args,
             reason,
             context,
-        } => claude_code::allow(Some(input), &reason, context.as_deref()),
+        } => claude_code::allow(Some(args), &reason, context.as_deref()),
+        Verdict::Deny { reason } if input.hook_event_name == gemini::EVENT => gemini::deny(&reason),
         Verdict::Deny { reason } => claude_code::deny(&reason),
     };
     println!("{answer}");
@@ -181,6 +194,11 @@ fn install_hook(
             "Codex run in {folder} now asks Redline before each apply_patch, once you trust the \
              project and its hooks (Codex asks when it starts there; `codex exec` needs \
              `--dangerously-bypass-hook-trust` until then)",
+        ),
+        AgentArg::Gemini => (
+            install::gemini(&folder, &command, timeout)?,
+            "Gemini CLI run in {folder} now asks Redline before each write_file and replace, \
+             once you trust the folder (Gemini asks when it starts there)",
         ),
     };
     println!("Wrote {}:\n\n{}", installed.path.display(), installed.text);
