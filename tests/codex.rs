@@ -7,7 +7,8 @@
 //! the HTTP API while Codex waits: a rejected patch keeps the bytes and the
 //! model reads the reason; a patch of two files, one changed in part and
 //! one added, writes only what was accepted; one edited in review writes
-//! the user's text, CRLF kept. What Codex writes is Redline's own save.
+//! the user's text, CRLF kept; of two deletions, Redline makes the one
+//! accepted and Codex is told. What Codex writes is Redline's own save.
 
 #[path = "support/mcp.rs"]
 mod mcp;
@@ -113,6 +114,8 @@ async fn codexs_patches_are_reviewed_before_they_land() {
     write("a.md", "# A\n\nStatus: draft\n");
     write("b.md", "# B\n\none\ntwo\nthree\nfour\nfive\nsix\nseven\n");
     write("c.md", "# C\r\n\r\nOwner: Ann\r\n");
+    write("d.md", "# D\n");
+    write("e.md", "# E\n");
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
 
     let mut install = Command::new(env!("CARGO_BIN_EXE_redline"));
@@ -138,6 +141,7 @@ async fn codexs_patches_are_reviewed_before_they_land() {
              *** Add File: n.md\n+# N\n+\n+New note.\n",
         ),
         patch("*** Update File: c.md\n@@\n-Owner: Ann\n+Owner: Bo\n"),
+        patch("*** Delete File: d.md\n*** Delete File: e.md\n"),
         Turn::text(&["Done."]),
     ];
     let model = ScriptedModel::bind(turns, 0).await.unwrap();
@@ -191,6 +195,14 @@ async fn codexs_patches_are_reviewed_before_they_land() {
             .await;
         serve.decide(&c[0][0], "accepted", None).await;
         serve.settled().await;
+
+        // Two deletions: one accepted, one not.
+        let de = pending(&["d.md", "e.md"]).await;
+        serve.decide(&de[0][0], "accepted", None).await;
+        serve
+            .decide(&de[1][0], "rejected", Some("e is still in use"))
+            .await;
+        serve.settled().await;
     };
     let running = tokio::task::spawn_blocking({
         let (codex, dir, home, data) = (
@@ -221,17 +233,26 @@ async fn codexs_patches_are_reviewed_before_they_land() {
         "# C\r\n\r\nOwner: Bo and Cy\r\n",
         "the user's text, CRLF kept"
     );
+    assert!(!dir.join("d.md").exists(), "the accepted deletion made");
+    assert_eq!(read("e.md"), "# E\n", "the rejected one not");
 
     // The model was told: the rejection with its reason, the rest applied.
     let results = patch_results(&model);
-    assert_eq!(results.len(), 3, "{results:?}");
+    assert_eq!(results.len(), 4, "{results:?}");
     assert!(
         results[0].contains("keep it a draft until Friday"),
         "the reason reaches the model: {results:?}"
     );
     assert!(
-        results[1..].iter().all(|r| r.contains("Success")),
+        results[1..3].iter().all(|r| r.contains("Success")),
         "{results:?}"
+    );
+    assert!(
+        results[3].contains("d.md was deleted by Redline")
+            && results[3].contains("deleting e.md was rejected (e is still in use)")
+            && results[3].contains("do not apply it again"),
+        "told what Redline did and why not the rest: {}",
+        results[3]
     );
 
     // One session named after Codex's; what Codex wrote is Redline's own

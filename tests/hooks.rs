@@ -4,7 +4,7 @@
 //! and a note holding pending work are refused with the reason, no open
 //! Redline and a time limit fall back as configured, and a withdrawn write
 //! is rejected in the review with the time limit as its reason; a Codex
-//! patch Redline does not review first (a deletion, lines not in the file)
+//! patch Redline does not review first (a move, lines not in the file)
 //! passes; a Gemini CLI edit whose old text is not in the file exactly is
 //! refused in Gemini's words.
 
@@ -298,12 +298,24 @@ async fn codex_patches_redline_cannot_review_first_pass_and_say_why() {
         HookInput::parse(&input.to_string()).unwrap()
     };
     let quick = options(300, Fallback::Deny);
-    // A deletion passes, to be reviewed as it lands.
-    let verdict = review(&patch("*** Delete File: a.md\n"), &root, None, &quick)
-        .await
-        .unwrap();
+    // A move passes, to be reviewed as it lands.
+    let moved = patch("*** Update File: a.md\n*** Move to: b.md\n");
+    let verdict = review(&moved, &root, None, &quick).await.unwrap();
     assert!(
-        matches!(&verdict, Verdict::Pass { why: Some(why) } if why.contains("deletes or moves a.md")),
+        matches!(&verdict, Verdict::Pass { why: Some(why) } if why.contains("moves a.md")),
+        "{verdict:?}"
+    );
+    // Deleting a note that is not there: Codex refuses that itself.
+    let missing = patch("*** Delete File: gone.md\n");
+    assert_eq!(
+        review(&missing, &root, None, &quick).await.unwrap(),
+        Verdict::Pass { why: None }
+    );
+    // A deletion is reviewed first: with no Redline open, the fallback.
+    let deletion = patch("*** Delete File: a.md\n");
+    let verdict = review(&deletion, &root, None, &quick).await.unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Deny { reason } if reason.contains("not open")),
         "{verdict:?}"
     );
     // Lines the file does not have: Codex refuses that patch itself.

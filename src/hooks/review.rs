@@ -129,6 +129,7 @@ pub async fn review(
         file_path: rel.clone(),
         before: disk.clone(),
         after: after.clone(),
+        deletes: false,
     };
     let job = match stage(&client, &request).await {
         Ok(job) => job,
@@ -148,14 +149,17 @@ struct Patched<'a> {
     named: &'a str,
     rel: String,
     disk: Option<String>,
+    /// Its text after the patch; empty when it `deletes` the file.
     after: String,
+    deletes: bool,
 }
 
-/// [`review`] for Codex's `apply_patch`: each file the patch updates or
-/// adds is staged as a write of its own, and once all are decided the
-/// patch is let through rewritten to leave the decided texts (a file
-/// wholly rejected left out), or refused when nothing was kept. A patch
-/// that deletes or moves a file passes, to be reviewed as it lands.
+/// [`review`] for Codex's `apply_patch`: each file the patch updates, adds
+/// or deletes is staged as a write of its own, and once all are decided
+/// the deletions accepted are saved in Redline and the patch is let
+/// through rewritten to leave the decided texts (a file wholly rejected,
+/// or deleted, left out), or refused when nothing is left of it. A patch
+/// that moves a file passes, to be reviewed as it lands.
 async fn review_patch(
     input: &HookInput,
     root: &Path,
@@ -175,15 +179,13 @@ async fn review_patch(
     };
     let mut writes = Vec::new();
     for file in &files {
-        if let FilePatch::Delete { .. }
-        | FilePatch::Update {
+        if let FilePatch::Update {
             move_to: Some(_), ..
         } = file
         {
             return Ok(Verdict::Pass {
                 why: Some(format!(
-                    "this patch deletes or moves {}: Redline reviews that once it lands, \
-                     as an outside change",
+                    "this patch moves {}: Redline reviews that once it lands, as an outside change",
                     file.path()
                 )),
             });
@@ -196,6 +198,7 @@ async fn review_patch(
             return pass;
         };
         let after = match (file, &disk) {
+            (FilePatch::Delete { .. }, Some(_)) => String::new(),
             // Added over a file that exists, it replaces it.
             (FilePatch::Add { lines, .. }, _) => lines.join("\n") + "\n",
             (FilePatch::Update { chunks, .. }, Some(text)) => match patch::apply(text, chunks) {
@@ -203,15 +206,17 @@ async fn review_patch(
                 // Lines that are not there: Codex refuses the patch itself.
                 Err(_) => return pass,
             },
-            // An update of a file that does not exist: likewise.
+            // An update or deletion of a file that does not exist: likewise.
             _ => return pass,
         };
-        if disk.as_deref() != Some(after.as_str()) {
+        let deletes = matches!(file, FilePatch::Delete { .. });
+        if deletes || disk.as_deref() != Some(after.as_str()) {
             writes.push(Patched {
                 named: file.path(),
                 rel,
                 disk,
                 after,
+                deletes,
             });
         }
     }
@@ -231,6 +236,7 @@ async fn review_patch(
             file_path: write.rel.clone(),
             before: write.disk.clone(),
             after: write.after.clone(),
+            deletes: write.deletes,
         };
         match stage(&client, &request).await {
             Ok(job) => jobs.push(job),
@@ -253,7 +259,18 @@ async fn review_patch(
             }
         }
     }
-    Ok(patch_verdict(&writes, &outcomes))
+    // Accepted deletions are Redline's to make: Codex deleting a note
+    // itself would leave Redline's review of it in conflict.
+    let mut unmade = Vec::new();
+    for (write, outcome) in writes.iter().zip(&outcomes) {
+        if outcome.deleted {
+            let save = serde_json::json!({ "path": write.rel });
+            if let Err(e) = client.post::<Value>("/api/files/save", &save).await {
+                unmade.push((write.rel.clone(), e.to_string()));
+            }
+        }
+    }
+    Ok(patch_verdict(&writes, &outcomes, &unmade))
 }
 
 /// Rejects what is still pending of `jobs`, saying `why`.
@@ -268,23 +285,40 @@ async fn withdraw(client: &Client, jobs: &[Job], why: &str) {
     }
 }
 
-/// The verdict on a decided patch.
-fn patch_verdict(writes: &[Patched<'_>], outcomes: &[WriteOutcome]) -> Verdict {
+/// The verdict on a decided patch, whose accepted deletions Redline has
+/// made but those in `unmade` (with why not).
+fn patch_verdict(
+    writes: &[Patched<'_>],
+    outcomes: &[WriteOutcome],
+    unmade: &[(String, String)],
+) -> Verdict {
     let kept: Vec<(&str, Option<&str>, &str)> = writes
         .iter()
         .zip(outcomes)
+        .filter(|(w, _)| !w.deletes)
         .filter_map(|(w, o)| Some((w.named, w.disk.as_deref(), o.text.as_deref()?)))
         .collect();
+    let rejected = |w: &Patched<'_>, o: &WriteOutcome| {
+        let why = reasons(o).map_or_else(String::new, |r| format!(" ({r})"));
+        if w.deletes {
+            format!("deleting {} was rejected{why}", w.rel)
+        } else {
+            format!("{} was rejected{why}", w.rel)
+        }
+    };
     let told: Vec<String> = writes
         .iter()
         .zip(outcomes)
-        .filter(|(w, o)| o.text.as_deref() != Some(w.after.as_str()))
+        .filter(|(w, o)| w.deletes || o.text.as_deref() != Some(w.after.as_str()))
         .map(|(w, o)| match &o.text {
-            None => format!(
-                "{} was rejected{}",
-                w.rel,
-                reasons(o).map_or_else(String::new, |r| format!(" ({r})"))
-            ),
+            _ if w.deletes && o.deleted => match unmade.iter().find(|(rel, _)| *rel == w.rel) {
+                Some((_, why)) => format!(
+                    "deleting {} was accepted, but Redline could not delete it: {why}",
+                    w.rel
+                ),
+                None => format!("{} was deleted by Redline, as the user accepted", w.rel),
+            },
+            None => rejected(w, o),
             Some(_) => format!(
                 "{}: {}",
                 w.rel,
@@ -292,10 +326,19 @@ fn patch_verdict(writes: &[Patched<'_>], outcomes: &[WriteOutcome]) -> Verdict {
             ),
         })
         .collect();
-    if kept.is_empty() {
+    if kept.is_empty() && !outcomes.iter().any(|o| o.deleted) {
         return Verdict::Deny {
             reason: format!(
                 "The user reviewed this patch in Redline and rejected it: {}. No file was changed.",
+                told.join("; ")
+            ),
+        };
+    }
+    if kept.is_empty() {
+        return Verdict::Deny {
+            reason: format!(
+                "The user reviewed this patch in Redline, which carried out what they \
+                 accepted: {}. Nothing is left for apply_patch to do; do not apply it again.",
                 told.join("; ")
             ),
         };
@@ -310,9 +353,9 @@ fn patch_verdict(writes: &[Patched<'_>], outcomes: &[WriteOutcome]) -> Verdict {
         reason: format!("Reviewed in Redline: {accepted} of {total} changes accepted as proposed"),
         context: (!told.is_empty()).then(|| {
             format!(
-                "The user reviewed this patch in Redline and did not take all of it as proposed: \
-                 {}. The files now hold the text they decided; read them again before you edit \
-                 them further.",
+                "The user reviewed this patch in Redline, and not all of it is applied as \
+                 proposed: {}. The files now hold the text they decided; read them again \
+                 before you edit them further.",
                 told.join("; ")
             )
         }),
@@ -581,6 +624,7 @@ mod tests {
             decided: true,
             hunks,
             text: text.map(str::to_owned),
+            deleted: false,
         }
     }
 
@@ -646,18 +690,20 @@ mod tests {
                 rel: "a.md".into(),
                 disk: Some("draft\n".into()),
                 after: "final\n".into(),
+                deletes: false,
             },
             Patched {
                 named: "./n.md",
                 rel: "n.md".into(),
                 disk: None,
                 after: "# N\n".into(),
+                deletes: false,
             },
         ];
         let rejected = outcome(None, vec![state("rejected", Some("not yet"))]);
         let added = outcome(Some("# N\n"), vec![state("accepted", None)]);
         let Verdict::Allow { input, context, .. } =
-            patch_verdict(&writes, &[rejected.clone(), added.clone()])
+            patch_verdict(&writes, &[rejected.clone(), added.clone()], &[])
         else {
             panic!("allowed");
         };
@@ -667,14 +713,77 @@ mod tests {
             "*** Begin Patch\n*** Add File: ./n.md\n+# N\n*** End Patch\n"
         );
         assert!(context.unwrap().contains("a.md was rejected (not yet)"));
-        let Verdict::Deny { reason } = patch_verdict(&writes[..1], &[rejected]) else {
+        let Verdict::Deny { reason } =
+            patch_verdict(&writes[..1], std::slice::from_ref(&rejected), &[])
+        else {
             panic!("denied");
         };
         assert!(reason.contains("a.md was rejected (not yet)"), "{reason}");
         // All taken as proposed: let through, nothing to tell.
-        let Verdict::Allow { context, .. } = patch_verdict(&writes[1..], &[added]) else {
+        let Verdict::Allow { context, .. } =
+            patch_verdict(&writes[1..], std::slice::from_ref(&added), &[])
+        else {
             panic!("allowed");
         };
         assert_eq!(context, None);
+    }
+
+    #[test]
+    fn a_deletion_redline_made_is_left_out_of_the_patch_and_told() {
+        let gone = Patched {
+            named: "old.md",
+            rel: "old.md".into(),
+            disk: Some("# Old\n".into()),
+            after: String::new(),
+            deletes: true,
+        };
+        let added = Patched {
+            named: "n.md",
+            rel: "n.md".into(),
+            disk: None,
+            after: "# N\n".into(),
+            deletes: false,
+        };
+        let deleted = WriteOutcome {
+            deleted: true,
+            ..outcome(None, vec![state("accepted", None)])
+        };
+        let taken = outcome(Some("# N\n"), vec![state("accepted", None)]);
+        let writes = [gone, added];
+        let Verdict::Allow { input, context, .. } =
+            patch_verdict(&writes, &[deleted.clone(), taken], &[])
+        else {
+            panic!("allowed");
+        };
+        assert!(!input["command"].as_str().unwrap().contains("Delete File"));
+        assert!(context.unwrap().contains("old.md was deleted by Redline"));
+        // The deletion alone: nothing left for Codex to do, and it is told so.
+        let Verdict::Deny { reason } =
+            patch_verdict(&writes[..1], std::slice::from_ref(&deleted), &[])
+        else {
+            panic!("denied");
+        };
+        assert!(reason.contains("carried out") && reason.contains("do not apply it again"));
+        // Redline could not make it: said, and nothing else done.
+        let unmade = [("old.md".to_owned(), "changed on disk".to_owned())];
+        let Verdict::Deny { reason } = patch_verdict(&writes[..1], &[deleted], &unmade) else {
+            panic!("denied");
+        };
+        assert!(
+            reason.contains("could not delete it: changed on disk"),
+            "{reason}"
+        );
+        // Rejected: refused with the reason.
+        let kept = WriteOutcome {
+            deleted: false,
+            ..outcome(None, vec![state("rejected", Some("I still need it"))])
+        };
+        let Verdict::Deny { reason } = patch_verdict(&writes[..1], &[kept], &[]) else {
+            panic!("denied");
+        };
+        assert!(
+            reason.contains("deleting old.md was rejected (I still need it)"),
+            "{reason}"
+        );
     }
 }

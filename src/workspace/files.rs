@@ -264,8 +264,10 @@ pub(super) fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState
         done: op.done,
     });
     let placed = file.disk_hash.as_ref().and(file.disk_path()) == file.saved_path();
-    // An attachment has no text of its own: only where it is can differ.
+    // An attachment has no text of its own, and a deletion accepted none
+    // to write: only where it is can differ.
     let rewritten = file.binary().is_none()
+        && file.saved_path().is_some()
         && Some(text::content_hash(file.disk_view().as_bytes())) != file.disk_hash;
     let dirty = rewritten || !placed;
     // The whole-file change first: it is what the reviewer sees first.

@@ -3,7 +3,9 @@
 //! leave; it is staged as a job of the agent's session, reviewed like any
 //! proposal, and the outcome (each hunk's fate and the file's decided text)
 //! goes back to the hook, which lets the write through rewritten to that
-//! text or refuses it.
+//! text or refuses it. A deletion is staged as one, and once accepted the
+//! hook has Redline save it: the agent deleting the note itself would leave
+//! Redline's review of it in conflict.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -14,7 +16,7 @@ use serde_json::json;
 use super::Runtime;
 use super::external::HunkState;
 use crate::agent::toolset::ModelEdit;
-use crate::edits::Operation;
+use crate::edits::{FileOp, Operation};
 use crate::jobs::Job;
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{AgentWriteWaiting, FeedEvent, JobUpdated};
@@ -35,8 +37,12 @@ pub struct AgentWrite {
     /// The file's text as the agent's write starts from it (what is on disk);
     /// `null` for a file the write creates.
     pub before: Option<String>,
-    /// The file's text after the write.
+    /// The file's text after the write (ignored when it `deletes`).
     pub after: String,
+    /// The write deletes the file (Codex's `*** Delete File`). Default false.
+    #[serde(default)]
+    #[ts(optional, as = "Option<bool>")]
+    pub deletes: bool,
 }
 
 /// What the hook asks of a staged write.
@@ -66,8 +72,13 @@ pub struct WriteOutcome {
     pub hunks: Vec<HunkState>,
     /// Once decided, the file's text as the user decided it (what a save
     /// writes); `null` while pending, and when nothing of the write was
-    /// kept (the text is what the file holds already).
+    /// kept (the text is what the file holds already), and for a deletion.
     pub text: Option<String>,
+    /// Once decided, for a write that deletes the file: whether the user
+    /// accepted the deletion (it is saved like any change, by the hook's
+    /// request to save the file).
+    #[serde(default)]
+    pub deleted: bool,
 }
 
 /// Longest wait one outcome request takes.
@@ -83,7 +94,13 @@ impl Runtime {
     /// that changes nothing, or to a path Redline does not review, is
     /// `invalid_request`.
     pub async fn stage_agent_write(&self, write: &AgentWrite) -> Result<Job, RuntimeError> {
-        if write.before.as_deref() == Some(write.after.as_str()) {
+        if write.deletes && write.before.is_none() {
+            return Err(RuntimeError::Invalid(format!(
+                "the write deletes `{}`, which it says is not there",
+                write.file_path
+            )));
+        }
+        if !write.deletes && write.before.as_deref() == Some(write.after.as_str()) {
             return Err(RuntimeError::Invalid(format!(
                 "the write leaves `{}` as it is",
                 write.file_path
@@ -124,12 +141,16 @@ impl Runtime {
                 return Err(RuntimeError::Conflict(format!("`{path}` {why}")));
             }
         }
-        let edit = whole_edit(&path, write.before.as_deref(), &write.after);
-        let session = format!("{} · {}", write.agent, short(&write.session));
-        let verb = if write.before.is_none() {
-            "creates"
+        let edit = if write.deletes {
+            deletion(&path)
         } else {
-            "edits"
+            whole_edit(&path, write.before.as_deref(), &write.after)
+        };
+        let session = format!("{} · {}", write.agent, short(&write.session));
+        let verb = match (&write.before, write.deletes) {
+            (_, true) => "deletes",
+            (None, _) => "creates",
+            (Some(_), false) => "edits",
         };
         let instruction = format!("{} {verb} {path} ({})", write.agent, write.tool);
         let args = json!({ "edits": [edit], "summary": instruction });
@@ -174,12 +195,11 @@ impl Runtime {
         request: &OutcomeRequest,
     ) -> Result<WriteOutcome, RuntimeError> {
         let job = self.job(job_id)?;
-        let file_path = job
-            .diff_bundle
-            .as_ref()
-            .and_then(|b| b.files.first())
-            .map(|f| f.file_path.clone())
+        let bundle = job.diff_bundle.as_ref();
+        let file_path = bundle
+            .and_then(|b| b.paths().into_iter().next())
             .ok_or_else(|| RuntimeError::Invalid(format!("job `{job_id}` staged no write")))?;
+        let deletes = bundle.is_some_and(|b| b.file_ops.iter().any(|o| o.op == FileOp::Delete));
         if let Some(reason) = &request.withdraw {
             for state in self.hunk_states(job_id, &[])? {
                 if !state.decided() {
@@ -202,7 +222,7 @@ impl Runtime {
         let kept = hunks
             .iter()
             .any(|h| h.status == "accepted" || h.status == "changed");
-        let text = if decided && kept {
+        let text = if decided && kept && !deletes {
             let file = self.file_content(&file_path)?;
             let ws = self.ws();
             // What a save writes: the buffer without hunks still pending
@@ -221,6 +241,7 @@ impl Runtime {
             decided,
             hunks,
             text,
+            deleted: decided && kept && deletes,
         })
     }
 }
@@ -303,6 +324,20 @@ fn short(session: &str) -> &str {
         .char_indices()
         .nth(8)
         .map_or(session, |(i, _)| &session[..i])
+}
+
+/// The edit that deletes the file at `path`.
+fn deletion(path: &str) -> ModelEdit {
+    ModelEdit {
+        file_path: path.to_owned(),
+        operation: Operation::DeleteFile,
+        start_line: None,
+        end_line: None,
+        new_text: None,
+        old_text: None,
+        rationale: None,
+        new_path: None,
+    }
 }
 
 /// The one edit that turns `before` into `after`: the lines between their

@@ -27,6 +27,10 @@ file_path: string,
  */
 before: string | null,
 /**
- * The file's text after the write.
+ * The file's text after the write (ignored when it `deletes`).
  */
-after: string, };
+after: string,
+/**
+ * The write deletes the file (Codex's `*** Delete File`). Default false.
+ */
+deletes?: boolean, };

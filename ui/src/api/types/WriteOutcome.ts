@@ -25,6 +25,12 @@ hunks: Array<HunkState>,
 /**
  * Once decided, the file's text as the user decided it (what a save
  * writes); `null` while pending, and when nothing of the write was
- * kept (the text is what the file holds already).
+ * kept (the text is what the file holds already), and for a deletion.
  */
-text: string | null, };
+text: string | null,
+/**
+ * Once decided, for a write that deletes the file: whether the user
+ * accepted the deletion (it is saved like any change, by the hook's
+ * request to save the file).
+ */
+deleted: boolean, };
