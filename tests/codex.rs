@@ -8,7 +8,9 @@
 //! model reads the reason; a patch of two files, one changed in part and
 //! one added, writes only what was accepted; one edited in review writes
 //! the user's text, CRLF kept; of two deletions, Redline makes the one
-//! accepted and Codex is told. What Codex writes is Redline's own save.
+//! accepted and Codex is told; an accepted move Redline makes, the link to
+//! the note following, and a rejected one leaves the note where it is with
+//! its accepted text. What Codex writes is Redline's own save.
 
 #[path = "support/mcp.rs"]
 mod mcp;
@@ -116,6 +118,9 @@ async fn codexs_patches_are_reviewed_before_they_land() {
     write("c.md", "# C\r\n\r\nOwner: Ann\r\n");
     write("d.md", "# D\n");
     write("e.md", "# E\n");
+    write("m.md", "# M\n\nStatus: old\n");
+    write("l.md", "See [[m]].\n");
+    write("p.md", "# P\n\none\n");
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
 
     let mut install = Command::new(env!("CARGO_BIN_EXE_redline"));
@@ -142,6 +147,10 @@ async fn codexs_patches_are_reviewed_before_they_land() {
         ),
         patch("*** Update File: c.md\n@@\n-Owner: Ann\n+Owner: Bo\n"),
         patch("*** Delete File: d.md\n*** Delete File: e.md\n"),
+        patch(
+            "*** Update File: m.md\n*** Move to: archive/m2.md\n@@\n-Status: old\n+Status: new\n",
+        ),
+        patch("*** Update File: p.md\n*** Move to: q.md\n@@\n-one\n+two\n"),
         Turn::text(&["Done."]),
     ];
     let model = ScriptedModel::bind(turns, 0).await.unwrap();
@@ -203,6 +212,26 @@ async fn codexs_patches_are_reviewed_before_they_land() {
             .decide(&de[1][0], "rejected", Some("e is still in use"))
             .await;
         serve.settled().await;
+
+        // A move with its text changed, the link to it following: all accepted.
+        let ml = pending(&["m.md", "l.md"]).await;
+        assert_eq!(
+            (ml[0].len(), ml[1].len()),
+            (2, 1),
+            "move, text, link: {ml:?}"
+        );
+        for hunk in ml.concat() {
+            serve.decide(&hunk, "accepted", None).await;
+        }
+        serve.settled().await;
+
+        // A move rejected, its text accepted (the move is listed first).
+        let p = pending(&["p.md"]).await;
+        serve
+            .decide(&p[0][0], "rejected", Some("p keeps its name"))
+            .await;
+        serve.decide(&p[0][1], "accepted", None).await;
+        serve.settled().await;
     };
     let running = tokio::task::spawn_blocking({
         let (codex, dir, home, data) = (
@@ -235,10 +264,15 @@ async fn codexs_patches_are_reviewed_before_they_land() {
     );
     assert!(!dir.join("d.md").exists(), "the accepted deletion made");
     assert_eq!(read("e.md"), "# E\n", "the rejected one not");
+    assert!(!dir.join("m.md").exists(), "the accepted move made");
+    assert_eq!(read("archive/m2.md"), "# M\n\nStatus: new\n");
+    assert_eq!(read("l.md"), "See [[m2]].\n", "the link followed");
+    assert_eq!(read("p.md"), "# P\n\ntwo\n", "text taken, move not");
+    assert!(!dir.join("q.md").exists());
 
     // The model was told: the rejection with its reason, the rest applied.
     let results = patch_results(&model);
-    assert_eq!(results.len(), 4, "{results:?}");
+    assert_eq!(results.len(), 6, "{results:?}");
     assert!(
         results[0].contains("keep it a draft until Friday"),
         "the reason reaches the model: {results:?}"
@@ -253,6 +287,18 @@ async fn codexs_patches_are_reviewed_before_they_land() {
             && results[3].contains("do not apply it again"),
         "told what Redline did and why not the rest: {}",
         results[3]
+    );
+    assert!(
+        results[4].contains("m.md was moved to archive/m2.md by Redline")
+            && results[4].contains("links to it updated in l.md"),
+        "{}",
+        results[4]
+    );
+    assert!(
+        results[5].contains("moving p.md to q.md was rejected (p keeps its name)")
+            && results[5].contains("Redline wrote the text the user kept in place"),
+        "{}",
+        results[5]
     );
 
     // One session named after Codex's; what Codex wrote is Redline's own

@@ -36,8 +36,14 @@ fn tool(name: &str, dir: &Path, file: &str, mut args: Value) -> Turn {
 }
 
 /// Runs `gemini -p` in `dir` against the model at `model_url`, with its
-/// home in `home`; returns its answer.
-fn run_gemini(gemini: &Path, dir: &Path, home: &Path, data: &Path, model_url: &str) -> String {
+/// home in `home`; returns its answer and what it showed the user.
+fn run_gemini(
+    gemini: &Path,
+    dir: &Path,
+    home: &Path,
+    data: &Path,
+    model_url: &str,
+) -> (String, String) {
     // An API key's sign-in, and no usage figures sent anywhere.
     let settings = json!({ "security": { "auth": { "selectedType": "gemini-api-key" } },
                            "privacy": { "usageStatisticsEnabled": false } });
@@ -65,7 +71,10 @@ fn run_gemini(gemini: &Path, dir: &Path, home: &Path, data: &Path, model_url: &s
     let said: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("{e}: {}", String::from_utf8_lossy(&out.stdout));
     });
-    said["response"].as_str().unwrap_or_default().to_owned()
+    (
+        said["response"].as_str().unwrap_or_default().to_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// What the model was told of each tool call, in order.
@@ -205,8 +214,13 @@ async fn geminis_writes_are_reviewed_before_they_land() {
         let url = model.base_url(Protocol::AnthropicMessages);
         move || run_gemini(&gemini, &dir, &home, &data, &url)
     });
-    let ((), said) = tokio::join!(deciding, running);
-    assert_eq!(said.unwrap(), "Done.");
+    let ((), ran) = tokio::join!(deciding, running);
+    let (said, shown) = ran.unwrap();
+    assert_eq!(said, "Done.");
+    assert!(
+        shown.contains("was rejected (seven keeps its x)"),
+        "the user sees what the model cannot be told: {shown}"
+    );
 
     // The bytes: each file exactly as the user decided.
     assert_eq!(

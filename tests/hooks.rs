@@ -4,8 +4,8 @@
 //! and a note holding pending work are refused with the reason, no open
 //! Redline and a time limit fall back as configured, and a withdrawn write
 //! is rejected in the review with the time limit as its reason; a Codex
-//! patch Redline does not review first (a move, lines not in the file)
-//! passes; a Gemini CLI edit whose old text is not in the file exactly is
+//! patch Redline does not review first (a move out of the folder, lines
+//! not in the file) passes; a Gemini CLI edit whose old text is not in the file exactly is
 //! refused in Gemini's words.
 
 #[path = "support/agent.rs"]
@@ -298,12 +298,11 @@ async fn codex_patches_redline_cannot_review_first_pass_and_say_why() {
         HookInput::parse(&input.to_string()).unwrap()
     };
     let quick = options(300, Fallback::Deny);
-    // A move passes, to be reviewed as it lands.
-    let moved = patch("*** Update File: a.md\n*** Move to: b.md\n");
-    let verdict = review(&moved, &root, None, &quick).await.unwrap();
-    assert!(
-        matches!(&verdict, Verdict::Pass { why: Some(why) } if why.contains("moves a.md")),
-        "{verdict:?}"
+    // A move out of the folder passes: Redline's review ends at its edge.
+    let out = patch("*** Update File: a.md\n*** Move to: ../elsewhere.md\n");
+    assert_eq!(
+        review(&out, &root, None, &quick).await.unwrap(),
+        Verdict::Pass { why: None }
     );
     // Deleting a note that is not there: Codex refuses that itself.
     let missing = patch("*** Delete File: gone.md\n");
@@ -311,13 +310,18 @@ async fn codex_patches_redline_cannot_review_first_pass_and_say_why() {
         review(&missing, &root, None, &quick).await.unwrap(),
         Verdict::Pass { why: None }
     );
-    // A deletion is reviewed first: with no Redline open, the fallback.
-    let deletion = patch("*** Delete File: a.md\n");
-    let verdict = review(&deletion, &root, None, &quick).await.unwrap();
-    assert!(
-        matches!(&verdict, Verdict::Deny { reason } if reason.contains("not open")),
-        "{verdict:?}"
-    );
+    // A deletion or a move (into a folder still to come) is reviewed
+    // first: with no Redline open, the fallback.
+    for first in [
+        "*** Delete File: a.md\n",
+        "*** Update File: a.md\n*** Move to: new/b.md\n",
+    ] {
+        let verdict = review(&patch(first), &root, None, &quick).await.unwrap();
+        assert!(
+            matches!(&verdict, Verdict::Deny { reason } if reason.contains("not open")),
+            "{first}: {verdict:?}"
+        );
+    }
     // Lines the file does not have: Codex refuses that patch itself.
     let missing = patch("*** Update File: a.md\n@@\n-Status: done\n+Status: final\n");
     assert_eq!(

@@ -130,6 +130,7 @@ pub async fn review(
         before: disk.clone(),
         after: after.clone(),
         deletes: false,
+        moves_to: None,
     };
     let job = match stage(&client, &request).await {
         Ok(job) => job,
@@ -149,17 +150,21 @@ struct Patched<'a> {
     named: &'a str,
     rel: String,
     disk: Option<String>,
-    /// Its text after the patch; empty when it `deletes` the file.
+    /// Its text after the patch (at `moves_to`, when it moves); empty when
+    /// it `deletes` the file.
     after: String,
     deletes: bool,
+    /// Where it moves the file, relative to the root.
+    moves_to: Option<String>,
 }
 
-/// [`review`] for Codex's `apply_patch`: each file the patch updates, adds
-/// or deletes is staged as a write of its own, and once all are decided
-/// the deletions accepted are saved in Redline and the patch is let
-/// through rewritten to leave the decided texts (a file wholly rejected,
-/// or deleted, left out), or refused when nothing is left of it. A patch
-/// that moves a file passes, to be reviewed as it lands.
+/// [`review`] for Codex's `apply_patch`: each file the patch updates, adds,
+/// deletes or moves is staged as a write of its own (a move with the
+/// links to the note following it), and once all are decided the
+/// deletions and moves accepted are saved in Redline, links and all, and
+/// the patch is let through rewritten to leave the decided texts (a file
+/// wholly rejected, deleted or moved left out), or refused when nothing is
+/// left of it.
 async fn review_patch(
     input: &HookInput,
     root: &Path,
@@ -179,20 +184,19 @@ async fn review_patch(
     };
     let mut writes = Vec::new();
     for file in &files {
-        if let FilePatch::Update {
-            move_to: Some(_), ..
-        } = file
-        {
-            return Ok(Verdict::Pass {
-                why: Some(format!(
-                    "this patch moves {}: Redline reviews that once it lands, as an outside change",
-                    file.path()
-                )),
-            });
-        }
         let path = input.absolute(PathBuf::from(file.path()));
         let Some(rel) = relative(root, &path) else {
             return pass;
+        };
+        let moves_to = match file {
+            FilePatch::Update {
+                move_to: Some(to), ..
+            } => match relative(root, &input.absolute(PathBuf::from(to))) {
+                Some(to) => Some(to),
+                // Out of the folder: Redline's review ends at its edge.
+                None => return pass,
+            },
+            _ => None,
         };
         let Some(disk) = note(&path) else {
             return pass;
@@ -210,13 +214,14 @@ async fn review_patch(
             _ => return pass,
         };
         let deletes = matches!(file, FilePatch::Delete { .. });
-        if deletes || disk.as_deref() != Some(after.as_str()) {
+        if deletes || moves_to.is_some() || disk.as_deref() != Some(after.as_str()) {
             writes.push(Patched {
                 named: file.path(),
                 rel,
                 disk,
                 after,
                 deletes,
+                moves_to,
             });
         }
     }
@@ -237,6 +242,7 @@ async fn review_patch(
             before: write.disk.clone(),
             after: write.after.clone(),
             deletes: write.deletes,
+            moves_to: write.moves_to.clone(),
         };
         match stage(&client, &request).await {
             Ok(job) => jobs.push(job),
@@ -259,18 +265,33 @@ async fn review_patch(
             }
         }
     }
-    // Accepted deletions are Redline's to make: Codex deleting a note
-    // itself would leave Redline's review of it in conflict.
     let mut unmade = Vec::new();
     for (write, outcome) in writes.iter().zip(&outcomes) {
-        if outcome.deleted {
-            let save = serde_json::json!({ "path": write.rel });
+        for path in redline_saves(write, outcome) {
+            let save = serde_json::json!({ "path": path });
             if let Err(e) = client.post::<Value>("/api/files/save", &save).await {
-                unmade.push((write.rel.clone(), e.to_string()));
+                unmade.push((path.to_owned(), e.to_string()));
             }
         }
     }
     Ok(patch_verdict(&writes, &outcomes, &unmade))
+}
+
+/// The files Redline saves to carry out what the user decided of `w`: a
+/// deletion accepted, a move accepted with the notes whose links follow
+/// it, or the text kept of a file whose move was rejected. Codex deleting,
+/// moving or writing such a note itself would leave Redline's review of
+/// it in conflict; Codex writes the rest.
+fn redline_saves<'a>(w: &'a Patched<'_>, o: &'a WriteOutcome) -> Vec<&'a str> {
+    match (&o.moved_to, &w.moves_to) {
+        (Some(to), _) => std::iter::once(to)
+            .chain(&o.links)
+            .map(String::as_str)
+            .collect(),
+        (None, Some(_)) if o.text.is_some() => vec![&w.rel],
+        _ if o.deleted => vec![&w.rel],
+        _ => Vec::new(),
+    }
 }
 
 /// Rejects what is still pending of `jobs`, saying `why`.
@@ -285,8 +306,8 @@ async fn withdraw(client: &Client, jobs: &[Job], why: &str) {
     }
 }
 
-/// The verdict on a decided patch, whose accepted deletions Redline has
-/// made but those in `unmade` (with why not).
+/// The verdict on a decided patch, whose accepted deletions and moves
+/// Redline has made but for the files in `unmade` (with why not).
 fn patch_verdict(
     writes: &[Patched<'_>],
     outcomes: &[WriteOutcome],
@@ -295,38 +316,19 @@ fn patch_verdict(
     let kept: Vec<(&str, Option<&str>, &str)> = writes
         .iter()
         .zip(outcomes)
-        .filter(|(w, _)| !w.deletes)
+        .filter(|(w, _)| !w.deletes && w.moves_to.is_none())
         .filter_map(|(w, o)| Some((w.named, w.disk.as_deref(), o.text.as_deref()?)))
         .collect();
-    let rejected = |w: &Patched<'_>, o: &WriteOutcome| {
-        let why = reasons(o).map_or_else(String::new, |r| format!(" ({r})"));
-        if w.deletes {
-            format!("deleting {} was rejected{why}", w.rel)
-        } else {
-            format!("{} was rejected{why}", w.rel)
-        }
-    };
     let told: Vec<String> = writes
         .iter()
         .zip(outcomes)
-        .filter(|(w, o)| w.deletes || o.text.as_deref() != Some(w.after.as_str()))
-        .map(|(w, o)| match &o.text {
-            _ if w.deletes && o.deleted => match unmade.iter().find(|(rel, _)| *rel == w.rel) {
-                Some((_, why)) => format!(
-                    "deleting {} was accepted, but Redline could not delete it: {why}",
-                    w.rel
-                ),
-                None => format!("{} was deleted by Redline, as the user accepted", w.rel),
-            },
-            None => rejected(w, o),
-            Some(_) => format!(
-                "{}: {}",
-                w.rel,
-                o.hunks.iter().map(fate).collect::<Vec<_>>().join("; ")
-            ),
-        })
+        .filter_map(|(w, o)| told(w, o, unmade))
         .collect();
-    if kept.is_empty() && !outcomes.iter().any(|o| o.deleted) {
+    let carried = writes
+        .iter()
+        .zip(outcomes)
+        .any(|(w, o)| !redline_saves(w, o).is_empty());
+    if kept.is_empty() && !carried {
         return Verdict::Deny {
             reason: format!(
                 "The user reviewed this patch in Redline and rejected it: {}. No file was changed.",
@@ -359,6 +361,75 @@ fn patch_verdict(
                 told.join("; ")
             )
         }),
+    }
+}
+
+/// What the model is told of one file of a decided patch, whose deletion
+/// or move Redline made but where `unmade` says; `None` when the patch
+/// writes it as proposed.
+fn told(w: &Patched<'_>, o: &WriteOutcome, unmade: &[(String, String)]) -> Option<String> {
+    let why_not = |path: &str| unmade.iter().find(|(p, _)| p == path).map(|(_, why)| why);
+    let rejected = reasons(o).map_or_else(String::new, |r| format!(" ({r})"));
+    let rel = &w.rel;
+    // The fates of the file's own lines (not its move, not the links).
+    let lines: Vec<String> = o
+        .hunks
+        .iter()
+        .filter(|h| h.file_path == *rel && h.line > 0 && h.status != "accepted")
+        .map(fate)
+        .collect();
+    let text = (!lines.is_empty()).then(|| format!("; its text: {}", lines.join("; ")));
+    let text = text.unwrap_or_default();
+    if w.deletes {
+        return Some(match (o.deleted, why_not(rel)) {
+            (false, _) => format!("deleting {rel} was rejected{rejected}"),
+            (true, Some(why)) => {
+                format!("deleting {rel} was accepted, but Redline could not delete it: {why}")
+            }
+            (true, None) => format!("{rel} was deleted by Redline, as the user accepted"),
+        });
+    }
+    if let Some(to) = &w.moves_to {
+        return Some(match (&o.moved_to, why_not(to)) {
+            (None, _) if o.text.is_none() => format!("{rel} was rejected{rejected}"),
+            (None, Some(why)) => format!(
+                "moving {rel} to {to} was rejected{rejected}, and Redline could not write the \
+                 text the user kept: {why}"
+            ),
+            (None, None) => format!(
+                "moving {rel} to {to} was rejected{rejected}; Redline wrote the text the user \
+                 kept in place{text}"
+            ),
+            (Some(_), Some(why)) => {
+                format!("moving {rel} to {to} was accepted, but Redline could not make it: {why}")
+            }
+            (Some(_), None) => {
+                let mut said = format!("{rel} was moved to {to} by Redline, as the user accepted");
+                let saved: Vec<&str> = o
+                    .links
+                    .iter()
+                    .filter(|l| why_not(l).is_none())
+                    .map(String::as_str)
+                    .collect();
+                if !saved.is_empty() {
+                    said += &format!(", and the links to it updated in {}", saved.join(", "));
+                }
+                for l in &o.links {
+                    if let Some(why) = why_not(l) {
+                        said += &format!("; the links in {l} were not saved: {why}");
+                    }
+                }
+                said + &text
+            }
+        });
+    }
+    match &o.text {
+        None => Some(format!("{rel} was rejected{rejected}")),
+        Some(t) if *t == w.after => None,
+        Some(_) => Some(format!(
+            "{rel}: {}",
+            o.hunks.iter().map(fate).collect::<Vec<_>>().join("; ")
+        )),
     }
 }
 
@@ -542,11 +613,20 @@ fn fallen_back(fallback: Fallback, why: String) -> Verdict {
 }
 
 /// `path` relative to `root` (both as the file system resolves them), if
-/// it is inside it.
+/// it is inside it; folders of it that do not exist yet (where a move
+/// goes) are taken as named, and may not climb with `..`.
 fn relative(root: &Path, path: &Path) -> Option<String> {
     let root = root.canonicalize().ok()?;
-    let parent = path.parent()?.canonicalize().ok()?;
-    let rel = parent.join(path.file_name()?);
+    let mut there = path.parent()?;
+    let mut rest = vec![path.file_name()?];
+    let found = loop {
+        if let Ok(found) = there.canonicalize() {
+            break found;
+        }
+        rest.push(there.file_name()?);
+        there = there.parent()?;
+    };
+    let rel = rest.iter().rev().fold(found, |at, part| at.join(part));
     let rel = rel.strip_prefix(&root).ok()?;
     Some(rel.to_str()?.replace('\\', "/"))
 }
@@ -625,6 +705,8 @@ mod tests {
             hunks,
             text: text.map(str::to_owned),
             deleted: false,
+            moved_to: None,
+            links: Vec::new(),
         }
     }
 
@@ -637,6 +719,64 @@ mod tests {
             .write()
             .unwrap()
             .unwrap()
+    }
+
+    #[test]
+    fn a_move_redline_made_is_told_with_its_links() {
+        let moving = Patched {
+            named: "m.md",
+            rel: "m.md".into(),
+            disk: Some("# M\n".into()),
+            after: "# M\n".into(),
+            deletes: false,
+            moves_to: Some("archive/m.md".into()),
+        };
+        let moved = WriteOutcome {
+            moved_to: Some("archive/m.md".into()),
+            links: vec!["a.md".into(), "b.md".into()],
+            ..outcome(Some("# M\n"), vec![state("accepted", None)])
+        };
+        assert_eq!(
+            redline_saves(&moving, &moved),
+            ["archive/m.md", "a.md", "b.md"]
+        );
+        let unmade = [("b.md".to_owned(), "changed on disk".to_owned())];
+        let Verdict::Deny { reason } =
+            patch_verdict(std::slice::from_ref(&moving), &[moved], &unmade)
+        else {
+            panic!("denied: Redline made it all");
+        };
+        assert!(
+            reason.contains("m.md was moved to archive/m.md by Redline")
+                && reason.contains("links to it updated in a.md;")
+                && reason.contains("the links in b.md were not saved: changed on disk"),
+            "{reason}"
+        );
+        // The move rejected, nothing else proposed: nothing for Redline to
+        // save; with its text kept, Redline writes that in place.
+        let stays = outcome(None, vec![state("rejected", Some("keep it"))]);
+        assert!(redline_saves(&moving, &stays).is_empty());
+        let kept = outcome(
+            Some("# M, kept\n"),
+            vec![state("rejected", Some("keep it"))],
+        );
+        assert_eq!(redline_saves(&moving, &kept), ["m.md"]);
+    }
+
+    #[test]
+    fn paths_are_made_relative_where_folders_are_still_to_come() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("a")).unwrap();
+        let rel = |p: &str| relative(&root, &root.join(p));
+        assert_eq!(rel("a/n.md").as_deref(), Some("a/n.md"));
+        assert_eq!(rel("new/deeper/n.md").as_deref(), Some("new/deeper/n.md"));
+        assert_eq!(rel("../out.md"), None, "outside");
+        assert_eq!(
+            rel("new/../../out.md"),
+            None,
+            "climbing out of a folder to come"
+        );
     }
 
     #[test]
@@ -691,6 +831,7 @@ mod tests {
                 disk: Some("draft\n".into()),
                 after: "final\n".into(),
                 deletes: false,
+                moves_to: None,
             },
             Patched {
                 named: "./n.md",
@@ -698,6 +839,7 @@ mod tests {
                 disk: None,
                 after: "# N\n".into(),
                 deletes: false,
+                moves_to: None,
             },
         ];
         let rejected = outcome(None, vec![state("rejected", Some("not yet"))]);
@@ -736,6 +878,7 @@ mod tests {
             disk: Some("# Old\n".into()),
             after: String::new(),
             deletes: true,
+            moves_to: None,
         };
         let added = Patched {
             named: "n.md",
@@ -743,6 +886,7 @@ mod tests {
             disk: None,
             after: "# N\n".into(),
             deletes: false,
+            moves_to: None,
         };
         let deleted = WriteOutcome {
             deleted: true,

@@ -149,9 +149,10 @@ pub fn run(args: HookArgs, config: Config) -> anyhow::Result<ExitCode> {
         Verdict::Allow {
             input: args,
             reason,
-            ..
+            context,
         } if input.hook_event_name == gemini::EVENT => {
-            gemini::allow((args != input.tool_input).then_some(args), &reason)
+            let said = context.map_or_else(|| reason.clone(), |c| format!("{reason}. {c}"));
+            gemini::allow((args != input.tool_input).then_some(args), &said)
         }
         Verdict::Allow {
             input: args,

@@ -43,6 +43,11 @@ pub struct AgentWrite {
     #[serde(default)]
     #[ts(optional, as = "Option<bool>")]
     pub deletes: bool,
+    /// Where the write moves the file, `after` its text there (Codex's
+    /// `*** Move to`); the links to it follow, as with any move.
+    #[serde(default)]
+    #[ts(optional)]
+    pub moves_to: Option<String>,
 }
 
 /// What the hook asks of a staged write.
@@ -79,6 +84,14 @@ pub struct WriteOutcome {
     /// request to save the file).
     #[serde(default)]
     pub deleted: bool,
+    /// Once decided, for a write that moves the file: where, when the user
+    /// accepted the move (saving the file there makes it, with `text`).
+    #[serde(default)]
+    pub moved_to: Option<String>,
+    /// The other notes whose links to the file the accepted move updates
+    /// (saving them writes the updated links).
+    #[serde(default)]
+    pub links: Vec<String>,
 }
 
 /// Longest wait one outcome request takes.
@@ -100,7 +113,10 @@ impl Runtime {
                 write.file_path
             )));
         }
-        if !write.deletes && write.before.as_deref() == Some(write.after.as_str()) {
+        if !write.deletes
+            && write.moves_to.is_none()
+            && write.before.as_deref() == Some(write.after.as_str())
+        {
             return Err(RuntimeError::Invalid(format!(
                 "the write leaves `{}` as it is",
                 write.file_path
@@ -141,19 +157,29 @@ impl Runtime {
                 return Err(RuntimeError::Conflict(format!("`{path}` {why}")));
             }
         }
-        let edit = if write.deletes {
-            deletion(&path)
-        } else {
-            whole_edit(&path, write.before.as_deref(), &write.after)
-        };
+        let mut edits = Vec::new();
+        if write.deletes {
+            edits.push(deletion(&path));
+        } else if write.before.as_deref() != Some(write.after.as_str()) {
+            edits.push(whole_edit(&path, write.before.as_deref(), &write.after));
+        }
+        if let Some(to) = &write.moves_to {
+            edits.push(ModelEdit {
+                operation: Operation::Move,
+                new_path: Some(to.clone()),
+                ..deletion(&path)
+            });
+        }
         let session = format!("{} · {}", write.agent, short(&write.session));
-        let verb = match (&write.before, write.deletes) {
-            (_, true) => "deletes",
-            (None, _) => "creates",
-            (Some(_), false) => "edits",
+        let verb = match (&write.before, write.deletes, &write.moves_to) {
+            (_, true, _) => "deletes".to_owned(),
+            (_, _, Some(_)) => format!("moves {path} to"),
+            (None, ..) => "creates".to_owned(),
+            (Some(_), ..) => "edits".to_owned(),
         };
-        let instruction = format!("{} {verb} {path} ({})", write.agent, write.tool);
-        let args = json!({ "edits": [edit], "summary": instruction });
+        let target = write.moves_to.as_deref().unwrap_or(&path);
+        let instruction = format!("{} {verb} {target} ({})", write.agent, write.tool);
+        let args = json!({ "edits": edits, "summary": instruction });
         // A refusal from here on (a protected note) is the hook's to deny,
         // not a path Redline leaves alone: `conflict`.
         let job = self
@@ -196,10 +222,18 @@ impl Runtime {
     ) -> Result<WriteOutcome, RuntimeError> {
         let job = self.job(job_id)?;
         let bundle = job.diff_bundle.as_ref();
-        let file_path = bundle
-            .and_then(|b| b.paths().into_iter().next())
+        // The file's move or deletion, if the write has one: its link
+        // updates are the bundle's other files.
+        let op = bundle.and_then(|b| b.file_ops.first());
+        let file_path = op
+            .map(|o| o.file_path.clone())
+            .or_else(|| {
+                bundle
+                    .and_then(|b| b.files.first())
+                    .map(|f| f.file_path.clone())
+            })
             .ok_or_else(|| RuntimeError::Invalid(format!("job `{job_id}` staged no write")))?;
-        let deletes = bundle.is_some_and(|b| b.file_ops.iter().any(|o| o.op == FileOp::Delete));
+        let deletes = op.is_some_and(|o| o.op == FileOp::Delete);
         if let Some(reason) = &request.withdraw {
             for state in self.hunk_states(job_id, &[])? {
                 if !state.decided() {
@@ -219,9 +253,25 @@ impl Runtime {
             // The outcome is final: no hook of this write waits again.
             self.agent_writes().remove(job_id);
         }
-        let kept = hunks
-            .iter()
-            .any(|h| h.status == "accepted" || h.status == "changed");
+        let taken = |h: &HunkState| h.status == "accepted" || h.status == "changed";
+        let kept = hunks.iter().any(taken);
+        let op_taken =
+            decided && op.is_some_and(|o| hunks.iter().any(|h| h.hunk_id == o.hunk_id && taken(h)));
+        let moved_to = match op.map(|o| &o.op) {
+            Some(FileOp::Move { to }) if op_taken => Some(to.clone()),
+            _ => None,
+        };
+        let mut links: Vec<String> = Vec::new();
+        if moved_to.is_some() {
+            for h in hunks
+                .iter()
+                .filter(|h| taken(h) && h.file_path != file_path)
+            {
+                if !links.contains(&h.file_path) {
+                    links.push(h.file_path.clone());
+                }
+            }
+        }
         let text = if decided && kept && !deletes {
             let file = self.file_content(&file_path)?;
             let ws = self.ws();
@@ -241,7 +291,9 @@ impl Runtime {
             decided,
             hunks,
             text,
-            deleted: decided && kept && deletes,
+            deleted: op_taken && deletes,
+            moved_to,
+            links,
         })
     }
 }

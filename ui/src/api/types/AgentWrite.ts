@@ -33,4 +33,9 @@ after: string,
 /**
  * The write deletes the file (Codex's `*** Delete File`). Default false.
  */
-deletes?: boolean, };
+deletes?: boolean,
+/**
+ * Where the write moves the file, `after` its text there (Codex's
+ * `*** Move to`); the links to it follow, as with any move.
+ */
+moves_to?: string, };

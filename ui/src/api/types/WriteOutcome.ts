@@ -33,4 +33,14 @@ text: string | null,
  * accepted the deletion (it is saved like any change, by the hook's
  * request to save the file).
  */
-deleted: boolean, };
+deleted: boolean,
+/**
+ * Once decided, for a write that moves the file: where, when the user
+ * accepted the move (saving the file there makes it, with `text`).
+ */
+moved_to: string | null,
+/**
+ * The other notes whose links to the file the accepted move updates
+ * (saving them writes the updated links).
+ */
+links: Array<string>, };
