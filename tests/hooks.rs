@@ -400,3 +400,36 @@ async fn gemini_edits_redline_cannot_review_exactly_are_refused_in_its_words() {
         "{verdict:?}"
     );
 }
+
+#[tokio::test]
+async fn a_write_of_line_endings_alone_is_refused_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("c.md"), "# C\r\n\r\nOwner: Ann\r\n").unwrap();
+    let quick = options(300, Fallback::Deny);
+    // LF for CRLF, and the final newline dropped: no line changes.
+    for content in ["# C\n\nOwner: Ann\n", "# C\r\n\r\nOwner: Ann"] {
+        let write = call(&root, "Write", "c.md", json!({ "content": content }));
+        let verdict = review(&write, &root, None, &quick).await.unwrap();
+        assert!(
+            matches!(&verdict, Verdict::Deny { reason } if reason.contains("only its line endings or final newline")),
+            "{content:?}: {verdict:?}"
+        );
+    }
+    // A line changed besides: reviewed (here, with no Redline, the fallback).
+    let write = call(
+        &root,
+        "Write",
+        "c.md",
+        json!({ "content": "# C\n\nOwner: Bo\n" }),
+    );
+    let verdict = review(&write, &root, None, &quick).await.unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Deny { reason } if reason.contains("not open")),
+        "{verdict:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("c.md")).unwrap(),
+        "# C\r\n\r\nOwner: Ann\r\n"
+    );
+}

@@ -86,9 +86,24 @@ pub fn edit_lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').map(content).collect()
 }
 
+/// Whether `a` and `b` have the same lines, however they end them: a
+/// change from one to the other is no change to review, as a note keeps
+/// its own line endings and final newline.
+pub fn same_lines(a: &str, b: &str) -> bool {
+    edit_lines(a) == edit_lines(b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_the_same_however_they_end() {
+        assert!(same_lines("a\r\nb\r\n", "a\nb\n"));
+        assert!(same_lines("a\nb\n", "a\nb"));
+        assert!(!same_lines("a\nb\n", "a\nb\n\n"), "a blank line is a line");
+        assert!(!same_lines("a\nb\n", "a\nB\n"));
+    }
 
     #[test]
     fn lines_keep_terminators_and_bom() {

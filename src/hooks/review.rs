@@ -12,6 +12,7 @@ use super::HookError;
 use super::claude_code::{HookInput, Write};
 use super::gemini;
 use super::patch::{self, FilePatch};
+use crate::edits::lines::same_lines;
 use crate::instance::{self, Instance};
 use crate::jobs::{AgentWrite, HunkState, Job, OutcomeRequest, WriteOutcome};
 
@@ -117,6 +118,17 @@ pub async fn review(
     };
     if disk.as_deref() == Some(after.as_str()) {
         return pass;
+    }
+    // Only how the lines end would change, which the review keeps as the
+    // note has it: nothing for the user to see, and nothing made unseen.
+    if disk.as_deref().is_some_and(|d| same_lines(d, &after)) {
+        return Ok(Verdict::Deny {
+            reason: format!(
+                "This {} of {rel} changes only its line endings or final newline, which Redline \
+                 keeps as each note has them: it was not made, and the file is unchanged.",
+                write.tool()
+            ),
+        });
     }
     let client = match connect(root, open, options)? {
         Ok(client) => client,

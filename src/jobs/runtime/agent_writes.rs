@@ -16,6 +16,7 @@ use serde_json::json;
 use super::Runtime;
 use super::external::HunkState;
 use crate::agent::toolset::ModelEdit;
+use crate::edits::lines::same_lines;
 use crate::edits::{FileOp, Operation};
 use crate::jobs::Job;
 use crate::jobs::error::RuntimeError;
@@ -115,10 +116,14 @@ impl Runtime {
         }
         if !write.deletes
             && write.moves_to.is_none()
-            && write.before.as_deref() == Some(write.after.as_str())
+            && write
+                .before
+                .as_deref()
+                .is_some_and(|before| same_lines(before, &write.after))
         {
             return Err(RuntimeError::Invalid(format!(
-                "the write leaves `{}` as it is",
+                "the write leaves the lines of `{}` as they are (a note keeps its own line \
+                 endings and final newline)",
                 write.file_path
             )));
         }
