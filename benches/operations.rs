@@ -115,11 +115,6 @@ fn at(n: usize) {
         .map(|k| {
             let data = tempfile::tempdir().unwrap();
             let mut ws = crate::scale::warm_workspace(dir.path(), data.path());
-            let run = RunInfo {
-                job_id: format!("job_{k}"),
-                instruction: "Rename Atlas to Meridian in the prose of every note".into(),
-                ..RunInfo::default()
-            };
             let start = Instant::now();
             let overlay = ws.overlay();
             let expansion = expand::expand(
@@ -128,6 +123,14 @@ fn at(n: usize) {
                 ws.protection(),
             )
             .unwrap();
+            // Staged as the agent's call stages it: from the notes the
+            // expansion read.
+            let run = RunInfo {
+                job_id: format!("job_{k}"),
+                instruction: "Rename Atlas to Meridian in the prose of every note".into(),
+                reads: expansion.reads,
+                ..RunInfo::default()
+            };
             let (_, bundle) = ws
                 .propose(&run, &expansion.edits, &HunkLimits::default())
                 .unwrap();

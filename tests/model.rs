@@ -94,6 +94,7 @@ fn run(job: usize) -> RunInfo {
         job_id: format!("job_{job}"),
         instruction: format!("step {job}"),
         seen: None,
+        reads: Default::default(),
     }
 }
 

@@ -503,7 +503,7 @@ fn propose(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host)
         edits: edits.len(),
         files: files.len(),
     }));
-    match host.propose(&edits, &state.seen) {
+    match host.propose(&edits, &state.seen, expansion.reads) {
         Ok(staged) => {
             state.refusal = None;
             CallResult::Proposed(Proposal {

@@ -9,7 +9,7 @@ use super::state::{JobUsage, LoopState, Question};
 use crate::edits::{EditError, ProposedEdit};
 use crate::expand::Protection;
 use crate::hunks::DiffBundle;
-use crate::project::{Overlay, Project};
+use crate::project::{Overlay, Project, Reads};
 
 /// The loop's view of its job.
 pub trait Host: Send + Sync {
@@ -27,8 +27,15 @@ pub trait Host: Send + Sync {
     /// Saves the loop's state, to resume from after a restart.
     fn save(&self, state: &LoopState);
     /// Checks and stages edits for review: a checkpoint, then the hunks.
-    /// `seen` are the files the model read or found by searching.
-    fn propose(&self, edits: &[ProposedEdit], seen: &BTreeSet<String>) -> Result<Staged, Refusal>;
+    /// `seen` are the files the model read or found by searching; `reads`
+    /// the notes an operation's expansion read moments ago (staged from,
+    /// not read again).
+    fn propose(
+        &self,
+        edits: &[ProposedEdit],
+        seen: &BTreeSet<String>,
+        reads: Reads,
+    ) -> Result<Staged, Refusal>;
     /// Stages more edits of the same job, their files recorded in the
     /// checkpoint `into` (the job's first staging's) when given: a run over
     /// many notes stages as its notes come back. Default: [`Host::propose`].
@@ -39,7 +46,7 @@ pub trait Host: Send + Sync {
         into: Option<&str>,
     ) -> Result<Staged, Refusal> {
         let _ = into;
-        self.propose(edits, seen)
+        self.propose(edits, seen, Reads::new())
     }
     /// What the job has staged so far, all its stagings together (after a
     /// restart, a run over many notes goes on from it). Default: none.

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use similar::{DiffOp, TextDiff};
 
 use crate::edits::{self, Operation, ProposedEdit};
-use crate::project::{Guard, View};
+use crate::project::{Guard, Reads, TextFile, View};
 use crate::tools::search::{Query, find_matches};
 pub use prose::Part;
 pub use front_matter::{ListValue, RemoveProperty, RenameProperty, SetProperty};
@@ -248,6 +248,9 @@ pub struct Expansion {
     pub edits: Vec<ProposedEdit>,
     /// One report an operation, in order.
     pub reports: Vec<Report>,
+    /// The notes the edits change, as they were read (for staging the
+    /// edits without reading them again: see [`Reads`]).
+    pub reads: Reads,
 }
 
 /// What one operation found and did.
@@ -304,8 +307,8 @@ pub fn expand(
     ops: &[VaultOp],
     protection: &Protection,
 ) -> Result<Expansion, ExpandError> {
-    // What each note reads as now, and as the operations so far left it.
-    let mut texts: BTreeMap<String, (String, String)> = BTreeMap::new();
+    // What each note read as, and as the operations so far left it.
+    let mut texts: BTreeMap<String, (TextFile, String)> = BTreeMap::new();
     let mut reports = Vec::new();
     for op in ops {
         let prepared = op.prepare(view)?;
@@ -355,32 +358,49 @@ pub fn expand(
                     add_left(&mut report, &done, &path);
                     continue;
                 }
-                Outcome::Changed(current, done) => (current, done),
+                Outcome::Changed(read, done) => (read, done),
             };
             report.notes_searched += 1;
             add_left(&mut report, &done, &path);
             report.notes_changed += 1;
             report.occurrences += done.occurrences;
             if report.samples.len() < SAMPLES {
-                report.samples.extend(sample(&path, &current, &done.text));
+                report.samples.extend(sample(&path, current.text(), &done.text));
             }
-            texts
-                .entry(path)
-                .and_modify(|(_, now)| now.clone_from(&done.text))
-                .or_insert((current, done.text));
+            match current {
+                Read::Earlier(_) => {
+                    if let Some((_, now)) = texts.get_mut(&path) {
+                        *now = done.text;
+                    }
+                }
+                Read::File(file) => {
+                    texts.insert(path, (file, done.text));
+                }
+            }
         }
         reports.push(report);
     }
     // The line diffs, on every core too.
     let per_note: Vec<Vec<ProposedEdit>> = texts
         .par_iter()
-        .map(|(path, (before, after))| edits_between(path, before, after))
+        .map(|(path, (before, after))| edits_between(path, &before.text, after))
         .collect();
     let mut edits: Vec<ProposedEdit> = per_note.into_iter().flatten().collect();
     for (n, edit) in edits.iter_mut().enumerate() {
         edit.edit_id = format!("op_{}", n + 1);
     }
-    Ok(Expansion { edits, reports })
+    // What the working state gave is read from it again, as it may be by then.
+    let from_disk = |path: &str| view.overlay().is_none_or(|o| o.get(path).is_none());
+    let reads = texts
+        .into_iter()
+        .filter(|(path, _)| from_disk(path))
+        .map(|(path, (read, _))| (path, read))
+        .collect();
+    Ok(Expansion {
+        edits,
+        reports,
+        reads,
+    })
 }
 
 /// What an operation came to in one note.
@@ -392,7 +412,24 @@ enum Outcome {
     /// Nothing to change; what was left alone in it.
     Unchanged(Changed),
     /// Its text before, and what the operation made of it.
-    Changed(String, Changed),
+    Changed(Read, Changed),
+}
+
+/// A note's text before an operation.
+enum Read {
+    /// As read through the view, with its hash.
+    File(TextFile),
+    /// As an earlier operation left it.
+    Earlier(String),
+}
+
+impl Read {
+    fn text(&self) -> &str {
+        match self {
+            Read::File(file) => &file.text,
+            Read::Earlier(text) => text,
+        }
+    }
 }
 
 /// Adds what `done` left alone in the note at `path` to `report`.
@@ -411,34 +448,35 @@ fn add_left(report: &mut Report, done: &Changed, path: &str) {
 fn visit(
     view: &View<'_>,
     guard: &mut Guard<'_>,
-    texts: &BTreeMap<String, (String, String)>,
+    texts: &BTreeMap<String, (TextFile, String)>,
     path: &str,
     op: &VaultOp,
     prepared: &Prepared<'_>,
     protection: &Protection,
 ) -> Outcome {
-    let current = match texts.get(path) {
-        Some((_, now)) => now.clone(),
+    let read = match texts.get(path) {
+        Some((_, now)) => Read::Earlier(now.clone()),
         None => match guard.resolve(path).and_then(|path| view.read_resolved(path)) {
-            Ok(file) => file.text,
+            Ok(file) => Read::File(file),
             Err(e) => return Outcome::Unread(e.to_string()),
         },
     };
-    if let Some(why) = protection.why(path, Some(&current)) {
+    let current = read.text();
+    if let Some(why) = protection.why(path, Some(current)) {
         return Outcome::Skipped(format!("protected: {why}"));
     }
-    let admitted = match op.scope().admits_text(&current) {
+    let admitted = match op.scope().admits_text(current) {
         Ok(admitted) => admitted,
         Err(reason) => return Outcome::Skipped(reason),
     };
     if !admitted {
         return Outcome::Unchanged(Changed::default());
     }
-    match op.apply(prepared, path, &current) {
+    match op.apply(prepared, path, current) {
         Err(reason) => Outcome::Skipped(reason),
         Ok(None) => Outcome::Unchanged(Changed::default()),
         Ok(Some(done)) if done.occurrences == 0 || done.text == current => Outcome::Unchanged(done),
-        Ok(Some(done)) => Outcome::Changed(current, done),
+        Ok(Some(done)) => Outcome::Changed(read, done),
     }
 }
 /// The first line `after` changes of `before`, as it was and as it is.
@@ -497,4 +535,43 @@ pub fn edits_between(path: &str, before: &str, after: &str) -> Vec<ProposedEdit>
         edits.push(edit);
     }
     edits
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::config::Limits;
+    use crate::project::{Overlay, Project};
+
+    #[test]
+    fn staging_is_handed_the_notes_read_from_disk_and_no_buffer() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [("a.md", "Atlas\n"), ("b.md", "Atlas\n"), ("c.md", "none\n")] {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let project = Project::open(dir.path(), Limits::default()).unwrap();
+        let mut overlay = Overlay::new();
+        overlay.insert("b.md", Some(Arc::from("Atlas, typed\n")));
+        let rename = VaultOp::ReplaceText(ReplaceText {
+            find: "Atlas".into(),
+            replace: "Meridian".into(),
+            regex: false,
+            whole_word: true,
+            case_sensitive: true,
+            scope: Scope::default(),
+            include: Vec::new(),
+        });
+        let view = View::with(&project, &overlay);
+        let expansion = expand(&view, &[rename], &Protection::default()).unwrap();
+        assert_eq!(expansion.edits.len(), 2, "a.md and b.md's buffer");
+        let read: Vec<&str> = expansion.reads.keys().map(String::as_str).collect();
+        assert_eq!(read, ["a.md"], "what the disk gave, changed; no buffer");
+        let a = &expansion.reads["a.md"];
+        assert_eq!(
+            (a.text.as_str(), a.hash.as_str()),
+            ("Atlas\n", crate::project::text::content_hash(b"Atlas\n").as_str())
+        );
+    }
 }

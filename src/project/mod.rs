@@ -26,7 +26,7 @@ pub use guard::{MAX_PATH_BYTES, PathError, ProjectPath};
 pub const MAX_ATTACHMENT_BYTES: u64 = 64 << 20;
 pub use index::{Index, IndexStats};
 pub use path_list::PathList;
-pub use view::{Overlay, View};
+pub use view::{Overlay, Reads, View};
 pub use write::WriteError;
 
 use crate::config::Limits;

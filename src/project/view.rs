@@ -70,11 +70,20 @@ impl<'a> From<&'a Project> for View<'a> {
     }
 }
 
+/// Texts read from the disk moments ago through a view, by path: the notes
+/// an operation expanded over, which staging its edits would read again.
+/// A view [`reading`](View::reading) them gives them for a file the
+/// overlay says nothing of, instead of the disk: it is as if the second
+/// read came first, which no later write can tell apart (the disk is
+/// checked against the text read when the file is saved).
+pub type Reads = BTreeMap<String, TextFile>;
+
 /// A project read through an overlay.
 #[derive(Clone, Copy, Debug)]
 pub struct View<'a> {
     project: &'a Project,
     overlay: Option<&'a Overlay>,
+    reads: Option<&'a Reads>,
 }
 
 impl<'a> View<'a> {
@@ -83,6 +92,7 @@ impl<'a> View<'a> {
         View {
             project,
             overlay: None,
+            reads: None,
         }
     }
 
@@ -91,6 +101,15 @@ impl<'a> View<'a> {
         View {
             project,
             overlay: Some(overlay).filter(|o| !o.is_empty()),
+            reads: None,
+        }
+    }
+
+    /// This view, giving `reads` for the files the overlay says nothing of.
+    pub fn reading(self, reads: &'a Reads) -> View<'a> {
+        View {
+            reads: Some(reads).filter(|r| !r.is_empty()),
+            ..self
         }
     }
 
@@ -120,7 +139,10 @@ impl<'a> View<'a> {
             });
         }
         match self.overlay.and_then(|o| o.get(path.rel())) {
-            None => self.project.read_resolved(path),
+            None => match self.reads.and_then(|r| r.get(path.rel())) {
+                Some(read) => Ok(read.clone()),
+                None => self.project.read_resolved(path),
+            },
             Some(None) => Err(PathError::NotFound(path.rel().to_owned())),
             Some(Some(text)) => Ok(TextFile {
                 hash: text::content_hash(text.as_bytes()),
@@ -250,6 +272,30 @@ fn laid_over<'s>(
 mod tests {
     use super::*;
     use crate::config::Limits;
+
+    #[test]
+    fn reads_given_stand_for_the_disk_but_not_for_the_overlay() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "disk\n").unwrap();
+        std::fs::write(dir.path().join("b.md"), "disk\n").unwrap();
+        let project = Project::open(dir.path(), Limits::default()).unwrap();
+        let mut overlay = Overlay::new();
+        overlay.insert("b.md", Some(Arc::from("buffer\n")));
+        let read = |path: &str| TextFile {
+            path: project.resolve(path).unwrap(),
+            text: "read before\n".into(),
+            hash: text::content_hash(b"read before\n"),
+        };
+        let reads: Reads = ["a.md", "b.md"].map(|p| (p.to_owned(), read(p))).into();
+        let view = View::with(&project, &overlay).reading(&reads);
+        assert_eq!(view.read_text("a.md").unwrap().text, "read before\n");
+        assert_eq!(view.read_text("b.md").unwrap().text, "buffer\n");
+        assert_eq!(
+            view.read_text("../a.md").unwrap_err().rule(),
+            "escapes_root",
+            "the guard first"
+        );
+    }
 
     #[test]
     fn the_overlay_wins_and_the_guard_still_runs() {

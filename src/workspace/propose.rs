@@ -62,7 +62,7 @@ impl Workspace {
             }
         }
         let overlay = self.overlay();
-        let view = View::with(&self.project, &overlay);
+        let view = View::with(&self.project, &overlay).reading(&run.reads);
         let (mut proposals, mut ops) = match (prepare(view, edits), prepare_file_ops(view, edits)) {
             (Ok(proposals), Ok(ops)) => (proposals, ops),
             (proposals, ops) => {

@@ -3,9 +3,10 @@
 //! leave; it is staged as a job of the agent's session, reviewed like any
 //! proposal, and the outcome (each hunk's fate and the file's decided text)
 //! goes back to the hook, which lets the write through rewritten to that
-//! text or refuses it. A deletion is staged as one, and once accepted the
-//! hook has Redline save it: the agent deleting the note itself would leave
-//! Redline's review of it in conflict.
+//! text or refuses it. A deletion or a move is staged as the note's own (a
+//! move with the links to it following), and once accepted the hook has
+//! Redline save it: the agent deleting or moving the note itself would
+//! leave Redline's review of it in conflict.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -164,16 +165,12 @@ impl Runtime {
         }
         let mut edits = Vec::new();
         if write.deletes {
-            edits.push(deletion(&path));
+            edits.push(whole_file(&path, Operation::DeleteFile, None));
         } else if write.before.as_deref() != Some(write.after.as_str()) {
             edits.push(whole_edit(&path, write.before.as_deref(), &write.after));
         }
         if let Some(to) = &write.moves_to {
-            edits.push(ModelEdit {
-                operation: Operation::Move,
-                new_path: Some(to.clone()),
-                ..deletion(&path)
-            });
+            edits.push(whole_file(&path, Operation::Move, Some(to.clone())));
         }
         let session = format!("{} · {}", write.agent, short(&write.session));
         let verb = match (&write.before, write.deletes, &write.moves_to) {
@@ -383,17 +380,17 @@ fn short(session: &str) -> &str {
         .map_or(session, |(i, _)| &session[..i])
 }
 
-/// The edit that deletes the file at `path`.
-fn deletion(path: &str) -> ModelEdit {
+/// The edit that deletes the file at `path`, or moves it to `new_path`.
+fn whole_file(path: &str, operation: Operation, new_path: Option<String>) -> ModelEdit {
     ModelEdit {
         file_path: path.to_owned(),
-        operation: Operation::DeleteFile,
+        operation,
         start_line: None,
         end_line: None,
         new_text: None,
         old_text: None,
         rationale: None,
-        new_path: None,
+        new_path,
     }
 }
 

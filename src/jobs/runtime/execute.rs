@@ -190,6 +190,7 @@ impl Runtime {
                 job_id: job.job_id.clone(),
                 instruction: job.instruction.clone(),
                 seen: None,
+                reads: Default::default(),
             },
             attempt: Mutex::new(attempt),
             earlier: Mutex::default(),

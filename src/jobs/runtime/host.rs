@@ -11,7 +11,7 @@ use crate::edits::ProposedEdit;
 use crate::expand::Protection;
 use crate::hunks::HunkLimits;
 use crate::jobs::shapes::JobStatus;
-use crate::project::{Overlay, Project};
+use crate::project::{Overlay, Project, Reads};
 use crate::workspace::{RunInfo, WorkspaceError};
 
 /// One job, as its loop sees it.
@@ -25,15 +25,18 @@ pub(super) struct JobHost {
 }
 
 impl JobHost {
-    /// Stages `edits` as this job's, into the checkpoint `into` if given.
+    /// Stages `edits` as this job's, into the checkpoint `into` if given,
+    /// from `reads` where they hold a note.
     fn stage(
         &self,
         edits: &[ProposedEdit],
         seen: &BTreeSet<String>,
         into: Option<&str>,
+        reads: Reads,
     ) -> Result<Staged, Refusal> {
         let run = RunInfo {
             seen: Some(seen.clone()),
+            reads,
             ..self.run.clone()
         };
         match self
@@ -90,8 +93,13 @@ impl Host for JobHost {
         }
     }
 
-    fn propose(&self, edits: &[ProposedEdit], seen: &BTreeSet<String>) -> Result<Staged, Refusal> {
-        self.stage(edits, seen, None)
+    fn propose(
+        &self,
+        edits: &[ProposedEdit],
+        seen: &BTreeSet<String>,
+        reads: Reads,
+    ) -> Result<Staged, Refusal> {
+        self.stage(edits, seen, None, reads)
     }
 
     /// Stages into the job's checkpoint, and keeps what the job staged so
@@ -103,7 +111,7 @@ impl Host for JobHost {
         seen: &BTreeSet<String>,
         into: Option<&str>,
     ) -> Result<Staged, Refusal> {
-        let staged = self.stage(edits, seen, into)?;
+        let staged = self.stage(edits, seen, into, Reads::new())?;
         self.runtime.set_job(&self.run.job_id, |j| {
             j.checkpoint_id
                 .get_or_insert_with(|| staged.checkpoint_id.clone());

@@ -114,6 +114,7 @@ impl Runtime {
             job_id: job_id.clone(),
             instruction: job.instruction.clone(),
             seen: None,
+            reads: Default::default(),
         };
         job.not_reviewable = unreviewable.to_vec();
         let Some(mut group) = self.ws().stage_outside(&run, changes, mode)? else {
