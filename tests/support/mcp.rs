@@ -153,6 +153,32 @@ impl Serve {
         }
     }
 
+    /// Checks that `agent`'s writes came in as Redline's own saves: a
+    /// session named after the agent and none for outside changes, no file
+    /// in conflict or left to save, and nothing left to review.
+    pub async fn saved_by(&self, agent: &str) {
+        let sessions = self.get("/api/agent/sessions").await;
+        let names: Vec<&str> = sessions
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["name"].as_str())
+            .collect();
+        let named = format!("{agent} · ");
+        assert!(names.iter().any(|n| n.starts_with(&named)), "{names:?}");
+        assert!(!names.contains(&"outside"), "no outside change: {names:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let changed = self.get("/api/files/changed").await;
+        for file in changed["files"].as_array().unwrap() {
+            assert_eq!(file["state"]["conflict"], false, "{file}");
+            assert_eq!(
+                file["state"]["dirty"], false,
+                "saved by {agent}'s write: {file}"
+            );
+        }
+        self.settled().await;
+    }
+
     /// Waits until nothing is left to review (within 30 s).
     pub async fn settled(&self) {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
