@@ -382,6 +382,17 @@ async fn gemini_edits_redline_cannot_review_exactly_are_refused_in_its_words() {
             "{old}: {verdict:?}"
         );
     }
+    // No change at all: Gemini would have its model "correct" it.
+    let same = call(
+        "replace",
+        json!({ "file_path": "a.md", "instruction": "i", "old_string": "Status: draft",
+                "new_string": "Status: draft" }),
+    );
+    let verdict = review(&same, &root, None, &quick).await.unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Deny { reason } if reason.contains("No changes to apply")),
+        "{verdict:?}"
+    );
     // An edit of a file that is not there: Gemini refuses it itself.
     let missing = call(
         "replace",

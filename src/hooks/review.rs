@@ -117,6 +117,16 @@ pub async fn review(
         Err(_) => return pass,
     };
     if disk.as_deref() == Some(after.as_str()) {
+        // Gemini would ask its model to "correct" an edit that changes
+        // nothing, and write that unreviewed: refused, in its words.
+        if let Write::Replace { .. } = write {
+            return Ok(Verdict::Deny {
+                reason: format!(
+                    "No changes to apply. The old_string and new_string are identical in file: \
+                     {rel}"
+                ),
+            });
+        }
         return pass;
     }
     // Only how the lines end would change, which the review keeps as the
