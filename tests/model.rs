@@ -2691,3 +2691,43 @@ fn a_rollback_after_a_note_moved_again_among_replacements_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// A conversion rejected, a move saved with a link update in the note
+/// (the link written over the conversion's line), then the note moved on
+/// again: bringing the conversion back would reject that link update with
+/// it, and the link would point at the note's old path. Refused.
+#[test]
+fn undoing_a_rejection_under_a_saved_moves_link_update_breaks_no_link() {
+    check(&[
+        Step::Convert { markdown: true },
+        Step::Apply {
+            pick: 0,
+            accept: 84,
+            crash: None,
+        },
+        Step::Move { note: 2 },
+        Step::Apply {
+            pick: 0,
+            accept: 45,
+            crash: Some(0),
+        },
+        edit(0, 4),
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "b".into(),
+        },
+        Step::Save,
+        Step::Decide {
+            pick: 944956215936348893,
+            accept: false,
+        },
+        replace(0),
+        edit(2, 3),
+        Step::Move { note: 2 },
+        Step::Undo {
+            pick: 12632128959929239105,
+        },
+    ])
+    .unwrap();
+}

@@ -40,15 +40,9 @@ impl Review {
         // What it carries within its file is checked too: a settled link
         // update it stands on is not brought back with it.
         let moves = self.files[&path].plan(i, status);
-        self.check_moves(&BTreeMap::from([(path.clone(), moves.clone())]))?;
-        if status == Status::Rejected {
-            let entries = self.files[&path].entries();
-            let carried: Vec<String> = moves[1..]
-                .iter()
-                .filter_map(|&(j, _)| entries[j].hunk_id.clone())
-                .collect();
-            self.check_links_kept(std::slice::from_ref(&hunk_id.to_owned()), &carried)?;
-        }
+        let by_file = BTreeMap::from([(path.clone(), moves.clone())]);
+        self.check_moves(&by_file)?;
+        self.check_links_kept(std::slice::from_ref(&hunk_id.to_owned()), &rejected_by(&self.files, &by_file))?;
         let file = self.files.get_mut(&path).expect("found above");
         let decision = decision(file, &moves);
         file.set_statuses(&moves);
@@ -101,6 +95,8 @@ impl Review {
             seq: self.next_step(),
             ..UndoStep::default()
         };
+        // The reasons it clears, for putting them back when it is refused.
+        let mut reasons: Vec<(String, usize, Option<String>)> = Vec::new();
         for (path, indexes) in by_file {
             let file = self.files.get_mut(&path).expect("found above");
             let mut before: BTreeMap<usize, Status> = BTreeMap::new();
@@ -112,7 +108,7 @@ impl Review {
                     before.entry(j).or_insert(file.entries()[j].status);
                 }
                 file.set_statuses(&moves);
-                file.entry_mut(i).reason = None;
+                reasons.push((path.clone(), i, file.entry_mut(i).reason.take()));
             }
             let entries = file.entries();
             let moves: Vec<HunkMove> = before
@@ -132,6 +128,36 @@ impl Review {
                 hidden_user_text: hidden,
             });
         }
+        // Each file planned on what the files before it left: what it
+        // rejected is known once all are decided.
+        let lost = decisions.iter().flat_map(|d| &d.moves).find(|m| {
+            m.from != Status::Rejected
+                && m.to == Status::Rejected
+                && !hunk_ids.contains(&m.hunk_id)
+                && self.updates_a_settled_move(&m.hunk_id)
+        });
+        if let Some(lost) = lost {
+            let refusal = self.link_of_settled_move(hunk_ids, &lost.hunk_id);
+            for d in &decisions {
+                let file = self.files.get_mut(&d.path).expect("decided above");
+                let back: Vec<(usize, Status)> = d
+                    .moves
+                    .iter()
+                    .filter_map(|m| {
+                        let i = file
+                            .entries()
+                            .iter()
+                            .position(|e| e.hunk_id.as_deref() == Some(&m.hunk_id))?;
+                        Some((i, m.from))
+                    })
+                    .collect();
+                file.set_statuses(&back);
+            }
+            for (path, i, reason) in reasons {
+                self.files.get_mut(&path).expect("decided above").entry_mut(i).reason = reason;
+            }
+            return Err(refusal);
+        }
         let step = Arc::new(step);
         // Every hunk it moved, those it carried within their files too:
         // undoing any of them undoes the whole step, so a link update never
@@ -142,36 +168,51 @@ impl Review {
         Ok(decisions)
     }
 
-    /// Refuses a rejection of `named` that would reject, with them, a link
-    /// update of a move that stays (counting and settled) among `carried`:
-    /// that link would point at the note's old path. One rejected by name
-    /// is the user leaving that link as it is.
+    /// Refuses a decision on `named` that would reject, with them, a link
+    /// update of a move that stays (counting and settled) among `carried`
+    /// (hunks it rejects, as they are before it): that link would point at
+    /// the note's old path. One rejected by name is the user leaving that
+    /// link as it is.
     fn check_links_kept(&self, named: &[String], carried: &[String]) -> Result<(), ReviewError> {
-        let stays = |leader: &String| {
+        match carried.iter().find(|h| {
+            !named.contains(h)
+                && self.status_of(h).is_some_and(|s| s != Status::Rejected)
+                && self.updates_a_settled_move(h)
+        }) {
+            Some(update) => Err(self.link_of_settled_move(named, update)),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether `update` is a link update of a move that stays (counting
+    /// and settled).
+    fn updates_a_settled_move(&self, update: &str) -> bool {
+        let Ok((path, i)) = self.find_hunk(update) else {
+            return false;
+        };
+        self.files[&path].entries()[i].follows.iter().any(|leader| {
             self.status_of(leader)
                 .is_some_and(|s| s != Status::Rejected)
                 && self.settled(leader)
-        };
-        for update in carried.iter().filter(|h| !named.contains(h)) {
-            let Ok((path, i)) = self.find_hunk(update) else {
-                continue;
-            };
-            let file = &self.files[&path];
-            let entry = &file.entries()[i];
-            if entry.status != Status::Rejected
-                && entry
-                    .follows
-                    .iter()
-                    .any(|l| stays(l) && self.updates_links_of(update, l))
-            {
-                return Err(ReviewError::LinkOfSettledMove {
-                    hunk: named.first().cloned().unwrap_or_default(),
-                    update: update.clone(),
-                    path: file.view_path().unwrap_or(&file.path).to_owned(),
-                });
-            }
+                && self.updates_links_of(update, leader)
+        })
+    }
+
+    /// The refusal of a decision on `named` that rejects `update`.
+    fn link_of_settled_move(&self, named: &[String], update: &str) -> ReviewError {
+        let path = self
+            .find_hunk(update)
+            .ok()
+            .map(|(path, _)| {
+                let file = &self.files[&path];
+                file.view_path().unwrap_or(&file.path).to_owned()
+            })
+            .unwrap_or_default();
+        ReviewError::LinkOfSettledMove {
+            hunk: named.first().cloned().unwrap_or_default(),
+            update: update.to_owned(),
+            path,
         }
-        Ok(())
     }
 
     /// The rejected link updates of the rejected moves among `hunk_ids`.
@@ -293,6 +334,7 @@ impl Review {
             written_on.extend(added);
         }
         self.check_moves(&by_file)?;
+        self.check_links_kept(hunk_ids, &rejected_by(&self.files, &by_file))?;
         for step in &steps {
             for (hunk, _, _) in &step.moves {
                 self.undo.remove(hunk);
@@ -356,7 +398,9 @@ impl Review {
         let Some((path, moves)) = self.undo_moves(hunk_id)? else {
             return self.decide(hunk_id, Status::Pending, None);
         };
-        self.check_moves(&BTreeMap::from([(path.clone(), moves.clone())]))?;
+        let by_file = BTreeMap::from([(path.clone(), moves.clone())]);
+        self.check_moves(&by_file)?;
+        self.check_links_kept(std::slice::from_ref(&hunk_id.to_owned()), &rejected_by(&self.files, &by_file))?;
         self.undo.remove(hunk_id);
         let file = self.files.get_mut(&path).expect("found above");
         let decision = decision(file, &moves);
@@ -465,6 +509,24 @@ impl Review {
         file.set_statuses(&moves);
         Ok(decision)
     }
+}
+
+/// The hunks `by_file` (per file, entry index and the status it gets)
+/// rejects.
+fn rejected_by(
+    files: &BTreeMap<String, FileReview>,
+    by_file: &BTreeMap<String, Vec<(usize, Status)>>,
+) -> Vec<String> {
+    by_file
+        .iter()
+        .flat_map(|(path, moves)| {
+            let entries = files[path].entries();
+            moves
+                .iter()
+                .filter(|(_, to)| *to == Status::Rejected)
+                .filter_map(move |&(i, _)| entries[i].hunk_id.clone())
+        })
+        .collect()
 }
 
 /// What `moves` does to `file`, described before it is done.

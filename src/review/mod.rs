@@ -212,14 +212,16 @@ pub enum ReviewError {
         /// The notes with a link to the old path.
         files: Vec<String>,
     },
-    /// A rejection that would take with it, as a consequence, a link
-    /// update of a move already settled (saved, and moved on since): the
-    /// move stays, so that link would point at the note's old path.
+    /// A decision that would reject, as a consequence, a link update of a
+    /// move already settled (saved, and moved on since): a rejection of
+    /// what the update was written on, or bringing back a hunk it was
+    /// written over. The move stays, so that link would point at the
+    /// note's old path.
     #[error(
-        "rejecting `{hunk}` would take with it `{update}`, the link update in `{path}` of a move already saved, and leave that link pointing at the note's old path; reject `{update}` on its own first to leave that link as it is"
+        "deciding `{hunk}` so would reject with it `{update}`, the link update in `{path}` of a move already saved, and leave that link pointing at the note's old path; reject `{update}` on its own first to leave that link as it is"
     )]
     LinkOfSettledMove {
-        /// The hunk rejected.
+        /// The hunk decided.
         hunk: String,
         /// The link update it would take.
         update: String,
