@@ -2731,3 +2731,48 @@ fn undoing_a_rejection_under_a_saved_moves_link_update_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// A note moved and saved, then staged for deletion at its new path; a
+/// rollback puts it back at its old path while its hunks stay with the
+/// moved file, and a rollback to the move's run then puts the file holding
+/// those hunks back (not the copy at the old path), and its undo stores
+/// every hunk once.
+#[test]
+fn a_rollback_past_a_move_and_a_deletion_stores_each_hunk_once() {
+    check(&[
+        Step::Edit {
+            note: 3,
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Rollback {
+            pick: 0,
+            undo: false,
+        },
+        Step::Move { note: 3 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        edit(0, 3),
+        replace(0),
+        Step::EachNote {
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Save,
+        Step::Delete { note: 3 },
+        edit(0, 3),
+        Step::Rollback {
+            pick: 1806096241389971516,
+            undo: false,
+        },
+        edit(0, 3),
+        edit(0, 3),
+        Step::Rollback {
+            pick: 4008280459898340805,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

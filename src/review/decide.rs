@@ -133,8 +133,8 @@ impl Review {
         let lost = decisions.iter().flat_map(|d| &d.moves).find(|m| {
             m.from != Status::Rejected
                 && m.to == Status::Rejected
-                && !hunk_ids.contains(&m.hunk_id)
                 && self.updates_a_settled_move(&m.hunk_id)
+                && !hunk_ids.contains(&m.hunk_id)
         });
         if let Some(lost) = lost {
             let refusal = self.link_of_settled_move(hunk_ids, &lost.hunk_id);
@@ -174,10 +174,11 @@ impl Review {
     /// the note's old path. One rejected by name is the user leaving that
     /// link as it is.
     fn check_links_kept(&self, named: &[String], carried: &[String]) -> Result<(), ReviewError> {
+        // The cheap tests first: a pattern names thousands of hunks.
         match carried.iter().find(|h| {
-            !named.contains(h)
+            self.updates_a_settled_move(h)
                 && self.status_of(h).is_some_and(|s| s != Status::Rejected)
-                && self.updates_a_settled_move(h)
+                && !named.contains(h)
         }) {
             Some(update) => Err(self.link_of_settled_move(named, update)),
             None => Ok(()),

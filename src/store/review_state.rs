@@ -403,6 +403,15 @@ static EMPTY: std::sync::LazyLock<Packed> = std::sync::LazyLock::new(|| Packed::
 /// Stores the state of `files` (their rows replace what was stored of
 /// them), in the caller's transaction.
 pub(super) fn save_files(blobs: &mut Blobs<'_>, files: &[PackedFile]) -> Result<(), StoreError> {
+    // Every file's old rows go first: a hunk a rollback took from one file
+    // into another (a note put back under the path it had before a move)
+    // is stored once, whichever path comes first.
+    for file in files {
+        blobs
+            .conn()
+            .prepare_cached("DELETE FROM entries WHERE path = ?1")?
+            .execute([&file.path])?;
+    }
     let mut issued = 0;
     for file in files {
         issued = issued.max(save_file(blobs, file)?);
@@ -419,7 +428,8 @@ pub(super) fn save_files(blobs: &mut Blobs<'_>, files: &[PackedFile]) -> Result<
     Ok(())
 }
 
-/// Stores one file's rows; returns the number after its highest entry id.
+/// Stores one file's rows, its old entries already deleted; returns the
+/// number after its highest entry id.
 fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<i64, StoreError> {
     let base_hash = blobs.put(&file.base)?;
     let buffer_hash = blobs.put(&file.buffer)?;
@@ -443,8 +453,6 @@ fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<i64, StoreError
             file.op,
         ],
     )?;
-    tx.prepare_cached("DELETE FROM entries WHERE path = ?1")?
-        .execute([&file.path])?;
     // The columns of the line-region log (old and new text, region) are
     // left empty: nothing reads them for a file stored with its pieces.
     let mut insert = tx.prepare_cached(

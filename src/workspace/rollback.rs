@@ -613,17 +613,18 @@ impl Workspace {
             .collect()
     }
 
-    /// The file under review that holds `path` of a checkpoint now: the
-    /// file of that path, the one a move takes there, or the one that holds
-    /// the checkpoint's hunks of it (`hunk_ids`) since a settled move took it
-    /// to another path.
+    /// The file under review that holds `path` of a checkpoint now: the one
+    /// that holds the checkpoint's hunks of it (`hunk_ids`), where a settled
+    /// move took it to another path, else the file of that path or the one
+    /// a move takes there. The hunks come first: the file put back holds
+    /// them, and a note an earlier rollback restored at its old path (while
+    /// they stayed with the moved file) is the same note twice.
     fn holder(&self, path: &str, hunk_ids: &[String]) -> Option<Holder> {
-        let file = self.review.file_of(path).or_else(|| {
-            let (key, _) = hunk_ids
-                .iter()
-                .find_map(|h| self.review.find_hunk(h).ok())?;
-            self.review.file(&key)
-        })?;
+        let file = hunk_ids
+            .iter()
+            .find_map(|h| self.review.find_hunk(h).ok())
+            .and_then(|(key, _)| self.review.file(&key))
+            .or_else(|| self.review.file_of(path))?;
         Some(Holder {
             key: file.path.clone(),
             disk_hash: file.disk_hash.clone(),
