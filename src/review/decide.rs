@@ -95,7 +95,9 @@ impl Review {
             seq: self.next_step(),
             ..UndoStep::default()
         };
-        // The reasons it clears, for putting them back when it is refused.
+        // What it changes, for putting it back when it is refused: each
+        // file's statuses before it, and the reasons it clears.
+        let mut statuses: Vec<(String, Vec<(usize, Status)>)> = Vec::new();
         let mut reasons: Vec<(String, usize, Option<String>)> = Vec::new();
         for (path, indexes) in by_file {
             let file = self.files.get_mut(&path).expect("found above");
@@ -110,6 +112,7 @@ impl Review {
                 file.set_statuses(&moves);
                 reasons.push((path.clone(), i, file.entry_mut(i).reason.take()));
             }
+            statuses.push((path.clone(), before.iter().map(|(&j, &s)| (j, s)).collect()));
             let entries = file.entries();
             let moves: Vec<HunkMove> = before
                 .iter()
@@ -138,20 +141,11 @@ impl Review {
         });
         if let Some(lost) = lost {
             let refusal = self.link_of_settled_move(hunk_ids, &lost.hunk_id);
-            for d in &decisions {
-                let file = self.files.get_mut(&d.path).expect("decided above");
-                let back: Vec<(usize, Status)> = d
-                    .moves
-                    .iter()
-                    .filter_map(|m| {
-                        let i = file
-                            .entries()
-                            .iter()
-                            .position(|e| e.hunk_id.as_deref() == Some(&m.hunk_id))?;
-                        Some((i, m.from))
-                    })
-                    .collect();
-                file.set_statuses(&back);
+            for (path, back) in statuses {
+                self.files
+                    .get_mut(&path)
+                    .expect("decided above")
+                    .set_statuses(&back);
             }
             for (path, i, reason) in reasons {
                 self.files.get_mut(&path).expect("decided above").entry_mut(i).reason = reason;
