@@ -77,6 +77,7 @@ internal!(
 pub mod eval;
 #[cfg(test)]
 mod explore;
+pub mod faults;
 mod loopback;
 mod named_events;
 #[cfg(feature = "testkit")]

@@ -33,6 +33,9 @@ enum CallResult {
     NothingToChange(Option<String>),
     /// A run over many notes may start: it answers the call when it ends.
     FanOut,
+    /// Redline hit a bug running the call (a panic, contained): the job
+    /// fails with this message, as no retry by the model can help.
+    Bug(String),
 }
 
 /// Runs every call of `step` in order. Returns how the job ends, if one of
@@ -76,6 +79,14 @@ pub(super) async fn run_calls(
                 nothing = Some(summary.unwrap_or_else(|| "Nothing needs to change.".into()));
             }
             CallResult::FanOut => {}
+            CallResult::Bug(message) => {
+                answer(state, call, Err(message.clone()));
+                return Some(Outcome::Failed {
+                    code: "internal".into(),
+                    message,
+                    fallback: None,
+                });
+            }
         }
     }
     match (proposed, nothing) {
@@ -355,6 +366,11 @@ async fn run_tool(
     let project = host.project().clone();
     let overlay = host.working_state();
     let tool = name.to_owned();
+    let on = args
+        .get("file_path")
+        .and_then(Value::as_str)
+        .map(|path| format!(" on `{path}`"))
+        .unwrap_or_default();
     let ran = tokio::task::spawn_blocking(move || {
         let view = View::with(&project, &overlay);
         let result = tools::run(view, &tool, args.clone());
@@ -377,13 +393,19 @@ async fn run_tool(
     let (result, version, found) = match ran {
         Ok(ran) => ran,
         Err(e) => {
-            return malformed(
-                call,
-                state,
-                host,
-                "tool_panicked",
-                format!("the tool failed: {e}"),
+            // The panic hook has logged it; the user reads what it hit.
+            let message = format!(
+                "Redline hit a bug while running `{name}`{on} ({}); no note was changed. \
+                 The log has the details.",
+                if e.is_panic() { "a panic" } else { "the tool was stopped" }
             );
+            host.emit(AgentEvent::ToolCallFailed(ToolCallFailed {
+                tool_call_id: call.tool_call_id.clone(),
+                tool: name.to_owned(),
+                code: "internal".into(),
+                message: message.clone(),
+            }));
+            return CallResult::Bug(message);
         }
     };
     if let Some((path, text)) = version {

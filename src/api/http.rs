@@ -14,6 +14,7 @@ use axum::{
     response::{IntoResponse, Response},
     routing::any,
 };
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::operations::BODY_LIMIT;
@@ -110,8 +111,20 @@ async fn not_found() -> ApiError {
     ApiError::new("not_found", "no such endpoint")
 }
 
+/// The API's routes, a panic in any of them answering 500 with the JSON
+/// error every other failure has (the default drops the connection, which
+/// the window can only report as "failed to fetch").
 fn api_routes(api: Api) -> Router {
-    super::operations::router(api)
+    super::operations::router(api).layer(CatchPanicLayer::custom(panicked))
+}
+
+fn panicked(_payload: Box<dyn std::any::Any + Send>) -> Response {
+    // The panic hook has logged it, once a place.
+    ApiError::new(
+        "internal",
+        "Redline hit a bug while answering this request. The log has the details.",
+    )
+    .into_response()
 }
 
 /// The policy the UI's pages are served with: scripts, styles and requests

@@ -354,6 +354,7 @@ impl Api {
 
     /// The project's files under `prefix`, with their review state.
     pub fn tree(&self, q: &TreeQuery) -> Result<Vec<TreeEntry>, ApiError> {
+        crate::faults::check(crate::faults::Site::Request);
         Ok(self.runtime.tree(&q.prefix, false)?)
     }
 

@@ -239,8 +239,11 @@ pub(crate) fn list_items(text: &str, key: &str) -> Result<Vec<Range<usize>>, Str
     };
     let bare = |r: Range<usize>| {
         let item = &text[r.clone()];
-        let lead = item.len() - item.trim_start_matches(['-', ' ', '\t', '"', '\'']).len();
-        let trail = item.len() - item.trim_end_matches(['\n', '\r', ' ', '\t', '"', '\'']).len();
+        let rest = item.trim_start_matches(['-', ' ', '\t', '"', '\'']);
+        let lead = item.len() - rest.len();
+        // Trimmed from what the lead left: an empty quoted item (`""`) would
+        // else be trimmed from both sides into a reversed range.
+        let trail = rest.len() - rest.trim_end_matches(['\n', '\r', ' ', '\t', '"', '\'']).len();
         r.start + lead..r.end - trail
     };
     Ok(match items(text, &range, key_line) {
@@ -318,6 +321,22 @@ impl RemoveProperty {
 }
 
 impl ListValue {
+    /// Whether a listed item (as written, maybe quoted) is this value: the
+    /// same text, or for tags and aliases, which Obsidian reads without
+    /// regard to case, the same folded (`#` aside on a tag).
+    fn is(&self, item: &str) -> bool {
+        let item = unquoted(item);
+        if item == self.value {
+            return true;
+        }
+        let tag = |s: &str| links::fold(s.strip_prefix('#').unwrap_or(s));
+        match self.key.as_str() {
+            "tags" | "tag" => tag(item) == tag(&self.value),
+            "aliases" | "alias" => links::fold(item) == links::fold(&self.value),
+            _ => false,
+        }
+    }
+
     /// Adds the value to the list in `text` (making the list when there is
     /// none), unless it is there.
     pub(crate) fn add(&self, text: &str) -> Edited {
@@ -333,7 +352,7 @@ impl ListValue {
         match items(text, &range, key_line) {
             Items::Flow(inside) => {
                 let listed = flow_items(text, &inside);
-                if listed.iter().any(|r| unquoted(&text[r.clone()]) == self.value) {
+                if listed.iter().any(|r| self.is(&text[r.clone()])) {
                     return Ok(None);
                 }
                 match listed.last() {
@@ -342,7 +361,7 @@ impl ListValue {
                 }
             }
             Items::Lines(lines) => {
-                if lines.iter().any(|r| unquoted(&text[r.clone()]) == self.value) {
+                if lines.iter().any(|r| self.is(&text[r.clone()])) {
                     return Ok(None);
                 }
                 let last = lines.last().expect("an item").clone();
@@ -352,7 +371,7 @@ impl ListValue {
                 checked(block.splice(last.end..last.end, &format!("{lead}{indent}- {item}{line_nl}")))
             }
             Items::Scalar(value) => {
-                if unquoted(&text[value.clone()]) == self.value {
+                if self.is(&text[value.clone()]) {
                     return Ok(None);
                 }
                 let with = format!("[{}, {item}]", &text[value.clone()]);
@@ -376,7 +395,7 @@ impl ListValue {
         match items(text, &range, key_line) {
             Items::Flow(inside) => {
                 let listed = flow_items(text, &inside);
-                let Some(i) = listed.iter().position(|r| unquoted(&text[r.clone()]) == self.value) else {
+                let Some(i) = listed.iter().position(|r| self.is(&text[r.clone()])) else {
                     return Ok(None);
                 };
                 // The item with the comma that joins it to its neighbour.
@@ -387,11 +406,11 @@ impl ListValue {
                 };
                 checked(block.splice(cut, ""))
             }
-            Items::Lines(lines) => match lines.iter().find(|r| unquoted(&text[(*r).clone()]) == self.value) {
+            Items::Lines(lines) => match lines.iter().find(|r| self.is(&text[(*r).clone()])) {
                 Some(line) => checked(block.splice(line.clone(), "")),
                 None => Ok(None),
             },
-            Items::Scalar(value) if unquoted(&text[value.clone()]) == self.value => {
+            Items::Scalar(value) if self.is(&text[value.clone()]) => {
                 checked(block.splice(value, "[]"))
             }
             Items::Scalar(_) | Items::Empty => Ok(None),
@@ -420,6 +439,17 @@ mod tests {
             value: value.into(),
             scope: Scope::default(),
         }
+    }
+
+    #[test]
+    fn tags_and_aliases_are_the_same_value_whatever_their_case() {
+        let note = "---\ntags: [Café, \"#日本語\"]\naliases:\n  - Ünïcode\nkeywords: [Café]\n---\nBody\n";
+        assert_eq!(list("tags", "#CAFÉ").add(note).unwrap(), None);
+        assert_eq!(list("aliases", "ünïcode").add(note).unwrap(), None);
+        let gone = list("tags", "日本語").remove(note).unwrap().unwrap();
+        assert!(gone.starts_with("---\ntags: [Café]\n"), "{gone}");
+        // Other lists are exact, as their values may differ only in case.
+        assert!(list("keywords", "café").add(note).unwrap().is_some());
     }
 
     #[test]

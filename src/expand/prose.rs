@@ -62,10 +62,10 @@ static URL: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Inline tags as Obsidian reads them: `#` after a space or the line's
-/// start, then letters, digits, `_`, `-` and `/`, at least one of them not
-/// a digit.
+/// start, then letters (with their combining marks: a decomposed `é`),
+/// digits, `_`, `-` and `/`, at least one of them not a digit.
 static TAG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)(?:^|[\s(\[,;])(#[\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)").expect("a valid regex")
+    Regex::new(r"(?m)(?:^|[\s(\[,;])(#[\p{L}\p{M}\p{N}_/-]*[\p{L}_/-][\p{L}\p{M}\p{N}_/-]*)").expect("a valid regex")
 });
 
 impl Mask {

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::front_matter::list_items;
 use super::prose::{Mask, Part};
 use super::scope::Scope;
+use crate::links;
 
 /// Rename a tag and its nested tags (`#atlas` and `#atlas/q1` become
 /// `#meridian` and `#meridian/q1`).
@@ -34,12 +35,13 @@ impl RenameTag {
     /// Whether `name` (without `#`) is the tag or one nested in it: the
     /// length of its part that is the tag.
     fn matches(&self, name: &str) -> Option<usize> {
-        let (from, _) = self.names();
-        let head = name.get(..from.len())?;
-        let rest = &name[from.len()..];
-        (head.eq_ignore_ascii_case(from) || head.to_lowercase() == from.to_lowercase())
-            .then_some(from.len())
-            .filter(|_| rest.is_empty() || rest.starts_with('/'))
+        let from = links::fold(self.names().0);
+        // Compared folded, so `#CAFÉ`, `#café` and a decomposed `#café` are
+        // one tag, whatever their byte lengths: the tag ends where the name
+        // does or at a `/` of a nested one.
+        let ends = name.match_indices('/').map(|(at, _)| at);
+        ends.chain([name.len()])
+            .find(|&end| links::fold(&name[..end]) == from)
     }
 
     /// Refuses a rename that would make no tag.
@@ -119,6 +121,29 @@ mod tests {
         let (done, _) = rename("atlas", "meridian").edit(note).unwrap().unwrap();
         assert_eq!(done, "---\ntags:\n  - \"#meridian\"\n  - work\n---\nBody\n");
         assert_eq!(rename("nothing", "x").edit(note).unwrap(), None);
+    }
+
+    #[test]
+    fn tags_in_any_script_match_without_regard_to_case_or_normalization() {
+        let note = "---\ntags: [Café, 日本語/メモ]\n---\n#CAFÉ and #cafe\u{301}/menü, #日本語 and #ΣΟΦΙΑ, not #cafés.\n";
+        let (done, n) = rename("café", "été").edit(note).unwrap().unwrap();
+        assert_eq!(
+            done,
+            "---\ntags: [été, 日本語/メモ]\n---\n#été and #été/menü, #日本語 and #ΣΟΦΙΑ, not #cafés.\n"
+        );
+        assert_eq!(n, 3);
+        let (done, _) = rename("σοφια", "sophia").edit(note).unwrap().unwrap();
+        assert!(done.contains("#sophia, not"), "{done}");
+        let (done, _) = rename("日本語", "nihongo").edit(note).unwrap().unwrap();
+        assert!(done.contains("[Café, nihongo/メモ]") && done.contains("#nihongo and"), "{done}");
+    }
+
+    #[test]
+    fn an_empty_quoted_tag_is_no_tag() {
+        for note in ["---\ntags: [\"\"]\n---\n#atlas\n", "---\ntags: \"\"\n---\n", "---\ntags:\n  - ''\n---\n"] {
+            let renamed = rename("atlas", "meridian").edit(note).unwrap();
+            assert_eq!(renamed.is_some(), note.ends_with("#atlas\n"), "{note:?}");
+        }
     }
 
     #[test]

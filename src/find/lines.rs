@@ -108,7 +108,12 @@ pub fn search(view: &View<'_>, request: &SearchRequest) -> Result<SearchResults,
                 let shown = text::clip_line(&full, max_line).into_owned();
                 let mut spans = Vec::new();
                 let _ = matcher.find_iter(line, |m| {
-                    if m.end() <= max_line.min(line.len()) {
+                    // grep-regex matches bytes: an empty match (`a*`) or a
+                    // `(?-u:…)` one may start or end inside a character.
+                    if m.end() <= max_line.min(line.len())
+                        && full.is_char_boundary(m.start())
+                        && full.is_char_boundary(m.end())
+                    {
                         spans.push([utf16_at(&full, m.start()), utf16_at(&full, m.end())]);
                     }
                     true
@@ -146,6 +151,25 @@ mod tests {
     use crate::config::Limits;
     use crate::project::{Overlay, Project};
     use std::sync::Arc;
+
+    #[test]
+    fn a_match_inside_a_character_is_no_span() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "éx\n").unwrap();
+        let project = Project::open(dir.path(), Limits::default()).unwrap();
+        let overlay = Overlay::new();
+        let view = View::with(&project, &overlay);
+        for query in ["x*", "(?-u:\\xC3)"] {
+            let request = SearchRequest {
+                query: query.into(),
+                regex: Some(true),
+                ..SearchRequest::default()
+            };
+            let found = search(&view, &request).unwrap();
+            let spans = &found.files[0].hits[0].spans;
+            assert!(spans.iter().all(|[a, b]| a <= b && *b <= 2), "{query}: {spans:?}");
+        }
+    }
 
     #[test]
     fn lines_come_with_their_spans_and_pages_like_the_tool() {

@@ -441,7 +441,7 @@ pub(crate) fn past_code_span(text: &str, at: usize, end: usize) -> usize {
 /// is not a vault link (a URL, an anchor) but still to be stepped over.
 fn link_at(text: &str, open: usize, end: usize, embed: bool) -> Option<(Option<Link>, usize)> {
     let start = open - usize::from(embed);
-    if text[open..end].starts_with("[[")
+    if text.as_bytes()[open..end].starts_with(b"[[")
         && let Some(link) = wikilink_at(text, open, end, start, embed)
     {
         let next = link.span.end;
@@ -649,8 +649,9 @@ fn scan_yaml(text: &str, range: Range<usize>, out: &mut Vec<Link>) {
     let mut value_start = true;
     let mut i = range.start;
     while i < end {
-        let embed = b[i] == b'!' && text[i + 1..end].starts_with("[[");
-        if embed || text[i..end].starts_with("[[") {
+        // Bytes, not text: `i` steps over the bytes of a character too.
+        let embed = b[i] == b'!' && b[i + 1..end].starts_with(b"[[");
+        if embed || b[i..end].starts_with(b"[[") {
             let open = i + usize::from(embed);
             if let Some(mut link) = wikilink_at(text, open, end, i, embed) {
                 link.front_matter = Some(quote.unwrap_or(Quote::Plain));

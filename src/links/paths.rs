@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+use unicode_normalization::UnicodeNormalization;
+
 /// The folder of `path`: `""` at the root.
 pub(crate) fn folder(path: &str) -> &str {
     path.rfind('/').map_or("", |i| &path[..i])
@@ -37,14 +39,16 @@ pub(crate) fn key(path: &str) -> String {
     lower(strip_md(file_name(path)))
 }
 
-/// `s` lower-cased one character at a time: unlike `str::to_lowercase`, a
-/// part lower-cases the same alone as within the whole (no final sigma),
-/// which keys and matches rely on.
+/// `s` composed (NFC) and lower-cased one character at a time, as Obsidian
+/// compares names: a file system may hand back `Café` decomposed (NFD, as
+/// macOS writes it) while a link spells it composed, and both name one note.
+/// Unlike `str::to_lowercase`, a part lower-cases the same alone as within
+/// the whole (no final sigma), which keys and matches rely on.
 pub(crate) fn lower(s: &str) -> String {
     if s.is_ascii() {
         return s.to_ascii_lowercase();
     }
-    s.chars().flat_map(char::to_lowercase).collect()
+    s.nfc().flat_map(char::to_lowercase).collect()
 }
 
 /// Whether the file at `file` is what `target` (lower-cased) names, case

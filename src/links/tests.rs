@@ -967,3 +967,44 @@ fn the_index_follows_moves_and_edits_as_a_rebuild_would() {
     assert_eq!(index, rebuilt);
     assert!(index.dangling().is_empty());
 }
+
+/// Text people write, in front matter as in the body: the scanner walks
+/// characters, so an accent, a CJK title or an emoji before a link is
+/// stepped over, never sliced into.
+#[test]
+fn links_after_text_in_any_script_are_found_in_front_matter_and_body() {
+    let text = "---\ndescription: café — “déjà vu”\u{a0}🚀\ntitle: 日本語のメモ\n\
+                related: \"[[Été 2025]]\"\naliases: [naïve, عربي]\n---\n\
+                # Ελληνικά\n\nজানুন [[Café#Menü|le café]] et ![[写真.png]] שלום [x](Ünïcode%20Note.md)\n";
+    let links = parse(text);
+    let targets: Vec<String> = links.iter().map(|l| l.path().into_owned()).collect();
+    assert_eq!(targets, ["Été 2025", "Café", "写真.png", "Ünïcode Note.md"]);
+    for link in &links {
+        assert_eq!(link.render(), text[link.span.clone()], "{link:?}");
+    }
+    assert_eq!(links[0].front_matter, Some(Quote::Double));
+}
+
+/// Obsidian compares names composed (NFC) and without regard to case, so a
+/// note whose name the file system keeps decomposed (as macOS writes it)
+/// answers a link typed composed, and the other way round.
+#[test]
+fn a_link_finds_its_note_whatever_the_normalization_of_either() {
+    let nfd = "Notes/Cafe\u{301}.md";
+    let vault = Vault::new([nfd, "Notes/Straße.md"]);
+    for (text, file) in [
+        ("[[Café]]", nfd),
+        ("[[CAFÉ]]", nfd),
+        ("[[Cafe\u{301}]]", nfd),
+        ("[Menu](Notes/Caf%C3%A9.md)", nfd),
+        ("[[STRASSE]]", ""),
+        ("[[straße]]", "Notes/Straße.md"),
+    ] {
+        let got = vault.resolve(&one(text), "Index.md");
+        let want = match file {
+            "" => Resolution::Dangling,
+            file => Resolution::File(file.into()),
+        };
+        assert_eq!(got, want, "{text}");
+    }
+}

@@ -8,6 +8,7 @@
 mod batch;
 mod guard;
 mod index;
+pub mod order;
 mod path_list;
 pub mod text;
 mod view;

@@ -183,6 +183,7 @@ pub fn run<'a>(view: impl Into<View<'a>>, name: &str, args: Value) -> Result<Val
             problems,
         });
     }
+    crate::faults::check(crate::faults::Site::Tool);
     (entry.run)(&view, args)
 }
 

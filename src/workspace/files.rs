@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Workspace, WorkspaceError};
 use crate::edits::FileOp;
-use crate::project::{PathError, Project, ProjectPath, text};
+use crate::project::{PathError, Project, ProjectPath, order, text};
 use crate::review::preview::{HunkPreview, preview};
 use crate::review::{FileReview, ReviewError, Status};
 
@@ -178,9 +178,9 @@ pub struct TreeEntry {
 /// A folder's direct children (`GET /api/files/children`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Listing {
-    /// Its folders, sorted.
+    /// Its folders, sorted as a person reads them (`project::order`).
     pub folders: Vec<FolderEntry>,
-    /// Its files, sorted, with their review state.
+    /// Its files, sorted the same way, with their review state.
     pub files: Vec<TreeEntry>,
     /// Files under it at any depth (for the root, the whole project).
     pub files_under: usize,
@@ -394,7 +394,7 @@ impl Workspace {
     }
 
     /// The project's files under `prefix` (the whole project for `""`),
-    /// sorted, with the files that only have a buffer (created by a run and
+    /// sorted as a person reads them, with the files that only have a buffer (created by a run and
     /// not saved yet). From the project index when it is filled, else a walk.
     /// With `changed`, only the files with a working buffer, and no listing
     /// at all: what a tree that loads its folders as they open needs to keep
@@ -414,6 +414,7 @@ impl Workspace {
                 });
             },
         )?;
+        entries.sort_by(|a, b| order::paths(&a.path, &b.path));
         Ok(entries)
     }
 
@@ -460,6 +461,10 @@ impl Workspace {
                 }),
             }
         })?;
+        listing
+            .folders
+            .sort_by(|a, b| order::paths(&a.path, &b.path));
+        listing.files.sort_by(|a, b| order::paths(&a.path, &b.path));
         Ok(listing)
     }
 

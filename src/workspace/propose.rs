@@ -47,6 +47,7 @@ impl Workspace {
         limits: &HunkLimits,
         into: Option<&str>,
     ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
+        crate::faults::check(crate::faults::Site::Stage);
         self.refuse_protected(edits)?;
         // A file moved (or kept) by a settled operation of an earlier job
         // can be moved or deleted again.

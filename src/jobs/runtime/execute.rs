@@ -2,7 +2,10 @@
 //! runs the agent loop on each provider of the chain until one ends it
 //! without a hybrid trigger, and finishes with its outcome recorded.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
+
+use futures_util::FutureExt;
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -161,10 +164,26 @@ impl Runtime {
         let runtime = self.clone();
         let job_id = job.job_id.clone();
         let task = tokio::spawn(async move {
-            let job_id = job.job_id.clone();
-            runtime
-                .execute(job, state, attempt, rx, cancel, chain)
-                .await;
+            let (job_id, instruction) = (job.job_id.clone(), job.instruction.clone());
+            let run = runtime.execute(job, state, attempt, rx, cancel, chain);
+            // A bug anywhere in the job (a tool, the staging of its
+            // proposal) fails it, saying so, rather than leaving it
+            // `running` with no task behind it. Staging writes no note.
+            if AssertUnwindSafe(run).catch_unwind().await.is_err() {
+                let message = format!(
+                    "Redline hit a bug while running “{instruction}”; no note was changed. \
+                     The log has the details."
+                );
+                runtime.finish(
+                    &job_id,
+                    JobUsage::default(),
+                    Outcome::Failed {
+                        code: "internal".into(),
+                        message,
+                        fallback: None,
+                    },
+                );
+            }
             runtime.inner.live.lock().unwrap().remove(&job_id);
         });
         if let Some(live) = self.inner.live.lock().unwrap().get_mut(&job_id) {
