@@ -61,8 +61,23 @@ impl Serve {
     /// Starts `redline serve folder` as [`Serve::start`] does, with `env`
     /// set too (a provider's key, say).
     pub fn start_with(folder: &Path, data: &Path, env: &[(&str, &str)]) -> Serve {
+        Serve::spawn(folder, data, env, Stdio::inherit())
+    }
+
+    /// Starts `redline serve folder` as [`Serve::start_with`] does, its
+    /// log (standard error) written to `log`.
+    pub fn start_logged(folder: &Path, data: &Path, env: &[(&str, &str)], log: &Path) -> Serve {
+        let log = std::fs::File::create(log).unwrap();
+        Serve::spawn(folder, data, env, Stdio::from(log))
+    }
+
+    fn spawn(folder: &Path, data: &Path, env: &[(&str, &str)], stderr: Stdio) -> Serve {
         let mut command = Command::new(env!("CARGO_BIN_EXE_redline"));
-        command.arg("serve").arg(folder).stdout(Stdio::piped());
+        command
+            .arg("serve")
+            .arg(folder)
+            .stdout(Stdio::piped())
+            .stderr(stderr);
         redline_env(&mut command, data);
         command.envs(env.iter().copied());
         let mut child = command.spawn().unwrap();
