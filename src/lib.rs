@@ -82,3 +82,5 @@ mod loopback;
 mod named_events;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+#[cfg(all(test, feature = "testkit"))]
+mod text_props;

@@ -10,13 +10,13 @@
 //! turned into edits by a line diff; the report says what changed, where, and
 //! what was left alone and why.
 
-mod front_matter;
+pub(crate) mod front_matter;
 mod links;
 pub mod prose;
 #[cfg(test)]
 mod props;
 mod protection;
-mod replace;
+pub(crate) mod replace;
 pub mod scope;
 mod tags;
 

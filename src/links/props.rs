@@ -11,8 +11,12 @@ use super::paths::{file_name, folder, percent_encode, relative, strip_md};
 use super::*;
 use crate::explore::config;
 
-const FOLDERS: [&str; 4] = ["", "A", "B", "A/C"];
-const NAMES: [&str; 7] = ["x", "y", "X", "z w", "O'Neil", "Atlas", "p.png"];
+// Text people write: names, folders and the text between links in several
+// scripts, with a decomposed accent, an emoji sequence and a no-break space.
+const FOLDERS: [&str; 5] = ["", "A", "B", "A/C", "Été/日記"];
+const NAMES: [&str; 10] = [
+    "x", "y", "X", "z w", "O'Neil", "Atlas", "p.png", "Café", "שלום עולם", "নোট 🚀",
+];
 
 /// Every path a random vault may hold.
 fn universe() -> Vec<String> {
@@ -48,7 +52,7 @@ struct Spec {
 
 fn spec() -> impl Strategy<Value = Spec> {
     (
-        0usize..32,
+        0usize..56,
         0u8..14,
         any::<u8>(),
         0u8..8,
@@ -63,9 +67,17 @@ fn spec() -> impl Strategy<Value = Spec> {
         })
 }
 
-/// What stands between links: prose, and the characters links are made of.
-const FILLERS: [&str; 18] = [
+/// What stands between links: prose in several scripts, and the characters
+/// links are made of.
+const FILLERS: [&str; 25] = [
     "a",
+    "é",
+    " déjà “vu” ",
+    "日本語",
+    " مرحبا ",
+    "e\u{301}",
+    "\u{a0}👩\u{200d}👩\u{200d}👧 ",
+    "ক্ষ",
     " words here ",
     "\n",
     "\n\n",
@@ -107,7 +119,7 @@ fn note_text(source: &str, specs: &[Spec], universe: &[String]) -> String {
     if yaml.is_empty() {
         body
     } else {
-        format!("---\nlinks:\n{yaml}---\n{body}")
+        format!("---\ndescription: café — «x»\u{a0}日本\nlinks:\n{yaml}---\n{body}")
     }
 }
 
