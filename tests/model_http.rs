@@ -35,7 +35,9 @@ use redline::testkit::scripted::{ScriptedModel, Turn};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
-use vault_model::{NOTES, Step, WORDS, broken, note, retarget_paths, shown_at, step};
+use vault_model::{
+    FRONT, NOTES, Step, WORDS, broken, is_note, note, retarget_paths, shown_at, step,
+};
 
 /// A running `redline serve` on the vault, with the scripted model it runs
 /// the agent on.
@@ -345,8 +347,8 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                         let Some(path) = shown_at(&shown, *note) else {
                             continue;
                         };
-                        let edit = json!({ "file_path": path, "operation": "replace", "start_line": line,
-                                           "end_line": line, "new_text": text, "old_text": null });
+                        let edit = json!({ "file_path": path, "operation": "replace", "start_line": line + FRONT,
+                                           "end_line": line + FRONT, "new_text": text, "old_text": null });
                         json!({ "edits": [edit], "summary": format!("Step {n}.") })
                     }
                     Step::Replace {
@@ -379,7 +381,7 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                         // Each note's own call answers for that note.
                         for path in (0..NOTES.len()).filter_map(|i| shown_at(&shown, i)) {
                             let edit = json!({ "file_path": path, "operation": "replace",
-                                               "start_line": line, "end_line": line, "new_text": text });
+                                               "start_line": line + FRONT, "end_line": line + FRONT, "new_text": text });
                             rig.model.push_when(
                                 &format!("The note `{path}`:"),
                                 Turn::call("propose_edits", json!({ "edits": [edit] })),
@@ -449,7 +451,7 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 let Some(path) = shown_at(&shown, *note) else {
                     continue;
                 };
-                let text = format!("{}typed {n}\n", shown[&path]);
+                let text = format!("{}tapé {n} 日本\n", shown[&path]);
                 rig.call(
                     Method::PUT,
                     "/api/files/buffer",
@@ -463,20 +465,18 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 writes = true;
             }
             Step::Outside { note, .. } => {
-                let head = format!("# {}\n", NOTES[*note]);
-                let Some((path, text)) = before.iter().find(|(_, t)| t.starts_with(&head)) else {
+                let Some((path, text)) = before.iter().find(|(_, t)| is_note(t, *note)) else {
                     continue;
                 };
                 let cursor = rig.cursor();
-                std::fs::write(root.join(path), format!("{text}outside {n}\n")).unwrap();
+                std::fs::write(root.join(path), format!("{text}dehors {n} — «ok»\n")).unwrap();
                 rig.heard(cursor, path);
                 writes = true;
             }
             Step::AgentWrite { note } => {
                 // A terminal agent's hook round trip: a line appended,
                 // staged, accepted, and the decided text written by the agent.
-                let head = format!("# {}\n", NOTES[*note]);
-                let Some((path, text)) = before.iter().find(|(_, t)| t.starts_with(&head)) else {
+                let Some((path, text)) = before.iter().find(|(_, t)| is_note(t, *note)) else {
                     continue;
                 };
                 let write = json!({

@@ -3,7 +3,9 @@
 //! The same `notes` and `seed` always give the same bytes. A vault looks like
 //! an Obsidian vault that has been lived in: Markdown notes in nested folders
 //! with front matter, headings, wikilinks, task lists, quotes and code blocks;
-//! about 5% of notes with CRLF line endings and 10% with non-ASCII text; a few
+//! about 5% of notes with CRLF line endings; a third of the notes written
+//! in the text people write ([`super::text`]): names, folders, front matter
+//! values, aliases, tags, headings and prose in many scripts; a few
 //! binary attachments; an `.obsidian/` settings folder and a `.trash/` folder
 //! (hidden); and an `exports/` folder and `*.tmp` files excluded by
 //! `.gitignore`. The word `zanzibar` appears in about 1% of notes, for
@@ -15,6 +17,8 @@ use std::path::Path;
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+use super::text;
 
 /// What to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +45,7 @@ pub struct VaultSummary {
     pub notes: usize,
     /// Notes with CRLF line endings.
     pub crlf: usize,
-    /// Notes with non-ASCII text.
+    /// Notes with non-ASCII text (their name, front matter and prose).
     pub non_ascii: usize,
     /// Binary attachments.
     pub binaries: usize,
@@ -66,6 +70,9 @@ const FOLDERS: &[&str] = &[
     "Reference/Articles",
     "Inbox",
     "Ideas",
+    "Projets/Été",
+    "日記/2025",
+    "مشاريع",
 ];
 
 const WORDS: &[&str] = &[
@@ -172,17 +179,6 @@ const WORDS: &[&str] = &[
     "win",
 ];
 
-const NON_ASCII: &[&str] = &[
-    "Café au lait à la crème, déjà vu.",
-    "Grüße aus München: Straße, Größe, Übung.",
-    "日本語のメモ：会議は金曜日です。",
-    "Привет, мир — заметка о проекте.",
-    "Ελληνικά: γεια σου κόσμε.",
-    "Launch day 🚀 and a coffee ☕ after.",
-    "Señor Núñez pidió más información.",
-    "Zürich → København → Kraków.",
-];
-
 /// Writes a vault into `dir` (created if missing). Existing files with the
 /// same names are overwritten; nothing else in `dir` is touched.
 pub fn generate(dir: &Path, spec: &VaultSpec) -> io::Result<VaultSummary> {
@@ -206,12 +202,23 @@ pub fn generate(dir: &Path, spec: &VaultSpec) -> io::Result<VaultSummary> {
     )?;
     summary.excluded += 2;
 
-    let titles: Vec<String> = (0..spec.notes)
-        .map(|i| format!("{} {} {i}", title_word(&mut rng), title_word(&mut rng)))
+    // A third of the notes are named, tagged and written in other scripts.
+    let non_ascii: Vec<bool> = (0..spec.notes).map(|_| rng.random_bool(0.33)).collect();
+    let titles: Vec<String> = non_ascii
+        .iter()
+        .enumerate()
+        .map(|(i, &other)| match other {
+            true => format!(
+                "{} {} {i}",
+                text::NAMES.choose(&mut rng).expect("names"),
+                title_word(&mut rng)
+            ),
+            false => format!("{} {} {i}", title_word(&mut rng), title_word(&mut rng)),
+        })
         .collect();
     for (i, title) in titles.iter().enumerate() {
         let folder = FOLDERS.choose(&mut rng).expect("folders");
-        let non_ascii = rng.random_bool(0.10);
+        let non_ascii = non_ascii[i];
         let crlf = rng.random_bool(0.05);
         let mut note = note_body(&mut rng, title, &titles, non_ascii);
         if crlf {
@@ -285,14 +292,34 @@ fn note_body(rng: &mut ChaCha8Rng, title: &str, titles: &[String], non_ascii: bo
     let tags: Vec<&str> = (0..rng.random_range(1..4))
         .map(|_| *WORDS.choose(rng).expect("words"))
         .collect();
+    let mut tags = tags.join(", ");
+    let mut extra = String::new();
+    if non_ascii {
+        // Where real vaults have other scripts: a description with quotes
+        // and dashes, aliases, a tag, a link in a property.
+        let name = text::NAMES.choose(rng).expect("names");
+        tags.push_str(&format!(
+            ", {}",
+            name.replace([' ', '\u{a0}', '“', '”', '’'], "_")
+        ));
+        extra = format!(
+            "description: \"{}\"\naliases: [{name}]\nrelated: \"[[{}]]\"\n",
+            text::PHRASES.choose(rng).expect("phrases"),
+            titles.choose(rng).expect("titles"),
+        );
+    }
     out.push_str(&format!(
-        "---\ntitle: {title}\ntags: [{}]\ncreated: 2024-{:02}-{:02}\n---\n\n# {title}\n\n",
-        tags.join(", "),
+        "---\ntitle: {title}\ntags: [{tags}]\n{extra}created: 2024-{:02}-{:02}\n---\n\n# {title}\n\n",
         rng.random_range(1..13),
         rng.random_range(1..29)
     ));
     for section in 0..rng.random_range(1..5) {
-        if section > 0 {
+        if section > 0 && non_ascii {
+            out.push_str(&format!(
+                "## {}\n\n",
+                text::NAMES.choose(rng).expect("names")
+            ));
+        } else if section > 0 {
             out.push_str(&format!("## {}\n\n", title_word(rng)));
         }
         let sentences: Vec<String> = (0..rng.random_range(2..6))
@@ -301,7 +328,8 @@ fn note_body(rng: &mut ChaCha8Rng, title: &str, titles: &[String], non_ascii: bo
         out.push_str(&sentences.join(" "));
         if non_ascii && section == 0 {
             out.push(' ');
-            out.push_str(NON_ASCII.choose(rng).expect("samples"));
+            out.push_str(text::PHRASES.choose(rng).expect("phrases"));
+            out.push('.');
         }
         out.push_str("\n\n");
         match rng.random_range(0..5) {

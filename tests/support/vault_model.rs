@@ -8,19 +8,46 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
+use redline::testkit::text;
 
 /// The notes, each linking the next two.
 pub const NOTES: [&str; 4] = ["Alpha", "Beta", "Gamma", "Delta"];
 
-/// Note `i`'s text as the vault starts.
+/// Note `i`'s text as the vault starts: a front matter in the text people
+/// write ([`FRONT`] lines), then its heading, its links and two lines.
 pub fn note(i: usize) -> String {
     format!(
-        "# {}\n\nLinks: [[{}]] and [[{}]].\n\nline one\nline two\n",
+        "---\ndescription: “{}” — {}\naliases: [{}, {}]\n---\n\
+         # {}\n\nLinks: [[{}]] and [[{}]].\n\nline one\nline two\n",
+        NOTES[i],
+        text::phrase(i),
+        text::name(i),
+        text::name(i + 7),
         NOTES[i],
         NOTES[(i + 1) % 4],
         NOTES[(i + 2) % 4]
     )
 }
+
+/// The lines of a note's front matter: a step's line numbers count from
+/// the line after it (line 1 is the heading).
+pub const FRONT: usize = 4;
+
+/// Whether `text` is note `i`'s: its heading opens the body, after the
+/// front matter if it has one.
+pub fn is_note(text: &str, i: usize) -> bool {
+    let body = match text
+        .strip_prefix("---\n")
+        .and_then(|t| t.split_once("\n---\n"))
+    {
+        Some((_, body)) => body,
+        None => text,
+    };
+    body.starts_with(&format!("# {}\n", NOTES[i]))
+}
+
+/// Text a step writes: a few letters, an accent, CJK, right to left.
+pub const WRITTEN: &str = "[a-zéß日本ب ]{1,6}";
 
 /// One thing that happens to the vault.
 #[derive(Clone, Debug)]
@@ -99,7 +126,7 @@ pub const WORDS: [&str; 5] = ["line", "one", "Links", "and", "ne"];
 /// One step, weighted as people and agents do them.
 pub fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
-        3 => (0..4usize, 3..=6usize, "[a-z]{1,6}").prop_map(|(note, line, text)| Step::Edit { note, line, text }),
+        3 => (0..4usize, 3..=6usize, WRITTEN).prop_map(|(note, line, text)| Step::Edit { note, line, text }),
         1 => (0..4usize).prop_map(|note| Step::Move { note }),
         1 => (0..4usize).prop_map(|note| Step::Delete { note }),
         4 => (any::<usize>(), any::<bool>()).prop_map(|(pick, accept)| Step::Decide { pick, accept }),
@@ -114,20 +141,19 @@ pub fn step() -> impl Strategy<Value = Step> {
         1 => (any::<usize>(), any::<u8>(), proptest::option::of(0..3usize))
             .prop_map(|(pick, accept, crash)| Step::Apply { pick, accept, crash }),
         1 => Just(Step::Restart),
-        1 => (0..WORDS.len(), "[a-z]{1,6}", any::<bool>())
+        1 => (0..WORDS.len(), WRITTEN, any::<bool>())
             .prop_map(|(word, with, whole_word)| Step::Replace { word, with, whole_word }),
         1 => (0..4usize, 0..4usize).prop_map(|(from, to)| Step::Retarget { from, to }),
-        1 => (3..=6usize, "[a-z]{1,6}").prop_map(|(line, text)| Step::EachNote { line, text }),
+        1 => (3..=6usize, WRITTEN).prop_map(|(line, text)| Step::EachNote { line, text }),
         1 => any::<bool>().prop_map(|markdown| Step::Convert { markdown }),
     ]
 }
 
 /// Where the working state shows note `i`, if anywhere.
 pub fn shown_at(shown: &BTreeMap<String, String>, i: usize) -> Option<String> {
-    let head = format!("# {}\n", NOTES[i]);
     shown
         .iter()
-        .find(|(_, text)| text.starts_with(&head))
+        .find(|(_, text)| is_note(text, i))
         .map(|(path, _)| path.clone())
 }
 
