@@ -14,8 +14,12 @@ type Target = fn(&[u8]);
 #[test]
 fn every_corpus_file_passes_its_target() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
-    let all: [(&str, Target); 6] = [
+    let all: [(&str, Target); 10] = [
         ("stream", targets::stream),
+        ("links", targets::links),
+        ("front_matter", targets::front_matter),
+        ("prose", targets::prose),
+        ("expand", targets::expand),
         ("edits", targets::edits),
         ("patch", targets::patch),
         ("paths", targets::paths),

@@ -242,3 +242,144 @@ fn project() -> &'static Project {
         })
         .1
 }
+
+/// The fuzzer's bytes as the text people write: a byte below 0x60 is the
+/// ASCII character 0x20 above it (a tab and a newline for two of them), so
+/// the structure of Markdown, YAML and links is a byte away; a byte from
+/// 0x60 is one of [`PALETTE`]'s characters (accents precomposed and
+/// decomposed, CJK, right to left, Bengali, emoji and their joiners, NBSP,
+/// typographic quotes). With the first byte odd, the rest is read as
+/// UTF-16 instead, so every code point can come up.
+pub fn text(data: &[u8]) -> String {
+    let Some((&mode, rest)) = data.split_first() else {
+        return String::new();
+    };
+    if mode & 1 == 1 {
+        let units = rest
+            .chunks_exact(2)
+            .map(|p| u16::from_le_bytes([p[0], p[1]]));
+        return char::decode_utf16(units)
+            .map(|c| c.unwrap_or('\u{fffd}'))
+            .collect();
+    }
+    rest.iter()
+        .map(|&b| match b {
+            0x5e => '\n',
+            0x5f => '\t',
+            0..0x5e => char::from(b + 0x20),
+            _ => PALETTE[usize::from(b - 0x60) % PALETTE.len()],
+        })
+        .collect()
+}
+
+/// Characters that are not ASCII, from the scripts and traps of real notes.
+const PALETTE: &[char] = &[
+    'é', 'É', 'ß', 'ẞ', 'İ', 'ı', 'ø', 'Å', 'ñ', 'ü', 'Σ', 'σ', 'ς', 'Ж', 'ж', '日', '本', '語',
+    '会', '議', '中', '한', '국', 'ب', 'ع', 'ر', 'ي', 'ש', 'ל', 'ו', 'ם', 'ক', '্', 'ষ', 'া',
+    '\u{301}', '\u{308}', '\u{200d}', '\u{200f}', '\u{202e}', '\u{a0}', '\u{2009}', '\u{feff}',
+    '“', '”', '‘', '’', '«', '»', '—', '–', '…', '🚀', '👩', '👧', '🇵', '🇹', '☕', '✓', '\u{fe0f}',
+    '\u{2028}', '\r', '＃', '［', '］', '｜',
+];
+
+/// `text`'s spans are on its characters and give back what they stand for.
+fn on_chars(text: &str, span: &std::ops::Range<usize>) {
+    assert!(
+        span.start <= span.end
+            && span.end <= text.len()
+            && text.is_char_boundary(span.start)
+            && text.is_char_boundary(span.end),
+        "{span:?} of {text:?}"
+    );
+}
+
+/// The link scanner: every link found is on characters, writes back the
+/// text it was read from, decodes, and moves (`with_path`) without a panic;
+/// a vault of two notes plans a move of one.
+pub fn links(data: &[u8]) {
+    let text = text(data);
+    for link in redline::links::parse(&text) {
+        on_chars(&text, &link.span);
+        assert_eq!(link.render(), &text[link.span.clone()]);
+        let _ = (
+            link.path(),
+            link.heading(),
+            link.with_path("Été/日本 ✓.md").render(),
+        );
+    }
+    let index =
+        redline::links::LinkIndex::build(["Note.md", "Café.md"], [("Note.md", text.as_str())]);
+    let _ = index.plan_moves(
+        &[("Café.md", "Archivé/Cafe\u{301} 2.md")],
+        &Default::default(),
+    );
+}
+
+/// The front-matter scanner: the text as a note's front matter, its links
+/// found as above and its properties changed by every property operation.
+pub fn front_matter(data: &[u8]) {
+    let note = format!("---\n{}\n---\n# Body\n", text(data));
+    for link in redline::links::parse(&note) {
+        on_chars(&note, &link.span);
+        assert_eq!(link.render(), &note[link.span.clone()]);
+    }
+    expand_on(
+        &note,
+        serde_json::json!([
+            { "op": "set_property", "key": "status", "value": "fait ✓" },
+            { "op": "rename_property", "from": "tags", "to": "étiquettes" },
+            { "op": "add_to_list", "key": "aliases", "value": "Σοφία" },
+            { "op": "remove_from_list", "key": "tags", "value": "Café" },
+            { "op": "remove_property", "key": "title" },
+        ]),
+    );
+}
+
+/// The prose mask of vault-wide replacements: every part it finds is on
+/// characters.
+pub fn prose(data: &[u8]) {
+    use redline::expand::prose::{Mask, Part};
+    let text = text(data);
+    let mask = Mask::of(&text);
+    for part in [
+        Part::FrontMatter,
+        Part::Code,
+        Part::Url,
+        Part::LinkTarget,
+        Part::Tag,
+    ] {
+        for range in mask.parts(part) {
+            on_chars(&text, range);
+        }
+    }
+}
+
+/// The operation expander: every vault-wide operation over the text as a
+/// note of the shared project, none of them panicking.
+pub fn expand(data: &[u8]) {
+    let text = text(data);
+    expand_on(
+        &text,
+        serde_json::json!([
+            { "op": "replace_text", "find": "é", "replace": "e\u{301}" },
+            { "op": "replace_text", "find": "café", "replace": "☕", "whole_word": true, "case_sensitive": false },
+            { "op": "rename_tag", "from": "σοφια", "to": "sophia/ß" },
+            { "op": "add_to_list", "key": "tags", "value": "日本語" },
+            { "op": "retarget_links", "from": "Atlas.md", "to": "Notes/Plan.md" },
+            { "op": "convert_links", "to": "markdown" },
+            { "op": "convert_links", "to": "wikilink" },
+        ]),
+    );
+}
+
+/// `ops` (JSON) expanded over the project with `Atlas.md` reading `text`;
+/// refusals are fine, panics are not.
+fn expand_on(text: &str, ops: Value) {
+    use redline::expand::{Protection, VaultOp};
+    let ops: Vec<VaultOp> = serde_json::from_value(ops).expect("valid operations");
+    let mut overlay = redline::project::Overlay::new();
+    overlay.insert("Atlas.md", Some(std::sync::Arc::from(text)));
+    let view = View::with(project(), &overlay);
+    for op in ops {
+        let _ = redline::expand::expand(&view, std::slice::from_ref(&op), &Protection::default());
+    }
+}

@@ -7,11 +7,11 @@ import type { TreeEntry } from "./TreeEntry";
  */
 export type Listing = {
 /**
- * Its folders, sorted.
+ * Its folders, sorted as a person reads them (`project::order`).
  */
 folders: Array<FolderEntry>,
 /**
- * Its files, sorted, with their review state.
+ * Its files, sorted the same way, with their review state.
  */
 files: Array<TreeEntry>,
 /**
