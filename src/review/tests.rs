@@ -285,7 +285,8 @@ fn a_stale_proposal_is_refused() {
 
 /// A random base and a random proposal made from it, with mixed endings.
 fn arb_pair() -> impl Strategy<Value = (String, String)> {
-    let line = prop_oneof!["[ab]", "[a-e]{1,3}", "[ab] [cd]", Just(String::new())];
+    // Text people write: an accent, CJK and Arabic among the letters.
+    let line = prop_oneof!["[aé]", "[a-dé日]{1,3}", "[aé] [cب]", Just(String::new())];
     let eol = prop_oneof![4 => Just("\n"), 1 => Just("\r\n")];
     let base = proptest::collection::vec((line.clone(), eol.clone()), 0..30);
     // Per base line: 0 keep, 1 delete, 2 replace, 3 insert before.
@@ -322,11 +323,11 @@ type LineOps = Vec<(u8, Vec<String>)>;
 
 fn arb_ops() -> impl Strategy<Value = LineOps> {
     let line = prop_oneof![
-        "[ab]\n",
-        "[a-e]{1,3}\n",
+        "[aé]\n",
+        "[a-dé日]{1,3}\n",
         Just("\n".to_owned()),
-        "[cd]\r\n",
-        "[ab] [cd]\n"
+        "[cب]\r\n",
+        "[aé] [c日]\n"
     ];
     proptest::collection::vec((0u8..6, proptest::collection::vec(line, 1..3)), 1..30)
 }
