@@ -81,14 +81,7 @@ impl Rig {
             std::fs::write(vault.path().join(format!("Notes/{name}.md")), note(i)).unwrap();
         }
         let model = rt.block_on(ScriptedModel::start(Vec::new())).unwrap();
-        std::fs::write(
-            data.path().join("config.toml"),
-            format!(
-                "agent_mode = \"remote\"\n[remote]\nprovider = \"openai\"\nmodel = \"scripted-model\"\nbase_url = \"{}\"\n",
-                model.base_url(redline::providers::Protocol::OpenAiChat)
-            ),
-        )
-        .unwrap();
+        mcp::use_scripted(data.path(), &model);
         let mut rig = Rig {
             rt,
             vault,
@@ -108,15 +101,7 @@ impl Rig {
     /// Starts the server (again), on the same vault and store.
     fn start(&mut self) {
         self.server = None;
-        let serve = Serve::start_with(
-            self.vault.path(),
-            self.data.path(),
-            &[
-                ("OPENAI_API_KEY", "sk-model-test"),
-                ("REDLINE_LOCAL_SERVERS", ""),
-                ("REDLINE_BUNDLED_MODEL_URL", ""),
-            ],
-        );
+        let serve = Serve::start_with(self.vault.path(), self.data.path(), &mcp::SCRIPTED_ENV);
         let client = redline::providers::http::client_builder().build().unwrap();
         let mut server = Server {
             serve,

@@ -7,7 +7,7 @@
 #[path = "support/mcp.rs"]
 mod mcp;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use mcp::Serve;
 use redline::testkit::scripted::{ScriptedModel, Turn};
@@ -50,14 +50,43 @@ async fn send(
     (status, reply.json().await.expect("a JSON body"))
 }
 
-/// The lines of the server's log that report a panic.
-fn panics_logged(log: &Path) -> Vec<String> {
-    std::fs::read_to_string(log)
-        .unwrap()
-        .lines()
-        .filter(|l| l.contains("Redline hit a bug at"))
-        .map(str::to_owned)
-        .collect()
+/// A `redline serve` on [`vault`] that panics at `site`, its log kept;
+/// with a scripted model as its provider when given one.
+struct Panicking {
+    folder: tempfile::TempDir,
+    _data: tempfile::TempDir,
+    log: PathBuf,
+    serve: Serve,
+}
+
+impl Panicking {
+    fn start(site: &str, model: Option<&ScriptedModel>) -> Panicking {
+        let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        vault(folder.path());
+        let mut env = vec![("REDLINE_TEST_PANIC", site)];
+        if let Some(model) = model {
+            mcp::use_scripted(data.path(), model);
+            env.extend(mcp::SCRIPTED_ENV);
+        }
+        let log = data.path().join("serve.log");
+        let serve = Serve::start_logged(folder.path(), data.path(), &env, &log);
+        Panicking {
+            folder,
+            _data: data,
+            log,
+            serve,
+        }
+    }
+
+    /// The lines of the server's log that report a panic.
+    fn panics_logged(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.log)
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("Redline hit a bug at"))
+            .map(str::to_owned)
+            .collect()
+    }
 }
 
 /// Each session's last job, as (status, error message).
@@ -78,17 +107,10 @@ async fn statuses(serve: &Serve) -> Vec<(String, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_that_panics_answers_500_with_json_and_is_logged_once() {
-    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    vault(folder.path());
-    let log = data.path().join("serve.log");
-    let serve = Serve::start_logged(
-        folder.path(),
-        data.path(),
-        &[("REDLINE_TEST_PANIC", "request")],
-        &log,
-    );
+    let rig = Panicking::start("request", None);
+    let serve = &rig.serve;
     for _ in 0..3 {
-        let (status, body) = send(&serve, Method::GET, "/api/files?prefix=", None).await;
+        let (status, body) = send(serve, Method::GET, "/api/files?prefix=", None).await;
         assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{body}");
         assert_eq!(body["error"]["code"], "internal", "{body}");
         assert!(
@@ -102,7 +124,7 @@ async fn a_request_that_panics_answers_500_with_json_and_is_logged_once() {
     // The server goes on serving.
     let children = serve.get("/api/files/children?prefix=").await;
     assert_eq!(children["files"].as_array().unwrap().len(), 2, "{children}");
-    let logged = panics_logged(&log);
+    let logged = rig.panics_logged();
     assert_eq!(
         logged.len(),
         1,
@@ -116,17 +138,10 @@ async fn a_request_that_panics_answers_500_with_json_and_is_logged_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rename_whose_staging_panics_fails_its_job_and_says_so() {
-    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    vault(folder.path());
-    let log = data.path().join("serve.log");
-    let serve = Serve::start_logged(
-        folder.path(),
-        data.path(),
-        &[("REDLINE_TEST_PANIC", "stage")],
-        &log,
-    );
+    let rig = Panicking::start("stage", None);
+    let serve = &rig.serve;
     let op = json!({ "path": "Target.md", "op": { "kind": "move", "to": "Archive/Cible.md" } });
-    let (status, body) = send(&serve, Method::POST, "/api/files/op", Some(op)).await;
+    let (status, body) = send(serve, Method::POST, "/api/files/op", Some(op)).await;
     assert!(
         status.is_client_error() || status.is_server_error(),
         "{status} {body}"
@@ -136,7 +151,7 @@ async fn a_rename_whose_staging_panics_fails_its_job_and_says_so() {
         message.contains("ended failed") && message.contains("hit a bug"),
         "{message}"
     );
-    let jobs = statuses(&serve).await;
+    let jobs = statuses(serve).await;
     assert_eq!(jobs.len(), 1, "{jobs:?}");
     assert_eq!(jobs[0].0, "failed", "never left running: {jobs:?}");
     assert!(
@@ -144,46 +159,26 @@ async fn a_rename_whose_staging_panics_fails_its_job_and_says_so() {
         "{jobs:?}"
     );
     // Nothing moved, nothing staged.
-    assert!(folder.path().join("Target.md").exists());
+    assert!(rig.folder.path().join("Target.md").exists());
     assert!(
         serve.get("/api/review").await["jobs"]
             .as_array()
             .unwrap()
             .is_empty()
     );
-    assert_eq!(panics_logged(&log).len(), 1);
+    assert_eq!(rig.panics_logged().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_that_panics_fails_its_job_naming_the_note() {
-    let (folder, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    vault(folder.path());
     let model = ScriptedModel::start(vec![
         Turn::call("links", json!({ "file_path": "Target.md" })),
         Turn::text(&["Done."]),
     ])
     .await
     .unwrap();
-    std::fs::write(
-        data.path().join("config.toml"),
-        format!(
-            "agent_mode = \"remote\"\n[remote]\nprovider = \"openai\"\nmodel = \"scripted-model\"\nbase_url = \"{}\"\n",
-            model.base_url(redline::providers::Protocol::OpenAiChat)
-        ),
-    )
-    .unwrap();
-    let log = data.path().join("serve.log");
-    let serve = Serve::start_logged(
-        folder.path(),
-        data.path(),
-        &[
-            ("REDLINE_TEST_PANIC", "tool"),
-            ("OPENAI_API_KEY", "sk-panic-test"),
-            ("REDLINE_LOCAL_SERVERS", ""),
-            ("REDLINE_BUNDLED_MODEL_URL", ""),
-        ],
-        &log,
-    );
+    let rig = Panicking::start("tool", Some(&model));
+    let serve = &rig.serve;
     let session = serve
         .call(Method::POST, "/api/agent/sessions", Some(json!({})))
         .await;
@@ -214,5 +209,5 @@ async fn a_tool_that_panics_fails_its_job_naming_the_note() {
         message.contains("`links` on `Target.md`") && message.contains("no note was changed"),
         "{message}"
     );
-    assert_eq!(panics_logged(&log).len(), 1);
+    assert_eq!(rig.panics_logged().len(), 1);
 }

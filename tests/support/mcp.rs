@@ -42,6 +42,27 @@ pub fn redline_env(command: &mut Command, data: &Path) {
         .env("REDLINE_LOG", "warn");
 }
 
+/// Makes `model` (in OpenAI's wire format) the only provider of the Redline
+/// whose data is in `data`; it is started with [`SCRIPTED_ENV`] set too.
+pub fn use_scripted(data: &Path, model: &redline::testkit::scripted::ScriptedModel) {
+    std::fs::write(
+        data.join("config.toml"),
+        format!(
+            "agent_mode = \"remote\"\n[remote]\nprovider = \"openai\"\nmodel = \"scripted-model\"\nbase_url = \"{}\"\n",
+            model.base_url(redline::providers::Protocol::OpenAiChat)
+        ),
+    )
+    .unwrap();
+}
+
+/// The environment of a Redline whose provider is a scripted model: a key,
+/// and no local model server looked for.
+pub const SCRIPTED_ENV: [(&str, &str); 3] = [
+    ("OPENAI_API_KEY", "sk-scripted-test"),
+    ("REDLINE_LOCAL_SERVERS", ""),
+    ("REDLINE_BUNDLED_MODEL_URL", ""),
+];
+
 /// A `redline serve FOLDER` process, stopped when dropped.
 pub struct Serve {
     child: Child,
