@@ -58,6 +58,15 @@ pub struct TaskSpec {
     pub protected: Option<crate::config::Protected>,
 }
 
+/// The note in other scripts laid into every task's folder: front matter,
+/// heading and prose in Japanese, Arabic, Hebrew, Bengali and accented
+/// Latin, with words no task's instruction names.
+pub const COMPANION: (&str, &str) = (
+    "Multilingue/会議メモ.md",
+    "---\ntitle: 会議メモ — “Réunion” du 3\u{a0}mars\naliases: [اجتماع, ישיבה]\ntags: [日本語, বাংলা]\n---\n\
+     # 会議メモ\n\n議題：予算と日程。اجتماع الفريق. סיכום הישיבה. সভার সারাংশ. Café crème 🚀.\n",
+);
+
 /// `[[generate]]`: `count` notes made from one template. In `path` and
 /// `text`, `{n}` is the note's number from 0, zero-padded to the width of
 /// the last; `{i}` the same unpadded; `{day}` (01–28), `{month}` (01–12)
@@ -276,13 +285,16 @@ impl Task {
     }
 
     /// Makes the folder it starts from at `root`: `files/` copied, then the
-    /// generated notes.
+    /// generated notes, then [`COMPANION`]: every vault holds a note in
+    /// other scripts, as real vaults do.
     pub fn lay_out(&self, root: &Path) -> std::io::Result<()> {
         copy_dir(&self.files(), root)?;
         for generate in &self.spec.generate {
             generate.write(root)?;
         }
-        Ok(())
+        let (path, text) = COMPANION;
+        std::fs::create_dir_all(root.join(path).parent().expect("a folder"))?;
+        std::fs::write(root.join(path), text)
     }
 
     /// Its golden trace.
