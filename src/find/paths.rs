@@ -2,6 +2,7 @@
 //! matcher (the one helix uses), path separators and word starts scoring
 //! higher, smart case.
 
+use unicode_segmentation::UnicodeSegmentation;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use serde::{Deserialize, Serialize};
@@ -94,19 +95,28 @@ pub fn rank(paths: &[&str], query: &str, limit: usize) -> FoundPaths {
     }
 }
 
-/// The UTF-16 offsets of the characters at `chars` (char indices, sorted).
-fn utf16_positions(text: &str, chars: &[u32]) -> Vec<u32> {
-    let mut out = Vec::with_capacity(chars.len());
-    let mut wanted = chars.iter().peekable();
-    let mut utf16 = 0u32;
-    for (i, c) in text.chars().enumerate() {
-        while wanted.peek().is_some_and(|&&w| w as usize == i) {
-            out.push(utf16);
-            wanted.next();
-        }
-        utf16 += c.len_utf16() as u32;
-    }
-    out
+/// The UTF-16 offsets of the units the matcher counted at `indices`.
+/// nucleo's `Utf32Str` counts a path's grapheme clusters (a decomposed `é`
+/// or an emoji with its joiners is one), but its bytes when every cluster
+/// starts with an ASCII character (an ASCII path, or one whose only other
+/// characters are marks on ASCII letters); an index inside a character
+/// stands for that character.
+fn utf16_positions(text: &str, indices: &[u32]) -> Vec<u32> {
+    let starts: Vec<usize> = if text.graphemes(true).all(|g| g.as_bytes()[0].is_ascii()) {
+        (0..text.len()).collect()
+    } else {
+        text.grapheme_indices(true).map(|(at, _)| at).collect()
+    };
+    indices
+        .iter()
+        .filter_map(|&i| starts.get(i as usize).copied())
+        .map(|mut at| {
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            text[..at].encode_utf16().count() as u32
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -148,5 +158,21 @@ mod tests {
     fn positions_count_utf16_units() {
         // `😀` is two UTF-16 units: the `b` after it is at 3, not 2.
         assert_eq!(utf16_positions("a😀b", &[0, 2]), [0, 3]);
+    }
+
+    #[test]
+    fn positions_in_a_decomposed_name_fall_on_its_letters() {
+        // `Cafe\u{301}` (counted in bytes by the matcher) and `日本\u{301}`
+        // (in clusters): `Noir` is highlighted where it is either way.
+        for path in ["Cafe\u{301} Noir.md", "日本\u{301} Noir.md"] {
+        let found = rank(&[path], "noir", 10);
+        let utf16: Vec<u16> = path.encode_utf16().collect();
+        let picked: String = found.paths[0]
+            .positions
+            .iter()
+            .map(|&at| char::from_u32(u32::from(utf16[at as usize])).unwrap())
+            .collect();
+        assert_eq!(picked, "Noir", "{path}");
+        }
     }
 }

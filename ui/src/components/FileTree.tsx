@@ -14,6 +14,10 @@ import { dirtyPaths, openFile, renaming, tree } from "../state/store";
 import { listings, loadFolder, whole } from "../state/tree";
 import { useVisibleRows } from "./visibleRows";
 
+/** The engine's order for a folder's files (`project::order`): accents and case aside, numbers by value.
+ * Files only a buffer holds are placed among the listed ones with it. */
+const byName = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+
 /** A row's height in pixels (`.tree-row` in styles.css). */
 const ROW = 22;
 
@@ -102,7 +106,7 @@ function flatten(listed: ReadonlyMap<string, Listing>, buffers: Buffers, isOpen:
         return e2 ?? (e.state.under_review ? { ...e, state: { under_review: false, dirty: false, conflict: false, pending_hunks: [] } } : e);
       });
       files.push(...newer.values());
-      if (newer.size > 0) files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      if (newer.size > 0) files.sort((a, b) => byName.compare(a.path, b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       cached = { listing, buffers: mine, moved, rows: files.map((entry) => ({ kind: "file", entry, depth })) };
       fileRows.set(path, cached);
     }
