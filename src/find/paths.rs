@@ -165,14 +165,14 @@ mod tests {
         // `Cafe\u{301}` (counted in bytes by the matcher) and `日本\u{301}`
         // (in clusters): `Noir` is highlighted where it is either way.
         for path in ["Cafe\u{301} Noir.md", "日本\u{301} Noir.md"] {
-        let found = rank(&[path], "noir", 10);
-        let utf16: Vec<u16> = path.encode_utf16().collect();
-        let picked: String = found.paths[0]
-            .positions
-            .iter()
-            .map(|&at| char::from_u32(u32::from(utf16[at as usize])).unwrap())
-            .collect();
-        assert_eq!(picked, "Noir", "{path}");
+            let found = rank(&[path], "noir", 10);
+            let utf16: Vec<u16> = path.encode_utf16().collect();
+            let picked: String = found.paths[0]
+                .positions
+                .iter()
+                .map(|&at| char::from_u32(u32::from(utf16[at as usize])).unwrap())
+                .collect();
+            assert_eq!(picked, "Noir", "{path}");
         }
     }
 }
