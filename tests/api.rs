@@ -1243,8 +1243,9 @@ async fn a_move_another_program_makes_is_a_move_and_a_review_moves_with_its_file
     assert!(!dir.join("notes/alpha.md").exists());
 }
 
-/// Saves every file the tree marks as holding what the disk does not, as
-/// the window's "save all" does.
+/// Saves every file with unsaved work, as the window's Save all does: one
+/// request, the engine's batch. Returns how many it wrote, having checked
+/// they are the files the tree marked unsaved.
 async fn save_dirty(door: &Door) -> usize {
     let tree = door.get("/api/files?prefix=&changed=true").await;
     let dirty: Vec<String> = tree
@@ -1254,10 +1255,61 @@ async fn save_dirty(door: &Door) -> usize {
         .filter(|e| e["state"]["dirty"] == true)
         .map(|e| e["path"].as_str().unwrap().to_owned())
         .collect();
-    for path in &dirty {
-        door.post("/api/files/save", json!({ "path": path })).await;
+    let saved = door.post("/api/files/save_all", Value::Null).await;
+    let mut written: Vec<String> = serde_json::from_value(saved["saved"].clone()).unwrap();
+    written.sort();
+    let mut dirty = dirty;
+    dirty.sort();
+    assert_eq!(written, dirty, "{saved}");
+    assert!(saved["not_saved"].as_array().unwrap().is_empty(), "{saved}");
+    written.len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn save_all_is_one_batch_that_finishes_when_its_caller_leaves_and_skips_what_changed() {
+    let (h, door, _, job) = twelve_renamed(None).await;
+    let everything = json!({ "selection": { "kind": "job", "job_id": job }, "status": "accepted" });
+    door.post("/api/review/decide", everything).await;
+    // Another program changed one note since Redline read it.
+    let theirs = "# Note 3\n\nTheir words — «les leurs».\n";
+    std::fs::write(h.vault.path().join("notes/n03.md"), theirs).unwrap();
+    let mut cursor = door.get("/api/events?cursor=0").await["next_cursor"]
+        .as_u64()
+        .unwrap();
+
+    // The request is sent whole and the connection closed 100 ms later,
+    // unanswered, as a window closed right after Save all would.
+    {
+        use tokio::io::AsyncWriteExt;
+        let mut socket = tokio::net::TcpStream::connect(door.served.addr)
+            .await
+            .unwrap();
+        let request = format!(
+            "POST /api/files/save_all HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Length: 0\r\n\r\n",
+            door.served.addr, door.served.token
+        );
+        socket.write_all(request.as_bytes()).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    dirty.len()
+    let seen = door.feed_until(&mut cursor, "files.saved", None).await;
+    let saved = &seen.iter().find(|e| e["type"] == "files.saved").unwrap()["data"];
+    assert_eq!(saved["saved"].as_array().unwrap().len(), 11, "{saved}");
+    assert_eq!(saved["not_saved"][0]["path"], "notes/n03.md", "{saved}");
+    for i in (0..12).filter(|&i| i != 3) {
+        assert_eq!(
+            h.read(&format!("notes/n{i:02}.md")),
+            format!("# Note {i}\n\nSee [[Meridian]] for more.\n"),
+        );
+    }
+    assert_eq!(
+        h.read("notes/n03.md"),
+        theirs,
+        "another program's text is kept"
+    );
+    // Nothing left to save but the conflict, and a second Save all says so.
+    let again = door.post("/api/files/save_all", Value::Null).await;
+    assert!(again["saved"].as_array().unwrap().is_empty(), "{again}");
+    assert_eq!(again["not_saved"].as_array().unwrap().len(), 1, "{again}");
 }
 
 /// Accepts and applies every hunk of `job`.

@@ -398,6 +398,19 @@ impl Api {
         Ok(self.runtime.save(&req.path)?)
     }
 
+    /// Saves every file with unsaved work as one batch. It runs as a task
+    /// of its own: a caller that leaves (a window closed right after Save
+    /// all) does not cut it off.
+    pub async fn save_all(&self) -> Result<crate::jobs::SavedAll, ApiError> {
+        let runtime = self.runtime.clone();
+        match tokio::task::spawn_blocking(move || runtime.save_all()).await {
+            Ok(saved) => Ok(saved?),
+            // A panic goes on to the door's handler (a 500, logged once).
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => Err(ApiError::new("internal", format!("Save all stopped: {e}"))),
+        }
+    }
+
     /// Accepts every pending hunk of a file.
     pub fn accept_all(&self, req: FileRequest) -> Result<FileContent, ApiError> {
         Ok(self.runtime.accept_all_in_file(&req.path)?)

@@ -232,6 +232,9 @@ operations! {
     /// Saves a file (its buffer without pending hunks), hash-checked.
     save: POST "/api/files/save" ((), (), BodyOf<FileRequest>) -> crate::workspace::FileContent =
         |api: Api, (), (), BodyOf(b)| async move { api.save(b) };
+    /// Saves every file with unsaved work as one batch, hash-checked; finished even if the caller leaves.
+    save_all: POST "/api/files/save_all" ((), (), ()) -> crate::jobs::SavedAll =
+        |api: Api, (), (), ()| async move { api.save_all().await };
     /// Accepts every pending hunk of a file.
     accept_all: POST "/api/files/accept_all" ((), (), BodyOf<FileRequest>) -> crate::workspace::FileContent =
         |api: Api, (), (), BodyOf(b)| async move { api.accept_all(b) };

@@ -12,7 +12,7 @@ mod shapes;
 
 pub use chain::{ProviderChain, Readiness};
 pub use error::RuntimeError;
-pub use events::{FeedEvent, JobEvent, RuntimeEvent};
+pub use events::{FeedEvent, JobEvent, NotSaved, RuntimeEvent, SavedAll};
 pub use feed::{Feed, FeedEntry, FeedPage};
 pub use records::Records;
 pub use runtime::{

@@ -145,6 +145,19 @@ impl Workspace {
             .collect())
     }
 
+    /// The files with unsaved work (text or a place a save would write), in
+    /// path order: what Save all saves.
+    pub fn unsaved(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self
+            .review
+            .files()
+            .filter(|f| super::files::unsaved(f))
+            .map(|f| f.path.clone())
+            .collect();
+        paths.sort_unstable();
+        paths
+    }
+
     /// Removes a created file whose every hunk is rejected, if the disk
     /// still holds what Redline last knew of it (a conflict otherwise).
     fn uncreate(&mut self, path: &str) -> Result<(), WorkspaceError> {

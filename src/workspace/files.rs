@@ -252,6 +252,17 @@ pub struct Resolved {
     pub file: FileContent,
 }
 
+/// Whether a save of `file` has something to write: text, or where it is.
+pub(super) fn unsaved(file: &FileReview) -> bool {
+    let placed = file.disk_hash.as_ref().and(file.disk_path()) == file.saved_path();
+    // An attachment has no text of its own, and a deletion accepted none
+    // to write: only where it is can differ.
+    let rewritten = file.binary().is_none()
+        && file.saved_path().is_some()
+        && Some(text::content_hash(file.disk_view().as_bytes())) != file.disk_hash;
+    rewritten || !placed
+}
+
 /// The review state of `file`, whose disk copy hashes to `on_disk` now.
 pub(super) fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState {
     let entries = file.entries();
@@ -263,13 +274,7 @@ pub(super) fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState
         status: entries[op.entry].status,
         done: op.done,
     });
-    let placed = file.disk_hash.as_ref().and(file.disk_path()) == file.saved_path();
-    // An attachment has no text of its own, and a deletion accepted none
-    // to write: only where it is can differ.
-    let rewritten = file.binary().is_none()
-        && file.saved_path().is_some()
-        && Some(text::content_hash(file.disk_view().as_bytes())) != file.disk_hash;
-    let dirty = rewritten || !placed;
+    let dirty = unsaved(file);
     // The whole-file change first: it is what the reviewer sees first.
     let pending: Vec<String> = file
         .op()

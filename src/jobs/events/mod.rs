@@ -294,7 +294,8 @@ pub struct ReviewBatch {
     pub files: usize,
 }
 
-/// `apply.progress`: files written so far of a long apply.
+/// `apply.progress` (and `save.progress`): files written so far of a long
+/// apply (or Save all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ApplyProgress {
     /// Files done.
@@ -387,7 +388,33 @@ pub enum FeedEvent {
     /// A terminal agent's write was staged from its hook, and the agent
     /// waits for the user's review before it writes.
     AgentWrite(AgentWriteWaiting) = "agent.write",
+    /// How far a long Save all has come.
+    SaveProgress(ApplyProgress) = "save.progress",
+    /// Save all wrote every file with unsaved work in one batch (those
+    /// another program changed left unwritten): their states should be
+    /// fetched again.
+    SavedAll(SavedAll) = "files.saved",
 }
+}
+
+/// What Save all did (`POST /api/files/save_all`, and `files.saved`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct SavedAll {
+    /// The files written, where the window shows them (a moved file at
+    /// its target).
+    pub saved: Vec<String>,
+    /// The files left unwritten, each with why (another program changed it
+    /// since Redline last read it: a conflict).
+    pub not_saved: Vec<NotSaved>,
+}
+
+/// A file Save all did not write.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct NotSaved {
+    /// The file.
+    pub path: String,
+    /// Why.
+    pub message: String,
 }
 
 impl FeedEvent {

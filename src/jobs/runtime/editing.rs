@@ -4,10 +4,12 @@
 //! resolve a conflict, roll back.
 
 use super::Runtime;
+use super::review::PROGRESS_FROM;
 use crate::checkpoints::{RollbackMode, RollbackPlan, RollbackReport};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
-    FeedEvent, FileEdited, FileMoved, FileResolved, FileSaved, ReviewUpdated, RollbackCompleted,
+    ApplyProgress, FeedEvent, FileEdited, FileMoved, FileResolved, FileSaved, NotSaved,
+    ReviewUpdated, RollbackCompleted, SavedAll,
 };
 use crate::workspace::{
     FileChange, FileContent, Keep, Listing, Resolved, TreeEntry, Workspace, WorkspaceError,
@@ -74,6 +76,48 @@ impl Runtime {
         }));
         self.settle(jobs);
         Ok(file)
+    }
+
+    /// Saves every file with unsaved work as one batch, as apply writes:
+    /// each over the bytes Redline last read or wrote there (a file another
+    /// program changed is left unwritten and listed), the hashes recorded
+    /// first so that a crash in the middle is finished on the next open,
+    /// the folders flushed once. Announces `save.progress` for a long one
+    /// and `files.saved`.
+    pub fn save_all(&self) -> Result<SavedAll, RuntimeError> {
+        let (done, jobs) = {
+            let mut ws = self.ws();
+            let paths = ws.unsaved();
+            let total = paths.len();
+            let feed = &self.inner.feed;
+            let mut progress = |done: usize| {
+                if total >= PROGRESS_FROM {
+                    feed.push(FeedEvent::SaveProgress(ApplyProgress { done, total }));
+                }
+            };
+            let outcomes = ws.save_many(&paths, &mut progress)?;
+            let mut done = SavedAll::default();
+            let mut jobs: Vec<String> = Vec::new();
+            for (key, outcome) in paths.into_iter().zip(outcomes) {
+                jobs.extend(ws.jobs_in(&key));
+                // Named where the window shows it (a moved file at its target).
+                let file = ws.review().file(&key);
+                let path = file.and_then(|f| f.view_path()).unwrap_or(&key).to_owned();
+                match outcome {
+                    Ok(()) => done.saved.push(path),
+                    Err(e) => done.not_saved.push(NotSaved {
+                        path,
+                        message: e.to_string(),
+                    }),
+                }
+            }
+            jobs.sort_unstable();
+            jobs.dedup();
+            (done, jobs)
+        };
+        self.inner.feed.push(FeedEvent::SavedAll(done.clone()));
+        self.settle(jobs);
+        Ok(done)
     }
 
     /// Accepts every pending hunk of `path`. Announces `review.updated`.

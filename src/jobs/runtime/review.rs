@@ -20,8 +20,8 @@ use crate::jobs::shapes::{
 use crate::review::{Decision, Status};
 use crate::workspace::{AppliedFile, FileContent};
 
-/// The fewest files of an apply that reports its progress.
-const PROGRESS_FROM: usize = 500;
+/// The fewest files of an apply (or a Save all) that reports its progress.
+pub(super) const PROGRESS_FROM: usize = 500;
 
 impl Runtime {
     /// Accepts or rejects one hunk of a job's review (with the hunks that

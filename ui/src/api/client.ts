@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { AgentDefinition, AgentWrite, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, OperationsPreview, OperationsRequest, OutcomeRequest, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery, WriteOutcome } from "./types";
+import type { AgentDefinition, AgentWrite, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, OperationsPreview, OperationsRequest, OutcomeRequest, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SavedAll, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery, WriteOutcome } from "./types";
 
 const q = encodeURIComponent;
 
@@ -33,6 +33,8 @@ export const api = {
   edit: (body: EditBuffer) => call<FileContent>("PUT", `/api/files/buffer`, body),
   /** Saves a file (its buffer without pending hunks), hash-checked. */
   save: (body: FileRequest) => call<FileContent>("POST", `/api/files/save`, body),
+  /** Saves every file with unsaved work as one batch, hash-checked; finished even if the caller leaves. */
+  saveAll: () => call<SavedAll>("POST", `/api/files/save_all`),
   /** Accepts every pending hunk of a file. */
   acceptAll: (body: FileRequest) => call<FileContent>("POST", `/api/files/accept_all`, body),
   /** Proposes moving (renaming) or deleting a file, reviewed like any proposal (links follow a move). */

@@ -76,7 +76,9 @@ export async function followProject(from: number, onRollback: () => void, onJob:
             if (e.data.from === open) void openPath(e.data.to);
             break;
           case "review.batch":
+          case "files.saved":
             dropAhead();
+            if (e.type === "files.saved") listingsSoon();
             if (open) reload = true;
             break;
           case "job.updated":

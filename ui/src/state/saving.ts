@@ -75,22 +75,22 @@ export async function save(path = getEditor()?.openPath) {
   }
 }
 
-/** Saves every file with unsaved work. */
+/** Saves every file with unsaved work: one request, one batch written by
+ * the engine (hash-checked, journaled), which finishes even if the window
+ * closes the moment after. The open file's typing goes first. */
 export async function saveAll() {
   await decisions.answered();
-  const editor = getEditor();
-  await editor?.flush().catch(() => undefined);
-  const paths = tree.value.filter((e) => e.state.dirty).map((e) => e.path);
-  const open = editor?.openPath;
-  if (open && unsynced.value.has(open) && !paths.includes(open)) paths.push(open);
-  let saved = 0;
-  for (const path of paths) {
-    const file = await attempt(`Saving ${path}`, () => api.save({ path }));
-    if (!file) continue;
-    takeAnswer(file);
-    saved += 1;
-  }
-  if (saved > 0) tell("info", `Saved ${saved} file(s)`);
+  await getEditor()?.flush().catch(() => undefined);
+  const done = await attempt("Saving every file", () => api.saveAll());
+  if (!done) return;
+  refreshTreeSoon();
+  void reloadOpen();
+  const saved = done.saved.length;
+  const left = done.not_saved.length;
+  if (left > 0) {
+    const first = done.not_saved[0];
+    tell("error", `Saved ${saved} file(s); ${left} not saved, changed by another program: ${first.path} (${first.message})`);
+  } else tell("info", saved > 0 ? `Saved ${saved} file(s)` : "Nothing to save");
 }
 
 /** Proposes moving (renaming) the file at `path`, or deleting it: a job of
