@@ -261,19 +261,18 @@ fn undo_rollback(
 /// beside a twin of the workspace (a copy of the vault and the store) that
 /// applies it whole: the working state is the same, and every file on disk
 /// is as it was `before` or as the whole apply wrote it.
-fn apply_cut_off(
+fn cut_off(
     ws: Workspace,
     (root, data): (&Path, &Path),
     n: usize,
-    bundle: &DiffBundle,
-    accepted: &[String],
     crash: usize,
     before: &BTreeMap<String, String>,
+    act: &dyn Fn(&mut Workspace, &mut dyn FnMut(usize)) -> bool,
 ) -> Result<Workspace, TestCaseError> {
     // Closed first, so that the store's files are whole to copy.
     drop(ws);
-    // A twin of the workspace applies the run whole; this one
-    // dies once `crash` files are written, and is opened again.
+    // A twin of the workspace acts whole; this one dies once `crash`
+    // files are written, and is opened again.
     let twin = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     disk::copy_tree(root, twin.0.path());
     disk::copy_tree(
@@ -282,24 +281,23 @@ fn apply_cut_off(
     );
     let mut whole = open(twin.0.path(), twin.1.path());
     let mut ws = open(root, data);
-    let applied = whole.apply(bundle, accepted, &mut |_| {}).is_ok();
+    let done = act(&mut whole, &mut |_| {});
     let cut = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        ws.apply(bundle, accepted, &mut |written| {
+        act(&mut ws, &mut |written| {
             if written >= crash {
                 std::panic::panic_any(Crash);
             }
         })
-        .is_ok()
     }));
     if cut.is_err() {
         drop(ws);
         ws = open(root, data);
     }
-    if applied {
+    if done {
         prop_assert_eq!(
             view(&ws, root),
             view(&whole, twin.0.path()),
-            "step {}: a crash lost or changed what the apply decided",
+            "step {}: a crash lost or changed what was decided",
             n
         );
         let (now, done) = (disk::texts(root), disk::texts(twin.0.path()));
@@ -313,6 +311,14 @@ fn apply_cut_off(
         }
     }
     Ok(ws)
+}
+
+/// Save all as the runtime makes it: the files with unsaved work, one
+/// batch; whether every one was written.
+fn save_all(ws: &mut Workspace, progress: &mut dyn FnMut(usize)) -> bool {
+    let paths = ws.unsaved();
+    ws.save_many(&paths, progress)
+        .is_ok_and(|saved| saved.iter().all(Result::is_ok))
 }
 
 /// What an apply's progress panics with to stand for the process dying.
@@ -497,6 +503,17 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 }
                 writes = true;
             }
+            Step::SaveAll { crash } => {
+                writes = true;
+                if let Some(crash) = crash {
+                    ws = cut_off(ws, (root, data.path()), n, *crash, &before, &save_all)?;
+                } else {
+                    let expected = saved(&ws, before.clone());
+                    if save_all(&mut ws, &mut |_| {}) {
+                        prop_assert_eq!(disk::texts(root), expected, "step {}: {:?}", n, step);
+                    }
+                }
+            }
             Step::Outside { note, review } => {
                 let Some((path, text)) = before.iter().find(|(_, t)| is_note(t, *note)) else {
                     continue;
@@ -650,15 +667,10 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 accepted.extend(followers);
                 writes = true;
                 if let Some(crash) = crash {
-                    ws = apply_cut_off(
-                        ws,
-                        (root, data.path()),
-                        n,
-                        &bundle,
-                        &accepted,
-                        *crash,
-                        &before,
-                    )?;
+                    let act = |ws: &mut Workspace, progress: &mut dyn FnMut(usize)| {
+                        ws.apply(&bundle, &accepted, progress).is_ok()
+                    };
+                    ws = cut_off(ws, (root, data.path()), n, *crash, &before, &act)?;
                 } else if let Ok(applied) = ws.apply(&bundle, &accepted, &mut |_| {}) {
                     // The files it saved (one moved since is not the bundle's).
                     let written: Vec<String> = applied

@@ -449,6 +449,12 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 }
                 writes = true;
             }
+            // The crash is the in-process model's: here, one request.
+            Step::SaveAll { .. } => {
+                let (status, saved) = rig.post("/api/files/save_all", Value::Null);
+                prop_assert_eq!(status, StatusCode::OK, "step {}: {}", n, saved);
+                writes = true;
+            }
             Step::Outside { note, .. } => {
                 let Some((path, text)) = before.iter().find(|(_, t)| is_note(t, *note)) else {
                     continue;

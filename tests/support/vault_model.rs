@@ -71,6 +71,10 @@ pub enum Step {
     Type { note: usize },
     /// Every file under review saved.
     Save,
+    /// Save all: every file with unsaved work written as one batch; with
+    /// `crash`, the process dies once that many files are written and the
+    /// workspace is opened again.
+    SaveAll { crash: Option<usize> },
     /// Another program appends a line to a note on disk; with `review`,
     /// taken in as hunks to review where the note can be (outside changes
     /// in review mode), else reloaded or a conflict.
@@ -133,6 +137,7 @@ pub fn step() -> impl Strategy<Value = Step> {
         1 => any::<usize>().prop_map(|pick| Step::Undo { pick }),
         2 => (0..4usize).prop_map(|note| Step::Type { note }),
         3 => Just(Step::Save),
+        2 => proptest::option::of(0..3usize).prop_map(|crash| Step::SaveAll { crash }),
         1 => (0..4usize, any::<bool>()).prop_map(|(note, review)| Step::Outside { note, review }),
         1 => (0..4usize).prop_map(|note| Step::AgentWrite { note }),
         2 => (any::<usize>(), any::<bool>()).prop_map(|(pick, undo)| Step::Rollback { pick, undo }),
