@@ -370,6 +370,17 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
             job_id: "job_4".into(),
             file_path: "a.md".into(),
         }),
+        F::SaveProgress(ApplyProgress {
+            done: 500,
+            total: 1200,
+        }),
+        F::SavedAll(SavedAll {
+            saved: vec!["Été/会議.md".into()],
+            not_saved: vec![NotSaved {
+                path: "a.md".into(),
+                message: "changed on disk".into(),
+            }],
+        }),
     ];
     events
         .into_iter()
@@ -391,6 +402,8 @@ fn feed_samples() -> Vec<(usize, FeedEvent)> {
                 F::NotReviewable(_) => 13,
                 F::McpConnected(_) => 14,
                 F::AgentWrite(_) => 15,
+                F::SaveProgress(_) => 16,
+                F::SavedAll(_) => 17,
             };
             (i, e)
         })
@@ -469,7 +482,7 @@ fn every_job_event_round_trips_with_its_type_name() {
 fn every_feed_event_round_trips_with_its_type_name() {
     let samples = feed_samples();
     let positions: std::collections::BTreeSet<usize> = samples.iter().map(|s| s.0).collect();
-    assert_eq!(positions, (0..16).collect(), "one sample of each variant");
+    assert_eq!(positions, (0..18).collect(), "one sample of each variant");
     for (_, event) in samples {
         let json = serde_json::to_value(&event).unwrap();
         assert_eq!(json["type"], event.kind(), "{json}");
