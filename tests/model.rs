@@ -256,18 +256,22 @@ fn undo_rollback(
     Ok(())
 }
 
-/// Step `n`: `bundle` applied (`accepted` accepted, the rest rejected) by
-/// a process that dies once `crash` files are written, and opened again,
-/// beside a twin of the workspace (a copy of the vault and the store) that
-/// applies it whole: the working state is the same, and every file on disk
-/// is as it was `before` or as the whole apply wrote it.
+/// What [`cut_off`] cuts off: it writes, hearing how many files it has
+/// written; whether it did all it was asked.
+type Act<'a> = dyn Fn(&mut Workspace, &mut dyn FnMut(usize)) -> bool + 'a;
+
+/// Step `n`: `act` (an apply, a Save all) done by a process that dies once
+/// `crash` files are written, and opened again, beside a twin of the
+/// workspace (a copy of the vault and the store) that does it whole: the
+/// working state is the same, and every file on disk is as it was `before`
+/// or as the whole act wrote it.
 fn cut_off(
     ws: Workspace,
     (root, data): (&Path, &Path),
     n: usize,
     crash: usize,
     before: &BTreeMap<String, String>,
-    act: &dyn Fn(&mut Workspace, &mut dyn FnMut(usize)) -> bool,
+    act: &Act<'_>,
 ) -> Result<Workspace, TestCaseError> {
     // Closed first, so that the store's files are whole to copy.
     drop(ws);
