@@ -6,7 +6,8 @@ import type { NotSaved } from "./NotSaved";
  */
 export type SavedAll = {
 /**
- * The files written, in path order.
+ * The files written, where the window shows them (a moved file at
+ * its target).
  */
 saved: Array<string>,
 /**
