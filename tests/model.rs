@@ -2792,3 +2792,45 @@ fn a_rollback_past_a_move_and_a_deletion_stores_each_hunk_once() {
     ])
     .unwrap();
 }
+
+/// Found by the explore run of 2026-11-28 (unpinned, with the notes' front
+/// matter in other scripts): a hard rollback to one of these runs leaves
+/// Gamma's link to the moved Alpha dangling (with ASCII text in the steps
+/// too: not a matter of the scripts). Not fixed yet: it belongs to
+/// the one model of changes across notes (issue 54); ignored until then so
+/// that CI stays green, run with `cargo test --test model -- --ignored`.
+#[test]
+#[ignore = "a hard rollback breaks a link to a moved note: not fixed yet"]
+fn a_hard_rollback_over_runs_on_every_note_and_a_move_breaks_no_link() {
+    check(&[
+        Step::EachNote {
+            line: 4,
+            text: "本".into(),
+        },
+        Step::Edit {
+            note: 3,
+            line: 3,
+            text: "é".into(),
+        },
+        Step::Move { note: 0 },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "é".into(),
+        },
+        Step::EachNote {
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Replace {
+            word: 3,
+            with: " ".into(),
+            whole_word: false,
+        },
+        Step::Rollback {
+            pick: 238733720892384658,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}
