@@ -338,7 +338,35 @@ impl Api {
 
     /// Accepts, rejects or undoes many hunks at once.
     pub fn decide_many(&self, req: DecideMany) -> Result<crate::jobs::DecidedMany, ApiError> {
-        Ok(self.runtime.decide_many(&req.selection, req.status)?)
+        let label = req
+            .label
+            .as_deref()
+            .map(str::trim)
+            .filter(|l| !l.is_empty());
+        if label.is_some_and(|l| l.chars().count() > MAX_REASON) {
+            return Err(ApiError::new(
+                "invalid_request",
+                format!("a decision's label is at most {MAX_REASON} characters"),
+            ));
+        }
+        Ok(self
+            .runtime
+            .decide_many(&req.selection, req.status, label)?)
+    }
+
+    /// Undoes the newest step of the decision history.
+    pub fn undo(&self, req: TakeStep) -> Result<crate::workspace::Stepped, ApiError> {
+        Ok(self.runtime.undo_step(req.step_id.as_deref())?)
+    }
+
+    /// Does again the step of the decision history undone last.
+    pub fn redo(&self, req: TakeStep) -> Result<crate::workspace::Stepped, ApiError> {
+        Ok(self.runtime.redo_step(req.step_id.as_deref())?)
+    }
+
+    /// What undo and redo would take next.
+    pub fn history(&self) -> crate::workspace::HistoryHeads {
+        self.runtime.history_heads()
     }
 
     /// Every pending hunk, grouped by the job that proposed it.

@@ -20,7 +20,7 @@ use super::{
     Api, ApiError, Apply, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Diff3Query,
     EditBuffer, EventsQuery, FileOpRequest, FileQuery, FileRequest, JobQuery, ModelsQuery,
     OperationsPreview, OperationsRequest, PageQuery, QuickOpenQuery, RenameSession, Resolve,
-    Rollback, TreeQuery,
+    Rollback, TakeStep, TreeQuery,
 };
 use crate::jobs::RunRequest;
 use crate::settings::SettingsUpdate;
@@ -317,6 +317,15 @@ operations! {
     /// Accepts, rejects or undoes many hunks at once (a pattern, every unflagged hunk of a job, a list), as one step.
     decide_many: POST "/api/review/decide" ((), (), BodyOf<DecideMany>) -> crate::jobs::DecidedMany =
         |api: Api, (), (), BodyOf(b)| async move { api.decide_many(b) };
+    /// Undoes the newest step of the decision history: exactly the hunks it moved, back where they were.
+    undo: POST "/api/review/undo" ((), (), BodyOf<TakeStep>) -> crate::workspace::Stepped =
+        |api: Api, (), (), BodyOf(b)| async move { api.undo(b) };
+    /// Does again the step of the decision history undone last.
+    redo: POST "/api/review/redo" ((), (), BodyOf<TakeStep>) -> crate::workspace::Stepped =
+        |api: Api, (), (), BodyOf(b)| async move { api.redo(b) };
+    /// What undo and redo would take next (after a reload too).
+    history: GET "/api/review/history" ((), (), ()) -> crate::workspace::HistoryHeads =
+        |api: Api, (), (), ()| async move { Ok(api.history()) };
     /// Applies a job's review: the listed hunks accepted, the job's others rejected.
     apply: POST "/api/agent/apply" ((), (), BodyOf<Apply>) -> super::Applied =
         |api: Api, (), (), BodyOf(b)| async move { api.apply(b) };

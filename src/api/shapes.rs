@@ -165,6 +165,22 @@ pub struct DecideMany {
     pub selection: crate::jobs::Selection,
     /// The new status.
     pub status: Status,
+    /// What the window calls the selection ("pattern “colour → color”"),
+    /// for the step of the history; default: the selection described.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub label: Option<String>,
+}
+
+/// Undo or redo one step of the decision history
+/// (`POST /api/review/undo`, `POST /api/review/redo`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
+pub struct TakeStep {
+    /// The step the caller means to take back (or do again): refused when
+    /// it is not the next one. Default: the next one, whichever it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub step_id: Option<String>,
 }
 
 /// A decided hunk, every hunk the decision moved, and its file as it is now.

@@ -56,7 +56,9 @@ impl RuntimeError {
                 WorkspaceError::Review(_)
                 | WorkspaceError::Write(_)
                 | WorkspaceError::LinksLeftBehind { .. }
-                | WorkspaceError::MovedSince { .. } => "conflict",
+                | WorkspaceError::MovedSince { .. }
+                | WorkspaceError::NoStep { .. }
+                | WorkspaceError::NotTheStep { .. } => "conflict",
                 WorkspaceError::Edits(_)
                 | WorkspaceError::Path(_)
                 | WorkspaceError::NotInCheckpoint { .. } => "invalid_request",

@@ -362,6 +362,22 @@ pub enum Selection {
     },
 }
 
+impl Selection {
+    /// The selection in the user's words, for the history: `n` hunks of it.
+    pub fn describe(&self, n: usize) -> String {
+        match self {
+            Selection::Pattern { job_id, pattern_id } => {
+                format!("the pattern {pattern_id} of {job_id} ({n} hunks)")
+            }
+            Selection::Unflagged { job_id } => {
+                format!("every unflagged hunk of {job_id} ({n} hunks)")
+            }
+            Selection::Job { job_id } => format!("every pending hunk of {job_id} ({n} hunks)"),
+            Selection::Hunks { .. } => format!("{n} hunks"),
+        }
+    }
+}
+
 /// What a decision on many hunks did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct DecidedMany {

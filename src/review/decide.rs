@@ -487,6 +487,67 @@ impl Review {
             && !self.settled(leader)
     }
 
+    /// Sets hunks back (or forward) to where a step of the decision history
+    /// left them: each `(hunk, now, to)` of `targets` is set to `to` where
+    /// its status is still `now`, and nothing else is decided from it. What
+    /// was written since on a hunk it rejects goes with it, as a rejection
+    /// takes what builds on a hunk (with the moves such a link update
+    /// follows). Returns one decision per file touched and the hunks left
+    /// as they are: moved since, no longer under review, or settled (see
+    /// [`Review::settled`]).
+    pub fn restore(
+        &mut self,
+        targets: &[(String, Status, Status)],
+    ) -> (Vec<Decision>, Vec<String>) {
+        let mut left = Vec::new();
+        let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
+        for (hunk, now, to) in targets {
+            match self.find_hunk(hunk) {
+                Ok((path, i))
+                    if self.files[&path].entries()[i].status == *now && !self.settled(hunk) =>
+                {
+                    let moves = by_file.entry(path).or_default();
+                    match moves.iter_mut().find(|(j, _)| *j == i) {
+                        Some(m) => m.1 = *to,
+                        None => moves.push((i, *to)),
+                    }
+                }
+                _ => left.push(hunk.clone()),
+            }
+        }
+        let mut written_on = Vec::new();
+        for (path, moves) in &mut by_file {
+            let file = &self.files[path];
+            let (planned, added) = with_dependents(file, std::mem::take(moves));
+            *moves = planned;
+            written_on.extend(added);
+        }
+        let mut decisions = Vec::new();
+        for (path, moves) in by_file {
+            let file = self.files.get_mut(&path).expect("found above");
+            let decided = decision(file, &moves);
+            file.set_statuses(&moves);
+            // A hunk's own latest decision is no longer what undo takes back.
+            for m in &decided.moves {
+                self.undo.remove(&m.hunk_id);
+            }
+            decisions.push(decided);
+        }
+        // A link update rejected because what it was written on went takes
+        // its move, as a decision's would.
+        let leaders = self.closure(&self.leaders_to_take(&written_on), Status::Rejected);
+        if !leaders.is_empty() {
+            let (more, _) = self.restore(
+                &leaders
+                    .iter()
+                    .filter_map(|h| Some((h.clone(), self.status_of(h)?, Status::Rejected)))
+                    .collect::<Vec<_>>(),
+            );
+            decisions.extend(more);
+        }
+        (decisions, left)
+    }
+
     /// Accepts every pending hunk of `path`; returns the moves.
     pub fn accept_all_in_file(&mut self, path: &str) -> Result<Decision, ReviewError> {
         let file = self

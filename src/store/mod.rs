@@ -9,6 +9,7 @@
 
 mod checkpoint_state;
 pub(crate) use checkpoint_state::{Header, NewCheckpointFile};
+mod history_state;
 mod job_state;
 pub use job_state::{EventRow, JobColumns};
 mod review_state;
@@ -194,6 +195,13 @@ pub const MIGRATIONS: &[&str] = &[
     // 7: the change log's entries by job, for lifecycle GC, which keeps a
     // job while the review holds its hunks.
     "CREATE INDEX entries_by_job ON entries(job_id) WHERE job_id IS NOT NULL;",
+    // 8: the decision history (workspace::history): a step per row, by its
+    // number, as JSON, and whether it is undone.
+    "CREATE TABLE history (
+        seq INTEGER PRIMARY KEY,
+        step TEXT NOT NULL,
+        undone INTEGER NOT NULL DEFAULT 0
+    );",
 ];
 
 /// An open store.

@@ -277,13 +277,21 @@ impl Workspace {
             }
         }
         // Accepting first: an accepted hunk accepts what it stands on, even
-        // another job's; a rejected one then rejects what builds on it.
-        if !to_accept.is_empty() {
-            self.decide_many(&to_accept, Status::Accepted)?;
-        }
-        if !to_reject.is_empty() {
-            self.decide_many(&to_reject, Status::Rejected)?;
-        }
+        // another job's; a rejected one then rejects what builds on it. One
+        // step of the history: one undo takes back both.
+        let label = match &bundle.job_id {
+            Some(job) => format!("Applied the review of {job}"),
+            None => "Applied a review".to_owned(),
+        };
+        self.as_step(label, |ws| {
+            if !to_accept.is_empty() {
+                ws.decide_many(&to_accept, Status::Accepted)?;
+            }
+            if !to_reject.is_empty() {
+                ws.decide_many(&to_reject, Status::Rejected)?;
+            }
+            Ok(())
+        })?;
         // What each file got, as decided (a rejection may have carried
         // hunks the request listed).
         let mut counted: Vec<(String, usize, usize)> = Vec::new();

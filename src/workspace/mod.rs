@@ -9,19 +9,23 @@
 mod attachment;
 mod disk;
 mod files;
+mod history;
 mod links_kept;
 mod outside;
 mod outside_hunks;
 mod propose;
 mod relink;
 mod rollback;
+mod undo;
 
 pub use disk::{AppliedFile, ReviewProgress};
 pub use files::{
     FileChange, FileContent, FileState, FolderEntry, HunkSpan, Keep, Listing, PendingHunk,
     Resolved, TreeEntry,
 };
+pub use history::{History, Step, StepKind};
 pub use outside_hunks::{NotReviewable, NotReviewableReason, OutsideChange, OutsideGroup};
+pub use undo::{HistoryHeads, StepHead, Stepped, step_label};
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -85,6 +89,20 @@ pub enum WorkspaceError {
         /// Where the disk has it now.
         at: String,
     },
+    /// Undo or redo with nothing to take.
+    #[error("there is nothing to {}", if *.undo { "undo" } else { "redo" })]
+    NoStep {
+        /// Whether it was an undo.
+        undo: bool,
+    },
+    /// Undo or redo named a step that is not the one it would take.
+    #[error("`{asked}` is not the step to take back next; that is `{next}`")]
+    NotTheStep {
+        /// The step named.
+        asked: String,
+        /// The step it would take.
+        next: String,
+    },
     /// No checkpoint has this id.
     #[error("there is no checkpoint `{0}`")]
     UnknownCheckpoint(String),
@@ -108,6 +126,8 @@ impl WorkspaceError {
             WorkspaceError::Review(_)
                 | WorkspaceError::LinksLeftBehind { .. }
                 | WorkspaceError::MovedSince { .. }
+                | WorkspaceError::NoStep { .. }
+                | WorkspaceError::NotTheStep { .. }
         )
     }
 }
@@ -150,6 +170,10 @@ pub struct Workspace {
     store: Store,
     /// The notes no proposal may change; default none.
     protection: Protection,
+    /// Every decision, batch, apply and rollback, for undo and redo.
+    history: History,
+    /// The step decisions are recorded into, while one is open.
+    open_step: Option<undo::OpenStep>,
 }
 
 impl Workspace {
@@ -161,6 +185,7 @@ impl Workspace {
     /// meanwhile is left for the user (a conflict, as for any such change).
     pub fn open(project: Project, mut store: Store) -> Result<Workspace, StoreError> {
         let mut review = store.load_review()?;
+        let history = store.load_history()?;
         let mut unfinished = Vec::new();
         let mut settled = Vec::new();
         let mut moved = Vec::new();
@@ -203,6 +228,8 @@ impl Workspace {
             review,
             store,
             protection: Protection::default(),
+            history,
+            open_step: None,
         };
         if !unfinished.is_empty() {
             let saved = workspace.save_many(&unfinished, &mut |_| {})?;
@@ -328,6 +355,10 @@ impl Workspace {
             .collect();
         self.store
             .save_statuses(&rows, reason.filter(|_| status != Status::Pending))?;
+        self.record_decisions(
+            || undo::step_label(status, &format!("{hunk_id} in {path}")),
+            std::slice::from_ref(&decision),
+        )?;
         Ok(decision)
     }
 
@@ -376,6 +407,16 @@ impl Workspace {
             })
             .collect();
         self.store.save_statuses(&rows, None)?;
+        self.record_decisions(
+            || {
+                let what = match hunk_ids {
+                    [one] => one.clone(),
+                    many => format!("{} hunks", many.len()),
+                };
+                undo::step_label(status, &what)
+            },
+            &decisions,
+        )?;
         Ok(decisions)
     }
 
@@ -434,6 +475,10 @@ impl Workspace {
     pub fn accept_all_in_file(&mut self, path: &str) -> Result<usize, WorkspaceError> {
         let decision = self.review.accept_all_in_file(path)?;
         self.persist(path)?;
+        self.record_decisions(
+            || undo::step_label(Status::Accepted, &format!("every pending hunk of {path}")),
+            std::slice::from_ref(&decision),
+        )?;
         Ok(decision.moves.len())
     }
 

@@ -93,9 +93,9 @@ struct Holder {
 }
 
 impl Workspace {
-    /// Rolls back to checkpoint `id`. A checkpoint of the files it
-    /// touches is taken first; its id in the report undoes the rollback.
-    pub fn rollback(
+    /// Rolls back to checkpoint `id`, as [`Workspace::rollback`] does,
+    /// recording no step of the history.
+    pub(super) fn roll_back_to(
         &mut self,
         id: &str,
         mode: RollbackMode,

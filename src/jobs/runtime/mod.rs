@@ -27,6 +27,7 @@ pub use external::HunkState;
 pub use outside::OUTSIDE;
 mod file_ops;
 mod find;
+mod history;
 mod host;
 mod log;
 mod operations;

@@ -18,7 +18,7 @@ use crate::jobs::shapes::{
     Session,
 };
 use crate::review::{Decision, Status};
-use crate::workspace::{AppliedFile, FileContent};
+use crate::workspace::{AppliedFile, FileContent, step_label};
 
 /// The fewest files of an apply (or a Save all) that reports its progress.
 pub(super) const PROGRESS_FROM: usize = 500;
@@ -85,18 +85,25 @@ impl Runtime {
         Ok((decision, file))
     }
 
-    /// Sets the hunks `selection` names to `status` as one step (`pending`
-    /// undoes their latest decision), and records one `review.batch` in
-    /// the log of each job whose hunks moved and in the project feed.
+    /// Sets the hunks `selection` names to `status` as one step of the
+    /// history, said as `label` (what the window calls them; default: the
+    /// selection described), `pending` undoing their latest decision, and
+    /// records one `review.batch` in the log of each job whose hunks moved
+    /// and in the project feed.
     pub fn decide_many(
         &self,
         selection: &Selection,
         status: Status,
+        label: Option<&str>,
     ) -> Result<DecidedMany, RuntimeError> {
         let hunk_ids = self.select(selection, status)?;
         let (decisions, jobs) = {
             let mut ws = self.ws();
-            let decisions = ws.decide_many(&hunk_ids, status)?;
+            let label = match label {
+                Some(label) => step_label(status, label),
+                None => step_label(status, &selection.describe(hunk_ids.len())),
+            };
+            let decisions = ws.as_step(label, |ws| ws.decide_many(&hunk_ids, status))?;
             let review = ws.review();
             let mut jobs: Vec<String> = Vec::new();
             for m in decisions.iter().flat_map(|d| &d.moves) {

@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { AgentDefinition, AgentWrite, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, OperationsPreview, OperationsRequest, OutcomeRequest, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SavedAll, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, ThreeWay, TreeEntry, TreeQuery, WriteOutcome } from "./types";
+import type { AgentDefinition, AgentWrite, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, HistoryHeads, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, OperationsPreview, OperationsRequest, OutcomeRequest, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SavedAll, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, Stepped, TakeStep, ThreeWay, TreeEntry, TreeQuery, WriteOutcome } from "./types";
 
 const q = encodeURIComponent;
 
@@ -83,6 +83,12 @@ export const api = {
   decide: (id: string, body: Decide) => call<Decided>("POST", `/api/agent/hunks/${q(id)}/decide`, body),
   /** Accepts, rejects or undoes many hunks at once (a pattern, every unflagged hunk of a job, a list), as one step. */
   decideMany: (body: DecideMany) => call<DecidedMany>("POST", `/api/review/decide`, body),
+  /** Undoes the newest step of the decision history: exactly the hunks it moved, back where they were. */
+  undo: (body: TakeStep) => call<Stepped>("POST", `/api/review/undo`, body),
+  /** Does again the step of the decision history undone last. */
+  redo: (body: TakeStep) => call<Stepped>("POST", `/api/review/redo`, body),
+  /** What undo and redo would take next (after a reload too). */
+  history: () => call<HistoryHeads>("GET", `/api/review/history`),
   /** Applies a job's review: the listed hunks accepted, the job's others rejected. */
   apply: (body: Apply) => call<Applied>("POST", `/api/agent/apply`, body),
   /** A page of checkpoints, newest first. */

@@ -15,4 +15,9 @@ selection: Selection,
 /**
  * The new status.
  */
-status: Status, };
+status: Status,
+/**
+ * What the window calls the selection ("pattern “colour → color”"),
+ * for the step of the history; default: the selection described.
+ */
+label?: string, };

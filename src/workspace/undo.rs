@@ -1,0 +1,356 @@
+//! The decision history at work: each decision path records its step
+//! ([`Workspace::as_step`]), and [`Workspace::undo_step`] and
+//! [`Workspace::redo_step`] take back or do again exactly that step,
+//! stored before they answer (docs/architecture.md#the-decision-history).
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::history::{History, Step, StepKind};
+use super::{Workspace, WorkspaceError};
+use crate::checkpoints::{RollbackMode, RollbackReport};
+use crate::review::{Decision, HunkMove, Status};
+use crate::store::StoreError;
+
+/// What an undo or a redo did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Stepped {
+    /// The step.
+    pub step_id: String,
+    /// What it was, in the user's words.
+    pub label: String,
+    /// `true` for an undo, `false` for a redo.
+    pub undone: bool,
+    /// Every hunk that moved, with its status before and after.
+    pub moved: Vec<HunkMove>,
+    /// The files those hunks are in, in path order.
+    pub files: Vec<String>,
+    /// Hunks of the step left as they are: moved since by something that is
+    /// not a step (a rollback's own changes, a staging), settled, or no
+    /// longer under review.
+    pub left: Vec<String>,
+    /// For a rollback's undo or redo, what that rollback did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub rollback: Option<RollbackReport>,
+}
+
+/// A step as a window lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct StepHead {
+    /// Its id.
+    pub step_id: String,
+    /// What it was, in the user's words.
+    pub label: String,
+    /// The hunks it moved (0 for a rollback).
+    pub hunks: usize,
+}
+
+/// What undo and redo would take next: for a window's menu and its
+/// messages, after a reload too.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct HistoryHeads {
+    /// The step undo takes back next.
+    pub undo: Option<StepHead>,
+    /// The step redo does again next.
+    pub redo: Option<StepHead>,
+}
+
+/// A step being recorded: decisions made inside [`Workspace::as_step`].
+#[derive(Debug)]
+pub(super) struct OpenStep {
+    label: String,
+    moves: Vec<HunkMove>,
+}
+
+impl StepHead {
+    fn of(step: &Step) -> StepHead {
+        StepHead {
+            step_id: step.id.clone(),
+            label: step.label.clone(),
+            hunks: step.moves().len(),
+        }
+    }
+}
+
+impl Workspace {
+    /// The decision history.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// What undo and redo would take next.
+    pub fn history_heads(&self) -> HistoryHeads {
+        HistoryHeads {
+            undo: self.history.last_done().map(StepHead::of),
+            redo: self.history.last_undone().map(StepHead::of),
+        }
+    }
+
+    /// Runs `f` as one step of the history said as `label`: every decision
+    /// it makes (an apply's accepts and rejects, say) is undone together.
+    /// What it moved is recorded even when it fails midway.
+    pub fn as_step<T>(
+        &mut self,
+        label: String,
+        f: impl FnOnce(&mut Workspace) -> Result<T, WorkspaceError>,
+    ) -> Result<T, WorkspaceError> {
+        let outer = self.open_step.replace(OpenStep {
+            label,
+            moves: Vec::new(),
+        });
+        let out = f(self);
+        let step = std::mem::replace(&mut self.open_step, outer).expect("opened above");
+        self.record(|| step.label, step.moves)?;
+        out
+    }
+
+    /// Records what `decisions` moved as a step said by `label` (or as part
+    /// of the step open, see [`Workspace::as_step`]). A decision that moved
+    /// nothing is no step.
+    pub(super) fn record_decisions(
+        &mut self,
+        label: impl FnOnce() -> String,
+        decisions: &[Decision],
+    ) -> Result<(), StoreError> {
+        let moves = moved(decisions);
+        self.record(label, moves)
+    }
+
+    fn record(
+        &mut self,
+        label: impl FnOnce() -> String,
+        moves: Vec<HunkMove>,
+    ) -> Result<(), StoreError> {
+        if let Some(open) = &mut self.open_step {
+            open.moves.extend(moves);
+            return Ok(());
+        }
+        if moves.is_empty() {
+            return Ok(());
+        }
+        self.push_step(label(), StepKind::Decisions { moves })
+    }
+
+    fn push_step(&mut self, label: String, kind: StepKind) -> Result<(), StoreError> {
+        let step = self.store.push_step(&label, kind)?;
+        self.history.push(step);
+        Ok(())
+    }
+
+    /// Rolls back to checkpoint `id` as one step of the history. A
+    /// checkpoint of the files it touches is taken first; its id in the
+    /// report undoes the rollback (and undoing the step rolls back to it).
+    pub fn rollback(
+        &mut self,
+        id: &str,
+        mode: RollbackMode,
+        hunk_ids: &[String],
+    ) -> Result<RollbackReport, WorkspaceError> {
+        let report = self.roll_back_to(id, mode, hunk_ids)?;
+        let label = match mode {
+            RollbackMode::HardAll => format!("Rolled back to checkpoint {id}"),
+            RollbackMode::ScopedSelected => {
+                format!("Rolled back {} hunk(s) of checkpoint {id}", hunk_ids.len())
+            }
+        };
+        self.push_step(
+            label,
+            StepKind::Rollback {
+                checkpoint_id: id.to_owned(),
+                mode,
+                hunk_ids: hunk_ids.to_vec(),
+                undo_checkpoint_id: report.undo_checkpoint_id.clone(),
+            },
+        )?;
+        Ok(report)
+    }
+
+    /// Undoes the newest step of the history: each hunk it moved goes back
+    /// to its status before, where nothing since has moved it (see
+    /// [`crate::review::Review::restore`]); a rollback is rolled back to
+    /// the checkpoint it took first. `step_id`, when given, must be that
+    /// step (a window undoing what it shows). Stored before it answers.
+    pub fn undo_step(&mut self, step_id: Option<&str>) -> Result<Stepped, WorkspaceError> {
+        let step = self
+            .history
+            .last_done()
+            .cloned()
+            .ok_or(WorkspaceError::NoStep { undo: true })?;
+        expect_step(step_id, &step)?;
+        let (done, stepped) = match &step.kind {
+            StepKind::Decisions { .. } => {
+                let (moves, left) = self.restore_statuses(&step.undo_targets())?;
+                let stepped = self.stepped(&step, true, moves.clone(), left);
+                (
+                    Step::reversed(step.id.clone(), step.label.clone(), &moves),
+                    stepped,
+                )
+            }
+            StepKind::Rollback {
+                undo_checkpoint_id, ..
+            } => {
+                let report = self.roll_back_to(undo_checkpoint_id, RollbackMode::HardAll, &[])?;
+                let mut stepped = self.stepped(&step, true, Vec::new(), Vec::new());
+                stepped.files = report.files.iter().map(|f| f.file_path.clone()).collect();
+                stepped.rollback = Some(report);
+                (step.clone(), stepped)
+            }
+        };
+        self.store.mark_step(&done, true)?;
+        self.history.undid(done);
+        Ok(stepped)
+    }
+
+    /// Does again the step undone last: each hunk its undo moved goes where
+    /// the step had put it, where nothing since has moved it; a rollback is
+    /// made again (with a checkpoint of its own to undo it). `step_id`,
+    /// when given, must be that step.
+    pub fn redo_step(&mut self, step_id: Option<&str>) -> Result<Stepped, WorkspaceError> {
+        let step = self
+            .history
+            .last_undone()
+            .cloned()
+            .ok_or(WorkspaceError::NoStep { undo: false })?;
+        expect_step(step_id, &step)?;
+        let (done, stepped) = match &step.kind {
+            StepKind::Decisions { moves } => {
+                let targets: Vec<(String, Status, Status)> = moves
+                    .iter()
+                    .map(|m| (m.hunk_id.clone(), m.from, m.to))
+                    .collect();
+                let (moves, left) = self.restore_statuses(&targets)?;
+                let stepped = self.stepped(&step, false, moves.clone(), left);
+                let done = Step {
+                    kind: StepKind::Decisions { moves },
+                    ..step.clone()
+                };
+                (done, stepped)
+            }
+            StepKind::Rollback {
+                checkpoint_id,
+                mode,
+                hunk_ids,
+                ..
+            } => {
+                let report = self.roll_back_to(checkpoint_id, *mode, hunk_ids)?;
+                let done = Step {
+                    kind: StepKind::Rollback {
+                        checkpoint_id: checkpoint_id.clone(),
+                        mode: *mode,
+                        hunk_ids: hunk_ids.clone(),
+                        undo_checkpoint_id: report.undo_checkpoint_id.clone(),
+                    },
+                    ..step.clone()
+                };
+                let mut stepped = self.stepped(&step, false, Vec::new(), Vec::new());
+                stepped.files = report.files.iter().map(|f| f.file_path.clone()).collect();
+                stepped.rollback = Some(report);
+                (done, stepped)
+            }
+        };
+        self.store.mark_step(&done, false)?;
+        self.history.redid(done);
+        Ok(stepped)
+    }
+
+    /// Sets the hunks of `targets` as [`crate::review::Review::restore`]
+    /// does, checkpointing first the files whose typing it would take out,
+    /// checking that no link is left behind, and storing the statuses.
+    /// Returns what moved and the hunks left as they are.
+    fn restore_statuses(
+        &mut self,
+        targets: &[(String, Status, Status)],
+    ) -> Result<(Vec<HunkMove>, Vec<String>), WorkspaceError> {
+        let typed: BTreeSet<String> = targets
+            .iter()
+            .filter_map(|(hunk, _, _)| self.review.find_hunk(hunk).ok())
+            .map(|(path, _)| path)
+            .filter(|path| {
+                self.review
+                    .file(path)
+                    .is_some_and(|f| !f.typed_inside().is_empty())
+            })
+            .collect();
+        if !typed.is_empty() {
+            let what = format!(
+                "Your typing in {} files, kept before an undo or redo that could take it out",
+                typed.len()
+            );
+            self.checkpoint_files(&what, typed)?;
+        }
+        let before = self.before_moves_back();
+        let (decisions, left) = self.review.restore(targets);
+        self.keep_links(before, &decisions)?;
+        let rows: Vec<(String, Status)> = decisions
+            .iter()
+            .flat_map(|d| {
+                d.entry_ids
+                    .iter()
+                    .cloned()
+                    .zip(d.moves.iter().map(|m| m.to))
+            })
+            .collect();
+        self.store.save_statuses(&rows, None)?;
+        Ok((moved(&decisions), left))
+    }
+
+    /// The answer for `step` undone (`undone`) or redone, having moved `moved`.
+    fn stepped(
+        &self,
+        step: &Step,
+        undone: bool,
+        moved: Vec<HunkMove>,
+        left: Vec<String>,
+    ) -> Stepped {
+        let files: BTreeSet<String> = moved
+            .iter()
+            .filter_map(|m| self.review.find_hunk(&m.hunk_id).ok())
+            .filter_map(|(path, _)| {
+                let file = self.review.file(&path)?;
+                Some(file.view_path().unwrap_or(&file.path).to_owned())
+            })
+            .collect();
+        Stepped {
+            step_id: step.id.clone(),
+            label: step.label.clone(),
+            undone,
+            moved,
+            files: files.into_iter().collect(),
+            left,
+            rollback: None,
+        }
+    }
+}
+
+/// Refuses to take `step` when the caller named another.
+fn expect_step(asked: Option<&str>, step: &Step) -> Result<(), WorkspaceError> {
+    match asked {
+        Some(asked) if asked != step.id => Err(WorkspaceError::NotTheStep {
+            asked: asked.to_owned(),
+            next: step.id.clone(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Every hunk `decisions` moved (`from != to`), in order.
+fn moved(decisions: &[Decision]) -> Vec<HunkMove> {
+    decisions
+        .iter()
+        .flat_map(|d| &d.moves)
+        .filter(|m| m.from != m.to)
+        .cloned()
+        .collect()
+}
+
+/// A step's words for a decision setting `what` (hunks, as the user calls
+/// them) to `status`: "Accepted …", "Rejected …", "Set … back to pending".
+pub fn step_label(status: Status, what: &str) -> String {
+    match status {
+        Status::Accepted => format!("Accepted {what}"),
+        Status::Rejected => format!("Rejected {what}"),
+        Status::Pending => format!("Set {what} back to pending"),
+    }
+}
