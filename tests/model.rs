@@ -358,10 +358,14 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
     let mut ws = open(root, data.path());
     let mut jobs = 0;
     let mut bundles: Vec<DiffBundle> = Vec::new();
+    // The step of the history the model step before made, if it made just
+    // one, and the working state before it.
+    let mut last_step: Option<(String, BTreeMap<String, String>)> = None;
     for (n, step) in steps.iter().enumerate() {
         let before = disk::texts(root);
         let shown = view(&ws, root);
         let mut writes = false;
+        let steps_before: Vec<String> = ws.history().done().map(|s| s.id.clone()).collect();
         match step {
             Step::Edit { note, line, text } => {
                 let Some(path) = shown_at(&shown, *note) else {
@@ -478,14 +482,18 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 } else {
                     Status::Rejected
                 };
-                let _ = ws.decide(&pending[pick % pending.len()], status, None);
+                decided(
+                    ws.decide(&pending[pick % pending.len()], status, None)
+                        .map(drop),
+                );
             }
             Step::Undo { pick } => {
-                let decided = hunks(&ws, true);
-                if decided.is_empty() {
+                let decided_hunks = hunks(&ws, true);
+                if decided_hunks.is_empty() {
                     continue;
                 }
-                let _ = ws.decide(&decided[pick % decided.len()], Status::Pending, None);
+                let hunk = &decided_hunks[pick % decided_hunks.len()];
+                decided(ws.decide(hunk, Status::Pending, None).map(drop));
             }
             Step::Type { note } => {
                 let Some(path) = shown_at(&shown, *note) else {
@@ -506,6 +514,91 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                     prop_assert_eq!(disk::texts(root), expected, "step {}: {:?}", n, step);
                 }
                 writes = true;
+            }
+            Step::SaveOne { note } => {
+                let Some(path) = shown_at(&shown, *note) else {
+                    continue;
+                };
+                let key = ws.key_of(&path);
+                if ws.review().file(&key).is_none() {
+                    continue;
+                }
+                writes = true;
+                let expected = saved(&ws, before.clone());
+                if let Ok(tied) = ws.save(&key) {
+                    // It and the notes a move ties to it, as their reviews
+                    // say; nothing else.
+                    let written: Vec<String> = std::iter::once(key).chain(tied).collect();
+                    let paths = paths_of(&ws, &written);
+                    let now = disk::texts(root);
+                    for path in before.keys().chain(now.keys()) {
+                        let want = if paths.contains(path) {
+                            expected.get(path)
+                        } else {
+                            before.get(path)
+                        };
+                        prop_assert_eq!(now.get(path), want, "step {}: {:?}: {}", n, step, path);
+                    }
+                }
+            }
+            Step::DecideRun { pick, accept } => {
+                if bundles.is_empty() {
+                    continue;
+                }
+                let bundle = &bundles[pick % bundles.len()];
+                let pending: Vec<String> = bundle
+                    .hunk_ids()
+                    .filter(|h| ws.review().status_of(h) == Some(Status::Pending))
+                    .map(str::to_owned)
+                    .collect();
+                if pending.is_empty() {
+                    continue;
+                }
+                let status = if *accept {
+                    Status::Accepted
+                } else {
+                    Status::Rejected
+                };
+                decided(ws.decide_many(&pending, status).map(drop));
+            }
+            Step::UndoLast { redo } => {
+                let Some(step_id) = ws.history().last_done().map(|s| s.id.clone()) else {
+                    continue;
+                };
+                let statuses = statuses_of(&ws);
+                let undone = ws.undo_step(None);
+                decided(undone.as_ref().map(drop));
+                let Ok(undone) = undone else {
+                    prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: a refused undo", n);
+                    continue;
+                };
+                prop_assert_eq!(&undone.step_id, &step_id);
+                if undone.rollback.is_none() {
+                    // Exactly what it says it moved moved, nothing else.
+                    let now = statuses_of(&ws);
+                    for (hunk, was) in &statuses {
+                        let moved = undone.moved.iter().find(|m| &m.hunk_id == hunk);
+                        let want = moved.map_or(*was, |m| m.to);
+                        prop_assert_eq!(
+                            now.get(hunk),
+                            Some(&want),
+                            "step {}: {} after the undo of {}",
+                            n,
+                            hunk,
+                            step_id
+                        );
+                    }
+                }
+                // Right after the step it takes back, the working state is
+                // as it was before that step.
+                if let Some((_, was)) = last_step.as_ref().filter(|(id, _)| *id == step_id) {
+                    prop_assert_eq!(&view(&ws, root), was, "step {}: the undo of {}", n, step_id);
+                }
+                if *redo && undone.rollback.is_none() {
+                    decided(ws.redo_step(Some(&step_id)).map(drop));
+                    prop_assert_eq!(statuses_of(&ws), statuses, "step {}: redo", n);
+                    prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: redo", n);
+                }
             }
             Step::SaveAll { crash } => {
                 writes = true;
@@ -704,8 +797,8 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
         }
         if !writes {
             prop_assert_eq!(
-                disk::texts(root),
-                before,
+                &disk::texts(root),
+                &before,
                 "step {}: {:?} wrote to disk",
                 n,
                 step
@@ -716,6 +809,31 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
         }
         let left = broken(&shown, &view(&ws, root));
         prop_assert!(left.is_empty(), "step {}: {:?} broke {:?}", n, step, left);
+        let made: Vec<String> = ws
+            .history()
+            .done()
+            .map(|s| s.id.clone())
+            .filter(|id| !steps_before.contains(id))
+            .collect();
+        last_step = match (made.as_slice(), step) {
+            ([one], _) => Some((one.clone(), shown.clone())),
+            _ => None,
+        };
+        // What Redline writes never breaks a link on disk either: a note's
+        // move is written with the notes whose links follow it.
+        if matches!(
+            step,
+            Step::Save | Step::SaveAll { .. } | Step::Apply { .. } | Step::SaveOne { .. }
+        ) {
+            let left = broken(&before, &disk::texts(root));
+            prop_assert!(
+                left.is_empty(),
+                "step {}: {:?} broke on disk {:?}",
+                n,
+                step,
+                left
+            );
+        }
     }
     Ok(view(&ws, root))
 }
@@ -741,6 +859,31 @@ fn trace(n: usize, step: &Step, ws: &Workspace, root: &Path) {
 
 /// Steps checked so far, for the explore run's figure.
 static STEPS: AtomicUsize = AtomicUsize::new(0);
+
+/// Decisions made (one hunk, a run's at once, an undo or redo) and those
+/// refused, for the explore run's figures: the goal is none refused.
+static DECISIONS: AtomicUsize = AtomicUsize::new(0);
+static REFUSED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a decision and whether it was refused.
+fn decided<E: std::fmt::Display>(outcome: Result<(), E>) {
+    DECISIONS.fetch_add(1, Ordering::Relaxed);
+    if let Err(e) = outcome {
+        REFUSED.fetch_add(1, Ordering::Relaxed);
+        if std::env::var_os("REDLINE_MODEL_REFUSALS").is_some() {
+            eprintln!("refused: {e}");
+        }
+    }
+}
+
+/// The status of every hunk under review.
+fn statuses_of(ws: &Workspace) -> BTreeMap<String, Status> {
+    ws.review()
+        .files()
+        .flat_map(|f| f.entries())
+        .filter_map(|e| Some((e.hunk_id.clone()?, e.status)))
+        .collect()
+}
 
 /// Random sequences of up to 40 steps, checked after every step. CI runs a
 /// pinned slice (200 sequences, one seed); `REDLINE_EXPLORE_CASES=N` runs
@@ -783,9 +926,11 @@ fn every_sequence_keeps_the_disk_the_links_and_the_undo() {
         panic!("{e}");
     }
     eprintln!(
-        "explored {} sequences, {} steps",
+        "explored {} sequences, {} steps; {} decisions, {} refused",
         explore.unwrap_or(200),
-        STEPS.load(Ordering::Relaxed)
+        STEPS.load(Ordering::Relaxed),
+        DECISIONS.load(Ordering::Relaxed),
+        REFUSED.load(Ordering::Relaxed)
     );
 }
 
@@ -2831,6 +2976,152 @@ fn a_hard_rollback_over_runs_on_every_note_and_a_move_breaks_no_link() {
             pick: 238733720892384658,
             undo: false,
         },
+    ])
+    .unwrap();
+}
+
+/// A pending change takes out a note's link to Alpha, and Alpha is moved:
+/// the link update would have to change text the buffer does not show, so
+/// the move is refused (decide that change first); the save that follows
+/// leaves no link on disk naming where Alpha is not.
+#[test]
+fn a_move_of_a_note_linked_from_behind_a_pending_change_breaks_no_link_on_disk() {
+    check(&[
+        Step::Edit {
+            note: 3,
+            line: 3,
+            text: "ß".into(),
+        },
+        Step::EachNote {
+            line: 3,
+            text: "é".into(),
+        },
+        Step::DecideRun {
+            pick: 5219246732763841675,
+            accept: false,
+        },
+        Step::Retarget { from: 2, to: 0 },
+        Step::Move { note: 0 },
+        edit(0, 3),
+        Step::Decide {
+            pick: 20249823388639141,
+            accept: true,
+        },
+        Step::Save,
+    ])
+    .unwrap();
+}
+
+/// A note whose deletion is pending still links to Delta on disk, and
+/// Delta is moved: refused as above, since the note is not shown to have
+/// its link rewritten.
+#[test]
+fn a_move_of_a_note_linked_from_a_note_pending_deletion_breaks_no_link_on_disk() {
+    check(&[
+        edit(0, 3),
+        Step::Delete { note: 1 },
+        Step::Move { note: 3 },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: String::new(),
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Apply {
+            pick: 17675523253644785682,
+            accept: 61,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}
+
+/// An apply of a later edit of a moved note saves the note, and so the
+/// move: the notes whose link updates follow it are written in the same
+/// batch.
+#[test]
+fn an_apply_that_writes_a_move_writes_its_link_updates() {
+    check(&[
+        edit(0, 3),
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Move { note: 0 },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: String::new(),
+        },
+        Step::Decide {
+            pick: 1300960912883475530,
+            accept: true,
+        },
+        Step::Apply {
+            pick: 8945106961519492322,
+            accept: 0,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}
+
+/// Found by the disk check, not fixed yet: Beta's move is saved with its
+/// link update in Alpha; an undo brings back an edit of Alpha's link line,
+/// pending, which excludes the link update (the two replaced the same
+/// words), so the link update is rejected as a consequence. The working
+/// state shows the pending edit (no link), but what a save of Alpha writes
+/// is its base line, `[[Beta]]`, naming where Beta no longer is. A save
+/// never checks the links of the text it writes; the fix is the model of
+/// ties the next session builds (link text derived from the moves that
+/// count, or one admissibility check at every save).
+#[test]
+#[ignore = "a link update rejected by an exclusion leaves a link dangling on disk (see the doc)"]
+fn an_undo_that_excludes_a_saved_moves_link_update_breaks_no_link_on_disk() {
+    check(&[
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "é".into(),
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "ب".into(),
+        },
+        Step::Move { note: 1 },
+        Step::Move { note: 0 },
+        Step::Apply {
+            pick: 12526661944035897998,
+            accept: 61,
+            crash: None,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::Delete { note: 2 },
+        Step::Apply {
+            pick: 635127195867269503,
+            accept: 92,
+            crash: Some(0),
+        },
+        Step::Outside {
+            note: 1,
+            review: false,
+        },
+        Step::Undo {
+            pick: 3102945961075104054,
+        },
+        Step::SaveAll { crash: Some(0) },
     ])
     .unwrap();
 }

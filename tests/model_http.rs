@@ -449,6 +449,34 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 }
                 writes = true;
             }
+            Step::SaveOne { note } => {
+                let Some(path) = shown_at(&shown, *note) else {
+                    continue;
+                };
+                rig.post("/api/files/save", json!({ "path": path }));
+                writes = true;
+            }
+            Step::DecideRun { pick, accept } => {
+                if rig.jobs.is_empty() {
+                    continue;
+                }
+                let seen = &rig.jobs[pick % rig.jobs.len()];
+                let status = if *accept { "accepted" } else { "rejected" };
+                let selection = json!({ "kind": "job", "job_id": seen.job });
+                rig.post(
+                    "/api/review/decide",
+                    json!({ "selection": selection, "status": status }),
+                );
+            }
+            Step::UndoLast { redo } => {
+                let (status, undone) = rig.post("/api/review/undo", json!({}));
+                if status == StatusCode::OK && *redo && undone.get("rollback").is_none() {
+                    let (status, redone) =
+                        rig.post("/api/review/redo", json!({ "step_id": undone["step_id"] }));
+                    prop_assert_eq!(status, StatusCode::OK, "step {}: {}", n, redone);
+                    prop_assert_eq!(rig.view(), shown.clone(), "step {}: undone and redone", n);
+                }
+            }
             // The crash is the in-process model's: here, one request.
             Step::SaveAll { .. } => {
                 let (status, saved) = rig.post("/api/files/save_all", Value::Null);
@@ -596,8 +624,8 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
         }
         if !writes {
             prop_assert_eq!(
-                disk::texts(&root),
-                before,
+                &disk::texts(&root),
+                &before,
                 "step {}: {:?} wrote to disk",
                 n,
                 step
@@ -611,6 +639,19 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
         }
         let left = broken(&shown, &rig.view());
         prop_assert!(left.is_empty(), "step {}: {:?} broke {:?}", n, step, left);
+        if matches!(
+            step,
+            Step::Save | Step::SaveAll { .. } | Step::Apply { .. } | Step::SaveOne { .. }
+        ) {
+            let left = broken(&before, &disk::texts(&root));
+            prop_assert!(
+                left.is_empty(),
+                "step {}: {:?} broke on disk {:?}",
+                n,
+                step,
+                left
+            );
+        }
     }
     Ok(())
 }

@@ -331,6 +331,7 @@ impl Api {
             status,
             moved: decision.moves,
             hidden_user_text: decision.hidden_user_text,
+            links_left: decision.links_left,
             dry_run,
             file,
         })

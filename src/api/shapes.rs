@@ -196,6 +196,9 @@ pub struct Decided {
     /// Text the user typed inside the moved hunks that the decision takes
     /// out of the buffer (kept in a checkpoint; an undo brings it back).
     pub hidden_user_text: Vec<String>,
+    /// The links it leaves (or would leave) naming a note's old path: a
+    /// move's link update rejected while the move counts.
+    pub links_left: Vec<crate::review::LinkLeft>,
     /// Whether this only says what would happen.
     pub dry_run: bool,
     /// Its file (as it is now; unchanged by a dry run).

@@ -58,7 +58,8 @@ impl RuntimeError {
                 | WorkspaceError::LinksLeftBehind { .. }
                 | WorkspaceError::MovedSince { .. }
                 | WorkspaceError::NoStep { .. }
-                | WorkspaceError::NotTheStep { .. } => "conflict",
+                | WorkspaceError::NotTheStep { .. }
+                | WorkspaceError::TiedToConflict { .. } => "conflict",
                 WorkspaceError::Edits(_)
                 | WorkspaceError::Path(_)
                 | WorkspaceError::NotInCheckpoint { .. } => "invalid_request",

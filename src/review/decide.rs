@@ -74,13 +74,33 @@ impl Review {
             self.check_links_kept(hunk_ids, &all)?;
         }
         // A rejected move brought back (accepting what stands on one of its
-        // link updates) brings back its other link updates rejected with it,
-        // as pending: a move never shows without them.
-        let revived = match status {
-            Status::Rejected => Vec::new(),
-            _ => self.closure(&self.rejected_followers_of(&all), Status::Pending),
+        // link updates) brings back its other link updates rejected with it:
+        // a move never shows without them. Accepted, it accepts its own
+        // (a move and its link updates are one change); the rest pending.
+        let (own, revived) = match status {
+            Status::Rejected => (Vec::new(), Vec::new()),
+            Status::Accepted => {
+                let own = self.closure(&self.rejected_own_updates_of(&all), Status::Accepted);
+                let rest: Vec<String> = self
+                    .rejected_followers_of(&all)
+                    .into_iter()
+                    .filter(|h| !own.contains(h))
+                    .collect();
+                (own, self.closure(&rest, Status::Pending))
+            }
+            Status::Pending => (
+                Vec::new(),
+                self.closure(&self.rejected_followers_of(&all), Status::Pending),
+            ),
         };
+        self.check_decidable(&own, Status::Accepted)?;
         self.check_decidable(&revived, Status::Pending)?;
+        let mut all = all;
+        for hunk in own {
+            if !all.contains(&hunk) {
+                all.push(hunk);
+            }
+        }
         let targets = all
             .iter()
             .map(|h| (h, status))
@@ -129,6 +149,7 @@ impl Review {
                 entry_ids: before.keys().map(|&j| entries[j].id.clone()).collect(),
                 moves,
                 hidden_user_text: hidden,
+                links_left: Vec::new(),
             });
         }
         // Each file planned on what the files before it left: what it
@@ -210,6 +231,21 @@ impl Review {
         }
     }
 
+    /// The rejected link updates of their own (see
+    /// [`Review::updates_links_of`]) of the rejected moves among `hunk_ids`.
+    fn rejected_own_updates_of(&self, hunk_ids: &[String]) -> Vec<String> {
+        hunk_ids
+            .iter()
+            .filter(|h| self.status_of(h) == Some(Status::Rejected))
+            .flat_map(|m| {
+                self.followers.get(m).into_iter().flatten().filter(move |f| {
+                    self.status_of(f) == Some(Status::Rejected) && self.updates_links_of(f, m)
+                })
+            })
+            .cloned()
+            .collect()
+    }
+
     /// The rejected link updates of the rejected moves among `hunk_ids`.
     fn rejected_followers_of(&self, hunk_ids: &[String]) -> Vec<String> {
         hunk_ids
@@ -230,7 +266,8 @@ impl Review {
     }
 
     /// `hunk_ids` and every hunk setting them to `status` moves, in their
-    /// files and across files, until nothing more moves: a hunk carried
+    /// files and across files, until nothing more moves (an accepted move
+    /// takes its own pending link updates): a hunk carried
     /// within its file (one it stands on, or that builds on it) carries
     /// the moves or link updates it goes with in turn, and a link update
     /// rejected that way its move (only one rejected by name is the user
@@ -241,6 +278,9 @@ impl Review {
         let mut fresh = all.clone();
         while !fresh.is_empty() {
             let mut more = self.carried_across(&fresh, status);
+            if status == Status::Accepted {
+                more.extend(self.own_pending_updates(&fresh));
+            }
             for hunk in &fresh {
                 if let Ok((path, i)) = self.find_hunk(hunk) {
                     let file = &self.files[&path];
@@ -600,6 +640,7 @@ fn decision(file: &FileReview, moves: &[(usize, Status)]) -> Decision {
             .collect(),
         entry_ids: moves.iter().map(|&(i, _)| entries[i].id.clone()).collect(),
         hidden_user_text: file.user_text_hidden_by(moves),
+        links_left: Vec::new(),
     }
 }
 

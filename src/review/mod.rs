@@ -241,6 +241,21 @@ pub struct HunkMove {
     pub to: Status,
 }
 
+/// A link a decision leaves naming a note's old path: the link update of
+/// a move that still counts, rejected (the user's choice to leave that link
+/// as it is, said before it is made).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct LinkLeft {
+    /// The note with the link, where the working state shows it.
+    pub path: String,
+    /// The rejected link update.
+    pub hunk_id: String,
+    /// The path the link still names.
+    pub from: String,
+    /// Where the move takes that note.
+    pub to: String,
+}
+
 /// What a decision did (or, planned, would do) to one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
@@ -255,6 +270,9 @@ pub struct Decision {
     /// Text the user typed inside the moved hunks that the decision takes
     /// out of the buffer (it comes back with an undo).
     pub hidden_user_text: Vec<String>,
+    /// The links it leaves naming a note's old path (see
+    /// [`Review::links_left`]); filled in by the workspace.
+    pub links_left: Vec<LinkLeft>,
 }
 
 impl Decision {
@@ -266,11 +284,13 @@ impl Decision {
             moves: Vec::new(),
             entry_ids: Vec::new(),
             hidden_user_text: Vec::new(),
+            links_left: Vec::new(),
         };
         for d in decisions {
             merged.moves.extend(d.moves);
             merged.entry_ids.extend(d.entry_ids);
             merged.hidden_user_text.extend(d.hidden_user_text);
+            merged.links_left.extend(d.links_left);
         }
         merged
     }

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Entry, FileReview, Origin, Review, ReviewError, Status};
+use super::{Entry, FileReview, HunkMove, LinkLeft, Origin, Review, ReviewError, Status};
 use crate::edits::{FileOp, FileOpProposal};
 
 /// A whole-file operation staged on a file under review.
@@ -374,11 +374,16 @@ impl Review {
                         .into_iter()
                         .filter(|h| self.status_of(h) == Some(Status::Accepted))
                         .collect();
-                    next.extend(
-                        leaders(hunk)
-                            .into_iter()
-                            .filter(|h| self.status_of(h) == Some(Status::Rejected)),
-                    );
+                    // A move and its own link updates are one change: one
+                    // of them back to pending takes an accepted move with
+                    // it (a save would write the move without that link).
+                    next.extend(leaders(hunk).into_iter().filter(|h| {
+                        match self.status_of(h) {
+                            Some(Status::Rejected) => true,
+                            Some(Status::Accepted) => self.updates_links_of(hunk, h),
+                            _ => false,
+                        }
+                    }));
                     next
                 }
             };
@@ -390,6 +395,97 @@ impl Review {
             }
         }
         carried
+    }
+
+    /// The link updates of its own a move that counts only as pending has
+    /// accepted: a rollback that put the move back to pending leaves them
+    /// accepted in notes it did not restore, and a save would write a link
+    /// to where the note is not.
+    pub(crate) fn accepted_updates_of_pending_moves(&self) -> Vec<String> {
+        self.files
+            .values()
+            .filter_map(|f| {
+                let entry = &f.entries()[f.op()?.entry];
+                (entry.status == Status::Pending).then_some(entry.hunk_id.as_ref()?)
+            })
+            .flat_map(|m| {
+                self.followers.get(m).into_iter().flatten().filter(move |u| {
+                    self.status_of(u) == Some(Status::Accepted) && self.updates_links_of(u, m)
+                })
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The pending link updates of its own (see [`Review::updates_links_of`])
+    /// of each move among `hunk_ids`: a move and its own link updates are
+    /// one change, so accepting the move accepts them. One rejected since
+    /// stays so: the user's choice to leave that link as it is.
+    pub(crate) fn own_pending_updates(&self, hunk_ids: &[String]) -> Vec<String> {
+        hunk_ids
+            .iter()
+            .flat_map(|m| {
+                self.followers.get(m).into_iter().flatten().filter(move |f| {
+                    self.status_of(f) == Some(Status::Pending) && self.updates_links_of(f, m)
+                })
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The files under review tied to `path` by a move: those holding link
+    /// hunks that follow its move, and those whose moves its link hunks
+    /// follow (whatever their statuses).
+    pub(crate) fn tied_files(&self, path: &str) -> BTreeSet<String> {
+        let Some(file) = self.files.get(path) else {
+            return BTreeSet::new();
+        };
+        let own = file
+            .op()
+            .and_then(|op| file.entries()[op.entry].hunk_id.as_ref());
+        let followers = own
+            .and_then(|m| self.followers.get(m))
+            .into_iter()
+            .flatten();
+        let leaders = file.entries().iter().flat_map(|e| &e.follows);
+        followers
+            .chain(leaders)
+            .filter_map(|h| self.hunks.get(h))
+            .filter(|p| p.as_str() != path)
+            .cloned()
+            .collect()
+    }
+
+    /// The links `moves` (a decision's, made) leave naming a note's old
+    /// path: each link update it rejected whose move still counts, unless
+    /// its line shows a link that follows the move all the same.
+    pub fn links_left(&self, moves: &[HunkMove]) -> Vec<LinkLeft> {
+        let mut left = Vec::new();
+        for m in moves.iter().filter(|m| m.to == Status::Rejected && m.from != Status::Rejected) {
+            let Ok((path, i)) = self.find_hunk(&m.hunk_id) else {
+                continue;
+            };
+            let file = &self.files[&path];
+            if self.superseded(&m.hunk_id) {
+                continue;
+            }
+            for leader in &file.entries()[i].follows {
+                let Ok((moved, _)) = self.find_hunk(leader) else {
+                    continue;
+                };
+                let counts = self.status_of(leader).is_some_and(|s| s != Status::Rejected);
+                let target = self.files[&moved].op().and_then(|op| op.op.target());
+                if let (true, Some(to)) = (counts, target) {
+                    left.push(LinkLeft {
+                        path: file.view_path().unwrap_or(&file.path).to_owned(),
+                        hunk_id: m.hunk_id.clone(),
+                        from: moved.clone(),
+                        to: to.to_owned(),
+                    });
+                }
+            }
+        }
+        left
     }
 
     /// The files holding the link updates that follow the move `hunk_id`

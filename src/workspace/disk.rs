@@ -56,9 +56,91 @@ impl Workspace {
     /// changed them. A file whose text is already on disk is not touched (it
     /// keeps its mtime); a file a run created whose every hunk was rejected
     /// stays uncreated.
-    pub fn save(&mut self, path: &str) -> Result<(), WorkspaceError> {
-        let mut saved = self.save_many(&[path.to_owned()], &mut |_| {})?;
-        saved.pop().expect("one path, one outcome")
+    ///
+    /// A note tied to it by a move (see [`Workspace::tied_unsaved`]) is saved
+    /// with it in the same batch, so the disk never has a note moved
+    /// without its links following, nor a link to where a note is not yet;
+    /// when another program changed one of them, nothing is written.
+    /// Returns the tied notes it saved too.
+    pub fn save(&mut self, path: &str) -> Result<Vec<String>, WorkspaceError> {
+        let mut paths = vec![path.to_owned()];
+        let tied = self.tied_unsaved(&paths);
+        paths.extend(tied.iter().cloned());
+        let saved = self.save_many(&paths, &mut |_| {})?;
+        let mut outcomes = saved.into_iter();
+        outcomes.next().expect("one outcome a path")?;
+        for (other, outcome) in tied.iter().zip(outcomes) {
+            if let Err(e) = outcome {
+                tracing::warn!(
+                    path = other,
+                    "a note tied to {path} by a move was not saved: {e}"
+                );
+            }
+        }
+        Ok(tied)
+    }
+
+    /// Of `paths`, those a move ties to a note another program changed
+    /// since Redline last read or wrote it, with that note: saved without
+    /// it, they would leave a link naming where a note is not. The changed
+    /// note itself is left to its own conflict.
+    fn held_back(&self, paths: &[String]) -> HashMap<String, String> {
+        let mut held = HashMap::new();
+        let mut checked: HashMap<String, bool> = HashMap::new();
+        let mut changed = |ws: &Workspace, path: &str| -> bool {
+            *checked.entry(path.to_owned()).or_insert_with(|| {
+                ws.review.file(path).is_some_and(|f| {
+                    let at = f.disk_path().unwrap_or(path);
+                    ws.project.disk_hash(at).ok().flatten() != f.disk_hash
+                })
+            })
+        };
+        for path in paths {
+            if self.review.tied_files(path).is_empty() || held.contains_key(path) {
+                continue;
+            }
+            let group = self.tie_group(path);
+            if let Some(other) = group.iter().find(|p| changed(self, p)) {
+                for member in group.iter().filter(|p| *p != other) {
+                    held.insert(member.clone(), other.clone());
+                }
+            }
+        }
+        held
+    }
+
+    /// `path` and every file a move ties to it, transitively.
+    fn tie_group(&self, path: &str) -> Vec<String> {
+        let mut group = vec![path.to_owned()];
+        let mut k = 0;
+        while k < group.len() {
+            for other in self.review.tied_files(&group[k]) {
+                if !group.contains(&other) {
+                    group.push(other);
+                }
+            }
+            k += 1;
+        }
+        group
+    }
+
+    /// The files with unsaved work tied to `paths` by a move, transitively,
+    /// not among `paths`, in path order: the notes holding link updates that
+    /// follow a move of one of them, and the moved notes whose moves their
+    /// link updates follow.
+    pub fn tied_unsaved(&self, paths: &[String]) -> Vec<String> {
+        let mut seen: HashSet<String> = paths.iter().cloned().collect();
+        let mut tied = Vec::new();
+        for path in paths {
+            for other in self.tie_group(path) {
+                if seen.insert(other.clone()) {
+                    tied.push(other);
+                }
+            }
+        }
+        tied.retain(|p| self.review.file(p).is_some_and(super::files::unsaved));
+        tied.sort_unstable();
+        tied
     }
 
     /// Saves each of `paths` as [`Workspace::save`] does, in one batch:
@@ -81,11 +163,19 @@ impl Workspace {
         let mut planned: Vec<(usize, &str, String, Option<String>, String)> = Vec::new();
         // Files with a move or deletion under review, saved one by one.
         let mut moving: Vec<(usize, &str)> = Vec::new();
+        let held = self.held_back(paths);
         for path in paths {
             let Some(file) = self.review.file(path) else {
                 outcomes.push(Some(Err(ReviewError::UnknownFile(path.clone()).into())));
                 continue;
             };
+            if let Some(other) = held.get(path.as_str()) {
+                outcomes.push(Some(Err(WorkspaceError::TiedToConflict {
+                    path: path.clone(),
+                    other: other.clone(),
+                })));
+                continue;
+            }
             if file.op().is_some() {
                 moving.push((outcomes.len(), path));
                 outcomes.push(None);
@@ -112,9 +202,20 @@ impl Workspace {
             planned.push((outcomes.len(), path, text, file.disk_hash.clone(), hash));
             outcomes.push(None);
         }
+        // A move or deletion is journaled with the texts: a crash anywhere
+        // in the batch is finished on the next open, moves included, so the
+        // disk never has a note's links rewritten without its move.
         let intents: Vec<(String, String)> = planned
             .iter()
             .map(|(_, path, _, _, hash)| ((*path).to_owned(), hash.clone()))
+            .chain(moving.iter().map(|(_, path)| {
+                let file = self.review.file(path).expect("found above");
+                let hash = match file.binary() {
+                    Some(bytes) => bytes.to_owned(),
+                    None => text::content_hash(file.disk_view().as_bytes()),
+                };
+                ((*path).to_owned(), hash)
+            }))
             .collect();
         self.store.intend_writes(&intents)?;
         let writes: Vec<BatchWrite<'_>> = planned
@@ -136,9 +237,13 @@ impl Workspace {
             outcomes[*k] = Some(result.map(drop).map_err(WorkspaceError::from));
         }
         self.store.settle_writes(&settled)?;
+        let mut placed = Vec::with_capacity(moving.len());
         for (k, path) in moving {
             outcomes[k] = Some(self.save_op(path));
+            placed.push((path.to_owned(), None));
         }
+        // Each carried out or not, as `save_op` recorded: no intent left.
+        self.store.settle_writes(&placed)?;
         Ok(outcomes
             .into_iter()
             .map(|o| o.expect("every path settled"))
@@ -322,7 +427,10 @@ impl Workspace {
                 }
             }
         }
-        let paths: Vec<String> = counted.iter().map(|c| c.0.clone()).collect();
+        // With the notes a move ties to them: the disk never has a note
+        // moved without its links following.
+        let mut paths: Vec<String> = counted.iter().map(|c| c.0.clone()).collect();
+        paths.extend(self.tied_unsaved(&paths));
         let saved = self.save_many(&paths, progress)?;
         Ok(counted
             .into_iter()

@@ -105,6 +105,12 @@ pub struct HunkSpan {
     pub dependents: Vec<String>,
     /// The user typed inside its text: rejecting it takes that out too.
     pub typed_inside: bool,
+    /// The moves it follows (a link rewritten because its note moves): its
+    /// decisions go with theirs, and rejecting it may leave a link naming a
+    /// note's old path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<_>", optional)]
+    pub follows: Vec<String>,
 }
 
 /// The agent hunks of `file`, in document order.
@@ -127,6 +133,7 @@ fn spans_of(file: &FileReview) -> Vec<HunkSpan> {
                 depends_on: file.depends_on(s.entry).filter_map(hunk).collect(),
                 dependents: file.dependents(s.entry).filter_map(hunk).collect(),
                 typed_inside: typed.contains(&s.entry),
+                follows: e.follows.clone(),
             })
         })
         .collect()

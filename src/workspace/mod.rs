@@ -89,6 +89,18 @@ pub enum WorkspaceError {
         /// Where the disk has it now.
         at: String,
     },
+    /// A file not saved because a move ties it to a note another program
+    /// changed: written alone, it would leave a link naming where a note
+    /// is not.
+    #[error(
+        "`{path}` was not saved: a move ties it to `{other}`, which changed on disk since Redline last read it; resolve that first"
+    )]
+    TiedToConflict {
+        /// The file not saved.
+        path: String,
+        /// The note another program changed.
+        other: String,
+    },
     /// Undo or redo with nothing to take.
     #[error("there is nothing to {}", if *.undo { "undo" } else { "redo" })]
     NoStep {
@@ -128,6 +140,7 @@ impl WorkspaceError {
                 | WorkspaceError::MovedSince { .. }
                 | WorkspaceError::NoStep { .. }
                 | WorkspaceError::NotTheStep { .. }
+                | WorkspaceError::TiedToConflict { .. }
         )
     }
 }
@@ -204,6 +217,17 @@ impl Workspace {
             let mut written = None;
             if let Some(file) = review.file_mut(&path) {
                 let at = file.disk_path().unwrap_or(&path).to_owned();
+                // A move or deletion of a batch cut off before it was
+                // carried out, its note untouched since: carried out now,
+                // with the rest of the batch.
+                if file.op().is_some()
+                    && file.disk_path() != file.saved_path()
+                    && project.disk_hash(&at).ok().flatten() == file.disk_hash
+                {
+                    unfinished.push(path.clone());
+                    settled.push((path, None));
+                    continue;
+                }
                 let on_disk = project.disk_hash(&at).ok().flatten();
                 if on_disk.as_deref() == Some(intended.as_str()) {
                     file.disk_hash = Some(intended.clone());
@@ -311,7 +335,9 @@ impl Workspace {
         if self.review.crosses_files(hunk_id, status) {
             // A move with the links that follow it: one step over many files.
             let decisions = self.decide_many(&[hunk_id.to_owned()], status)?;
-            return Ok(Decision::merged(path, decisions));
+            let mut decided = Decision::merged(path, decisions);
+            decided.links_left = self.review.links_left(&decided.moves);
+            return Ok(decided);
         }
         // Only a file with typing inside a hunk can lose any: plan first there.
         let typed = self
@@ -445,6 +471,20 @@ impl Workspace {
 
     /// What [`Workspace::decide`] would move, changing nothing.
     pub fn plan_decision(&self, hunk_id: &str, status: Status) -> Result<Decision, WorkspaceError> {
+        if self.review.crosses_files(hunk_id, status) {
+            // What it carries across files is what the decision does on a
+            // draft of the review.
+            let (path, _) = self.review.find_hunk(hunk_id)?;
+            let mut draft = self.review.clone();
+            let ids = [hunk_id.to_owned()];
+            let decisions = match status {
+                Status::Pending => draft.undo_many(&ids)?,
+                _ => draft.decide_many(&ids, status)?,
+            };
+            let mut planned = Decision::merged(path, decisions);
+            planned.links_left = draft.links_left(&planned.moves);
+            return Ok(planned);
+        }
         Ok(match status {
             Status::Pending => self.review.plan_undo(hunk_id)?,
             _ => self.review.plan(hunk_id, status)?,

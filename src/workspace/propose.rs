@@ -15,7 +15,7 @@ use crate::edits::{
 };
 use crate::hunks::triage::{JobContext, RiskFlag, Rule, assess};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from, file_op_hunks};
-use crate::links;
+use crate::links::{self, LinkIndex};
 use crate::project::{Project, View};
 use crate::review::{Review, ReviewError};
 use crate::store::{Header, NewCheckpointFile, Store, StoreError};
@@ -73,6 +73,7 @@ impl Workspace {
                 return Err(WorkspaceError::Edits(errors));
             }
         };
+        self.refuse_hidden_links(&view, &ops)?;
         let mut relinked = relink::relink(&view, &ops, &mut proposals)?;
         // A move whose links run through a protected note would rewrite it.
         let protected = !self.protection.is_empty();
@@ -282,6 +283,72 @@ impl Workspace {
             Ok(())
         } else {
             Err(WorkspaceError::Edits(refused))
+        }
+    }
+
+    /// Refuses a move of a note that a note under review links to on disk
+    /// (in what a save writes) but not in its working buffer, where a
+    /// pending hunk took that link out: the link update would have to
+    /// change text the buffer does not show, and the disk would keep a
+    /// link to where the note no longer is. Deciding that hunk first lets
+    /// the link follow.
+    fn refuse_hidden_links(
+        &self,
+        view: &View<'_>,
+        ops: &[FileOpProposal],
+    ) -> Result<(), WorkspaceError> {
+        if !ops.iter().any(|op| matches!(op.op, FileOp::Move { .. })) {
+            return Ok(());
+        }
+        let hiding: Vec<(&str, String, String)> = self
+            .review
+            .files()
+            .filter(|f| f.path.to_ascii_lowercase().ends_with(".md") && f.binary().is_none())
+            .filter_map(|f| {
+                // A note whose deletion is pending shows no link at all.
+                let shown = f.view_path().map_or_else(String::new, |_| f.buffer());
+                let disk = f.saved_path().map_or_else(String::new, |_| f.disk_view());
+                (disk != shown).then(|| (f.view_path().unwrap_or(&f.path), disk, shown))
+            })
+            .collect();
+        if hiding.is_empty() {
+            return Ok(());
+        }
+        let index = |texts: Vec<(&str, &str)>| {
+            view.with_paths(|paths| LinkIndex::build(paths.iter().copied(), texts))
+        };
+        let on_disk = index(hiding.iter().map(|(p, d, _)| (*p, d.as_str())).collect());
+        let shown = index(hiding.iter().map(|(p, _, s)| (*p, s.as_str())).collect());
+        let count = |index: &LinkIndex, note: &str, source: &str| {
+            index
+                .backlinks(note)
+                .iter()
+                .filter(|l| l.source == source)
+                .count()
+        };
+        let mut errors = Vec::new();
+        for op in ops.iter().filter(|op| matches!(op.op, FileOp::Move { .. })) {
+            let sources: std::collections::BTreeSet<&str> = on_disk
+                .backlinks(&op.file_path)
+                .iter()
+                .map(|l| l.source)
+                .collect();
+            for source in sources {
+                if count(&on_disk, &op.file_path, source) > count(&shown, &op.file_path, source) {
+                    errors.push(EditError {
+                        edit_id: op.edit_id.clone(),
+                        file_path: op.file_path.clone(),
+                        kind: EditErrorKind::Invalid(format!(
+                            "`{source}` links to `{}` on disk, and a pending change there takes that link out; accept or reject that change first, so the link can follow the move",
+                            op.file_path
+                        )),
+                    });
+                }
+            }
+        }
+        match errors.is_empty() {
+            true => Ok(()),
+            false => Err(WorkspaceError::Edits(errors)),
         }
     }
 

@@ -69,8 +69,17 @@ pub enum Step {
     Undo { pick: usize },
     /// The user types a line at the end of a note.
     Type { note: usize },
-    /// Every file under review saved.
+    /// Every file under review saved, one by one.
     Save,
+    /// The note shown at `note` saved alone (with the notes a move ties to it).
+    SaveOne { note: usize },
+    /// Every pending hunk of the `pick`th run decided at once, as one step
+    /// of the history (the run's "Accept all" without writing, or its
+    /// "Reject all pending").
+    DecideRun { pick: usize, accept: bool },
+    /// The newest step of the decision history undone; with `redo`, done
+    /// again at once.
+    UndoLast { redo: bool },
     /// Save all: every file with unsaved work written as one batch; with
     /// `crash`, the process dies once that many files are written and the
     /// workspace is opened again.
@@ -137,6 +146,9 @@ pub fn step() -> impl Strategy<Value = Step> {
         1 => any::<usize>().prop_map(|pick| Step::Undo { pick }),
         2 => (0..4usize).prop_map(|note| Step::Type { note }),
         3 => Just(Step::Save),
+        1 => (0..4usize).prop_map(|note| Step::SaveOne { note }),
+        1 => (any::<usize>(), any::<bool>()).prop_map(|(pick, accept)| Step::DecideRun { pick, accept }),
+        2 => any::<bool>().prop_map(|redo| Step::UndoLast { redo }),
         2 => proptest::option::of(0..3usize).prop_map(|crash| Step::SaveAll { crash }),
         1 => (0..4usize, any::<bool>()).prop_map(|(note, review)| Step::Outside { note, review }),
         1 => (0..4usize).prop_map(|note| Step::AgentWrite { note }),

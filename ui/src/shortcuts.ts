@@ -6,7 +6,7 @@
 import type { KeyBinding } from "@codemirror/view";
 
 import { step } from "./state/navigation";
-import { decide, decideCurrentPattern, undoDecision } from "./state/review";
+import { decide, decideCurrentPattern, redoDecision, undoDecision } from "./state/review";
 import { acceptAllInFile, save, saveAll } from "./state/saving";
 import { openFile, overlay, renaming } from "./state/store";
 import { addSelection } from "./state/context";
@@ -25,6 +25,7 @@ export interface Shortcut {
 
 const mod = (e: KeyboardEvent) => e.ctrlKey || e.metaKey;
 const alt = (code: string) => (e: KeyboardEvent) => e.altKey && !mod(e) && !e.shiftKey && e.code === code;
+const altShift = (code: string) => (e: KeyboardEvent) => e.altKey && !mod(e) && e.shiftKey && e.code === code;
 
 export const shortcuts: Shortcut[] = [
   { keys: "Ctrl+S", label: "Save the open file", matches: (e) => mod(e) && !e.altKey && e.code === "KeyS", cm: "Mod-s", run: () => void save() },
@@ -52,7 +53,8 @@ export const shortcuts: Shortcut[] = [
     cm: "Alt-Shift-x",
     run: () => void decideCurrentPattern("rejected"),
   },
-  { keys: "Alt+U", label: "Undo the last accept or reject (with the hunks it carried, or the whole pattern)", matches: alt("KeyU"), cm: "Alt-u", run: () => void undoDecision() },
+  { keys: "Alt+U", label: "Undo the last decision, pattern, apply or rollback: exactly what it moved (after a reload too)", matches: alt("KeyU"), cm: "Alt-u", run: () => void undoDecision() },
+  { keys: "Alt+Shift+U", label: "Redo the step undone last", matches: altShift("KeyU"), cm: "Alt-Shift-u", run: () => void redoDecision() },
   { keys: "Alt+J", label: "Next hunk (on to the next file at the end)", matches: alt("KeyJ"), cm: "Alt-j", run: () => void step(1) },
   { keys: "Alt+K", label: "Previous hunk", matches: alt("KeyK"), cm: "Alt-k", run: () => void step(-1) },
   { keys: "Alt+A", label: "Accept all hunks in the open file", matches: alt("KeyA"), cm: "Alt-a", run: () => void acceptAllInFile() },

@@ -53,8 +53,14 @@ function desk(path = "a.md", hunks = ["h1", "h2", "h3"], unsaved = new Set()) {
     },
     decideMany(body) {
       const answer = deferred();
-      calls.push({ many: body.selection, status: body.status, answer });
+      calls.push({ many: body.selection, status: body.status, label: body.label, answer });
       log.push(`sent many ${body.status}`);
+      return answer.promise;
+    },
+    takeStep(which) {
+      const answer = deferred();
+      calls.push({ step: which, answer });
+      log.push(`sent ${which}`);
       return answer.promise;
     },
     file: async (p) => {
@@ -62,7 +68,12 @@ function desk(path = "a.md", hunks = ["h1", "h2", "h3"], unsaved = new Set()) {
       return file(p, "reloaded");
     },
     view: () => view,
-    span: (id) => (id === "carrier" ? { dependents: ["h9"], depends_on: [], typed_inside: false } : { dependents: [], depends_on: [], typed_inside: false }),
+    span: (id) =>
+      id === "carrier"
+        ? { dependents: ["h9"], depends_on: [], typed_inside: false }
+        : id.startsWith("link")
+          ? { dependents: [], depends_on: [], typed_inside: false, follows: ["m1"] }
+          : { dependents: [], depends_on: [], typed_inside: false },
     takeAnswer(f) {
       taken.push(f.text);
     },
@@ -74,7 +85,10 @@ function desk(path = "a.md", hunks = ["h1", "h2", "h3"], unsaved = new Set()) {
       ["p1", "a.md"],
       ["p2", "b.md"],
     ],
-    ask: async () => null,
+    ask: async (q) => {
+      log.push(`asked ${q.hunkId}: ${q.linksLeft.map((l) => `${l.path} → ${l.from}`).join(", ")}`);
+      return null;
+    },
     tell: (kind, text) => log.push(`told ${text}`),
     idle: settle,
     nextFile: async (p) => {
@@ -82,7 +96,7 @@ function desk(path = "a.md", hunks = ["h1", "h2", "h3"], unsaved = new Set()) {
       return false;
     },
     unsaved: (p) => unsaved.has(p),
-    open: async () => {},
+    open: async (p, id) => log.push(`opened ${p} at ${id}`),
     refresh: async () => log.push("refreshed"),
     label: (id) => id,
     shown: () => {},
@@ -91,7 +105,7 @@ function desk(path = "a.md", hunks = ["h1", "h2", "h3"], unsaved = new Set()) {
 }
 
 /** The engine's answer to a decision: the file at `version`. */
-const decided = (id, version, moved = []) => ({ hunk_id: id, status: "accepted", moved, hidden_user_text: [], file: file("a.md", version) });
+const decided = (id, version, moved = []) => ({ hunk_id: id, status: "accepted", moved, hidden_user_text: [], links_left: [], file: file("a.md", version) });
 
 test("a decision is shown at once, sent, and its answer taken when it is the newest for the file", async () => {
   const d = desk();
@@ -128,7 +142,10 @@ test("a second decision waits for the first's answer, and the first answer is no
   assert.deepEqual(d.taken, ["v2"], "only the newest answer for the file: the first would show h2 pending again");
 });
 
-test("undo takes back the decision made before the key, after its answer, never a later one", async () => {
+/** The engine's answer to an undo (or redo) that moved `moved`. */
+const stepped = (moved, files, left = []) => ({ step_id: "s_1", label: "Accepted h1 in a.md", undone: true, moved, files, left });
+
+test("undo goes after the decision made before the key, before a later one, and takes the engine's newest step", async () => {
   const d = desk();
   const first = d.decisions.decide("accepted", "h1");
   await settle();
@@ -137,26 +154,22 @@ test("undo takes back the decision made before the key, after its answer, never 
   const later = d.decisions.decide("accepted", "h2");
   d.calls[0].answer.resolve(decided("h1", 1));
   await settle();
-  const undoCall = d.calls[1];
-  assert.equal(undoCall.id, "h1", "the undo is of h1");
-  assert.equal(undoCall.status, "pending");
-  undoCall.answer.resolve(decided("h1", 2, [{ hunk_id: "h1", from: "accepted", to: "pending" }]));
+  assert.equal(d.calls[1].step, "undo", "the undo is sent next");
+  assert.equal(d.calls.length, 2, "the later decision waits for the undo's answer");
+  d.calls[1].answer.resolve(stepped([{ hunk_id: "h1", from: "accepted", to: "pending" }], ["b.md"]));
   await settle();
   d.calls[2].answer.resolve(decided("h2", 3));
   await Promise.all([first, undo, later]);
   assert.deepEqual(
-    d.calls.map((c) => `${c.id} ${c.status}`),
-    ["h1 accepted", "h1 pending", "h2 accepted"],
+    d.calls.map((c) => c.step ?? `${c.id} ${c.status}`),
+    ["h1 accepted", "undo", "h2 accepted"],
   );
-  // The undo list now holds only h2.
-  const again = d.decisions.undo();
-  await settle();
-  assert.equal(d.calls[3].id, "h2");
-  d.calls[3].answer.resolve(decided("h2", 4));
-  await again;
+  assert.ok(d.log.includes("told Undid: Accepted h1 in a.md (1 hunk(s) in 1 file(s))"), d.log.join("; "));
+  assert.ok(d.log.includes("opened b.md at h1"), "one hunk undone is shown where it is");
+  assert.deepEqual(d.taken, ["v3"], "the first decision's answer is stale once the undo is sent; the later one's is taken");
 });
 
-test("a refused decision comes back: out of settling, off the undo list, its file reloaded", async () => {
+test("a refused decision comes back: out of settling, its file reloaded", async () => {
   const d = desk();
   const done = d.decisions.decide("rejected", "h1");
   await settle();
@@ -164,8 +177,6 @@ test("a refused decision comes back: out of settling, off the undo list, its fil
   await done;
   assert.equal(d.shown.has("h1"), false);
   assert.ok(d.log.includes("reloaded a.md"), d.log.join("; "));
-  await d.decisions.undo();
-  assert.ok(d.log.includes("told No decision to undo"), "nothing left to undo");
 });
 
 test("a decision that carries other hunks asks first; declined, nothing is decided", async () => {
@@ -177,6 +188,29 @@ test("a decision that carries other hunks asks first; declined, nothing is decid
   await done;
   assert.equal(d.calls.length, 1, "declined: not sent");
   assert.deepEqual(d.taken, []);
+});
+
+test("rejecting a move's link update says first which link it leaves; one that leaves none is decided without a question", async () => {
+  const d = desk("a.md", ["link1", "link2"]);
+  const asked = d.decisions.decide("rejected", "link1");
+  await settle();
+  assert.deepEqual(d.log, ["sent link1 rejected (plan)"], "planned first, not shown decided");
+  const left = [{ path: "a.md", hunk_id: "link1", from: "Notes/Beta.md", to: "Archives/Beta.md" }];
+  d.calls[0].answer.resolve({ ...decided("link1", 1), links_left: left });
+  await asked;
+  assert.ok(d.log.includes("asked link1: a.md → Notes/Beta.md"), d.log.join("; "));
+  assert.equal(d.calls.length, 1, "declined: not sent");
+
+  // Its move rejected too: nothing is left behind, and nothing is asked.
+  const plain = d.decisions.decide("rejected", "link2");
+  await settle();
+  d.calls[1].answer.resolve(decided("link2", 2));
+  await settle();
+  assert.equal(d.calls[2].id, "link2");
+  assert.equal(d.calls[2].dry_run, undefined, "decided for real");
+  d.calls[2].answer.resolve(decided("link2", 3));
+  await plain;
+  assert.ok(!d.log.some((l) => l.startsWith("asked link2")), d.log.join("; "));
 });
 
 test("many hunks leave the lists at once, come back when refused, and one undo takes a step of many back", async () => {
@@ -192,12 +226,14 @@ test("many hunks leave the lists at once, come back when refused, and one undo t
   d.calls[1].answer.resolve({ status: "accepted", selected: 2, moved: 2, files: 2 });
   await done;
   assert.ok(d.log.includes("refreshed"));
+  assert.equal(d.calls[1].label, "a pattern", "the step is named as the window names it");
   const undo = d.decisions.undo();
   await settle();
-  assert.deepEqual(d.calls[2].many, { kind: "pattern", job_id: "j", pattern_id: "p" });
-  assert.equal(d.calls[2].status, "pending");
-  d.calls[2].answer.resolve({ status: "pending", selected: 2, moved: 2, files: 2 });
+  assert.equal(d.calls[2].step, "undo", "the engine's step, never the selection sent again");
+  d.calls[2].answer.resolve(stepped([{ hunk_id: "p1", from: "accepted", to: "pending" }, { hunk_id: "p2", from: "accepted", to: "pending" }], ["a.md", "b.md"], ["p3"]));
   await undo;
+  assert.ok(d.log.some((l) => l.startsWith("told Undid:") && l.endsWith("(2 hunk(s) in 2 file(s); 1 changed since, left as they are)")), d.log.join("; "));
+  assert.equal(d.log.at(-1), "refreshed", "many hunks: the lists and the open file reloaded");
 });
 
 test("the last hunk decided moves on to the next file, and says so when this one has decisions to save", async () => {

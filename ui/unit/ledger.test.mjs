@@ -38,28 +38,14 @@ test("each decision waits for the answer to the one before, across files too", a
   assert.deepEqual(order, ["first sent", "second sent"]);
 });
 
-test("an undo is sent like a decision: the answer to the decision it undoes is then stale", () => {
+test("an undo is sent across files: the answer to the decision it undoes is then stale", () => {
   const ledger = new Ledger();
-  ledger.record({ id: "h_1", path: "a.md" });
   const decision = ledger.send("a.md", Promise.resolve());
-  const last = ledger.lastUndoable();
-  assert.deepEqual(last, { id: "h_1", path: "a.md" });
-  const undo = ledger.send(last.path, Promise.resolve());
-  ledger.forget("h_1");
+  const other = ledger.send("b.md", Promise.resolve());
+  ledger.sendAcross(Promise.resolve());
   assert.equal(ledger.isNewest(decision), false, "the decision's answer would undo the undo");
-  assert.equal(ledger.isNewest(undo), true);
-  assert.equal(ledger.lastUndoable(), undefined);
-});
-
-test("undo takes the newest decision of a hunk decided twice, and a step of many whole", () => {
-  const ledger = new Ledger();
-  ledger.record({ id: "h_1", path: "a.md" });
-  ledger.record({ many: { kind: "pattern", job_id: "job_1", pattern_id: "p_1" }, label: "Atlas → Meridian" });
-  ledger.record({ id: "h_1", path: "a.md" });
-  ledger.forget("h_1");
-  assert.equal(ledger.lastUndoable().label, "Atlas → Meridian");
-  ledger.popUndoable();
-  assert.deepEqual(ledger.lastUndoable(), { id: "h_1", path: "a.md" });
+  assert.equal(ledger.isNewest(other), false);
+  assert.equal(ledger.isNewest(ledger.send("a.md", Promise.resolve())), true, "a decision after it is taken");
 });
 
 test("the feed's word for a hunk decided here is an echo, heard once", () => {

@@ -60,20 +60,36 @@ impl Runtime {
     }
 
     /// Saves `path`: its buffer without pending hunks, over the bytes Redline
-    /// last read or wrote there (a `conflict` otherwise). Announces `file.saved`.
+    /// last read or wrote there (a `conflict` otherwise), with the notes a
+    /// move ties to it (see [`Workspace::save`]). Announces `file.saved` for
+    /// each.
     pub fn save(&self, path: &str) -> Result<FileContent, RuntimeError> {
-        let (file, jobs) = {
+        let (file, tied, jobs) = {
             let mut ws = self.ws();
             let rel = relative(&ws, path)?;
             let key = ws.key_of(&rel);
-            ws.save(&key)?;
-            (ws.file_content(&rel)?, ws.jobs_in(&key))
+            let tied = ws.save(&key)?;
+            let mut jobs = ws.jobs_in(&key);
+            let mut files = Vec::with_capacity(tied.len());
+            for other in &tied {
+                jobs.extend(ws.jobs_in(other));
+                // Named where the window shows it (a moved file at its target).
+                let at = ws
+                    .review()
+                    .file(other)
+                    .and_then(|f| f.view_path())
+                    .unwrap_or(other);
+                files.push(ws.file_content(at)?);
+            }
+            (ws.file_content(&rel)?, files, jobs)
         };
-        self.inner.feed.push(FeedEvent::Saved(FileSaved {
-            path: file.path.clone(),
-            disk_hash: file.disk_hash.clone(),
-            state: file.state.clone(),
-        }));
+        for saved in std::iter::once(&file).chain(&tied) {
+            self.inner.feed.push(FeedEvent::Saved(FileSaved {
+                path: saved.path.clone(),
+                disk_hash: saved.disk_hash.clone(),
+                state: saved.state.clone(),
+            }));
+        }
         self.settle(jobs);
         Ok(file)
     }

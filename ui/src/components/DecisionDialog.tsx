@@ -79,6 +79,18 @@ export function DecisionDialog() {
               undo (Alt+U) brings it back.
             </p>
           )}
+          {q.linksLeft.length > 0 && (
+            <div data-testid="decision-links-left">
+              <p>Rejecting it leaves {q.linksLeft.length === 1 ? "a link" : `${q.linksLeft.length} links`} naming a note's old path:</p>
+              <ul>
+                {q.linksLeft.map((l) => (
+                  <li key={`${l.hunk_id}${l.from}`}>
+                    {l.path} still links to {l.from}, which moves to {l.to}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
           {q.status === "rejected" && (
             <label class="decision-reason">
               Why? (optional; the agent's next job is told)

@@ -2,7 +2,7 @@
 // before it is made, answered by the decision dialog.
 
 import { signal } from "@preact/signals";
-import type { HunkMove, Status } from "../api/types";
+import type { HunkMove, LinkLeft, Status } from "../api/types";
 
 /** What a decision would do, as the engine planned it. */
 export interface DecisionQuestion {
@@ -16,6 +16,9 @@ export interface DecisionQuestion {
   carried: HunkMove[];
   /** Text the user typed inside the hunks it would take out of the buffer. */
   hidden: string[];
+  /** The links it would leave naming a note's old path (a move's link
+   * update rejected while the move counts). */
+  linksLeft: LinkLeft[];
   /** Whether to ask for a reason (a reject the user chose to explain). */
   withReason: boolean;
 }

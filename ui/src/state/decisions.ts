@@ -6,7 +6,7 @@
 // (ui/unit/decisions.test.mjs). It holds no signals and calls no API:
 // everything it does to the engine or the window goes through its `Port`.
 
-import type { Decided, DecidedMany, FileContent, HunkMove, Selection, Status } from "../api/types";
+import type { Decided, DecidedMany, FileContent, HunkMove, Selection, Status, Stepped } from "../api/types";
 import type { DecisionAnswer, DecisionQuestion } from "./confirm";
 // With its extension: the unit tests run the compiled module in Node as is.
 import { Ledger } from "./ledger.js";
@@ -30,6 +30,8 @@ export interface SpanLinks {
   dependents: string[];
   depends_on: string[];
   typed_inside: boolean;
+  /** The moves it follows: a link update, whose reject may leave a link behind. */
+  follows?: string[];
 }
 
 /** Everything the sequences do outside themselves: the engine's calls
@@ -38,7 +40,10 @@ export interface Port {
   /** `POST /api/agent/hunks/{id}/decide`. */
   decide(id: string, body: { status: Status; reason?: string; dry_run?: boolean }): Promise<Decided | undefined>;
   /** `POST /api/review/decide`. */
-  decideMany(body: { selection: Selection; status: Status }): Promise<DecidedMany | undefined>;
+  decideMany(body: { selection: Selection; status: Status; label?: string }): Promise<DecidedMany | undefined>;
+  /** `POST /api/review/undo` (`undo`) or `/api/review/redo`: the engine's
+   * newest step taken back, or the last undone done again. */
+  takeStep(which: "undo" | "redo"): Promise<Stepped | undefined>;
   /** `GET /api/files/content`. */
   file(path: string): Promise<FileContent | undefined>;
   /** The editor view, once mounted. */
@@ -102,7 +107,7 @@ export class Decisions {
     if (!view) return;
     const span = port.span(id);
     const carries =
-      (status === "rejected" && ((span?.dependents.length ?? 0) > 0 || span?.typed_inside)) ||
+      (status === "rejected" && ((span?.dependents.length ?? 0) > 0 || span?.typed_inside || (span?.follows?.length ?? 0) > 0)) ||
       (status === "accepted" && (span?.depends_on.length ?? 0) > 0);
     if (status !== "pending" && (carries || withReason)) return this.decideAsked(status, id, withReason);
     const started = performance.now();
@@ -113,8 +118,6 @@ export class Decisions {
       port.shown(started, next !== null, false);
       this.settle(id, path);
       if (!next) this.leaveFile(path, status, () => port.nextFile(path, this.settling).then((moved) => moved && port.shown(started, true, true)));
-      // Undoable at once, before the engine answers (taken back if it refuses).
-      ledger.record({ id, path: path ?? "" });
     }
     ledger.decidedHere(id);
     const answered = ledger.answered().then(async () => {
@@ -128,7 +131,6 @@ export class Decisions {
     // that frame, without asking for one more (a frame asked for between two
     // key presses makes the second wait for the display's next one).
     await port.idle();
-    if (status === "pending" ? decided : !decided) ledger.forget(id);
     if (!decided) {
       this.unsettle((h) => h === id);
       if (!path) return;
@@ -154,14 +156,16 @@ export class Decisions {
     const plan = await port.decide(id, { status, dry_run: true });
     if (!plan) return;
     const path = plan.file.path;
-    const answer = await port.ask({ hunkId: id, path, status, carried: carried(plan.moved, id), hidden: plan.hidden_user_text, withReason });
+    // A plan that moves nothing else, hides nothing and leaves no link (a
+    // link update whose move is rejected too) needs no question.
+    const plain = carried(plan.moved, id).length === 0 && plan.hidden_user_text.length === 0 && plan.links_left.length === 0;
+    const answer = plain && !withReason ? {} : await port.ask({ hunkId: id, path, status, carried: carried(plan.moved, id), hidden: plan.hidden_user_text, linksLeft: plan.links_left, withReason });
     if (!answer) return;
     for (const m of plan.moved) ledger.decidedHere(m.hunk_id);
     const answered = port.decide(id, { status, reason: answer.reason });
     const ticket = ledger.send(path, answered);
     const done = await answered;
     if (!done) return;
-    ledger.record({ id, path });
     if (ledger.isNewest(ticket)) port.takeAnswer(done.file);
     const moved = carried(done.moved, id).length;
     port.tell("info", `${status === "rejected" ? "Rejected" : "Accepted"} ${port.label(id, done.file)}${moved > 0 ? ` and ${moved} hunk(s) with it` : ""}${answer.reason ? " (reason noted for the agent)" : ""}`);
@@ -182,41 +186,48 @@ export class Decisions {
     void go();
   }
 
-  /** Undoes the last decision: its hunks are as they were before it. */
-  async undo() {
-    const { port, ledger } = this;
-    // The decision it undoes is the last one made when the key was pressed,
-    // and it goes in turn after it: a decision made while an earlier answer
-    // is awaited is never the one undone, nor does the undo overtake it.
-    const last = ledger.lastUndoable();
-    if (!last) return port.tell("info", "No decision to undo");
-    if ("many" in last) {
-      ledger.popUndoable();
-      return void (await this.sendMany(last.many, "pending", `Undid: ${last.label}`));
-    }
-    const { id, path } = last;
-    ledger.forget(id);
-    ledger.decidedHere(id);
-    // Sent in turn like a decision, and counted as one: the answer to the
-    // decision it undoes, merged when the page is idle, is older than it.
-    const answered = ledger.answered().then(() => port.decide(id, { status: "pending" }));
-    const ticket = ledger.send(path, answered);
-    const owner = await answered;
-    if (!owner) return;
-    const with_ = carried(owner.moved, id).length;
-    if (with_ > 0) port.tell("info", `Undid ${port.label(id, owner.file)} and ${with_} hunk(s) with it`);
-    // The engine's answer is the file as it is now: the tree, and whatever
-    // was fetched of it ahead, take it before it is opened.
-    this.unsettle((h) => h === id);
-    if (ledger.isNewest(ticket)) port.takeAnswer(owner.file);
-    const view = port.view();
-    if (view?.openPath !== owner.file.path) await port.open(owner.file.path, id);
-    else view.goTo(id);
+  /** Undoes the engine's newest step — a decision, a pattern, a run's
+   * "Reject all pending", an apply, a rollback — taking back exactly the
+   * hunks it moved. It goes in turn after every decision sent before the
+   * key, so the step it takes is the last one made here; the engine keeps
+   * the history, so it survives a reload. */
+  undo() {
+    return this.takeStep("undo");
   }
 
-  /** Decides many hunks at once as one step (`label` says which, for the
-   * message and its undo): a pattern, every unflagged hunk of a job. They
-   * leave the lists at once, and come back if the engine refuses. */
+  /** Does again the step undone last. */
+  redo() {
+    return this.takeStep("redo");
+  }
+
+  private async takeStep(which: "undo" | "redo") {
+    const { port, ledger } = this;
+    const answered = ledger.answered().then(async () => {
+      await port.view()?.flush().catch(() => undefined);
+      return port.takeStep(which);
+    });
+    ledger.sendAcross(answered);
+    const done = await answered;
+    if (!done) return;
+    const hunks = done.moved.length;
+    const left = done.left.length > 0 ? `; ${done.left.length.toLocaleString()} changed since, left as they are` : "";
+    const size = done.rollback ? "" : ` (${hunks.toLocaleString()} hunk(s) in ${done.files.length.toLocaleString()} file(s)${left})`;
+    port.tell("info", `${which === "undo" ? "Undid" : "Redid"}: ${done.label}${size}`);
+    const moved = new Set(done.moved.map((m) => m.hunk_id));
+    this.unsettle((h) => moved.has(h));
+    await port.refresh();
+    // One hunk: shown where it is, as a decision's undo always was.
+    const [only] = done.moved;
+    if (hunks !== 1 || done.files.length !== 1) return;
+    const view = port.view();
+    if (view?.openPath === done.files[0]) view.goTo(only.hunk_id);
+    else await port.open(done.files[0], only.hunk_id);
+  }
+
+  /** Decides many hunks at once as one step of the engine's history
+   * (`label` says which, for the message and the step): a pattern, every
+   * unflagged hunk of a job. They leave the lists at once, and come back
+   * if the engine refuses. */
   async decideMany(selection: Selection, status: "accepted" | "rejected", label: string) {
     const { port, ledger } = this;
     await ledger.answered();
@@ -227,27 +238,26 @@ export class Decisions {
       ids.map(([id]) => id),
       [],
     );
-    const done = await this.sendMany(selection, status, `${status === "accepted" ? "Accepted" : "Rejected"}: ${label}`);
+    await this.sendMany(selection, status, label);
     const taken = new Set(ids.map(([id]) => id));
     this.unsettle((id) => taken.has(id));
-    if (done && done.moved > 0) ledger.record({ many: selection, label });
   }
 
   /** Rejects `hunks` as one step, after every decision before it (the
    * one-click restore of what another program cut down). */
   async rejectAll(hunks: string[]): Promise<DecidedMany | undefined> {
     await this.ledger.answered();
-    const answered = this.port.decideMany({ selection: { kind: "hunks", hunk_ids: hunks }, status: "rejected" });
+    const answered = this.port.decideMany({ selection: { kind: "hunks", hunk_ids: hunks }, status: "rejected", label: "what another program cut down (restored)" });
     this.ledger.sendAcross(answered);
     return answered;
   }
 
-  private async sendMany(selection: Selection, status: Status, said: string) {
-    const answered = this.port.decideMany({ selection, status });
+  private async sendMany(selection: Selection, status: "accepted" | "rejected", label: string) {
+    const answered = this.port.decideMany({ selection, status, label });
     this.ledger.sendAcross(answered);
     const done = await answered;
     if (!done) return undefined;
-    this.port.tell("info", `${said} (${done.moved.toLocaleString()} hunks in ${done.files.toLocaleString()} files)`);
+    this.port.tell("info", `${status === "accepted" ? "Accepted" : "Rejected"}: ${label} (${done.moved.toLocaleString()} hunks in ${done.files.toLocaleString()} files)`);
     await this.port.refresh();
     return done;
   }

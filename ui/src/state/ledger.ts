@@ -1,25 +1,18 @@
 // The window's record of the decisions it sends, as one state machine with
 // named transitions: the order they go in, which answer is the newest for a
-// file, what undo takes back, which hunks are shown decided before the tree
-// says so, and which feed words are echoes of them. Each ordering bug the
+// file, which hunks are shown decided before the tree says so, and which
+// feed words are echoes of them. What undo takes back is the engine's
+// (its decision history), never the window's. Each ordering bug the
 // review UI had was a wrong step between these; here each step is one
 // method, unit-tested on its own (ui/unit/).
 //
 // It holds no signals and calls no API: `state/decisions.ts` drives it.
-
-import type { Selection } from "../api/types";
-
-/** A decision undo can take back: one hunk with its file, or many hunks
- * decided as one step (a pattern, every unflagged hunk of a job). */
-export type Undoable = { id: string; path: string } | { many: Selection; label: string };
 
 /** A decision sent on a file: only the newest one's answer is taken. */
 export type Ticket = { path: string; n: number };
 
 /** The bookkeeping of one window's decisions. */
 export class Ledger {
-  /** Decisions made, newest last, for undo. */
-  private undoable: Undoable[] = [];
   /** The engine's answer to the last decision sent: each decision waits for
    * it, so each answer carries every decision before it, and an undo never
    * overtakes the decision it undoes. */
@@ -51,9 +44,12 @@ export class Ledger {
     return { path, n };
   }
 
-  /** Sends a decision across files (a pattern, a selection): `answer` is
-   * its answer, which the next decision waits for. */
+  /** Sends a decision across files (a pattern, a selection, an undo or
+   * redo of the engine's history): `answer` is its answer, which the next
+   * decision waits for. Every earlier answer is stale from then on: the
+   * window reloads what it shows once this one is answered. */
   sendAcross(answer: Promise<unknown>) {
+    for (const [path, n] of this.sentFor) this.sentFor.set(path, n + 1);
     this.last = answer;
   }
 
@@ -62,30 +58,6 @@ export class Ledger {
    * would bring hunks decided since back as pending). */
   isNewest(ticket: Ticket): boolean {
     return this.sentFor.get(ticket.path) === ticket.n;
-  }
-
-  // Undo.
-
-  /** Records a decision undo can take back. */
-  record(decision: Undoable) {
-    this.undoable.push(decision);
-  }
-
-  /** Takes hunk `id`'s newest decision off the undo list (undone, or
-   * refused by the engine). */
-  forget(id: string) {
-    const i = this.undoable.map((d) => ("id" in d ? d.id : null)).lastIndexOf(id);
-    if (i >= 0) this.undoable.splice(i, 1);
-  }
-
-  /** The decision undo takes back next, if any. */
-  lastUndoable(): Undoable | undefined {
-    return this.undoable.at(-1);
-  }
-
-  /** Takes the decision undo takes back off the list. */
-  popUndoable() {
-    this.undoable.pop();
   }
 
   // The feed's word.

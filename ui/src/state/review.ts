@@ -15,6 +15,16 @@ import { attempt, currentHunk, dirtyPaths, hunkInfo, openFile, outsideAlert, rev
 export const decisions = new Decisions({
   decide: (id, body) => attempt(body.dry_run ? `Planning ${id}` : `Deciding ${id}`, () => api.decide(id, body)),
   decideMany: (body) => attempt("Deciding", () => api.decideMany(body)),
+  takeStep: async (which) => {
+    // Nothing to take is a word, not an error.
+    const heads = await attempt("Reading the history", () => api.history());
+    if (!heads) return undefined;
+    if (!(which === "undo" ? heads.undo : heads.redo)) {
+      tell("info", which === "undo" ? "Nothing to undo" : "Nothing to redo");
+      return undefined;
+    }
+    return attempt(which === "undo" ? "Undoing" : "Redoing", () => (which === "undo" ? api.undo({}) : api.redo({})));
+  },
   file: (path) => attempt(`Reloading ${path}`, () => api.file({ path })),
   view: getEditor,
   span: (id) => openFile.value?.hunks.find((h) => h.hunk_id === id),
@@ -77,9 +87,14 @@ export function pendingInView(id: string): boolean {
   return file.state.op?.hunk_id === id || file.hunks.some((h) => h.hunk_id === id && h.status === "pending");
 }
 
-/** Undoes the last decision: its hunk is pending again. */
+/** Undoes the engine's newest step (see {@link Decisions.undo}). */
 export function undoDecision() {
   return decisions.undo();
+}
+
+/** Does again the step undone last. */
+export function redoDecision() {
+  return decisions.redo();
 }
 
 /** Decides many hunks at once as one step (`label` says which, for the

@@ -52,4 +52,10 @@ dependents: Array<string>,
 /**
  * The user typed inside its text: rejecting it takes that out too.
  */
-typed_inside: boolean, };
+typed_inside: boolean,
+/**
+ * The moves it follows (a link rewritten because its note moves): its
+ * decisions go with theirs, and rejecting it may leave a link naming a
+ * note's old path.
+ */
+follows?: Array<string>, };

@@ -98,6 +98,7 @@ export type { KeyStorage } from "./KeyStorage";
 export type { KeyUpdate } from "./KeyUpdate";
 export type { LimitField } from "./LimitField";
 export type { Limits } from "./Limits";
+export type { LinkLeft } from "./LinkLeft";
 export type { LinkStyle } from "./LinkStyle";
 export type { ListValue } from "./ListValue";
 export type { Listing } from "./Listing";

@@ -1,0 +1,195 @@
+//! Changes that span notes, checked on the disk over real HTTP: a move and
+//! its link updates are one change (accepting the move accepts them, its
+//! dry run lists them), and saving the moved note writes the notes whose
+//! links follow it in the same batch, so no link on disk points at a note
+//! that is not there.
+
+#[path = "support/door.rs"]
+mod door;
+#[path = "support/agent.rs"]
+mod support;
+
+use door::Door;
+use redline::providers::Protocol;
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+use support::*;
+
+const LINKERS: [&str; 3] = ["Index.md", "Journal/2026-11-28 — café.md", "Projets/Zoë.md"];
+
+fn vault(dir: &std::path::Path) {
+    for (path, text) in [
+        ("Notes/Beta.md", "# Beta\n\nÉtat : brouillon.\n"),
+        (LINKERS[0], "- [[Beta]]\n- [[Notes/Beta|la bêta]]\n"),
+        (LINKERS[1], "Vu [[Beta#État]] ce matin, « ça avance ».\n"),
+        (LINKERS[2], "Voir [la note](../Notes/Beta.md) 📝\n"),
+    ] {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// Every link on disk in `dir`'s notes that names `Beta`, as written.
+fn links_on_disk(dir: &std::path::Path) -> Vec<String> {
+    LINKERS
+        .iter()
+        .map(|p| std::fs::read_to_string(dir.join(p)).unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_accepted_from_its_banner_and_saved_leaves_no_link_on_disk_behind() {
+    let h = harness_on(vault, Protocol::OpenAiChat, Vec::new(), |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let root = h.vault.path();
+    let job = door
+        .post(
+            "/api/files/op",
+            json!({ "path": "Notes/Beta.md", "op": { "kind": "move", "to": "Archives/Bêta.md" } }),
+        )
+        .await;
+    let mv = job["diff_bundle"]["file_ops"][0]["hunk_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let updates: Vec<String> = job["diff_bundle"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["hunks"].as_array().unwrap().iter())
+        .map(|h| h["hunk_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(updates.len(), 3, "one update a linking note: {job}");
+
+    // Its dry run lists the link updates it accepts with it.
+    let plan = door
+        .post(
+            &format!("/api/agent/hunks/{mv}/decide"),
+            json!({ "status": "accepted", "dry_run": true }),
+        )
+        .await;
+    let planned: Vec<&str> = plan["moved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["hunk_id"].as_str().unwrap())
+        .collect();
+    for update in &updates {
+        assert!(planned.contains(&update.as_str()), "{update} in {plan}");
+    }
+    assert_eq!(
+        links_on_disk(root)[0],
+        "- [[Beta]]\n- [[Notes/Beta|la bêta]]\n",
+        "a dry run writes nothing"
+    );
+
+    // Accepted from the banner, then the moved note saved alone.
+    let accepted = door
+        .post(
+            &format!("/api/agent/hunks/{mv}/decide"),
+            json!({ "status": "accepted" }),
+        )
+        .await;
+    assert_eq!(accepted["moved"].as_array().unwrap().len(), 4, "{accepted}");
+    door.post("/api/files/save", json!({ "path": "Archives/Bêta.md" }))
+        .await;
+    assert!(!root.join("Notes/Beta.md").exists());
+    assert_eq!(
+        std::fs::read_to_string(root.join("Archives/Bêta.md")).unwrap(),
+        "# Beta\n\nÉtat : brouillon.\n"
+    );
+    let after = links_on_disk(root);
+    assert_eq!(after[0], "- [[Bêta]]\n- [[Archives/Bêta|la bêta]]\n");
+    assert_eq!(after[1], "Vu [[Bêta#État]] ce matin, « ça avance ».\n");
+    assert!(after[2].contains("../Archives/B"), "{}", after[2]);
+    let unsaved = door.get("/api/files/changed").await;
+    assert!(
+        unsaved["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["state"]["dirty"] == false),
+        "nothing left unsaved: {unsaved}"
+    );
+
+    // Rejecting one update afterwards is the user's choice: its dry run says
+    // which link it leaves naming the old path, and so does the decision.
+    let job_id = job["job_id"].as_str().unwrap();
+    let states = h.runtime.hunk_states(job_id, &[]).unwrap();
+    let index = &states
+        .iter()
+        .find(|s| s.file_path == LINKERS[0])
+        .unwrap()
+        .hunk_id;
+    let left = json!([{ "path": LINKERS[0], "hunk_id": index, "from": "Notes/Beta.md", "to": "Archives/Bêta.md" }]);
+    let plan = door
+        .post(
+            &format!("/api/agent/hunks/{index}/decide"),
+            json!({ "status": "rejected", "dry_run": true }),
+        )
+        .await;
+    assert_eq!(plan["links_left"], left, "{plan}");
+    assert_eq!(
+        plan["moved"].as_array().unwrap().len(),
+        1,
+        "the move stays: {plan}"
+    );
+    let rejected = door
+        .post(
+            &format!("/api/agent/hunks/{index}/decide"),
+            json!({ "status": "rejected" }),
+        )
+        .await;
+    assert_eq!(rejected["links_left"], left, "{rejected}");
+    door.post("/api/files/save", json!({ "path": LINKERS[0] }))
+        .await;
+    assert_eq!(
+        links_on_disk(root)[0],
+        "- [[Beta]]\n- [[Notes/Beta|la bêta]]\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_save_that_would_move_a_note_whose_linking_note_changed_on_disk_writes_nothing() {
+    let h = harness_on(vault, Protocol::OpenAiChat, Vec::new(), |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let root = h.vault.path();
+    let job = door
+        .post(
+            "/api/files/op",
+            json!({ "path": "Notes/Beta.md", "op": { "kind": "move", "to": "Archives/Bêta.md" } }),
+        )
+        .await;
+    let mv = job["diff_bundle"]["file_ops"][0]["hunk_id"]
+        .as_str()
+        .unwrap();
+    door.post(
+        &format!("/api/agent/hunks/{mv}/decide"),
+        json!({ "status": "accepted" }),
+    )
+    .await;
+    // Another program changes a note whose link follows the move.
+    let theirs = "Vu [[Beta#État]] ce soir.\n";
+    std::fs::write(root.join(LINKERS[1]), theirs).unwrap();
+    let (code, refused) = door
+        .call(
+            Method::POST,
+            "/api/files/save",
+            Some(json!({ "path": "Archives/Bêta.md" })),
+        )
+        .await;
+    assert_eq!(code, StatusCode::CONFLICT, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("changed on disk"), "{message}");
+    assert!(root.join("Notes/Beta.md").exists(), "nothing moved");
+    assert_eq!(
+        std::fs::read_to_string(root.join(LINKERS[1])).unwrap(),
+        theirs
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join(LINKERS[0])).unwrap(),
+        "- [[Beta]]\n- [[Notes/Beta|la bêta]]\n",
+        "nothing written"
+    );
+}
