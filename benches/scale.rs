@@ -1,5 +1,5 @@
 //! Review at vault scale: a one-line link rename (`[[Atlas]]` → `[[Meridian]]`)
-//! in every note of a vault of 500, 5,000 and 20,000 notes, with one note
+//! in every note of a vault of 500, 1,000, 5,000 and 20,000 notes, with one note
 //! where the agent did something else. Prints, through the workspace (store
 //! writes included): the proposal staged (checkpoint, triage, store), the
 //! review list built, the pattern accepted as one step, the outlier rejected,
@@ -199,7 +199,7 @@ pub fn main() {
     let sizes: Vec<usize> = std::env::var("REDLINE_BENCH_NOTES")
         .ok()
         .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![500, 5_000, 20_000]);
+        .unwrap_or_else(|| vec![500, 1_000, 5_000, 20_000]);
     println!("\nA link rename in every note, one outlier; ms (save ratio: ours / batched floor)");
     println!(
         "{:>7} {:>10} {:>10} {:>10} {:>9} {:>10} {:>12} {:>12} {:>8}",

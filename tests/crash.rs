@@ -163,7 +163,8 @@ fn crash_child_entry() {
         let (root, data) = dirs.split_once('\n').unwrap();
         match std::env::var("REDLINE_CRASH_MODE").as_deref() {
             Ok("write") => writer(Path::new(root)),
-            Ok("batch") => batch_child(Path::new(root), Path::new(data)),
+            Ok("batch") => batch_child(Path::new(root), Path::new(data), false),
+            Ok("save_all") => batch_child(Path::new(root), Path::new(data), true),
             Ok("moves") => moves_child(Path::new(root), Path::new(data)),
             Ok("fan_out") => fan_out_child(Path::new(root), Path::new(data)),
             _ => child(Path::new(root), Path::new(data)),
@@ -251,9 +252,10 @@ fn batch_note(i: usize) -> String {
 }
 
 /// The batch child: opens the workspace (which finishes what an earlier
-/// kill cut off), stages trial `k`'s rename of every note, accepts it as one
-/// step, says it is ready, and applies it.
-fn batch_child(root: &Path, data: &Path) -> ! {
+/// kill cut off), stages trial `k`'s rename of every note, says it is
+/// ready, and applies it; or (`save_all`) accepts it as one step first and
+/// then saves every file with unsaved work in one batch, as Save all does.
+fn batch_child(root: &Path, data: &Path, save_all: bool) -> ! {
     let k: usize = std::env::var("REDLINE_CRASH_TRIAL")
         .unwrap()
         .parse()
@@ -279,9 +281,17 @@ fn batch_child(root: &Path, data: &Path) -> ! {
     };
     let (_, bundle) = ws.propose(&run, &edits, &HunkLimits::default()).unwrap();
     let accepted: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
-    ready();
-    let report = ws.apply(&bundle, &accepted, &mut |_| {}).unwrap();
-    assert!(report.iter().all(|f| f.status == "applied"));
+    if save_all {
+        ws.decide_many(&accepted, Status::Accepted).unwrap();
+        ready();
+        let paths = ws.unsaved();
+        let saved = ws.save_many(&paths, &mut |_| {}).unwrap();
+        assert!(saved.iter().all(Result::is_ok));
+    } else {
+        ready();
+        let report = ws.apply(&bundle, &accepted, &mut |_| {}).unwrap();
+        assert!(report.iter().all(|f| f.status == "applied"));
+    }
     println!("applied");
     std::process::exit(0)
 }
@@ -290,10 +300,23 @@ fn batch_child(root: &Path, data: &Path) -> ! {
 fn sigkill_during_a_batch_apply_leaves_whole_notes_and_the_next_open_completes_it() {
     // 16 by default (three seconds each in a debug build); docs/testing.md
     // gives the longer run.
+    batch_trials("batch", 16);
+}
+
+#[test]
+fn sigkill_during_save_all_leaves_whole_notes_and_the_next_open_completes_it() {
+    // 8 by default; docs/testing.md gives the run of 100 over 2,000 notes.
+    batch_trials("save_all", 8);
+}
+
+/// `REDLINE_CRASH_TRIALS` (default `default`) kills of the `mode` child
+/// (an apply, or a Save all) in the middle of its batch: after each, every
+/// note is whole, and the next open finishes the batch or it never began.
+fn batch_trials(mode: &str, default: usize) {
     let trials: usize = std::env::var("REDLINE_CRASH_TRIALS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(16);
+        .unwrap_or(default);
     let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let root: PathBuf = vault.path().canonicalize().unwrap();
     let notes = batch_notes();
@@ -310,7 +333,7 @@ fn sigkill_during_a_batch_apply_leaves_whole_notes_and_the_next_open_completes_i
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
     let (mut cut, mut finished_on_open, mut before_batch) = (0, 0, 0);
     for trial in 0..trials {
-        let mut child = spawn_child(&root, data.path(), "batch", trial);
+        let mut child = spawn_child(&root, data.path(), mode, trial);
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let ready = lines.any(|line| line.unwrap().ends_with("ready"));
         assert!(
@@ -389,7 +412,7 @@ fn sigkill_during_a_batch_apply_leaves_whole_notes_and_the_next_open_completes_i
         drop(ws);
     }
     eprintln!(
-        "{trials} kills during a {notes}-note apply: {cut} cut it off; {finished_on_open} finished by the next open, \
+        "{trials} kills during a {notes}-note {mode}: {cut} cut it off; {finished_on_open} finished by the next open, \
          {before_batch} came before its batch was recorded (nothing written); every note whole, no temporary file left"
     );
     assert!(

@@ -9,7 +9,8 @@
 //! ([`words`](crate::hunks::words)): a hunk is reviewed as lines but records only the words it
 //! changed. A hunk that rewrote text another hunk put there depends on it,
 //! and a decision carries its dependencies with it ([`FileReview::plan`]):
-//! nothing is refused. Text the user typed inside a hunk's text goes and
+//! within a note nothing is refused (across notes, a few decisions still
+//! are: see [`ReviewError`] and docs/architecture.md#changes-across-notes). Text the user typed inside a hunk's text goes and
 //! comes with that hunk, and a decision that would take it out says so
 //! first ([`Decision::hidden_user_text`]).
 //!

@@ -80,69 +80,6 @@ impl Workspace {
         Ok(tied)
     }
 
-    /// Of `paths`, those a move ties to a note another program changed
-    /// since Redline last read or wrote it, with that note: saved without
-    /// it, they would leave a link naming where a note is not. The changed
-    /// note itself is left to its own conflict.
-    fn held_back(&self, paths: &[String]) -> HashMap<String, String> {
-        let mut held = HashMap::new();
-        let mut checked: HashMap<String, bool> = HashMap::new();
-        let mut changed = |ws: &Workspace, path: &str| -> bool {
-            *checked.entry(path.to_owned()).or_insert_with(|| {
-                ws.review.file(path).is_some_and(|f| {
-                    let at = f.disk_path().unwrap_or(path);
-                    ws.project.disk_hash(at).ok().flatten() != f.disk_hash
-                })
-            })
-        };
-        for path in paths {
-            if self.review.tied_files(path).is_empty() || held.contains_key(path) {
-                continue;
-            }
-            let group = self.tie_group(path);
-            if let Some(other) = group.iter().find(|p| changed(self, p)) {
-                for member in group.iter().filter(|p| *p != other) {
-                    held.insert(member.clone(), other.clone());
-                }
-            }
-        }
-        held
-    }
-
-    /// `path` and every file a move ties to it, transitively.
-    fn tie_group(&self, path: &str) -> Vec<String> {
-        let mut group = vec![path.to_owned()];
-        let mut k = 0;
-        while k < group.len() {
-            for other in self.review.tied_files(&group[k]) {
-                if !group.contains(&other) {
-                    group.push(other);
-                }
-            }
-            k += 1;
-        }
-        group
-    }
-
-    /// The files with unsaved work tied to `paths` by a move, transitively,
-    /// not among `paths`, in path order: the notes holding link updates that
-    /// follow a move of one of them, and the moved notes whose moves their
-    /// link updates follow.
-    pub fn tied_unsaved(&self, paths: &[String]) -> Vec<String> {
-        let mut seen: HashSet<String> = paths.iter().cloned().collect();
-        let mut tied = Vec::new();
-        for path in paths {
-            for other in self.tie_group(path) {
-                if seen.insert(other.clone()) {
-                    tied.push(other);
-                }
-            }
-        }
-        tied.retain(|p| self.review.file(p).is_some_and(super::files::unsaved));
-        tied.sort_unstable();
-        tied
-    }
-
     /// Saves each of `paths` as [`Workspace::save`] does, in one batch:
     /// the temporary files written, flushed together, moved into place, the
     /// folders flushed once (see [`Project::write_many`]). The hashes about

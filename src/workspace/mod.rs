@@ -16,6 +16,7 @@ mod outside_hunks;
 mod propose;
 mod relink;
 mod rollback;
+mod ties;
 mod undo;
 
 pub use disk::{AppliedFile, ReviewProgress};
