@@ -603,11 +603,12 @@ fn a_note_moved_with_a_heading_renamed_gets_links_to_both_right() {
         "and the move"
     );
 
-    // Rejecting the move takes the link with it; the heading stays pending.
+    // Rejecting the move takes the link with it, and so the heading's
+    // change: kept, it would leave that link naming a heading that is gone.
     ws.decide(&bundle.file_ops[0].hunk_id, Status::Rejected, None)
         .unwrap();
     assert_eq!(status(&ws, &link.hunk_id), Status::Rejected);
-    assert_eq!(status(&ws, &heading.hunk_id), Status::Pending);
+    assert_eq!(status(&ws, &heading.hunk_id), Status::Rejected);
     // Applied whole, the note is at its new path with its new heading and
     // every link names both.
     let all: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();

@@ -2947,13 +2947,11 @@ fn a_rollback_past_a_move_and_a_deletion_stores_each_hunk_once() {
 }
 
 /// Found by the explore run of 2026-11-28 (unpinned, with the notes' front
-/// matter in other scripts): a hard rollback to one of these runs leaves
+/// matter in other scripts): a hard rollback to one of these runs left
 /// Gamma's link to the moved Alpha dangling (with ASCII text in the steps
-/// too: not a matter of the scripts). Not fixed yet: it belongs to
-/// the one model of changes across notes (issue 54); ignored until then so
-/// that CI stays green, run with `cargo test --test model -- --ignored`.
+/// too). A move and its own link updates are one change now: the rollback
+/// that puts the move back to pending takes them with it.
 #[test]
-#[ignore = "a hard rollback breaks a link to a moved note: not fixed yet"]
 fn a_hard_rollback_over_runs_on_every_note_and_a_move_breaks_no_link() {
     check(&[
         Step::EachNote {
@@ -3077,17 +3075,14 @@ fn an_apply_that_writes_a_move_writes_its_link_updates() {
     .unwrap();
 }
 
-/// Found by the disk check, not fixed yet: Beta's move is saved with its
-/// link update in Alpha; an undo brings back an edit of Alpha's link line,
-/// pending, which excludes the link update (the two replaced the same
-/// words), so the link update is rejected as a consequence. The working
-/// state shows the pending edit (no link), but what a save of Alpha writes
-/// is its base line, `[[Beta]]`, naming where Beta no longer is. A save
-/// never checks the links of the text it writes; the fix is the model of
-/// ties the next session builds (link text derived from the moves that
-/// count, or one admissibility check at every save).
+/// Found by the disk check: Beta's move is saved with its link update in
+/// Alpha; an undo brings back an edit of Alpha's link line, pending, which
+/// excludes the link update (the two replaced the same words), so the link
+/// update is rejected as a consequence. The working state shows the
+/// pending edit (no link), but what a save of Alpha writes is its base
+/// line, `[[Beta]]`: the move goes with its link update
+/// (`Review::carry_moves`), and the next save moves Beta back.
 #[test]
-#[ignore = "a link update rejected by an exclusion leaves a link dangling on disk (see the doc)"]
 fn an_undo_that_excludes_a_saved_moves_link_update_breaks_no_link_on_disk() {
     check(&[
         Step::Edit {
@@ -3206,13 +3201,12 @@ fn a_pending_moves_ties_keep_back_nothing() {
     .unwrap();
 }
 
-/// The same gap as `an_undo_that_excludes_a_saved_moves_link_update_breaks_no_link_on_disk`,
+/// The same case as `an_undo_that_excludes_a_saved_moves_link_update_breaks_no_link_on_disk`,
 /// found by an unpinned run: an undo brings back Gamma's edit of its link
 /// line, pending, which excludes Alpha's move's link update there; the
-/// move is then accepted and saved, and Gamma's disk text still names
-/// Alpha's old path.
+/// move goes with it, so accepting and saving it later writes the link
+/// update too.
 #[test]
-#[ignore = "a link update rejected by an exclusion leaves a link dangling on disk (see the doc)"]
 fn an_exclusion_under_a_moves_link_update_then_the_move_saved_breaks_no_link_on_disk() {
     check(&[
         Step::EachNote {

@@ -193,3 +193,68 @@ async fn a_save_that_would_move_a_note_whose_linking_note_changed_on_disk_writes
         "nothing written"
     );
 }
+
+/// A find and replace limited to one folder that renames a heading there:
+/// its preview lists the note outside the folder whose link to that
+/// heading follows, staging rewrites that link as a hunk tied to the
+/// heading's, and rejecting the heading's change takes the link's with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_heading_renamed_in_one_folder_takes_the_links_to_it_along_and_says_so_first() {
+    let vault = |dir: &std::path::Path| {
+        for (path, text) in [
+            ("A/Plan.md", "# Plan\n\n## Étapes\n\nUne, deux.\n"),
+            ("B/Journal.md", "Voir [[Plan#Étapes]] — « bientôt ».\n"),
+        ] {
+            let path = dir.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+    };
+    let h = harness_on(vault, Protocol::OpenAiChat, Vec::new(), |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let op = json!({ "op": "replace_text", "find": "Étapes", "replace": "Phases", "scope": { "folders": ["A"] } });
+    let preview = door
+        .post(
+            "/api/operations/preview",
+            json!({ "operations": [op.clone()] }),
+        )
+        .await;
+    assert_eq!(preview["reports"][0]["notes_changed"], 1, "{preview}");
+    assert_eq!(
+        preview["links_follow"],
+        json!([{ "file_path": "B/Journal.md", "links": 1 }]),
+        "{preview}"
+    );
+    let job = door
+        .post("/api/operations", json!({ "operations": [op] }))
+        .await;
+    let states = h
+        .runtime
+        .hunk_states(job["job_id"].as_str().unwrap(), &[])
+        .unwrap();
+    let hunk = |path: &str| {
+        states
+            .iter()
+            .find(|s| s.file_path == path)
+            .unwrap_or_else(|| panic!("no hunk in {path}: {states:?}"))
+            .hunk_id
+            .clone()
+    };
+    let (heading, link) = (hunk("A/Plan.md"), hunk("B/Journal.md"));
+    let rejected = door
+        .post(
+            &format!("/api/agent/hunks/{heading}/decide"),
+            json!({ "status": "rejected" }),
+        )
+        .await;
+    let moved: Vec<&str> = rejected["moved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["hunk_id"].as_str().unwrap())
+        .collect();
+    assert!(
+        moved.contains(&link.as_str()),
+        "the link's change goes with the heading's: {rejected}"
+    );
+}

@@ -604,3 +604,48 @@ proptest! {
         prop_assert_eq!(review_state(&ws), before);
     }
 }
+
+/// A proposal that takes a heading out of a note flags its hunk for the
+/// links it breaks, there and in other notes (a heading renamed in place
+/// is not taken out: its links follow it).
+#[test]
+fn a_hunk_that_takes_out_a_linked_heading_is_flagged() {
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = vault.path();
+    std::fs::write(
+        root.join("Plan.md"),
+        "# Plan\n\n## Objectifs\n\nA.\n\n## Étapes\n\nVoir [[#Étapes]].\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("Journal.md"),
+        "Les [[Plan#étapes|étapes]] du plan.\n",
+    )
+    .unwrap();
+    let mut ws = open(root, data.path());
+    let flags = |ws: &mut Workspace, job: &str, edits: &[ProposedEdit]| {
+        let (_, bundle) = ws
+            .propose(&run(job), edits, &HunkLimits::default())
+            .unwrap();
+        bundle
+            .files
+            .iter()
+            .flat_map(|f| &f.hunks)
+            .flat_map(|h| h.flags.iter().map(|f| (f.rule, f.reason.clone())))
+            .collect::<Vec<_>>()
+    };
+    let mut out = edit("e_1", "Plan.md", Operation::Replace, 7, "Suite.");
+    out.end_line = Some(7);
+    let found = flags(&mut ws, "job_1", &[out]);
+    let dead: Vec<&String> = found
+        .iter()
+        .filter(|(rule, _)| *rule == redline::hunks::triage::Rule::DeadLink)
+        .map(|(_, why)| why)
+        .collect();
+    assert_eq!(dead.len(), 1, "{found:?}");
+    assert!(
+        dead[0].contains("“Étapes”, which 2 links point to"),
+        "{}",
+        dead[0]
+    );
+}

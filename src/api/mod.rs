@@ -456,8 +456,16 @@ impl Api {
         &self,
         req: OperationsRequest,
     ) -> Result<OperationsPreview, ApiError> {
-        let (edits, reports) = self.runtime.preview_operations(&req.operations)?;
-        Ok(OperationsPreview { edits, reports })
+        let (edits, reports, follow) = self.runtime.preview_operations(&req.operations)?;
+        let links_follow = follow
+            .into_iter()
+            .map(|(file_path, links)| LinksFollow { file_path, links })
+            .collect();
+        Ok(OperationsPreview {
+            edits,
+            reports,
+            links_follow,
+        })
     }
 
     /// Stages operations as the user's job.

@@ -348,6 +348,19 @@ pub struct OperationsPreview {
     pub edits: usize,
     /// One report an operation, in order.
     pub reports: Vec<crate::expand::Report>,
+    /// The notes outside their scope that staging them would change too,
+    /// because they link to what changes (a heading renamed): their links
+    /// follow, as hunks tied to the change.
+    pub links_follow: Vec<LinksFollow>,
+}
+
+/// A note outside an operation's scope whose links follow what it changes.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct LinksFollow {
+    /// The note.
+    pub file_path: String,
+    /// Its links that follow.
+    pub links: usize,
 }
 
 /// `POST /api/files/resolve`: which version of a conflicting file to keep.

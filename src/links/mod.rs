@@ -44,6 +44,7 @@ pub(crate) use parse::{fenced_blocks, front_matter, past_code_span};
 pub(crate) use paths::lower as fold;
 pub use resolve::{Resolution, Vault};
 pub use rewrite::{MoveError, Plan, SkipReason, Skipped, TextEdit, apply_edits};
+pub(crate) use rewrite::{names_heading, same_heading};
 pub use settings::{LinkSettings, NewLinkFormat};
 
 #[cfg(test)]

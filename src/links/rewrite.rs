@@ -308,6 +308,21 @@ pub(crate) fn rename_heading(link: &Link, old: &str, new: &str) -> Option<Link> 
     renamed.then(|| link.with_subpath(Some(&parts.join("#"))))
 }
 
+/// Whether `link` points at heading `heading` of its note (at any level
+/// of a nested subpath), as Obsidian matches it: case and spacing aside.
+pub(crate) fn names_heading(link: &Link, heading: &str) -> bool {
+    let Some(subpath) = link.decoded_subpath() else {
+        return false;
+    };
+    let wanted = heading_key(heading);
+    !subpath.starts_with('^') && subpath.split('#').any(|part| heading_key(part) == wanted)
+}
+
+/// Whether two headings are one to a link (case and spacing aside).
+pub(crate) fn same_heading(a: &str, b: &str) -> bool {
+    heading_key(a) == heading_key(b)
+}
+
 /// A heading as a link can hold it.
 fn link_heading(heading: &str) -> String {
     heading

@@ -9,6 +9,7 @@
 mod attachment;
 mod disk;
 mod files;
+mod headings;
 mod history;
 mod links_kept;
 mod outside;
@@ -369,9 +370,16 @@ impl Workspace {
             );
             self.checkpoint_files(&what, [planned.path])?;
         }
-        let decision = match status {
+        let decided = match status {
             Status::Pending => self.review.undo(hunk_id)?,
             _ => self.review.decide(hunk_id, status, reason)?,
+        };
+        let mut decisions = vec![decided];
+        self.review
+            .carry_moves(&[hunk_id.to_owned()], &mut decisions)?;
+        let decision = match decisions.len() {
+            1 => decisions.pop().expect("one"),
+            _ => Decision::merged(path.clone(), decisions),
         };
         self.keep_links(before, std::slice::from_ref(&decision))?;
         let rows: Vec<(String, Status)> = decision
@@ -419,10 +427,11 @@ impl Workspace {
             self.checkpoint_files(&what, typed)?;
         }
         let before = self.before_moves_back();
-        let decisions = match status {
+        let mut decisions = match status {
             Status::Pending => self.review.undo_many(hunk_ids)?,
             _ => self.review.decide_many(hunk_ids, status)?,
         };
+        self.review.carry_moves(hunk_ids, &mut decisions)?;
         self.keep_links(before, &decisions)?;
         let rows: Vec<(String, Status)> = decisions
             .iter()
@@ -472,24 +481,35 @@ impl Workspace {
 
     /// What [`Workspace::decide`] would move, changing nothing.
     pub fn plan_decision(&self, hunk_id: &str, status: Status) -> Result<Decision, WorkspaceError> {
-        if self.review.crosses_files(hunk_id, status) {
+        let planned = match status {
+            Status::Pending => self.review.plan_undo(hunk_id)?,
+            _ => self.review.plan(hunk_id, status)?,
+        };
+        // A link update it rejects may take its move (in another file).
+        let takes_moves = planned.moves.iter().any(|m| {
+            m.to == Status::Rejected
+                && self.review.find_hunk(&m.hunk_id).is_ok_and(|(p, i)| {
+                    self.review
+                        .file(&p)
+                        .is_some_and(|f| !f.entries()[i].follows.is_empty())
+                })
+        });
+        if takes_moves || self.review.crosses_files(hunk_id, status) {
             // What it carries across files is what the decision does on a
             // draft of the review.
             let (path, _) = self.review.find_hunk(hunk_id)?;
             let mut draft = self.review.clone();
             let ids = [hunk_id.to_owned()];
-            let decisions = match status {
+            let mut decisions = match status {
                 Status::Pending => draft.undo_many(&ids)?,
                 _ => draft.decide_many(&ids, status)?,
             };
+            draft.carry_moves(&ids, &mut decisions)?;
             let mut planned = Decision::merged(path, decisions);
             planned.links_left = draft.links_left(&planned.moves);
             return Ok(planned);
         }
-        Ok(match status {
-            Status::Pending => self.review.plan_undo(hunk_id)?,
-            _ => self.review.plan(hunk_id, status)?,
-        })
+        Ok(planned)
     }
 
     /// The path `path` is under review by: its own, or, for a file the

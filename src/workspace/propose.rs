@@ -123,6 +123,7 @@ impl Workspace {
         self.check_ops(&proposals, &ops, edits)?;
         let mut bundle = numbered_bundle(&mut self.store, &proposals, &ops, limits)?;
         follow_moves(&mut bundle, &relinked);
+        let broken = super::headings::broken_headings(&view, &proposals);
         let follow_earlier = follow_link_targets(&self.review, &view, &proposals, &mut bundle);
         bundle.job_id = Some(run.job_id.clone());
         // The texts of files not under review are known now: the store
@@ -200,6 +201,7 @@ impl Workspace {
                 },
             );
             assessment.mark(&mut bundle);
+            super::headings::flag(&mut bundle, &broken);
             let staged = staged?;
             let files = proposal_checkpoint(
                 &self.project,

@@ -9,8 +9,11 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::WorkspaceError;
-use crate::edits::{EditError, EditErrorKind, FileOp, FileOpProposal, FileProposal};
+use super::{Workspace, WorkspaceError};
+use crate::edits::{
+    EditError, EditErrorKind, FileOp, FileOpProposal, FileProposal, ProposedEdit, prepare,
+    prepare_file_ops,
+};
 use crate::hunks::triage::markdown;
 use crate::links::{self, LinkIndex, LinkSettings, TextEdit, apply_edits};
 use crate::project::View;
@@ -40,6 +43,36 @@ pub(super) struct Relinked {
     /// Per operation, the links that resolve to the file (a deletion
     /// breaks them).
     pub backlinks: Vec<usize>,
+}
+
+impl Workspace {
+    /// The notes that `edits`, staged, would change only because they link
+    /// to what the edits change (a heading renamed, a note moved), each with
+    /// how many of its links follow, in path order: a preview's "outside
+    /// the scope" list. Stages nothing.
+    pub fn links_that_follow(
+        &self,
+        edits: &[ProposedEdit],
+    ) -> Result<Vec<(String, usize)>, WorkspaceError> {
+        let overlay = self.overlay();
+        let view = View::with(&self.project, &overlay);
+        let (Ok(mut proposals), Ok(ops)) = (prepare(view, edits), prepare_file_ops(view, edits))
+        else {
+            // The edits' own errors are the staging's to report.
+            return Ok(Vec::new());
+        };
+        let edited: BTreeSet<String> = proposals.iter().map(|p| p.file_path.clone()).collect();
+        let relinked = relink(&view, &ops, &mut proposals)?;
+        let mut follow: std::collections::BTreeMap<String, usize> = Default::default();
+        for (path, _, _) in relinked
+            .links
+            .iter()
+            .filter(|(p, _, _)| !edited.contains(p))
+        {
+            *follow.entry(path.clone()).or_default() += 1;
+        }
+        Ok(follow.into_iter().collect())
+    }
 }
 
 /// Rewrites, in `proposals`, every link that `ops` would break (adding a
@@ -266,7 +299,7 @@ impl Rewrite<'_> {
 /// headings at the same levels in the same order (code blocks aside), each
 /// one whose text changed and whose old text is gone, with the line of its
 /// new text. Any other change of headings renames none.
-fn renamed_headings(base: &str, proposed: &str) -> Vec<(String, String, usize)> {
+pub(super) fn renamed_headings(base: &str, proposed: &str) -> Vec<(String, String, usize)> {
     fn headings(text: &str) -> Vec<(usize, &str, usize)> {
         let code = markdown::code_blocks(text);
         text.split_inclusive('\n')

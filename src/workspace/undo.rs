@@ -281,7 +281,11 @@ impl Workspace {
             self.checkpoint_files(&what, typed)?;
         }
         let before = self.before_moves_back();
-        let (decisions, left) = self.review.restore(targets);
+        let (mut decisions, left) = self.review.restore(targets);
+        // What the step itself moves is as it was; what it carries beyond
+        // (a link update an alternative excludes) may take its move.
+        let named: Vec<String> = targets.iter().map(|(h, _, _)| h.clone()).collect();
+        self.review.carry_moves(&named, &mut decisions)?;
         self.keep_links(before, &decisions)?;
         let rows: Vec<(String, Status)> = decisions
             .iter()

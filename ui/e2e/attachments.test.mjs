@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { api as get, browser, call, disk, serve, shot, vault, waitFor as until } from "./support.mjs";
+import { browser, call, disk, serve, shot, vault, waitFor as until } from "./support.mjs";
 
 // A PNG's signature, a NUL and bytes that are not UTF-8.
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0xff, 0xfe, 0x41]);
@@ -66,25 +66,17 @@ test("an image moved by the agent lands whole with its embeds; one deleted and o
   await page.getByTestId("file-op-reject").click();
   await page.getByTestId("review-count").filter({ hasText: /^3$/ }).waitFor();
 
-  // The agent's move is accepted from its banner, then the job applied
-  // with its embeds.
+  // The agent's move is accepted from its banner: its embeds, one change
+  // with it, are accepted too; Save all writes them and moves the image.
   await moved.click();
   await page.getByTestId("file-op-accept").click();
-  await page.getByTestId("review-count").filter({ hasText: /^2$/ }).waitFor();
-  const review = await get(server, "/api/review");
-  const job = review.jobs.find((j) => j.instruction.startsWith("Move the chart"));
-  // The pending embeds alone are listed: the move they follow, accepted
-  // already, stays accepted.
-  const applied = await get(server, "/api/agent/apply", "POST", { session_id: job.session_id, job_id: job.job_id, accepted_hunk_ids: job.hunks.map((h) => h.hunk_id) });
-  assert.deepEqual(
-    applied.applied_files.map((f) => [f.file_path, f.applied_hunks, f.rejected_hunks]),
-    [["Report.md", 2, 0], ["assets/chart.png", 1, 0]],
-  );
   await page.getByTestId("review-count").filter({ hasText: /^0$/ }).waitFor();
+  assert.ok(existsSync(join(dir, "assets/chart.png")), "nothing moves before a save");
+  await page.getByTestId("save-all").click();
   await until(page, async () => existsSync(join(dir, "Media/q3-chart.png")), "the image is at its new path");
   assert.deepEqual(readFileSync(join(dir, "Media/q3-chart.png")), PNG, "moved byte for byte");
   assert.ok(!existsSync(join(dir, "assets/chart.png")), "no copy is left behind");
   assert.equal(disk(dir, "Report.md"), "# Report\n\n![[q3-chart.png]]\n\n![The chart](Media/q3-chart.png)\n");
   assert.deepEqual(readFileSync(join(dir, "assets/logo.jpg")), LOGO, "the rejected deletion did not happen");
-  await shot(page, "attachments-2-applied");
+  await shot(page, "attachments-2-saved");
 });

@@ -16,7 +16,7 @@ const TAGGED = 3;
 
 let dir, server, chrome, page;
 before(async () => {
-  const files = { "Atlas.md": "# Atlas\n" };
+  const files = { "Atlas.md": "# Atlas\n", "Plans/Plan.md": "# Plan\n\n## Étapes\n\nUne, deux.\n", "Journal/Café.md": "Voir [[Plan#Étapes]].\n" };
   for (let i = 0; i < NOTES; i++) files[`Notes/${i}.md`] = note(i);
   for (let i = 0; i < TAGGED; i++) files[`Tagged/${i}.md`] = tagged("atlas");
   dir = vault(files);
@@ -103,4 +103,21 @@ test("a tag renamed from the same panel: nested tags and the tags property, neve
   await page.getByTestId("save-all").click();
   await waitFor(page, async () => disk(dir, `Tagged/${TAGGED - 1}.md`) !== tagged("atlas"), "the save");
   for (let i = 0; i < TAGGED; i++) assert.equal(disk(dir, `Tagged/${i}.md`), tagged("meridian").replace("`#meridian`", "`#atlas`"));
+});
+
+test("a heading renamed in one folder: the preview lists the notes outside it whose links follow", async () => {
+  await page.keyboard.press("Control+Shift+KeyH");
+  await page.getByTestId("replace-panel").waitFor();
+  await page.getByTestId("replace-find").fill("Étapes");
+  await page.getByTestId("replace-with").fill("Phases");
+  await page.getByTestId("replace-folder").fill("Plans");
+  await page.getByTestId("replace-summary").filter({ hasText: "1 change(s) in 1 note(s)" }).waitFor();
+  const follow = page.getByTestId("replace-links-follow");
+  await follow.waitFor();
+  assert.match(await follow.innerText(), /Outside the scope, 1 note\(s\) change too/);
+  assert.match(await follow.innerText(), /Journal\/Café\.md \(1 link\(s\)\)/);
+  await shot(page, "replace-4-links-follow");
+  await page.keyboard.press("Escape");
+  await page.getByTestId("replace-panel").waitFor({ state: "detached" });
+  assert.equal(disk(dir, "Journal/Café.md"), "Voir [[Plan#Étapes]].\n", "a preview writes nothing");
 });

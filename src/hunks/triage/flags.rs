@@ -9,7 +9,7 @@
 //! | [`DeletesSection`](Rule::DeletesSection) | it takes out a heading with its section, more than [`MAX_LINES`] lines or more than [`MAX_CHARS`] characters (net), and the request asks for no deletion |
 //! | [`ShrinksNote`](Rule::ShrinksNote) | its file ends up empty, or a third smaller (a note of at least [`MIN_SHRINK_BYTES`]), and this hunk takes text out |
 //! | [`FrontMatter`](Rule::FrontMatter) | it leaves front matter that no longer parses, or drops a key (unless the request asks for a deletion) |
-//! | [`DeadLink`](Rule::DeadLink) | it adds a link to a note or file that does not exist |
+//! | [`DeadLink`](Rule::DeadLink) | it adds a link to a note or file that does not exist, or takes out a heading links point at (`workspace::headings`) |
 //! | [`CodeBlock`](Rule::CodeBlock) | it changes lines of a fenced code block |
 //! | [`TableShape`](Rule::TableShape) | it leaves a table whose rows differ in their number of cells, or changes a table's number of columns |
 //! | [`UnreadFile`](Rule::UnreadFile) | its file is one the job never read or found by searching |
@@ -73,7 +73,8 @@ pub enum Rule {
     ShrinksNote,
     /// It breaks the front matter or drops one of its keys.
     FrontMatter,
-    /// It links to a note that does not exist.
+    /// It links to a note that does not exist, or takes out a heading that
+    /// links point at.
     DeadLink,
     /// It changes a fenced code block.
     CodeBlock,

@@ -11,22 +11,26 @@ use crate::jobs::Job;
 use crate::jobs::error::RuntimeError;
 use crate::project::View;
 
+/// A preview: the edits, a report an operation, and the notes outside
+/// their scope whose links follow (with how many).
+pub type Previewed = (usize, Vec<Report>, Vec<(String, usize)>);
+
 /// The session of the user's operations.
 const OPERATIONS: &str = "operations";
 
 impl Runtime {
-    /// What `ops` would change, staging nothing: the number of edits and
-    /// a report for each (see [`expand::expand`]).
-    pub fn preview_operations(
-        &self,
-        ops: &[VaultOp],
-    ) -> Result<(usize, Vec<Report>), RuntimeError> {
+    /// What `ops` would change, staging nothing: the number of edits, a
+    /// report for each (see [`expand::expand`]), and the notes outside
+    /// their scope whose links would follow what they change (a heading
+    /// renamed), with how many links each.
+    pub fn preview_operations(&self, ops: &[VaultOp]) -> Result<Previewed, RuntimeError> {
         self.read_workspace(|ws| {
             let overlay = ws.overlay();
             let view = View::with(ws.project(), &overlay);
-            expand::expand(&view, ops, ws.protection())
-                .map(|e| (e.edits.len(), e.reports))
-                .map_err(|e| RuntimeError::Invalid(e.to_string()))
+            let expansion = expand::expand(&view, ops, ws.protection())
+                .map_err(|e| RuntimeError::Invalid(e.to_string()))?;
+            let follow = ws.links_that_follow(&expansion.edits)?;
+            Ok((expansion.edits.len(), expansion.reports, follow))
         })
     }
 

@@ -146,6 +146,22 @@ export function ReplacePanel() {
             {report.skipped.length > 0 && `; ${report.skipped.length} note(s) skipped`}
           </p>
         )}
+        {preview && preview.links_follow.length > 0 && (
+          <div data-testid="replace-links-follow">
+            <p class="muted">
+              Outside the scope, {preview.links_follow.length.toLocaleString()} note(s) change too: their links follow a heading this renames
+              (reviewed with it).
+            </p>
+            <ul>
+              {preview.links_follow.slice(0, 10).map((f) => (
+                <li key={f.file_path}>
+                  {f.file_path} <span class="muted">({f.links.toLocaleString()} link(s))</span>
+                </li>
+              ))}
+              {preview.links_follow.length > 10 && <li class="muted">and {(preview.links_follow.length - 10).toLocaleString()} more</li>}
+            </ul>
+          </div>
+        )}
         <div class="search-results">
           {report?.samples.map((s) => (
             <section key={`${s.file_path}:${s.line}`} data-testid="replace-sample">

@@ -100,6 +100,7 @@ export type { LimitField } from "./LimitField";
 export type { Limits } from "./Limits";
 export type { LinkLeft } from "./LinkLeft";
 export type { LinkStyle } from "./LinkStyle";
+export type { LinksFollow } from "./LinksFollow";
 export type { ListValue } from "./ListValue";
 export type { Listing } from "./Listing";
 export type { LocalReply } from "./LocalReply";
