@@ -3231,3 +3231,74 @@ fn an_exclusion_under_a_moves_link_update_then_the_move_saved_breaks_no_link_on_
     ])
     .unwrap();
 }
+
+/// Alpha's deletion is accepted and another program changes Alpha, so the
+/// deletion cannot be carried out, while Alpha's text on disk links to
+/// Beta: an apply that moves Beta keeps it back with Alpha (a conflict),
+/// rather than leave that link naming where Beta is not.
+#[test]
+fn a_move_is_kept_back_with_a_note_that_still_links_to_it_and_cannot_be_saved() {
+    check(&[
+        Step::Delete { note: 0 },
+        Step::Edit {
+            note: 1,
+            line: 5,
+            text: "a".into(),
+        },
+        Step::Decide {
+            pick: 432419046083053106,
+            accept: true,
+        },
+        Step::Replace {
+            word: 0,
+            with: "日".into(),
+            whole_word: false,
+        },
+        Step::Move { note: 1 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Outside {
+            note: 0,
+            review: false,
+        },
+        Step::Retarget { from: 2, to: 1 },
+        Step::Edit {
+            note: 1,
+            line: 3,
+            text: "ß".into(),
+        },
+        Step::Replace {
+            word: 1,
+            with: "é".into(),
+            whole_word: false,
+        },
+        Step::Replace {
+            word: 2,
+            with: "本".into(),
+            whole_word: false,
+        },
+        Step::Decide {
+            pick: 6515854147938062259,
+            accept: false,
+        },
+        Step::Undo {
+            pick: 2246495884917923114,
+        },
+        Step::DecideRun {
+            pick: 3542312852889515044,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 4064451588205288855,
+            accept: true,
+        },
+        Step::Apply {
+            pick: 6527297998807192700,
+            accept: 0,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}

@@ -17,6 +17,7 @@ mod outside_hunks;
 mod propose;
 mod relink;
 mod rollback;
+mod rollback_ties;
 mod ties;
 mod undo;
 

@@ -4,11 +4,23 @@
 //! following, nor a link to where a note is not yet
 //! (docs/architecture.md#changes-across-notes).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use super::Workspace;
 use crate::links::LinkIndex;
 use crate::project::{Overlay, View};
+
+/// The files a save ties together, as groups: each file's group, by path.
+struct Groups {
+    of: HashMap<String, usize>,
+    groups: Vec<Vec<String>>,
+}
+
+impl Groups {
+    fn of(&self, path: &str) -> &[String] {
+        self.of.get(path).map_or(&[], |&k| &self.groups[k])
+    }
+}
 
 impl Workspace {
     /// Of `paths`, those a move ties to a note another program changed
@@ -16,54 +28,22 @@ impl Workspace {
     /// it, they would leave a link naming where a note is not. The changed
     /// note itself is left to its own conflict.
     pub(super) fn held_back(&self, paths: &[String]) -> HashMap<String, String> {
+        let groups = self.tie_groups(paths);
         let mut held = HashMap::new();
-        let mut checked: HashMap<String, bool> = HashMap::new();
-        let mut changed = |ws: &Workspace, path: &str| -> bool {
-            *checked.entry(path.to_owned()).or_insert_with(|| {
-                ws.review.file(path).is_some_and(|f| {
-                    let at = f.disk_path().unwrap_or(path);
-                    ws.project.disk_hash(at).ok().flatten() != f.disk_hash
+        for group in groups.groups.iter().filter(|g| g.len() > 1) {
+            let changed = group.iter().find(|p| {
+                self.review.file(p).is_some_and(|f| {
+                    let at = f.disk_path().unwrap_or(p);
+                    self.project.disk_hash(at).ok().flatten() != f.disk_hash
                 })
-            })
-        };
-        for path in paths {
-            if held.contains_key(path) {
-                continue;
-            }
-            let group = self.tie_group(path);
-            if group.len() == 1 {
-                continue;
-            }
-            if let Some(other) = group.iter().find(|p| changed(self, p)) {
+            });
+            if let Some(other) = changed {
                 for member in group.iter().filter(|p| *p != other) {
                     held.insert(member.clone(), other.clone());
                 }
             }
         }
         held
-    }
-
-    /// `path` and every file a move ties to it, transitively, through the
-    /// moves a save carries out or takes back (those whose note the disk
-    /// has elsewhere than where a save leaves it): a pending move's ties
-    /// change nothing on disk.
-    fn tie_group(&self, path: &str) -> Vec<String> {
-        let in_motion = |p: &str| {
-            self.review
-                .file(p)
-                .is_some_and(|f| f.op().is_some() && f.disk_path() != f.saved_path())
-        };
-        let mut group = vec![path.to_owned()];
-        let mut k = 0;
-        while k < group.len() {
-            for other in self.review.tied_files(&group[k]) {
-                if !group.contains(&other) && (in_motion(&group[k]) || in_motion(&other)) {
-                    group.push(other);
-                }
-            }
-            k += 1;
-        }
-        group
     }
 
     /// The files with unsaved work tied to `paths` by a move, transitively,
@@ -73,75 +53,129 @@ impl Workspace {
     /// of them moves or deletes (a decision since took that link out, and
     /// only their save takes it off the disk).
     pub fn tied_unsaved(&self, paths: &[String]) -> Vec<String> {
-        let mut seen: HashSet<String> = paths.iter().cloned().collect();
-        let mut tied = Vec::new();
-        let mut k = 0;
-        let mut all: Vec<String> = paths.to_vec();
-        while k < all.len() {
-            let mut more = self.tie_group(&all[k]);
-            more.extend(self.linking_on_disk(&all[k]));
-            for other in more {
-                if seen.insert(other.clone()) {
-                    all.push(other.clone());
-                    tied.push(other);
-                }
-            }
-            k += 1;
-        }
-        tied.retain(|p| self.review.file(p).is_some_and(super::files::unsaved));
-        tied.sort_unstable();
-        tied
+        let groups = self.tie_groups(paths);
+        let given: BTreeSet<&String> = paths.iter().collect();
+        let tied: BTreeSet<String> = paths
+            .iter()
+            .flat_map(|p| groups.of(p))
+            .filter(|p| !given.contains(p))
+            .filter(|p| self.review.file(p).is_some_and(super::files::unsaved))
+            .cloned()
+            .collect();
+        tied.into_iter().collect()
     }
 
-    /// The unsaved notes under review whose text on disk links to the note
-    /// `path` has on disk, when a save of `path` moves or deletes it there.
-    fn linking_on_disk(&self, path: &str) -> Vec<String> {
-        let Some(file) = self.review.file(path) else {
-            return Vec::new();
+    /// The group of each of `paths`: it and every file a move ties to it,
+    /// transitively, through the moves a save carries out or takes back
+    /// (those whose note the disk has elsewhere than where a save leaves it;
+    /// a pending move's ties change nothing on disk), and the unsaved notes
+    /// whose text on disk links to a note such a save moves or deletes.
+    fn tie_groups(&self, paths: &[String]) -> Groups {
+        let in_motion = |p: &str| {
+            self.review
+                .file(p)
+                .is_some_and(|f| f.op().is_some() && f.disk_path() != f.saved_path())
         };
-        let Some(at) = file.disk_hash.as_ref().and(file.disk_path()) else {
-            return Vec::new();
+        // Both ways: a group reached from a linking note has its move too.
+        let mut on_disk = self.linking_on_disk();
+        let back: Vec<(String, String)> = on_disk
+            .iter()
+            .flat_map(|(mover, linking)| linking.iter().map(move |l| (l.clone(), mover.clone())))
+            .collect();
+        for (linking, mover) in back {
+            on_disk.entry(linking).or_default().push(mover);
+        }
+        let mut groups = Groups {
+            of: HashMap::new(),
+            groups: Vec::new(),
         };
-        if file.op().is_none() || Some(at) == file.saved_path() {
-            return Vec::new();
+        for path in paths {
+            if groups.of.contains_key(path) {
+                continue;
+            }
+            let k = groups.groups.len();
+            let mut group = vec![path.clone()];
+            groups.of.insert(path.clone(), k);
+            let mut i = 0;
+            while i < group.len() {
+                let here = group[i].clone();
+                let mut next: Vec<String> = self
+                    .review
+                    .tied_files(&here)
+                    .into_iter()
+                    .filter(|other| in_motion(&here) || in_motion(other))
+                    .collect();
+                next.extend(on_disk.get(&here).into_iter().flatten().cloned());
+                for other in next {
+                    if !groups.of.contains_key(&other) {
+                        groups.of.insert(other.clone(), k);
+                        group.push(other);
+                    }
+                }
+                i += 1;
+            }
+            groups.groups.push(group);
+        }
+        groups
+    }
+
+    /// Per file under review whose move or deletion a save carries out, the
+    /// unsaved notes under review whose text on disk links to where the
+    /// disk has it now. Read once, for all of them.
+    fn linking_on_disk(&self) -> HashMap<String, Vec<String>> {
+        let moving: Vec<(&str, &str)> = self
+            .review
+            .files()
+            .filter(|f| f.op().is_some())
+            .filter_map(|f| {
+                let at = f.disk_hash.as_ref().and(f.disk_path())?;
+                (Some(at) != f.saved_path()).then_some((f.path.as_str(), at))
+            })
+            .collect();
+        if moving.is_empty() {
+            return HashMap::new();
         }
         let empty = Overlay::new();
         let disk = View::with(&self.project, &empty);
-        let texts: Vec<(String, String)> = self
+        // Keyed by where the disk has each note, for relative links.
+        let texts: Vec<(String, String, String)> = self
             .review
             .files()
-            .filter(|f| f.path != path && f.binary().is_none() && super::files::unsaved(f))
+            .filter(|f| f.binary().is_none() && super::files::unsaved(f))
             .filter_map(|f| {
                 let on = f.disk_hash.as_ref().and(f.disk_path())?;
-                Some((f.path.clone(), disk.read_text(on).ok()?.text))
+                Some((on.to_owned(), f.path.clone(), disk.read_text(on).ok()?.text))
             })
             .collect();
         if texts.is_empty() {
-            return Vec::new();
+            return HashMap::new();
         }
-        // Keyed by where the disk has each note, for relative links.
-        let keys: HashMap<String, String> = texts
+        let keys: HashMap<&str, &str> = texts
             .iter()
-            .filter_map(|(key, _)| {
-                let f = self.review.file(key)?;
-                Some((f.disk_path()?.to_owned(), key.clone()))
-            })
+            .map(|(on, key, _)| (on.as_str(), key.as_str()))
             .collect();
         let index = disk.with_paths(|paths| {
             LinkIndex::build(
                 paths.iter().copied(),
-                texts.iter().filter_map(|(key, text)| {
-                    let f = self.review.file(key)?;
-                    Some((f.disk_path()?.to_owned(), text.as_str()))
-                }),
+                texts
+                    .iter()
+                    .map(|(on, _, text)| (on.as_str(), text.as_str())),
             )
         });
-        let mut linking: Vec<String> = index
-            .backlinks(at)
-            .iter()
-            .filter_map(|l| keys.get(l.source).cloned())
-            .collect();
-        linking.dedup();
-        linking
+        let mut out = HashMap::new();
+        for (key, at) in moving {
+            let mut linking: Vec<String> = index
+                .backlinks(at)
+                .iter()
+                .filter_map(|l| keys.get(l.source).map(|k| (*k).to_owned()))
+                .filter(|k| k != key)
+                .collect();
+            linking.sort_unstable();
+            linking.dedup();
+            if !linking.is_empty() {
+                out.insert(key.to_owned(), linking);
+            }
+        }
+        out
     }
 }

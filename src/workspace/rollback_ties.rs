@@ -1,0 +1,132 @@
+//! What a hard rollback must not leave apart: a move that counts without a
+//! link update of its own, a link update without its move, a link update
+//! of a move already settled. Each finds, for a file a rollback restored,
+//! the hunks that would stand apart, for the rollback to carry
+//! (docs/architecture.md#changes-across-notes).
+
+use super::Workspace;
+use crate::review::Status;
+
+impl Workspace {
+    /// The move of the file under review at `path`, when it counts (pending
+    /// or accepted) and a link update of its own (see
+    /// [`crate::review::Review::updates_links_of`]) is gone or rejected (only gone, when
+    /// `gone_only`).
+    pub(super) fn move_apart(&self, path: &str, gone_only: bool) -> Option<String> {
+        let file = self.review.file(path)?;
+        let op = file.op()?;
+        let entry = &file.entries()[op.entry];
+        let hunk = entry.hunk_id.clone()?;
+        if entry.status == Status::Rejected {
+            return None;
+        }
+        let mut followers = self
+            .review
+            .carried_across(std::slice::from_ref(&hunk), Status::Rejected);
+        followers.extend(op.followers.iter().cloned());
+        followers
+            .iter()
+            .any(|f| match self.review.status_of(f) {
+                None => op.followers.contains(f),
+                Some(status) => {
+                    !gone_only
+                        && status == Status::Rejected
+                        && !self.review.superseded(f)
+                        && self.review.updates_links_of(f, &hunk)
+                }
+            })
+            .then_some(hunk)
+    }
+
+    /// Whether `hunk` counts: it is under review, pending or accepted.
+    pub(super) fn counts(&self, hunk: &str) -> bool {
+        self.review
+            .status_of(hunk)
+            .is_some_and(|s| s != Status::Rejected)
+    }
+
+    /// The link updates, in other files, that count (pending or accepted)
+    /// while the move they follow, in the file under review at `path`, is
+    /// rejected: put back from a time it was, it takes them with it.
+    pub(super) fn followers_apart(&self, path: &str) -> Vec<String> {
+        let Some(file) = self.review.file(path) else {
+            return Vec::new();
+        };
+        file.entries()
+            .iter()
+            .filter(|e| e.status == Status::Rejected)
+            .filter_map(|e| e.hunk_id.clone())
+            .flat_map(|h| self.review.carried_across(&[h], Status::Rejected))
+            .filter(|h| self.counts(h))
+            .collect()
+    }
+
+    /// The moves, in other files, that count (pending or accepted) while a
+    /// link update of theirs in the file under review at `path` is
+    /// rejected: brought back that way, the file's link would be left
+    /// behind. A settled move stays (see [`Review::settled`]).
+    pub(super) fn leaders_apart(&self, path: &str) -> Vec<String> {
+        let Some(file) = self.review.file(path) else {
+            return Vec::new();
+        };
+        file.entries()
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| e.status == Status::Rejected && !file.covered(*i))
+            .flat_map(|(_, e)| {
+                e.follows.iter().filter(|l| {
+                    e.hunk_id
+                        .as_deref()
+                        .is_some_and(|h| self.review.updates_links_of(h, l))
+                })
+            })
+            .filter(|l| self.counts(l) && !self.review.settled(l))
+            .cloned()
+            .collect()
+    }
+
+    /// The rejected link updates in the file under review at `path` whose
+    /// move counts (pending or accepted) and is settled.
+    pub(super) fn links_of_settled_moves(&self, path: &str) -> Vec<String> {
+        let Some(file) = self.review.file(path) else {
+            return Vec::new();
+        };
+        let stands = |leader: &String| self.counts(leader) && self.review.settled(leader);
+        // The move's own link updates only (a retarget at its note needs
+        // no keeping); and not one whose line shows a link that follows the
+        // move without it (see `FileReview::covered`).
+        file.entries()
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| {
+                let update = |l: &&String| {
+                    e.hunk_id
+                        .as_deref()
+                        .is_some_and(|h| self.review.updates_links_of(h, l))
+                };
+                e.status == Status::Rejected
+                    && e.follows.iter().filter(update).any(stands)
+                    && !file.covered(*i)
+            })
+            .filter_map(|(_, e)| e.hunk_id.clone())
+            .collect()
+    }
+
+    /// The link updates in the file under review at `path` that count
+    /// (pending or accepted) while a move they follow is gone or rejected.
+    pub(super) fn links_apart(&self, path: &str) -> Vec<String> {
+        let Some(file) = self.review.file(path) else {
+            return Vec::new();
+        };
+        let gone = |leader: &String| {
+            self.review
+                .status_of(leader)
+                .is_none_or(|s| s == Status::Rejected)
+        };
+        file.entries()
+            .iter()
+            .filter(|e| e.status != Status::Rejected && e.follows.iter().any(gone))
+            .filter_map(|e| e.hunk_id.clone())
+            .collect()
+    }
+}
