@@ -434,16 +434,7 @@ impl Workspace {
         };
         self.review.carry_moves(hunk_ids, &mut decisions)?;
         self.keep_links(before, &decisions)?;
-        let rows: Vec<(String, Status)> = decisions
-            .iter()
-            .flat_map(|d| {
-                d.entry_ids
-                    .iter()
-                    .cloned()
-                    .zip(d.moves.iter().map(|m| m.to))
-            })
-            .collect();
-        self.store.save_statuses(&rows, None)?;
+        self.store_statuses(&decisions)?;
         self.record_decisions(
             || {
                 let what = match hunk_ids {
@@ -455,6 +446,20 @@ impl Workspace {
             &decisions,
         )?;
         Ok(decisions)
+    }
+
+    /// Stores the statuses `decisions` set, in one transaction.
+    fn store_statuses(&mut self, decisions: &[Decision]) -> Result<(), StoreError> {
+        let rows: Vec<(String, Status)> = decisions
+            .iter()
+            .flat_map(|d| {
+                d.entry_ids
+                    .iter()
+                    .cloned()
+                    .zip(d.moves.iter().map(|m| m.to))
+            })
+            .collect();
+        self.store.save_statuses(&rows, None)
     }
 
     /// Takes a checkpoint of `paths` as they are now, saying `what` it holds.

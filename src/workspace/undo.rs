@@ -287,16 +287,7 @@ impl Workspace {
         let named: Vec<String> = targets.iter().map(|(h, _, _)| h.clone()).collect();
         self.review.carry_moves(&named, &mut decisions)?;
         self.keep_links(before, &decisions)?;
-        let rows: Vec<(String, Status)> = decisions
-            .iter()
-            .flat_map(|d| {
-                d.entry_ids
-                    .iter()
-                    .cloned()
-                    .zip(d.moves.iter().map(|m| m.to))
-            })
-            .collect();
-        self.store.save_statuses(&rows, None)?;
+        self.store_statuses(&decisions)?;
         Ok((moved(&decisions), left))
     }
 

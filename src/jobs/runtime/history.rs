@@ -2,6 +2,7 @@
 //! decisions they take back (see [`crate::workspace::History`]).
 
 use super::Runtime;
+use super::review::jobs_moved;
 use crate::checkpoints::RollbackMode;
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{FeedEvent, ReviewBatch, RollbackCompleted, RuntimeEvent};
@@ -43,21 +44,7 @@ impl Runtime {
                 }));
             return;
         }
-        let jobs: Vec<String> = {
-            let ws = self.ws();
-            let review = ws.review();
-            let mut jobs: Vec<String> = Vec::new();
-            for m in &stepped.moved {
-                let job = review
-                    .find_hunk(&m.hunk_id)
-                    .ok()
-                    .and_then(|(p, i)| review.file(&p)?.entries()[i].job_id.clone());
-                if let Some(job) = job.filter(|j| !jobs.contains(j)) {
-                    jobs.push(job);
-                }
-            }
-            jobs
-        };
+        let jobs = jobs_moved(self.ws().review(), &stepped.moved);
         let batch = ReviewBatch {
             job_ids: jobs.clone(),
             status: if stepped.undone {

@@ -17,7 +17,7 @@ use crate::jobs::shapes::{
     DecidedMany, Job, JobError, JobStatus, PatternGroup, ReviewGroup, ReviewQueue, Selection,
     Session,
 };
-use crate::review::{Decision, Status};
+use crate::review::{Decision, HunkMove, Review, Status};
 use crate::workspace::{AppliedFile, FileContent, step_label};
 
 /// The fewest files of an apply (or a Save all) that reports its progress.
@@ -104,17 +104,7 @@ impl Runtime {
                 None => step_label(status, &selection.describe(hunk_ids.len())),
             };
             let decisions = ws.as_step(label, |ws| ws.decide_many(&hunk_ids, status))?;
-            let review = ws.review();
-            let mut jobs: Vec<String> = Vec::new();
-            for m in decisions.iter().flat_map(|d| &d.moves) {
-                let job = review
-                    .find_hunk(&m.hunk_id)
-                    .ok()
-                    .and_then(|(p, i)| review.file(&p)?.entries()[i].job_id.clone());
-                if let Some(job) = job.filter(|j| !jobs.contains(j)) {
-                    jobs.push(job);
-                }
-            }
+            let jobs = jobs_moved(ws.review(), decisions.iter().flat_map(|d| &d.moves));
             (decisions, jobs)
         };
         let moved = decisions
@@ -502,4 +492,21 @@ fn triaged(group: &mut ReviewGroup, bundle: &DiffBundle, rejected: &dyn Fn(&str)
             })
         })
         .collect();
+}
+
+/// The jobs whose hunks `moves` moved, in the order first met.
+pub(super) fn jobs_moved<'a>(
+    review: &Review,
+    moves: impl IntoIterator<Item = &'a HunkMove>,
+) -> Vec<String> {
+    let mut jobs: Vec<String> = Vec::new();
+    for m in moves {
+        if let Some(job) = review
+            .job_of(&m.hunk_id)
+            .filter(|j| !jobs.iter().any(|k| k == j))
+        {
+            jobs.push(job.to_owned());
+        }
+    }
+    jobs
 }
