@@ -3302,3 +3302,22 @@ fn a_move_is_kept_back_with_a_note_that_still_links_to_it_and_cannot_be_saved() 
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run: a rollback brings Beta's move back, its undo
+/// takes it out again, a retarget links Gamma to where Beta is now, and an
+/// undo of the rollback's undo (through the history) brings the move back
+/// once more: Gamma's new link must follow it.
+#[test]
+fn undoing_a_rollback_step_after_a_retarget_breaks_no_link() {
+    check(&[
+        Step::Move { note: 1 },
+        Step::Rollback {
+            pick: 0,
+            undo: true,
+        },
+        Step::UndoLast { redo: false },
+        Step::Retarget { from: 0, to: 1 },
+        Step::UndoLast { redo: false },
+    ])
+    .unwrap();
+}

@@ -219,6 +219,36 @@ impl Workspace {
         Ok(())
     }
 
+    /// Of the moves that came to count since `counting` (undoing a
+    /// rollback brought them back), those a note of `shown` outside
+    /// `restored` links to with no link update of theirs: a link written
+    /// since the rollback. Rejected, with their link updates. Returns the
+    /// files that changed.
+    pub(super) fn reject_moves_leaving_others(
+        &mut self,
+        shown: &Overlay,
+        counting: &BTreeSet<String>,
+        restored: &BTreeSet<String>,
+    ) -> Result<Vec<String>, WorkspaceError> {
+        let now = self.counting_moves();
+        let back = self.moves_among(now.into_iter().filter(|h| !counting.contains(h)));
+        let hunks: Vec<String> = self
+            .left_behind(shown, back)?
+            .into_iter()
+            .filter(|(_, files)| files.iter().any(|f| !restored.contains(f)))
+            .map(|(hunk, _)| hunk)
+            .collect();
+        if hunks.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(self
+            .review
+            .decide_many(&hunks, Status::Rejected)?
+            .into_iter()
+            .map(|d| d.path)
+            .collect())
+    }
+
     /// The moves that count after a rollback and would leave links behind:
     /// one that came to count since `counting` (see
     /// [`Workspace::counting_moves`]) where a note of `shown` links to its

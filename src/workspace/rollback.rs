@@ -404,9 +404,24 @@ impl Workspace {
             paths.extend(decisions.into_iter().map(|d| d.path));
         }
         // So would a move brought back while a note restored to a time
-        // before it links to the note's old path; but undoing a rollback
-        // gives back exactly what was.
-        if checkpoint.kind != CheckpointKind::Rollback {
+        // before it links to the note's old path. Undoing a rollback gives
+        // back exactly what the notes it restores were; a note it leaves as
+        // it is may have come to link to the old path since.
+        if undoing {
+            let restored: BTreeSet<String> = snapshots
+                .iter()
+                .flat_map(|(path, _, _)| {
+                    let known = [before.file_of(path), self.review.file_of(path)];
+                    known
+                        .into_iter()
+                        .flatten()
+                        .flat_map(|f| f.paths().map(str::to_owned))
+                        .chain([path.clone()])
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            paths.extend(self.reject_moves_leaving_others(&shown, &counting, &restored)?);
+        } else {
             let changed = paths.clone();
             paths.extend(self.reject_moves_leaving_links(&shown, &counting, &changed)?);
             // A settled move cannot be rejected: the rollback is refused.
