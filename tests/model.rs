@@ -851,7 +851,12 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
 fn trace(n: usize, step: &Step, ws: &Workspace, root: &Path) {
     eprintln!("--- step {n}: {step:?}");
     for (path, text) in view(ws, root) {
-        eprintln!("  {path}: {:?}", text.lines().nth(2).unwrap_or(""));
+        // The lines that link: what the link checks read.
+        let links: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("[[") || l.contains("]("))
+            .collect();
+        eprintln!("  {path}: {links:?}");
     }
     for file in ws.review().files() {
         let op = file.op().map(|op| format!("{:?} done={}", op.op, op.done));
@@ -3317,6 +3322,50 @@ fn undoing_a_rollback_step_after_a_retarget_breaks_no_link() {
         },
         Step::UndoLast { redo: false },
         Step::Retarget { from: 0, to: 1 },
+        Step::UndoLast { redo: false },
+    ])
+    .unwrap();
+}
+
+/// Found by an unpinned run: an apply rejects hunks, Alpha moves (its link
+/// updates written on what the apply left), and undoing the apply brings
+/// back hunks written before the move: no link may dangle to Alpha's old
+/// path.
+#[test]
+fn undoing_an_apply_after_a_move_breaks_no_link() {
+    check(&[
+        Step::Delete { note: 1 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Replace {
+            word: 0,
+            with: "日".into(),
+            whole_word: false,
+        },
+        Step::Delete { note: 0 },
+        Step::Delete { note: 0 },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: " ".into(),
+        },
+        Step::Rollback {
+            pick: 184108779448272381,
+            undo: false,
+        },
+        Step::Undo { pick: 0 },
+        Step::EachNote {
+            line: 3,
+            text: "ß".into(),
+        },
+        Step::Apply {
+            pick: 965059237806231151,
+            accept: 48,
+            crash: None,
+        },
+        Step::Move { note: 0 },
         Step::UndoLast { redo: false },
     ])
     .unwrap();

@@ -43,7 +43,7 @@ impl Review {
         let by_file = BTreeMap::from([(path.clone(), moves.clone())]);
         self.check_moves(&by_file)?;
         self.check_links_kept(std::slice::from_ref(&hunk_id.to_owned()), &rejected_by(&self.files, &by_file))?;
-        let file = self.files.get_mut(&path).expect("found above");
+        let file = self.file_mut(&path).expect("found above");
         let decision = decision(file, &moves);
         file.set_statuses(&moves);
         file.entry_mut(i).reason = reason.map(str::to_owned);
@@ -62,6 +62,17 @@ impl Review {
     /// [`Review::decide`]), as one undo step: undoing any of them undoes
     /// them all. Returns one decision per file, in path order.
     pub fn decide_many(
+        &mut self,
+        hunk_ids: &[String],
+        status: Status,
+    ) -> Result<Vec<Decision>, ReviewError> {
+        // What its moves carry may be refused after they are made: a
+        // transaction, kept whole or not at all.
+        self.transaction(|draft| draft.decide_many_on_draft(hunk_ids, status))
+    }
+
+    /// [`Review::decide_many`], leaving what it did when refused midway.
+    fn decide_many_on_draft(
         &mut self,
         hunk_ids: &[String],
         status: Status,
@@ -115,12 +126,8 @@ impl Review {
             seq: self.next_step(),
             ..UndoStep::default()
         };
-        // What it changes, for putting it back when it is refused: each
-        // file's statuses before it, and the reasons it clears.
-        let mut statuses: Vec<(String, Vec<(usize, Status)>)> = Vec::new();
-        let mut reasons: Vec<(String, usize, Option<String>)> = Vec::new();
         for (path, indexes) in by_file {
-            let file = self.files.get_mut(&path).expect("found above");
+            let file = self.file_mut(&path).expect("found above");
             let mut before: BTreeMap<usize, Status> = BTreeMap::new();
             let mut hidden = Vec::new();
             for (i, status) in indexes {
@@ -130,9 +137,8 @@ impl Review {
                     before.entry(j).or_insert(file.entries()[j].status);
                 }
                 file.set_statuses(&moves);
-                reasons.push((path.clone(), i, file.entry_mut(i).reason.take()));
+                file.entry_mut(i).reason = None;
             }
-            statuses.push((path.clone(), before.iter().map(|(&j, &s)| (j, s)).collect()));
             let entries = file.entries();
             let moves: Vec<HunkMove> = before
                 .iter()
@@ -161,17 +167,7 @@ impl Review {
                 && !hunk_ids.contains(&m.hunk_id)
         });
         if let Some(lost) = lost {
-            let refusal = self.link_of_settled_move(hunk_ids, &lost.hunk_id);
-            for (path, back) in statuses {
-                self.files
-                    .get_mut(&path)
-                    .expect("decided above")
-                    .set_statuses(&back);
-            }
-            for (path, i, reason) in reasons {
-                self.files.get_mut(&path).expect("decided above").entry_mut(i).reason = reason;
-            }
-            return Err(refusal);
+            return Err(self.link_of_settled_move(hunk_ids, &lost.hunk_id));
         }
         let step = Arc::new(step);
         // Every hunk it moved, those it carried within their files too:
@@ -278,9 +274,6 @@ impl Review {
         let mut fresh = all.clone();
         while !fresh.is_empty() {
             let mut more = self.carried_across(&fresh, status);
-            if status == Status::Accepted {
-                more.extend(self.own_pending_updates(&fresh));
-            }
             for hunk in &fresh {
                 if let Ok((path, i)) = self.find_hunk(hunk) {
                     let file = &self.files[&path];
@@ -313,12 +306,7 @@ impl Review {
     pub fn undo_many(&mut self, hunk_ids: &[String]) -> Result<Vec<Decision>, ReviewError> {
         // Undone whole or not at all: what its moves carry may be refused
         // after they are made.
-        let before = self.clone();
-        let undone = self.undo_steps(hunk_ids);
-        if undone.is_err() {
-            *self = before;
-        }
-        undone
+        self.transaction(|draft| draft.undo_steps(hunk_ids))
     }
 
     /// [`Review::undo_many`], leaving what it did when refused midway.
@@ -364,7 +352,7 @@ impl Review {
         let mut written_on = Vec::new();
         for (path, moves) in &mut by_file {
             let file = &self.files[path];
-            let (planned, added) = with_dependents(file, file.with_exclusions(std::mem::take(moves)));
+            let (planned, added) = with_dependents(file, std::mem::take(moves));
             *moves = planned;
             written_on.extend(added);
         }
@@ -378,7 +366,7 @@ impl Review {
         let mut decisions = Vec::new();
         let mut changed: Vec<(String, Status)> = Vec::new();
         for (path, moves) in by_file {
-            let file = self.files.get_mut(&path).expect("found above");
+            let file = self.file_mut(&path).expect("found above");
             let decided = decision(file, &moves);
             changed.extend(decided.moves.iter().map(|m| (m.hunk_id.clone(), m.to)));
             decisions.push(decided);
@@ -437,7 +425,7 @@ impl Review {
         self.check_moves(&by_file)?;
         self.check_links_kept(std::slice::from_ref(&hunk_id.to_owned()), &rejected_by(&self.files, &by_file))?;
         self.undo.remove(hunk_id);
-        let file = self.files.get_mut(&path).expect("found above");
+        let file = self.file_mut(&path).expect("found above");
         let decision = decision(file, &moves);
         file.set_statuses(&moves);
         Ok(decision)
@@ -505,7 +493,7 @@ impl Review {
                 (file.entries()[i].status == *to).then_some((i, *from))
             })
             .collect();
-        Ok(moves.map(|m| (path, with_dependents(file, file.with_exclusions(m)).0)))
+        Ok(moves.map(|m| (path, with_dependents(file, m).0)))
     }
 
     /// Rejects, with their other link updates, the moves whose link updates
@@ -570,10 +558,11 @@ impl Review {
 
     /// Sets hunks back (or forward) to where a step of the decision history
     /// left them: each `(hunk, now, to)` of `targets` is set to `to` where
-    /// its status is still `now`, and nothing else is decided from it. What
-    /// was written since on a hunk it rejects goes with it, as a rejection
-    /// takes what builds on a hunk (with the moves such a link update
-    /// follows). Returns one decision per file touched and the hunks left
+    /// its status is still `now`, and nothing else is decided from it but
+    /// what a note's text needs: what was written since on a hunk it
+    /// rejects goes with it, as a rejection takes what builds on a hunk,
+    /// and a hunk written since over the same words as one it brings back
+    /// is rejected (with the moves such a link update follows). Returns one decision per file touched and the hunks left
     /// as they are: moved since, no longer under review, or settled (see
     /// [`Review::settled`]).
     pub fn restore(
@@ -605,7 +594,7 @@ impl Review {
         }
         let mut decisions = Vec::new();
         for (path, moves) in by_file {
-            let file = self.files.get_mut(&path).expect("found above");
+            let file = self.file_mut(&path).expect("found above");
             let decided = decision(file, &moves);
             file.set_statuses(&moves);
             // A hunk's own latest decision is no longer what undo takes back.
@@ -632,8 +621,7 @@ impl Review {
     /// Accepts every pending hunk of `path`; returns the moves.
     pub fn accept_all_in_file(&mut self, path: &str) -> Result<Decision, ReviewError> {
         let file = self
-            .files
-            .get_mut(path)
+            .file_mut(path)
             .ok_or_else(|| ReviewError::UnknownFile(path.to_owned()))?;
         let moves: Vec<(usize, Status)> = file
             .entries()
@@ -686,13 +674,21 @@ fn decision(file: &FileReview, moves: &[(usize, Status)]) -> Decision {
 }
 
 /// `moves` of `file`'s entries, with the hunks written since on one they
-/// reject (rejected with it, as a decision rejects what builds on a hunk),
-/// and the ids of those it added.
+/// reject (rejected with it, as a decision rejects what builds on a hunk)
+/// and those that replaced the same words as one they bring back (its
+/// alternatives, see [`FileReview::with_exclusions`]), and the ids of
+/// those it added.
 fn with_dependents(
     file: &FileReview,
-    mut moves: Vec<(usize, Status)>,
+    moves: Vec<(usize, Status)>,
 ) -> (Vec<(usize, Status)>, Vec<String>) {
-    let mut added = Vec::new();
+    let named: Vec<usize> = moves.iter().map(|(i, _)| *i).collect();
+    let mut moves = file.with_exclusions(moves);
+    let mut added: Vec<String> = moves
+        .iter()
+        .filter(|(i, _)| !named.contains(i))
+        .filter_map(|(i, _)| file.entries()[*i].hunk_id.clone())
+        .collect();
     let rejected: Vec<usize> = moves
         .iter()
         .filter(|(_, s)| *s == Status::Rejected)

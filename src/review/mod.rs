@@ -20,6 +20,7 @@
 
 mod buffer;
 mod decide;
+mod draft;
 mod file;
 pub(crate) mod legacy;
 mod op;
@@ -334,6 +335,8 @@ pub struct Review {
     moved_to: HashMap<String, String>,
     /// Per move, the link hunks that follow it (see [`op`]).
     followers: HashMap<String, Vec<String>>,
+    /// The open transactions, innermost last (see [`draft`]).
+    journal: Vec<draft::Savepoint>,
 }
 
 impl Review {
@@ -349,6 +352,7 @@ impl Review {
 
     /// The file under review at `path`, to change.
     pub(crate) fn file_mut(&mut self, path: &str) -> Option<&mut FileReview> {
+        self.keep(path);
         self.files.get_mut(path)
     }
 
@@ -410,6 +414,7 @@ impl Review {
                 self.hunks
                     .insert(hunk.hunk_id.clone(), proposal.file_path.clone());
             }
+            self.keep(&proposal.file_path);
             let file = self
                 .files
                 .entry(proposal.file_path.clone())
@@ -496,7 +501,7 @@ impl Review {
         }
         let ids = entries.iter().map(|e| e.id.clone()).collect();
         if !entries.is_empty() {
-            let file = self.files.get_mut(path).expect("checked above");
+            let file = self.file_mut(path).expect("checked above");
             file.record(entries, ops);
         }
         Ok(ids)
@@ -522,11 +527,13 @@ impl Review {
         if let Some(to) = file.op().and_then(|op| op.op.target()) {
             self.moved_to.insert(to.to_owned(), file.path.clone());
         }
+        self.keep(&file.path);
         self.files.insert(file.path.clone(), file);
     }
 
     /// Takes a file out of review.
     pub(crate) fn remove_file(&mut self, path: &str) -> Option<FileReview> {
+        self.keep(path);
         let file = self.files.remove(path)?;
         // The followers stay listed, both ways: a move restored from a
         // checkpoint leads its link updates again, and one whose link update

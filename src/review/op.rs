@@ -129,6 +129,7 @@ impl Review {
             };
             self.hunks
                 .insert(hunk_id.clone(), proposal.file_path.clone());
+            self.keep(&proposal.file_path);
             let file = self
                 .files
                 .entry(proposal.file_path.clone())
@@ -209,11 +210,7 @@ impl Review {
     pub(crate) fn mark_outside(&mut self, hunk_ids: &[String]) {
         for hunk in hunk_ids {
             if let Ok((path, i)) = self.find_hunk(hunk) {
-                self.files
-                    .get_mut(&path)
-                    .expect("found")
-                    .entry_mut(i)
-                    .origin = Origin::Outside;
+                self.file_mut(&path).expect("found").entry_mut(i).origin = Origin::Outside;
             }
         }
     }
@@ -225,7 +222,7 @@ impl Review {
             let Ok((path, i)) = self.find_hunk(follower) else {
                 continue;
             };
-            let entry = self.files.get_mut(&path).expect("found").entry_mut(i);
+            let entry = self.file_mut(&path).expect("found").entry_mut(i);
             if !entry.follows.iter().any(|h| h == hunk_id) {
                 entry.follows.push(hunk_id.to_owned());
             }
@@ -237,7 +234,7 @@ impl Review {
             // links to where the note goes needs the move, not the reverse.
             if self.updates_links_of(follower, hunk_id)
                 && let Ok((path, _)) = self.find_hunk(hunk_id)
-                && let Some(op) = &mut self.files.get_mut(&path).expect("found").op
+                && let Some(op) = &mut self.file_mut(&path).expect("found").op
                 && !op.followers.contains(follower)
             {
                 op.followers.push(follower.clone());
@@ -339,10 +336,13 @@ impl Review {
     /// The hunks in other files a decision setting `hunk_ids` to `status`
     /// carries with them, transitively, so that a link update never counts
     /// without its move: rejecting a move rejects the link hunks that follow
-    /// it; accepting a link hunk accepts the moves it follows; setting a
-    /// move back to pending does so to its accepted followers, and a link
-    /// hunk to pending does so to its rejected moves. Not `hunk_ids`
-    /// themselves; empty when nothing crosses files.
+    /// it; accepting a link hunk accepts the moves it follows, and
+    /// accepting a move its own pending link updates (one rejected since is
+    /// the user's choice to leave that link); setting a move back to
+    /// pending does so to its accepted followers, and a link hunk to
+    /// pending does so to its rejected moves and the move it is its own
+    /// update of. Not `hunk_ids` themselves; empty when nothing crosses
+    /// files.
     pub fn carried_across(&self, hunk_ids: &[String], status: Status) -> Vec<String> {
         let followers = |hunk: &str| -> Vec<&str> {
             self.followers
@@ -368,7 +368,15 @@ impl Review {
         while let Some(hunk) = todo.pop() {
             let next: Vec<&str> = match status {
                 Status::Rejected => followers(hunk),
-                Status::Accepted => leaders(hunk),
+                // A move and its own link updates are one change:
+                // accepting the move accepts those still pending.
+                Status::Accepted => {
+                    let mut next = leaders(hunk);
+                    next.extend(followers(hunk).into_iter().filter(|f| {
+                        self.status_of(f) == Some(Status::Pending) && self.updates_links_of(f, hunk)
+                    }));
+                    next
+                }
                 Status::Pending => {
                     let mut next: Vec<&str> = followers(hunk)
                         .into_iter()
@@ -411,22 +419,6 @@ impl Review {
             .flat_map(|m| {
                 self.followers.get(m).into_iter().flatten().filter(move |u| {
                     self.status_of(u) == Some(Status::Accepted) && self.updates_links_of(u, m)
-                })
-            })
-            .cloned()
-            .collect()
-    }
-
-    /// The pending link updates of its own (see [`Review::updates_links_of`])
-    /// of each move among `hunk_ids`: a move and its own link updates are
-    /// one change, so accepting the move accepts them. One rejected since
-    /// stays so: the user's choice to leave that link as it is.
-    pub(crate) fn own_pending_updates(&self, hunk_ids: &[String]) -> Vec<String> {
-        hunk_ids
-            .iter()
-            .flat_map(|m| {
-                self.followers.get(m).into_iter().flatten().filter(move |f| {
-                    self.status_of(f) == Some(Status::Pending) && self.updates_links_of(f, m)
                 })
             })
             .cloned()

@@ -13,58 +13,36 @@
 
 use std::collections::BTreeSet;
 
-use super::{Workspace, WorkspaceError};
+use super::{Workspace, WorkspaceError, overlay_of};
 use crate::edits::FileOp;
 use crate::project::{Overlay, View};
 use crate::review::{Decision, Review, ReviewError, Status};
 use crate::tools::links::{dangling_to, linking_to, stem};
 
 impl Workspace {
-    /// The review as it is, kept only when a decision could bring a move
-    /// back or show a link to a moved note's old path: when the review holds
-    /// a move.
-    pub(super) fn before_moves_back(&self) -> Option<Review> {
-        let any = self.review.files().any(|f| {
-            f.op()
-                .is_some_and(|op| matches!(op.op, FileOp::Move { .. }))
-        });
-        any.then(|| self.review.clone())
-    }
-
     /// Checks that the moves `decisions` brought back leave no link behind,
     /// and that the hunks they brought back show no link to a moved note's
-    /// old path (see the module docs); otherwise puts `before` back and
-    /// refuses.
-    pub(super) fn keep_links(
-        &mut self,
-        before: Option<Review>,
-        decisions: &[Decision],
-    ) -> Result<(), WorkspaceError> {
-        let Some(mut before) = before else {
-            return Ok(());
-        };
+    /// old path (see the module docs), against the working state before
+    /// the open transaction; otherwise refuses (the transaction is
+    /// dropped).
+    pub(super) fn keep_links(&self, decisions: &[Decision]) -> Result<(), WorkspaceError> {
         let revealed: Vec<String> = decisions
             .iter()
             .flat_map(|d| &d.moves)
             .filter(|m| m.from == Status::Rejected && m.to != Status::Rejected)
             .map(|m| m.hunk_id.clone())
             .collect();
-        if revealed.is_empty() {
+        if revealed.is_empty() || self.counting_moves().is_empty() {
             return Ok(());
         }
+        let shown = overlay_of(self.review.files_before());
         let back = self.moves_among(revealed.iter().cloned());
-        std::mem::swap(&mut self.review, &mut before);
-        let shown = self.overlay();
-        std::mem::swap(&mut self.review, &mut before);
         let refusal = match self.left_behind(&shown, back)?.into_iter().next() {
             Some((hunk, files)) => Some(ReviewError::LinksBehind { hunk, files }),
             None => self.links_to_moved(&shown, &revealed)?,
         };
         match refusal {
-            Some(refusal) => {
-                self.review = before;
-                Err(refusal.into())
-            }
+            Some(refusal) => Err(refusal.into()),
             None => Ok(()),
         }
     }

@@ -39,7 +39,7 @@ use crate::checkpoints::{Checkpoint, CheckpointKind, CheckpointPage, FileSnapsho
 use crate::edits::EditError;
 use crate::expand::Protection;
 use crate::project::{Overlay, PathError, Project, WriteError, text};
-use crate::review::{Decision, Review, ReviewError, Status};
+use crate::review::{Decision, FileReview, Review, ReviewError, Status};
 use crate::store::{NewCheckpointFile, Store, StoreError};
 
 /// Why a workspace operation failed; the state is as it was before it.
@@ -146,6 +146,29 @@ impl WorkspaceError {
                 | WorkspaceError::TiedToConflict { .. }
         )
     }
+}
+
+/// The working state `files` show over the disk (see [`Workspace::overlay`]).
+fn overlay_of<'a>(files: impl Iterator<Item = &'a FileReview>) -> Overlay {
+    let mut overlay = Overlay::new();
+    for file in files {
+        if file.binary().is_some() {
+            attachment::lay_over(&mut overlay, file);
+            continue;
+        }
+        let text = file.buffer();
+        let absent = file.unmade(&text);
+        let shown = file.view_path().filter(|_| !absent);
+        for path in file.paths() {
+            if Some(path) != shown && (path == file.path || Some(path) == file.disk_path()) {
+                overlay.insert(path, None);
+            }
+        }
+        if let Some(at) = shown {
+            overlay.insert(at, Some(Arc::from(text)));
+        }
+    }
+    overlay
 }
 
 /// Who asked for a run, for its checkpoint.
@@ -301,25 +324,7 @@ impl Workspace {
     /// creation rejected) is absent, and so is a file whose deletion is
     /// pending or accepted, and the old path of a moved one.
     pub fn overlay(&self) -> Overlay {
-        let mut overlay = Overlay::new();
-        for file in self.review.files() {
-            if file.binary().is_some() {
-                attachment::lay_over(&mut overlay, file);
-                continue;
-            }
-            let text = file.buffer();
-            let absent = file.unmade(&text);
-            let shown = file.view_path().filter(|_| !absent);
-            for path in file.paths() {
-                if Some(path) != shown && (path == file.path || Some(path) == file.disk_path()) {
-                    overlay.insert(path, None);
-                }
-            }
-            if let Some(at) = shown {
-                overlay.insert(at, Some(Arc::from(text)));
-            }
-        }
-        overlay
+        overlay_of(self.review.files())
     }
 
     /// Accepts or rejects one hunk, with the hunks that depend on it or that
@@ -334,7 +339,6 @@ impl Workspace {
         reason: Option<&str>,
     ) -> Result<Decision, WorkspaceError> {
         let (path, _) = self.review.find_hunk(hunk_id)?;
-        let before = self.before_moves_back();
         if self.review.crosses_files(hunk_id, status) {
             // A move with the links that follow it: one step over many files.
             let decisions = self.decide_many(&[hunk_id.to_owned()], status)?;
@@ -371,18 +375,33 @@ impl Workspace {
             );
             self.checkpoint_files(&what, [planned.path])?;
         }
-        let decided = match status {
-            Status::Pending => self.review.undo(hunk_id)?,
-            _ => self.review.decide(hunk_id, status, reason)?,
-        };
-        let mut decisions = vec![decided];
-        self.review
-            .carry_moves(&[hunk_id.to_owned()], &mut decisions)?;
-        let decision = match decisions.len() {
-            1 => decisions.pop().expect("one"),
-            _ => Decision::merged(path.clone(), decisions),
-        };
-        self.keep_links(before, std::slice::from_ref(&decision))?;
+        self.transaction(|ws| {
+            let decided = match status {
+                Status::Pending => ws.review.undo(hunk_id)?,
+                _ => ws.review.decide(hunk_id, status, reason)?,
+            };
+            let mut decisions = vec![decided];
+            ws.review
+                .carry_moves(&[hunk_id.to_owned()], &mut decisions)?;
+            let decision = match decisions.len() {
+                1 => decisions.pop().expect("one"),
+                _ => Decision::merged(path.clone(), decisions),
+            };
+            ws.keep_links(std::slice::from_ref(&decision))?;
+            ws.store_decision(hunk_id, &path, status, reason, decision)
+        })
+    }
+
+    /// Stores the statuses `decision` set on deciding `hunk_id` (in
+    /// `path`) with `reason`, and records it as a step of the history.
+    fn store_decision(
+        &mut self,
+        hunk_id: &str,
+        path: &str,
+        status: Status,
+        reason: Option<&str>,
+        decision: Decision,
+    ) -> Result<Decision, WorkspaceError> {
         let rows: Vec<(String, Status)> = decision
             .entry_ids
             .iter()
@@ -427,25 +446,40 @@ impl Workspace {
             );
             self.checkpoint_files(&what, typed)?;
         }
-        let before = self.before_moves_back();
-        let mut decisions = match status {
-            Status::Pending => self.review.undo_many(hunk_ids)?,
-            _ => self.review.decide_many(hunk_ids, status)?,
-        };
-        self.review.carry_moves(hunk_ids, &mut decisions)?;
-        self.keep_links(before, &decisions)?;
-        self.store_statuses(&decisions)?;
-        self.record_decisions(
-            || {
-                let what = match hunk_ids {
-                    [one] => one.clone(),
-                    many => format!("{} hunks", many.len()),
-                };
-                undo::step_label(status, &what)
-            },
-            &decisions,
-        )?;
-        Ok(decisions)
+        self.transaction(|ws| {
+            let mut decisions = match status {
+                Status::Pending => ws.review.undo_many(hunk_ids)?,
+                _ => ws.review.decide_many(hunk_ids, status)?,
+            };
+            ws.review.carry_moves(hunk_ids, &mut decisions)?;
+            ws.keep_links(&decisions)?;
+            ws.store_statuses(&decisions)?;
+            ws.record_decisions(
+                || {
+                    let what = match hunk_ids {
+                        [one] => one.clone(),
+                        many => format!("{} hunks", many.len()),
+                    };
+                    undo::step_label(status, &what)
+                },
+                &decisions,
+            )?;
+            Ok(decisions)
+        })
+    }
+
+    /// Runs `change` on the review as a draft: what it did to the review is
+    /// kept when it returns `Ok` and dropped whole when it returns `Err`
+    /// (see `Review::transaction`). Its writes to the store come last, so
+    /// a refusal has written nothing.
+    pub(super) fn transaction<T>(
+        &mut self,
+        change: impl FnOnce(&mut Workspace) -> Result<T, WorkspaceError>,
+    ) -> Result<T, WorkspaceError> {
+        self.review.begin();
+        let done = change(self);
+        self.review.end(done.is_ok());
+        done
     }
 
     /// Stores the statuses `decisions` set, in one transaction.

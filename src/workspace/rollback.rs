@@ -103,27 +103,23 @@ impl Workspace {
     ) -> Result<RollbackReport, WorkspaceError> {
         let checkpoint = self.checkpoint(id)?;
         let before = self.review.clone();
-        let done = match mode {
-            RollbackMode::HardAll => self.roll_back_whole(&checkpoint, &before),
-            RollbackMode::ScopedSelected => self.roll_back_hunks(&checkpoint, hunk_ids),
-        };
-        // The undo checkpoint holds every file the rollback changed, as it
-        // was before: those it found it had to change as it went too.
-        let report = done.and_then(|(files, mut paths, what)| {
+        self.transaction(|ws| {
+            let (files, mut paths, what) = match mode {
+                RollbackMode::HardAll => ws.roll_back_whole(&checkpoint, &before)?,
+                RollbackMode::ScopedSelected => ws.roll_back_hunks(&checkpoint, hunk_ids)?,
+            };
+            // The undo checkpoint holds every file the rollback changed, as
+            // it was before: those it found it had to change as it went too.
             let mut seen = BTreeSet::new();
             paths.retain(|p| seen.insert(p.clone()));
-            let undo = self.take_undo(&before, &checkpoint, what, &paths)?;
-            self.persist_all(&paths)?;
-            self.review.keep_undo_steps_of(&before);
+            let undo = ws.take_undo(&before, &checkpoint, what, &paths)?;
+            ws.persist_all(&paths)?;
+            ws.review.keep_undo_steps_of(&before);
             Ok(RollbackReport {
                 undo_checkpoint_id: undo,
                 files,
             })
-        });
-        if report.is_err() {
-            self.review = before;
-        }
-        report
+        })
     }
 
     /// What a hard rollback to `checkpoint` drops, changing nothing: the

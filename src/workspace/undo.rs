@@ -280,15 +280,17 @@ impl Workspace {
             );
             self.checkpoint_files(&what, typed)?;
         }
-        let before = self.before_moves_back();
-        let (mut decisions, left) = self.review.restore(targets);
-        // What the step itself moves is as it was; what it carries beyond
-        // (a link update an alternative excludes) may take its move.
-        let named: Vec<String> = targets.iter().map(|(h, _, _)| h.clone()).collect();
-        self.review.carry_moves(&named, &mut decisions)?;
-        self.keep_links(before, &decisions)?;
-        self.store_statuses(&decisions)?;
-        Ok((moved(&decisions), left))
+        self.transaction(|ws| {
+            let (mut decisions, left) = ws.review.restore(targets);
+            // What the step itself moves is as it was; what it carries
+            // beyond (a link update an alternative excludes) may take its
+            // move.
+            let named: Vec<String> = targets.iter().map(|(h, _, _)| h.clone()).collect();
+            ws.review.carry_moves(&named, &mut decisions)?;
+            ws.keep_links(&decisions)?;
+            ws.store_statuses(&decisions)?;
+            Ok((moved(&decisions), left))
+        })
     }
 
     /// The answer for `step` undone (`undone`) or redone, having moved `moved`.

@@ -1,0 +1,174 @@
+//! Decisions as transactions: a decision is made on the review as a draft,
+//! checked, then kept or dropped whole. Nothing takes a half-made decision
+//! back by hand (docs/architecture.md#changes-across-notes).
+//!
+//! The draft is the review itself with a journal beside it: each file is
+//! kept as it was the first time the transaction changes it, and the
+//! indexes are kept whole when it begins, so a decision over a few notes
+//! of a vault-wide review copies those notes only. Transactions nest: an
+//! inner one dropped puts back its own changes; kept, they become the
+//! outer one's.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use super::decide::UndoStep;
+use super::{FileReview, Review};
+
+/// The review as it was when a transaction began.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Savepoint {
+    /// Each file the transaction changed, as it was (`None`: not under
+    /// review then).
+    files: BTreeMap<String, Option<FileReview>>,
+    hunks: HashMap<String, String>,
+    next_id: u64,
+    undo: HashMap<String, Arc<UndoStep>>,
+    next_step: u64,
+    moved_to: HashMap<String, String>,
+    followers: HashMap<String, Vec<String>>,
+}
+
+impl Review {
+    /// Runs `change` as one transaction: what it did is kept when it
+    /// returns `Ok`, and dropped whole, the review as it was before, when
+    /// it returns `Err`.
+    pub(crate) fn transaction<T, E>(
+        &mut self,
+        change: impl FnOnce(&mut Review) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.begin();
+        let done = change(self);
+        self.end(done.is_ok());
+        done
+    }
+
+    /// Begins a transaction; [`Review::end`] keeps or drops it.
+    pub(crate) fn begin(&mut self) {
+        self.journal.push(Savepoint {
+            files: BTreeMap::new(),
+            hunks: self.hunks.clone(),
+            next_id: self.next_id,
+            undo: self.undo.clone(),
+            next_step: self.next_step,
+            moved_to: self.moved_to.clone(),
+            followers: self.followers.clone(),
+        });
+    }
+
+    /// Ends the transaction begun last: keeps what it did, or puts the
+    /// review back as it was when it began.
+    pub(crate) fn end(&mut self, keep: bool) {
+        let Some(savepoint) = self.journal.pop() else {
+            debug_assert!(false, "a transaction ended that never began");
+            return;
+        };
+        if keep {
+            if let Some(outer) = self.journal.last_mut() {
+                for (path, file) in savepoint.files {
+                    outer.files.entry(path).or_insert(file);
+                }
+            }
+            return;
+        }
+        for (path, file) in savepoint.files {
+            match file {
+                Some(file) => self.files.insert(path, file),
+                None => self.files.remove(&path),
+            };
+        }
+        self.hunks = savepoint.hunks;
+        self.next_id = savepoint.next_id;
+        self.undo = savepoint.undo;
+        self.next_step = savepoint.next_step;
+        self.moved_to = savepoint.moved_to;
+        self.followers = savepoint.followers;
+    }
+
+    /// The files under review as they were before the outermost open
+    /// transaction (the files as they are, when none is open): what the
+    /// working state showed before a decision, to check it against.
+    pub(crate) fn files_before(&self) -> impl Iterator<Item = &FileReview> {
+        let mut before: BTreeMap<&str, Option<&FileReview>> = BTreeMap::new();
+        for savepoint in &self.journal {
+            for (path, file) in &savepoint.files {
+                before.entry(path).or_insert(file.as_ref());
+            }
+        }
+        let unchanged = self
+            .files
+            .iter()
+            .filter(move |(path, _)| !self.journal.iter().any(|s| s.files.contains_key(*path)))
+            .map(|(_, file)| file);
+        before.into_values().flatten().chain(unchanged)
+    }
+
+    /// Keeps the file at `path` as it is now in the open transaction, if
+    /// any, the first time it changes.
+    pub(super) fn keep(&mut self, path: &str) {
+        if let Some(savepoint) = self.journal.last_mut()
+            && !savepoint.files.contains_key(path)
+        {
+            savepoint
+                .files
+                .insert(path.to_owned(), self.files.get(path).cloned());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edits::FileProposal;
+    use crate::hunks::{HunkLimits, bundle};
+    use crate::project::text;
+    use crate::review::Status;
+
+    /// A review of two notes, one hunk each; their hunk ids.
+    fn staged() -> (Review, Vec<String>) {
+        let files: Vec<FileProposal> = [("a.md", "Café\n", "Café noir\n"), ("b.md", "日本\n", "日本語\n")]
+            .into_iter()
+            .map(|(path, base, proposed)| FileProposal {
+                file_path: path.into(),
+                created: false,
+                base: base.into(),
+                base_file_hash: Some(text::content_hash(base.as_bytes())),
+                proposed: proposed.into(),
+                edits: Vec::new(),
+            })
+            .collect();
+        let bundle = bundle(&files, &HunkLimits::default());
+        let mut review = Review::new();
+        review.stage("job_1", &files, &bundle).unwrap();
+        let hunks = bundle.hunk_ids().map(str::to_owned).collect();
+        (review, hunks)
+    }
+
+    #[test]
+    fn a_dropped_transaction_puts_back_every_file_and_index() {
+        let (mut review, hunks) = staged();
+        let before = format!("{review:?}");
+        let out: Result<(), &str> = review.transaction(|r| {
+            r.decide_many(&hunks, Status::Accepted).unwrap();
+            r.remove_file("a.md");
+            Err("dropped")
+        });
+        assert!(out.is_err());
+        assert_eq!(format!("{review:?}"), before);
+    }
+
+    #[test]
+    fn an_inner_transaction_kept_is_dropped_with_the_outer_one() {
+        let (mut review, hunks) = staged();
+        let before = format!("{review:?}");
+        review.begin();
+        let inner: Result<(), ()> = review.transaction(|r| {
+            r.decide_many(&hunks, Status::Rejected).unwrap();
+            Ok(())
+        });
+        assert!(inner.is_ok());
+        assert_ne!(format!("{review:?}"), before);
+        review.end(false);
+        assert_eq!(format!("{review:?}"), before);
+    }
+}
