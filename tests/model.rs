@@ -3370,3 +3370,26 @@ fn undoing_an_apply_after_a_move_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run: a scoped rollback takes Beta's move back, a
+/// retarget, an undo, then a run accepted whole and saved: no link on disk
+/// may name where Beta is not.
+#[test]
+fn a_run_accepted_after_a_scoped_rollback_of_a_move_breaks_no_link_on_disk() {
+    check(&[
+        Step::Move { note: 1 },
+        Step::Scoped {
+            pick: 0,
+            hunk: 0,
+            undo: false,
+        },
+        Step::Retarget { from: 1, to: 0 },
+        Step::Undo { pick: 0 },
+        Step::DecideRun {
+            pick: 4579497107463145944,
+            accept: true,
+        },
+        Step::Save,
+    ])
+    .unwrap();
+}

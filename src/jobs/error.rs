@@ -59,7 +59,8 @@ impl RuntimeError {
                 | WorkspaceError::MovedSince { .. }
                 | WorkspaceError::NoStep { .. }
                 | WorkspaceError::NotTheStep { .. }
-                | WorkspaceError::TiedToConflict { .. } => "conflict",
+                | WorkspaceError::TiedToConflict { .. }
+                | WorkspaceError::LinkWouldDangle { .. } => "conflict",
                 WorkspaceError::Edits(_)
                 | WorkspaceError::Path(_)
                 | WorkspaceError::NotInCheckpoint { .. } => "invalid_request",

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::ties::Held;
 use super::{Workspace, WorkspaceError};
 use crate::hunks::DiffBundle;
 use crate::project::{BatchWrite, Project, text};
@@ -106,10 +107,17 @@ impl Workspace {
                 outcomes.push(Some(Err(ReviewError::UnknownFile(path.clone()).into())));
                 continue;
             };
-            if let Some(other) = held.get(path.as_str()) {
-                outcomes.push(Some(Err(WorkspaceError::TiedToConflict {
-                    path: path.clone(),
-                    other: other.clone(),
+            if let Some(why) = held.get(path.as_str()) {
+                outcomes.push(Some(Err(match why {
+                    Held::Conflict(other) => WorkspaceError::TiedToConflict {
+                        path: path.clone(),
+                        other: other.clone(),
+                    },
+                    Held::LinkedFrom { from, linking } => WorkspaceError::LinkWouldDangle {
+                        path: path.clone(),
+                        from: from.clone(),
+                        linking: linking.clone(),
+                    },
                 })));
                 continue;
             }

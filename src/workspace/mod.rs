@@ -104,6 +104,19 @@ pub enum WorkspaceError {
         /// The note another program changed.
         other: String,
     },
+    /// A save kept back a file tied to a move whose note's path a note
+    /// would still link to after it.
+    #[error(
+        "`{path}` was not saved: it is tied to the move of `{from}`, and `{linking}` would still link there; decide the link change in `{linking}` first"
+    )]
+    LinkWouldDangle {
+        /// The file not saved.
+        path: String,
+        /// The path the move takes its note from.
+        from: String,
+        /// A note that would still link there.
+        linking: String,
+    },
     /// Undo or redo with nothing to take.
     #[error("there is nothing to {}", if *.undo { "undo" } else { "redo" })]
     NoStep {
@@ -144,6 +157,7 @@ impl WorkspaceError {
                 | WorkspaceError::NoStep { .. }
                 | WorkspaceError::NotTheStep { .. }
                 | WorkspaceError::TiedToConflict { .. }
+                | WorkspaceError::LinkWouldDangle { .. }
         )
     }
 }

@@ -10,6 +10,20 @@ use super::Workspace;
 use crate::links::LinkIndex;
 use crate::project::{Overlay, View};
 
+/// Why a save keeps a file back.
+pub(super) enum Held {
+    /// Another program changed this note, tied to it by a move.
+    Conflict(String),
+    /// A note would still link to `from`, where a move tied to it takes its
+    /// note from.
+    LinkedFrom {
+        /// The path the move leaves.
+        from: String,
+        /// The (first) note that links there.
+        linking: String,
+    },
+}
+
 /// The files a save ties together, as groups: each file's group, by path.
 struct Groups {
     of: HashMap<String, usize>,
@@ -23,11 +37,14 @@ impl Groups {
 }
 
 impl Workspace {
-    /// Of `paths`, those a move ties to a note another program changed
-    /// since Redline last read or wrote it, with that note: saved without
-    /// it, they would leave a link naming where a note is not. The changed
-    /// note itself is left to its own conflict.
-    pub(super) fn held_back(&self, paths: &[String]) -> HashMap<String, String> {
+    /// Of `paths`, those a save must keep back, and why: those a move ties
+    /// to a note another program changed since Redline last read or wrote
+    /// it (the changed note itself is left to its own conflict), and those
+    /// tied to a move whose note's path a note would still link to after
+    /// the save (its link update rejected, or hidden behind a pending
+    /// change): saved without them, or with them, a link would name where
+    /// no note is.
+    pub(super) fn held_back(&self, paths: &[String]) -> HashMap<String, Held> {
         let groups = self.tie_groups(paths);
         let mut held = HashMap::new();
         for group in groups.groups.iter().filter(|g| g.len() > 1) {
@@ -39,11 +56,75 @@ impl Workspace {
             });
             if let Some(other) = changed {
                 for member in group.iter().filter(|p| *p != other) {
-                    held.insert(member.clone(), other.clone());
+                    held.insert(member.clone(), Held::Conflict(other.clone()));
                 }
             }
         }
+        for (mover, from, linking) in self.links_left_on_disk(paths) {
+            for member in groups.of(&mover).iter().filter(|p| !linking.contains(p)) {
+                held.entry(member.clone())
+                    .or_insert_with(|| Held::LinkedFrom {
+                        from: from.clone(),
+                        linking: linking[0].clone(),
+                    });
+            }
+        }
         held
+    }
+
+    /// The moves a save of `paths` carries out whose note's
+    /// path on disk a note under review would still link to after it (by
+    /// its saved text: the notes tied to the save are among `paths`, and the
+    /// others' disk texts are their saved ones or link elsewhere): each
+    /// mover's key, its path on disk and the linking notes' keys.
+    fn links_left_on_disk(&self, paths: &[String]) -> Vec<(String, String, Vec<String>)> {
+        let moving: Vec<(&str, &str)> = paths
+            .iter()
+            .filter_map(|p| self.review.file(p))
+            .filter(|f| f.op().is_some())
+            .filter_map(|f| {
+                // A deletion leaves its links as the user chose to.
+                let at = f.disk_hash.as_ref().and(f.disk_path())?;
+                let to = f.saved_path()?;
+                (at != to).then_some((f.path.as_str(), at))
+            })
+            .collect();
+        if moving.is_empty() {
+            return Vec::new();
+        }
+        let texts: Vec<(&str, &str, String)> = self
+            .review
+            .files()
+            .filter(|f| f.binary().is_none() && f.saved_path().is_some())
+            .filter_map(|f| {
+                let on = f.disk_hash.as_ref().and(f.disk_path())?;
+                Some((on, f.path.as_str(), f.disk_view()))
+            })
+            .collect();
+        let keys: HashMap<&str, &str> = texts.iter().map(|(on, key, _)| (*on, *key)).collect();
+        let empty = Overlay::new();
+        let disk = View::with(&self.project, &empty);
+        let index = disk.with_paths(|all| {
+            LinkIndex::build(
+                all.iter().copied(),
+                texts.iter().map(|(on, _, text)| (*on, text.as_str())),
+            )
+        });
+        let mut out = Vec::new();
+        for (key, at) in moving {
+            let mut linking: Vec<String> = index
+                .backlinks(at)
+                .iter()
+                .filter_map(|l| keys.get(l.source).map(|k| (*k).to_owned()))
+                .filter(|k| k != key)
+                .collect();
+            linking.sort_unstable();
+            linking.dedup();
+            if !linking.is_empty() {
+                out.push((key.to_owned(), at.to_owned(), linking));
+            }
+        }
+        out
     }
 
     /// The files with unsaved work tied to `paths` by a move, transitively,
