@@ -3393,3 +3393,35 @@ fn a_run_accepted_after_a_scoped_rollback_of_a_move_breaks_no_link_on_disk() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run: an apply rejects Delta's link update of
+/// Beta's move (the user leaves that link), a rollback and its undo: the
+/// move comes back as it was, that link left as the user chose.
+#[test]
+fn undoing_a_rollback_gives_back_a_move_beside_a_link_the_user_left() {
+    check(&[
+        Step::EachNote {
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Decide {
+            pick: 1528203453801123728,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 9042302575033472537,
+            accept: true,
+        },
+        Step::Move { note: 1 },
+        Step::Apply {
+            pick: 10979047548551343348,
+            accept: 24,
+            crash: None,
+        },
+        Step::Rollback {
+            pick: 8219952343783571840,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

@@ -108,6 +108,43 @@ impl Workspace {
         Ok(None)
     }
 
+    /// The moves that count now, each with the path its file is under
+    /// review by (where its note was).
+    pub(super) fn counting_moves_from(&self) -> Vec<(String, String)> {
+        self.moves_among(self.counting_moves())
+    }
+
+    /// The notes (by their paths in review) that link to where a move of
+    /// `counted` (see [`Workspace::counting_moves_from`]) that counts no
+    /// more leaves its note: kept in a rollback's undo checkpoint, so that
+    /// its undo gives them back as they were.
+    pub(super) fn linking_to_moves_taken(
+        &self,
+        counted: &[(String, String)],
+    ) -> Result<Vec<String>, WorkspaceError> {
+        let now = self.counting_moves();
+        let taken: Vec<&str> = counted
+            .iter()
+            .filter(|(hunk, _)| !now.contains(hunk))
+            .map(|(_, from)| from.as_str())
+            .collect();
+        if taken.is_empty() {
+            return Ok(Vec::new());
+        }
+        let overlay = self.overlay();
+        let view = View::with(&self.project, &overlay);
+        let mut out = Vec::new();
+        for from in taken {
+            if view.read_text(from).is_err() {
+                continue;
+            }
+            for path in linking_to(&view, from)? {
+                out.push(self.key_of(&path));
+            }
+        }
+        Ok(out)
+    }
+
     /// The moves that count now (pending or accepted), by hunk.
     pub(super) fn counting_moves(&self) -> BTreeSet<String> {
         self.review
@@ -200,7 +237,8 @@ impl Workspace {
     /// Of the moves that came to count since `counting` (undoing a
     /// rollback brought them back), those a note of `shown` outside
     /// `restored` links to with no link update of theirs: a link written
-    /// since the rollback. Rejected, with their link updates. Returns the
+    /// since the rollback (the notes that linked there then are among
+    /// `restored`, see [`Workspace::linking_to_moves_taken`]). Rejected, with their link updates. Returns the
     /// files that changed.
     pub(super) fn reject_moves_leaving_others(
         &mut self,

@@ -104,10 +104,15 @@ impl Workspace {
         let checkpoint = self.checkpoint(id)?;
         let before = self.review.clone();
         self.transaction(|ws| {
+            let counted = ws.counting_moves_from();
             let (files, mut paths, what) = match mode {
                 RollbackMode::HardAll => ws.roll_back_whole(&checkpoint, &before)?,
                 RollbackMode::ScopedSelected => ws.roll_back_hunks(&checkpoint, hunk_ids)?,
             };
+            // Its undo gives back exactly what was, a move it takes away
+            // with the links to its note that were left then; a note that
+            // links there only since would keep that move back.
+            paths.extend(ws.linking_to_moves_taken(&counted)?);
             // The undo checkpoint holds every file the rollback changed, as
             // it was before: those it found it had to change as it went too.
             let mut seen = BTreeSet::new();
