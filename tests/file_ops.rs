@@ -14,7 +14,7 @@ use redline::edits::{FileOp, Operation, ProposedEdit};
 use redline::hunks::triage::Rule;
 use redline::hunks::{DiffBundle, HunkLimits};
 use redline::project::{Project, View};
-use redline::review::Status;
+use redline::review::{Status, TieKind};
 use redline::store::Store;
 use redline::workspace::{RunInfo, Workspace, WorkspaceError};
 
@@ -974,4 +974,63 @@ fn a_move_whose_links_run_through_a_protected_note_is_refused() {
         "{}",
         errors[0]
     );
+}
+
+/// One proposal moves the note and, in another note, writes a new link to
+/// where it goes: that hunk needs the move, but is not one of its link
+/// updates. Accepting the move accepts the updates and leaves the new
+/// sentence to its own decision; rejecting the move takes the sentence too.
+#[test]
+fn a_hunk_that_links_to_where_a_move_goes_needs_it_and_is_not_its_update() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    vault(dir.path());
+    let mut ws = open(dir.path(), data.path());
+    let mut link = op("e_2", "Unrelated.md", Operation::Replace, None);
+    link.start_line = 3;
+    link.end_line = Some(3);
+    link.new_text = "Now see [[Website 2027]] — « déjà ».".into();
+    let edits = [op("e_1", TARGET, Operation::Move, Some(MOVED)), link];
+    let (_, bundle) = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap();
+    let mv = bundle.file_ops[0].hunk_id.clone();
+    let hunk_in = |path: &str| {
+        bundle
+            .files
+            .iter()
+            .find(|f| f.file_path == path)
+            .unwrap()
+            .hunks[0]
+            .hunk_id
+            .clone()
+    };
+    let (update, sentence) = (hunk_in("Daily/Tuesday.md"), hunk_in("Unrelated.md"));
+    let tie = |hunk: &str| {
+        let (path, i) = ws.review().find_hunk(hunk).unwrap();
+        ws.review().file(&path).unwrap().entries()[i]
+            .tie_to(&mv)
+            .and_then(|t| t.kind)
+    };
+    assert_eq!(tie(&update), Some(TieKind::Update));
+    assert_eq!(tie(&sentence), Some(TieKind::Needs));
+
+    ws.decide(&mv, Status::Accepted, None).unwrap();
+    assert_eq!(ws.review().status_of(&update), Some(Status::Accepted));
+    assert_eq!(ws.review().status_of(&sentence), Some(Status::Pending));
+    // Its own decision, and a rejection of it leaves no link behind.
+    let rejected = ws.decide(&sentence, Status::Rejected, None).unwrap();
+    assert!(rejected.links_left.is_empty(), "{rejected:?}");
+    ws.decide(&sentence, Status::Pending, None).unwrap();
+    ws.decide(&mv, Status::Rejected, None).unwrap();
+    assert_eq!(ws.review().status_of(&sentence), Some(Status::Rejected));
+
+    // The kinds survive a restart.
+    drop(ws);
+    let ws = open(dir.path(), data.path());
+    let (path, i) = ws.review().find_hunk(&sentence).unwrap();
+    let kind = ws.review().file(&path).unwrap().entries()[i]
+        .tie_to(&mv)
+        .unwrap()
+        .kind;
+    assert_eq!(kind, Some(TieKind::Needs));
 }

@@ -754,8 +754,9 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 // is the user leaving that link as it is).
                 let leaders = |h: &str| {
                     let (path, i) = ws.review().find_hunk(h).ok()?;
-                    let follows = &ws.review().file(&path)?.entries()[i].follows;
-                    (!follows.is_empty()).then(|| follows.clone())
+                    let entry = &ws.review().file(&path)?.entries()[i];
+                    let follows: Vec<String> = entry.leaders().cloned().collect();
+                    (!follows.is_empty()).then_some(follows)
                 };
                 let mut accepted: Vec<String> = bundle
                     .hunk_ids()
@@ -3421,6 +3422,31 @@ fn undoing_a_rollback_gives_back_a_move_beside_a_link_the_user_left() {
         Step::Rollback {
             pick: 8219952343783571840,
             undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// Found by the pinned run while ties got their kinds (the move's own link
+/// updates were first taken for hunks that only need it, as they write
+/// links to where the note goes): Alpha moved, the move accepted, then the
+/// run of the links rejected must take the move with its updates.
+#[test]
+fn rejecting_an_edit_run_under_a_moves_link_updates_breaks_no_link() {
+    check(&[
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ß".into(),
+        },
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 436639658743532191,
+            accept: true,
+        },
+        Step::DecideRun {
+            pick: 324234937181579851,
+            accept: false,
         },
     ])
     .unwrap();

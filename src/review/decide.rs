@@ -202,7 +202,7 @@ impl Review {
         let Ok((path, i)) = self.find_hunk(update) else {
             return false;
         };
-        self.files[&path].entries()[i].follows.iter().any(|leader| {
+        self.files[&path].entries()[i].leaders().any(|leader| {
             self.status_of(leader)
                 .is_some_and(|s| s != Status::Rejected)
                 && self.settled(leader)
@@ -287,7 +287,7 @@ impl Review {
                             // So does one of a later hunk that links to
                             // where the note goes (a retarget): the text
                             // it showed over may link to the old path.
-                            more.extend(entry.follows.iter().filter(|m| self.can_take(m)).cloned());
+                            more.extend(entry.leaders().filter(|m| self.can_take(m)).cloned());
                         }
                     }
                 }
@@ -543,7 +543,7 @@ impl Review {
         updates
             .iter()
             .filter_map(|h| self.find_hunk(h).ok())
-            .flat_map(|(path, i)| self.files[&path].entries()[i].follows.clone())
+            .flat_map(|(path, i)| self.files[&path].entries()[i].leaders().cloned().collect::<Vec<_>>())
             .filter(|m| self.can_take(m))
             .collect()
     }

@@ -385,7 +385,9 @@ impl FileReview {
         let leaders = &self.entries[i].follows;
         let follows_them = |x: usize| {
             self.entries[x].status != Status::Rejected
-                && leaders.iter().all(|l| self.entries[x].follows.contains(l))
+                && leaders
+                    .iter()
+                    .all(|l| self.entries[x].tie_to(&l.leader).is_some())
         };
         !leaders.is_empty()
             && (self.excludes.get(i).into_iter().flatten().any(|&x| follows_them(x))

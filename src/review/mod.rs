@@ -123,13 +123,69 @@ pub struct Entry {
     /// The note the user gave with its last decision, if any.
     #[serde(default)]
     pub reason: Option<String>,
-    /// The moves (hunk ids) this hunk follows: a link rewritten because
-    /// its note moved, which only makes sense with the move.
+    /// The hunks this hunk follows across notes, each with the kind of tie
+    /// (see [`Tie`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub follows: Vec<String>,
+    pub follows: Vec<Tie>,
+}
+
+/// A hunk's tie to another it follows across notes, stored once, with its
+/// kind, when it is staged (docs/architecture.md#changes-across-notes).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "TieRepr")]
+pub struct Tie {
+    /// The hunk it follows: a move, or the hunk that renames a heading.
+    pub leader: String,
+    /// What the tie is; `None` in a review stored before ties had kinds,
+    /// where the leader's own update is the one its job staged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<TieKind>,
+}
+
+/// What ties a hunk to the one it follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TieKind {
+    /// The leader's own rewrite of a link to what it moves or renames,
+    /// staged with it: the two are one change.
+    Update,
+    /// A later hunk that links to where the leader takes a note: it needs
+    /// the leader, and the leader not it.
+    Needs,
+}
+
+/// A tie as stored: a bare hunk id before ties had kinds.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum TieRepr {
+    Id(String),
+    Tie {
+        leader: String,
+        #[serde(default)]
+        kind: Option<TieKind>,
+    },
+}
+
+impl From<TieRepr> for Tie {
+    fn from(repr: TieRepr) -> Tie {
+        match repr {
+            TieRepr::Id(leader) => Tie { leader, kind: None },
+            TieRepr::Tie { leader, kind } => Tie { leader, kind },
+        }
+    }
 }
 
 impl Entry {
+    /// The hunks it follows across notes (see [`Tie`]).
+    pub fn leaders(&self) -> impl Iterator<Item = &String> {
+        self.follows.iter().map(|t| &t.leader)
+    }
+
+    /// Its tie to `leader`, if it follows it.
+    pub fn tie_to(&self, leader: &str) -> Option<&Tie> {
+        self.follows.iter().find(|t| t.leader == leader)
+    }
+
     /// Whether it counts in the working buffer: everything but a rejected hunk.
     pub fn in_buffer(&self) -> bool {
         self.origin == Origin::User || self.status != Status::Rejected
@@ -516,7 +572,7 @@ impl Review {
             }
             if let Some(hunk) = &entry.hunk_id {
                 self.hunks.insert(hunk.clone(), file.path.clone());
-                for moved in &entry.follows {
+                for moved in entry.leaders() {
                     let list = self.followers.entry(moved.clone()).or_default();
                     if !list.contains(hunk) {
                         list.push(hunk.clone());

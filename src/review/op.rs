@@ -12,7 +12,9 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Entry, FileReview, HunkMove, LinkLeft, Origin, Review, ReviewError, Status};
+use super::{
+    Entry, FileReview, HunkMove, LinkLeft, Origin, Review, ReviewError, Status, Tie, TieKind,
+};
 use crate::edits::{FileOp, FileOpProposal};
 
 /// A whole-file operation staged on a file under review.
@@ -215,16 +217,21 @@ impl Review {
         }
     }
 
-    /// Marks the hunks `followers` as following the move `hunk_id`: link
-    /// rewrites that only make sense with it.
-    pub(crate) fn follow(&mut self, hunk_id: &str, followers: &[String]) {
+    /// Ties the hunks `followers` to `hunk_id` (a move, or a heading's
+    /// rename) as `kind`: its own link updates, or hunks that need it. A
+    /// tie given again takes the kind given last.
+    pub(crate) fn follow(&mut self, hunk_id: &str, followers: &[String], kind: TieKind) {
         for follower in followers {
             let Ok((path, i)) = self.find_hunk(follower) else {
                 continue;
             };
             let entry = self.file_mut(&path).expect("found").entry_mut(i);
-            if !entry.follows.iter().any(|h| h == hunk_id) {
-                entry.follows.push(hunk_id.to_owned());
+            match entry.follows.iter_mut().find(|t| t.leader == hunk_id) {
+                Some(tie) => tie.kind = Some(kind),
+                None => entry.follows.push(Tie {
+                    leader: hunk_id.to_owned(),
+                    kind: Some(kind),
+                }),
             }
             let list = self.followers.entry(hunk_id.to_owned()).or_default();
             if !list.contains(follower) {
@@ -232,12 +239,18 @@ impl Review {
             }
             // The move keeps its own link updates only: a later hunk that
             // links to where the note goes needs the move, not the reverse.
-            if self.updates_links_of(follower, hunk_id)
-                && let Ok((path, _)) = self.find_hunk(hunk_id)
-                && let Some(op) = &mut self.file_mut(&path).expect("found").op
-                && !op.followers.contains(follower)
+            if let Some(op) = self
+                .find_hunk(hunk_id)
+                .ok()
+                .and_then(|(path, _)| self.file_mut(&path)?.op.as_mut())
             {
-                op.followers.push(follower.clone());
+                match kind {
+                    TieKind::Update if !op.followers.contains(follower) => {
+                        op.followers.push(follower.clone())
+                    }
+                    TieKind::Needs => op.followers.retain(|f| f != follower),
+                    TieKind::Update => {}
+                }
             }
         }
     }
@@ -355,8 +368,7 @@ impl Review {
                 .ok()
                 .map(|(path, i)| {
                     self.files[&path].entries()[i]
-                        .follows
-                        .iter()
+                        .leaders()
                         .map(String::as_str)
                         .collect()
                 })
@@ -439,7 +451,7 @@ impl Review {
             .and_then(|m| self.followers.get(m))
             .into_iter()
             .flatten();
-        let leaders = file.entries().iter().flat_map(|e| &e.follows);
+        let leaders = file.entries().iter().flat_map(|e| e.leaders());
         followers
             .chain(leaders)
             .filter_map(|h| self.hunks.get(h))
@@ -461,7 +473,11 @@ impl Review {
             if self.superseded(&m.hunk_id) {
                 continue;
             }
-            for leader in &file.entries()[i].follows {
+            // A hunk that only needs the move wrote no link update.
+            let own = file.entries()[i]
+                .leaders()
+                .filter(|l| self.updates_links_of(&m.hunk_id, l));
+            for leader in own {
                 let Ok((moved, _)) = self.find_hunk(leader) else {
                     continue;
                 };
@@ -507,7 +523,7 @@ impl Review {
         let file = &self.files[&path];
         let entry = &file.entries()[i];
         if !entry.follows.is_empty() {
-            return entry.follows.iter().any(|leader| match self.status_of(leader) {
+            return entry.leaders().any(|leader| match self.status_of(leader) {
                 None => true,
                 Some(status) => status == Status::Rejected && self.settled(leader),
             });
@@ -550,7 +566,16 @@ impl Review {
     /// later hunk that follows it only because it links to where the note
     /// goes (a retarget, a conversion) needs the move, and the move not it.
     pub(crate) fn updates_links_of(&self, follower: &str, leader: &str) -> bool {
-        self.job_of(follower) == self.job_of(leader)
+        let tie = self
+            .find_hunk(follower)
+            .ok()
+            .and_then(|(path, i)| Some(self.files[&path].entries()[i].tie_to(leader)?.kind));
+        match tie {
+            Some(Some(kind)) => kind == TieKind::Update,
+            // Stored before ties had kinds: its own update is its job's.
+            Some(None) => self.job_of(follower) == self.job_of(leader),
+            None => false,
+        }
     }
 
     /// Refuses a decision setting `hunk_ids` to `status` that would bring

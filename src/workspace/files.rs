@@ -133,7 +133,7 @@ fn spans_of(file: &FileReview) -> Vec<HunkSpan> {
                 depends_on: file.depends_on(s.entry).filter_map(hunk).collect(),
                 dependents: file.dependents(s.entry).filter_map(hunk).collect(),
                 typed_inside: typed.contains(&s.entry),
-                follows: e.follows.clone(),
+                follows: e.leaders().cloned().collect(),
             })
         })
         .collect()

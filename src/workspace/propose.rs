@@ -17,7 +17,7 @@ use crate::hunks::triage::{JobContext, RiskFlag, Rule, assess};
 use crate::hunks::{DiffBundle, HunkLimits, bundle_from, file_op_hunks};
 use crate::links::{self, LinkIndex};
 use crate::project::{Project, View};
-use crate::review::{Review, ReviewError};
+use crate::review::{Review, ReviewError, TieKind};
 use crate::store::{Header, NewCheckpointFile, Store, StoreError};
 
 impl Workspace {
@@ -188,14 +188,17 @@ impl Workspace {
                         bundle.file_ops.iter().map(|h| h.hunk_id.clone()).collect();
                     staged.stage_ops(&run.job_id, &ops, &ids)?;
                     staged.stage(&run.job_id, &proposals, &bundle)?;
+                    // The engine's link rewrites first; a hunk of the
+                    // proposal that links to where a move takes a note
+                    // needs it, and says so last.
                     for op in &bundle.file_ops {
-                        staged.follow(&op.hunk_id, &op.followers);
+                        staged.follow(&op.hunk_id, &op.followers, TieKind::Update);
                     }
                     for hunk in bundle.files.iter().flat_map(|f| &f.hunks) {
-                        staged.follow(&hunk.hunk_id, &hunk.followers);
+                        staged.follow(&hunk.hunk_id, &hunk.followers, TieKind::Update);
                     }
                     for (leader, follower) in &follow_earlier {
-                        staged.follow(leader, std::slice::from_ref(follower));
+                        staged.follow(leader, std::slice::from_ref(follower), TieKind::Needs);
                     }
                     Ok::<_, ReviewError>(staged)
                 },
@@ -506,8 +509,9 @@ fn checkpoint_files(
 /// path only a move gives it (one of the proposal's, or one that counts in
 /// `review`) follow that move, as its link updates do: rejecting the move
 /// would leave the link dangling, so it rejects the hunk too. `view` is
-/// the working state the proposal was made against. Returns the (move,
-/// hunk) pairs of earlier moves; the proposal's own list theirs.
+/// the working state the proposal was made against. Returns every (move,
+/// hunk) pair, to be tied as a hunk that needs the move (the proposal's
+/// own moves list theirs for the window too).
 fn follow_link_targets(
     review: &Review,
     view: &View<'_>,
@@ -591,9 +595,13 @@ fn follow_link_targets(
                     }
                 }
                 Err(k) => {
-                    let followers = &mut bundle.file_ops[*k].followers;
-                    if !followers.contains(&follower) {
-                        followers.push(follower);
+                    // Listed with the move for the window, and tied to it
+                    // as a hunk that needs it, unless it is one of the
+                    // move's own link updates (listed already).
+                    let op = &mut bundle.file_ops[*k];
+                    if !op.followers.contains(&follower) {
+                        earlier.push((op.hunk_id.clone(), follower.clone()));
+                        op.followers.push(follower);
                     }
                 }
             }

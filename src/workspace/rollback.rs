@@ -194,8 +194,7 @@ impl Workspace {
             let entry = &self.review.file(&path).expect("under review").entries()[i];
             leaders.extend(
                 entry
-                    .follows
-                    .iter()
+                    .leaders()
                     .filter(|h| elsewhere(h).is_some() && self.review.updates_links_of(hunk, h))
                     .cloned(),
             );
@@ -465,8 +464,7 @@ impl Workspace {
             let mut reverted = vec![hunk.clone()];
             reverted.extend(
                 self.review.file(&path).expect("found").entries()[i]
-                    .follows
-                    .iter()
+                    .leaders()
                     .cloned(),
             );
             let decisions = self.review.decide_many(&reverted, Status::Rejected)?;

@@ -74,7 +74,7 @@ impl Workspace {
             .enumerate()
             .filter(|(i, e)| e.status == Status::Rejected && !file.covered(*i))
             .flat_map(|(_, e)| {
-                e.follows.iter().filter(|l| {
+                e.leaders().filter(|l| {
                     e.hunk_id
                         .as_deref()
                         .is_some_and(|h| self.review.updates_links_of(h, l))
@@ -105,7 +105,7 @@ impl Workspace {
                         .is_some_and(|h| self.review.updates_links_of(h, l))
                 };
                 e.status == Status::Rejected
-                    && e.follows.iter().filter(update).any(stands)
+                    && e.leaders().filter(update).any(stands)
                     && !file.covered(*i)
             })
             .filter_map(|(_, e)| e.hunk_id.clone())
@@ -125,7 +125,7 @@ impl Workspace {
         };
         file.entries()
             .iter()
-            .filter(|e| e.status != Status::Rejected && e.follows.iter().any(gone))
+            .filter(|e| e.status != Status::Rejected && e.leaders().any(gone))
             .filter_map(|e| e.hunk_id.clone())
             .collect()
     }

@@ -141,3 +141,31 @@ proptest! {
         }
     }
 }
+
+/// A tie stored before ties had kinds (a bare hunk id) reads back with no
+/// kind, so the leader's own updates are told by their job, as they were;
+/// one stored with its kind keeps it.
+#[test]
+fn ties_stored_as_bare_ids_read_back_without_a_kind() {
+    let old: Entry = serde_json::from_str(
+        r#"{"id":"c_2","origin":"agent","job_id":"job_1","hunk_id":"h_2","status":"pending","file_hash_before":"","follows":["h_1"]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        old.follows,
+        [Tie {
+            leader: "h_1".into(),
+            kind: None
+        }]
+    );
+    let new = Entry {
+        follows: vec![Tie {
+            leader: "h_1".into(),
+            kind: Some(TieKind::Needs),
+        }],
+        ..old
+    };
+    let text = serde_json::to_string(&new).unwrap();
+    assert!(text.contains(r#""kind":"needs""#), "{text}");
+    assert_eq!(serde_json::from_str::<Entry>(&text).unwrap(), new);
+}

@@ -35,7 +35,7 @@ fn moved(moves: usize) -> (Review, Vec<String>, Vec<String>) {
     let links: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
     assert_eq!(links.len(), moves);
     for (op, link) in op_ids.iter().zip(&links) {
-        review.follow(op, std::slice::from_ref(link));
+        review.follow(op, std::slice::from_ref(link), TieKind::Update);
     }
     (review, op_ids, links)
 }
