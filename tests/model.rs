@@ -3451,3 +3451,22 @@ fn rejecting_an_edit_run_under_a_moves_link_updates_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run: Gamma's move rejected and that undone through
+/// the hunk, a retarget links to where Gamma is then, and the history's
+/// undo takes back the undo: the move is rejected again, and the retarget
+/// that needs it goes with it.
+#[test]
+fn undoing_an_undone_rejection_after_a_retarget_breaks_no_link() {
+    check(&[
+        Step::Move { note: 2 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Undo { pick: 0 },
+        Step::Retarget { from: 0, to: 2 },
+        Step::UndoLast { redo: false },
+    ])
+    .unwrap();
+}

@@ -603,12 +603,25 @@ impl Review {
             }
             decisions.push(decided);
         }
-        // A link update rejected because what it was written on went takes
-        // its move, as a decision's would.
-        let leaders = self.closure(&self.leaders_to_take(&written_on), Status::Rejected);
-        if !leaders.is_empty() {
+        // A move rejected takes what follows it (a later hunk that links to
+        // where it took the note), and a link update rejected because what
+        // it was written on went takes its move, as a decision's would.
+        let rejected: Vec<String> = decisions
+            .iter()
+            .flat_map(|d| &d.moves)
+            .filter(|m| m.to == Status::Rejected && m.from != Status::Rejected)
+            .map(|m| m.hunk_id.clone())
+            .collect();
+        let mut taken = self.carried_across(&rejected, Status::Rejected);
+        taken.extend(self.leaders_to_take(&written_on));
+        let taken: Vec<String> = self
+            .closure(&taken, Status::Rejected)
+            .into_iter()
+            .filter(|h| self.status_of(h).is_some_and(|s| s != Status::Rejected))
+            .collect();
+        if !taken.is_empty() {
             let (more, _) = self.restore(
-                &leaders
+                &taken
                     .iter()
                     .filter_map(|h| Some((h.clone(), self.status_of(h)?, Status::Rejected)))
                     .collect::<Vec<_>>(),
