@@ -1,0 +1,301 @@
+//! Undo: a decision's step taken back, each hunk to the status it had
+//! before, and the statuses a step of the decision history left put back.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::decide::{UndoStep, decision, rejected_by};
+use super::{Decision, FileReview, Review, ReviewError, Status};
+
+impl Review {
+    /// Keeps the decision undo steps `other` has (the review before a
+    /// rollback) in place of this review's: a rollback's own decisions are
+    /// undone by its undo checkpoint, never hunk by hunk, so undoing a hunk
+    /// after it undoes that hunk's own latest decision only.
+    pub(crate) fn keep_undo_steps_of(&mut self, other: &Review) {
+        self.undo = other.undo.clone();
+    }
+
+    /// Undoes the latest decisions on `hunk_ids`, each step once: a
+    /// pattern decided at once comes back at once. A hunk of a step that
+    /// was moved again since keeps where it is now; a hunk with no step
+    /// known goes back to pending. Returns one decision per file touched.
+    pub fn undo_many(&mut self, hunk_ids: &[String]) -> Result<Vec<Decision>, ReviewError> {
+        // Undone whole or not at all: what its moves carry may be refused
+        // after they are made.
+        self.transaction(|draft| draft.undo_steps(hunk_ids))
+    }
+
+    /// [`Review::undo_many`], leaving what it did when refused midway.
+    fn undo_steps(&mut self, hunk_ids: &[String]) -> Result<Vec<Decision>, ReviewError> {
+        self.check_decidable(hunk_ids, Status::Pending)?;
+        let mut steps: Vec<Arc<UndoStep>> = Vec::new();
+        let mut plain = Vec::new();
+        for hunk in hunk_ids {
+            self.find_hunk(hunk)?;
+            match self.undo.get(hunk) {
+                Some(step) if !steps.iter().any(|s| Arc::ptr_eq(s, step)) => {
+                    steps.push(Arc::clone(step))
+                }
+                Some(_) => {}
+                None => plain.push(hunk.clone()),
+            }
+        }
+        // Newest first, each step on the statuses the newer ones left: two
+        // steps over the same hunks come back to what was before both.
+        steps.sort_by_key(|step| std::cmp::Reverse(step.seq));
+        let mut now: BTreeMap<(String, usize), Status> = BTreeMap::new();
+        for step in &steps {
+            for (hunk, from, to) in &step.moves {
+                let Ok((path, i)) = self.find_hunk(hunk) else {
+                    continue;
+                };
+                let status = now
+                    .get(&(path.clone(), i))
+                    .copied()
+                    .unwrap_or(self.files[&path].entries()[i].status);
+                if status == *to {
+                    now.insert((path, i), *from);
+                }
+            }
+        }
+        let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
+        for ((path, i), status) in now {
+            if self.files[&path].entries()[i].status != status {
+                by_file.entry(path).or_default().push((i, status));
+            }
+        }
+        // What was written since on a hunk it rejects again goes with it.
+        let mut written_on = Vec::new();
+        for (path, moves) in &mut by_file {
+            let file = &self.files[path];
+            let (planned, added) = with_dependents(file, std::mem::take(moves));
+            *moves = planned;
+            written_on.extend(added);
+        }
+        self.check_moves(&by_file)?;
+        self.check_links_kept(hunk_ids, &rejected_by(&self.files, &by_file))?;
+        for step in &steps {
+            for (hunk, _, _) in &step.moves {
+                self.undo.remove(hunk);
+            }
+        }
+        let mut decisions = Vec::new();
+        let mut changed: Vec<(String, Status)> = Vec::new();
+        for (path, moves) in by_file {
+            let file = self.file_mut(&path).expect("found above");
+            let decided = decision(file, &moves);
+            changed.extend(decided.moves.iter().map(|m| (m.hunk_id.clone(), m.to)));
+            decisions.push(decided);
+            file.set_statuses(&moves);
+        }
+        // A step undone while a later one stands on its hunks: what crosses
+        // files follows, so a link update never counts without its move
+        // (a rejection last, where the two disagree).
+        for status in [Status::Accepted, Status::Pending, Status::Rejected] {
+            let hunks: Vec<String> = changed
+                .iter()
+                .filter(|(_, s)| *s == status)
+                .map(|(h, _)| h.clone())
+                .collect();
+            let mut carried = self.carried_across(&hunks, status);
+            if status == Status::Rejected {
+                // A link update rejected with what it was written on takes
+                // its move, as a decision's would.
+                carried.extend(self.leaders_to_take(&written_on));
+            }
+            if !carried.is_empty() {
+                decisions.extend(self.decide_many(&carried, status)?);
+            }
+        }
+        if !plain.is_empty() {
+            // Back to pending, with what that carries across files. No step
+            // says which of a move's link updates were rejected with it, so
+            // every rejected one comes back: a move never shows without them.
+            let rejected: Vec<String> = self
+                .closure(&plain, Status::Pending)
+                .iter()
+                .flat_map(|hunk| self.followers.get(hunk).into_iter().flatten())
+                .filter(|h| {
+                    self.find_hunk(h).is_ok_and(|(path, i)| {
+                        self.files[&path].entries()[i].status == Status::Rejected
+                    })
+                })
+                .cloned()
+                .collect();
+            plain.extend(rejected);
+            decisions.extend(self.decide_many(&plain, Status::Pending)?);
+        }
+        Ok(decisions)
+    }
+
+    /// Undoes the latest decision on `hunk_id`: every hunk it moved gets the
+    /// status it had before, as one step. When that decision is not known
+    /// (made before a restart) or a later one moved its hunks again, the
+    /// hunk is set back to pending instead.
+    pub fn undo(&mut self, hunk_id: &str) -> Result<Decision, ReviewError> {
+        self.check_decidable(&[hunk_id.to_owned()], Status::Pending)?;
+        let Some((path, moves)) = self.undo_moves(hunk_id)? else {
+            return self.decide(hunk_id, Status::Pending, None);
+        };
+        let by_file = BTreeMap::from([(path.clone(), moves.clone())]);
+        self.check_moves(&by_file)?;
+        self.check_links_kept(std::slice::from_ref(&hunk_id.to_owned()), &rejected_by(&self.files, &by_file))?;
+        self.undo.remove(hunk_id);
+        let file = self.file_mut(&path).expect("found above");
+        let decision = decision(file, &moves);
+        file.set_statuses(&moves);
+        Ok(decision)
+    }
+
+    /// What [`Review::undo`] would move, changing nothing.
+    pub fn plan_undo(&self, hunk_id: &str) -> Result<Decision, ReviewError> {
+        match self.undo_moves(hunk_id)? {
+            Some((path, moves)) => Ok(decision(&self.files[&path], &moves)),
+            None => self.plan(hunk_id, Status::Pending),
+        }
+    }
+
+    /// The moves that undo the latest decision on `hunk_id`, while every
+    /// hunk it moved still has the status it gave it.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn undo_moves(
+        &self,
+        hunk_id: &str,
+    ) -> Result<Option<(String, Vec<(usize, Status)>)>, ReviewError> {
+        let (path, _) = self.find_hunk(hunk_id)?;
+        let Some(step) = self.undo.get(hunk_id) else {
+            return Ok(None);
+        };
+        if step
+            .moves
+            .iter()
+            .any(|(h, _, _)| self.hunks.get(h) != Some(&path))
+        {
+            // A step over many files is undone by `undo_many`.
+            return Ok(None);
+        }
+        let file = &self.files[&path];
+        let index = |h: &str| {
+            file.entries()
+                .iter()
+                .position(|e| e.hunk_id.as_deref() == Some(h))
+        };
+        let moves: Option<Vec<(usize, Status)>> = step
+            .moves
+            .iter()
+            .map(|(h, from, to)| {
+                let i = index(h)?;
+                (file.entries()[i].status == *to).then_some((i, *from))
+            })
+            .collect();
+        Ok(moves.map(|m| (path, with_dependents(file, m).0)))
+    }
+
+    /// Sets hunks back (or forward) to where a step of the decision history
+    /// left them: each `(hunk, now, to)` of `targets` is set to `to` where
+    /// its status is still `now`, and nothing else is decided from it but
+    /// what a note's text needs: what was written since on a hunk it
+    /// rejects goes with it, as a rejection takes what builds on a hunk,
+    /// and a hunk written since over the same words as one it brings back
+    /// is rejected (with the moves such a link update follows). Returns one decision per file touched and the hunks left
+    /// as they are: moved since, no longer under review, or settled (see
+    /// [`Review::settled`]).
+    pub fn restore(
+        &mut self,
+        targets: &[(String, Status, Status)],
+    ) -> (Vec<Decision>, Vec<String>) {
+        let mut left = Vec::new();
+        let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
+        for (hunk, now, to) in targets {
+            match self.find_hunk(hunk) {
+                Ok((path, i))
+                    if self.files[&path].entries()[i].status == *now && !self.settled(hunk) =>
+                {
+                    let moves = by_file.entry(path).or_default();
+                    match moves.iter_mut().find(|(j, _)| *j == i) {
+                        Some(m) => m.1 = *to,
+                        None => moves.push((i, *to)),
+                    }
+                }
+                _ => left.push(hunk.clone()),
+            }
+        }
+        let mut written_on = Vec::new();
+        for (path, moves) in &mut by_file {
+            let file = &self.files[path];
+            let (planned, added) = with_dependents(file, std::mem::take(moves));
+            *moves = planned;
+            written_on.extend(added);
+        }
+        let mut decisions = Vec::new();
+        for (path, moves) in by_file {
+            let file = self.file_mut(&path).expect("found above");
+            let decided = decision(file, &moves);
+            file.set_statuses(&moves);
+            // A hunk's own latest decision is no longer what undo takes back.
+            for m in &decided.moves {
+                self.undo.remove(&m.hunk_id);
+            }
+            decisions.push(decided);
+        }
+        // A move rejected takes what follows it (a later hunk that links to
+        // where it took the note), and a link update rejected because what
+        // it was written on went takes its move, as a decision's would.
+        let rejected: Vec<String> = decisions
+            .iter()
+            .flat_map(|d| &d.moves)
+            .filter(|m| m.to == Status::Rejected && m.from != Status::Rejected)
+            .map(|m| m.hunk_id.clone())
+            .collect();
+        let mut taken = self.carried_across(&rejected, Status::Rejected);
+        taken.extend(self.leaders_to_take(&written_on));
+        let taken: Vec<String> = self
+            .closure(&taken, Status::Rejected)
+            .into_iter()
+            .filter(|h| self.status_of(h).is_some_and(|s| s != Status::Rejected))
+            .collect();
+        if !taken.is_empty() {
+            let (more, _) = self.restore(
+                &taken
+                    .iter()
+                    .filter_map(|h| Some((h.clone(), self.status_of(h)?, Status::Rejected)))
+                    .collect::<Vec<_>>(),
+            );
+            decisions.extend(more);
+        }
+        (decisions, left)
+    }
+}
+
+/// `moves` of `file`'s entries, with the hunks written since on one they
+/// reject (rejected with it, as a decision rejects what builds on a hunk)
+/// and those that replaced the same words as one they bring back (its
+/// alternatives, see [`FileReview::with_exclusions`]), and the ids of
+/// those it added.
+fn with_dependents(
+    file: &FileReview,
+    moves: Vec<(usize, Status)>,
+) -> (Vec<(usize, Status)>, Vec<String>) {
+    let named: Vec<usize> = moves.iter().map(|(i, _)| *i).collect();
+    let mut moves = file.with_exclusions(moves);
+    let mut added: Vec<String> = moves
+        .iter()
+        .filter(|(i, _)| !named.contains(i))
+        .filter_map(|(i, _)| file.entries()[*i].hunk_id.clone())
+        .collect();
+    let rejected: Vec<usize> = moves
+        .iter()
+        .filter(|(_, s)| *s == Status::Rejected)
+        .map(|(i, _)| *i)
+        .collect();
+    for i in rejected {
+        for (j, status) in file.plan(i, Status::Rejected).into_iter().skip(1) {
+            if !moves.iter().any(|(k, _)| *k == j) {
+                moves.push((j, status));
+                added.extend(file.entries()[j].hunk_id.clone());
+            }
+        }
+    }
+    (moves, added)
+}
