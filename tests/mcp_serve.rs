@@ -3,7 +3,8 @@
 //! streamable HTTP behind the token, Host and Origin guard; `redline mcp`
 //! bridged to the server over its lock file, so proposals show live in its
 //! review and questions on its card, answered and skipped through the API;
-//! a waiting `review_status` answered by a decision; and a client killed
+//! a waiting `review_status` answered by a decision, that decision undone and
+//! redone through `review_undo` (a step named wrong refused); and a client killed
 //! mid-call, after which the server still serves and what was staged stays.
 //! Here: the bytes saved are exactly the accepted edits.
 

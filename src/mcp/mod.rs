@@ -7,7 +7,8 @@
 //! job driven by the client ([`providers::driven`](crate::providers::driven)):
 //! one job at a time per client, in a session named after it; a proposal
 //! ends the job, and the next call starts another. Beside the loop's tools,
-//! `review_status` reads back what the user decided.
+//! `review_status` reads back what the user decided, and `review_undo` takes a
+//! step of the review's history back.
 //!
 //! Three doors onto it: stdio over a project opened here ([`serve_stdio`]),
 //! stdio bridged to the Redline that has the folder open ([`serve_bridge`]),

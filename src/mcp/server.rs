@@ -1,5 +1,5 @@
 //! The server's tools: the loop's own (driven through a job of the client),
-//! and `review_status`.
+//! `review_status` and `review_undo`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -23,6 +23,8 @@ use crate::providers::driven::{DriveError, Driver, driven};
 /// The MCP name of `clarify_user`.
 /// Reads back the user's decisions on a proposal.
 const REVIEW_STATUS: &str = "review_status";
+/// Takes back (or does again) a step of the review's history.
+const REVIEW_UNDO: &str = "review_undo";
 /// Longest wait `review_status` takes.
 const MAX_WAIT_MS: u64 = 120_000;
 
@@ -68,6 +70,18 @@ struct ReviewStatusArgs {
     wait_ms: u64,
 }
 
+/// `review_undo`'s arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct ReviewUndoArgs {
+    /// Do again the step undone last, rather than undo the newest.
+    #[serde(default)]
+    redo: bool,
+    /// The step meant (`s_N`, as an earlier answer named it): refused
+    /// unless it is the one to take next. Default: whichever that is.
+    #[serde(default)]
+    step_id: Option<String>,
+}
+
 impl RedlineMcp {
     /// A server over `runtime`'s project.
     pub fn new(runtime: Runtime) -> RedlineMcp {
@@ -95,10 +109,12 @@ impl RedlineMcp {
             .into_iter()
             .map(|spec| Tool::new(spec.name, spec.description, object(spec.parameters)))
             .collect();
-        let mut schema = schemars::schema_for!(ReviewStatusArgs).to_value();
-        if let Value::Object(map) = &mut schema {
-            map.remove("title");
-        }
+        let schema_of = |mut schema: Value| {
+            if let Value::Object(map) = &mut schema {
+                map.remove("title");
+            }
+            object(schema)
+        };
         tools.push(Tool::new(
             REVIEW_STATUS,
             "What the user decided on the hunks of a proposal: pending, accepted, rejected, \
@@ -107,7 +123,16 @@ impl RedlineMcp {
              flags; with wait_ms, waits until every hunk asked about is decided; for a group \
              of changes written straight to disk, also the files it could not review \
              (not_reviewable).",
-            object(schema),
+            schema_of(schemars::schema_for!(ReviewStatusArgs).to_value()),
+        ));
+        tools.push(Tool::new(
+            REVIEW_UNDO,
+            "Takes back the newest step of the review's history (a decision, a batch or \
+             pattern decision, an apply, a rollback) exactly, as Alt+U does in the window, or \
+             with redo does again the step undone last; answers the hunks it moved and those \
+             it left as they are. Name the step meant with step_id (refused unless it is the \
+             one next).",
+            schema_of(schemars::schema_for!(ReviewUndoArgs).to_value()),
         ));
         tools
     }
@@ -247,6 +272,22 @@ impl RedlineMcp {
         })
     }
 
+    fn review_undo(&self, arguments: Value) -> CallToolResult {
+        let args: ReviewUndoArgs = match serde_json::from_value(arguments) {
+            Ok(args) => args,
+            Err(e) => return failure("invalid_arguments", &e.to_string()),
+        };
+        let step = args.step_id.as_deref();
+        let done = match args.redo {
+            false => self.runtime.undo_step(step),
+            true => self.runtime.redo_step(step),
+        };
+        match done.map(|stepped| serde_json::to_value(stepped).expect("a step serializes")) {
+            Ok(stepped) => CallToolResult::structured(stepped),
+            Err(e) => failure(e.code(), &e.to_string()),
+        }
+    }
+
     async fn review_status(&self, arguments: Value) -> CallToolResult {
         let mut args: ReviewStatusArgs = match serde_json::from_value(arguments) {
             Ok(args) => args,
@@ -341,7 +382,8 @@ pub(super) fn server_config() -> ServerConfig {
         .with_instructions(
             "Redline stages your edits to this folder for the user's per-hunk review: read \
              with read_file, then propose_edits (nothing is written until the user accepts \
-             and saves); review_status tells what the user decided; clarify_user asks them.",
+             and saves); review_status tells what the user decided, review_undo takes a \
+             step of the review back; clarify_user asks them.",
         )
 }
 
@@ -375,8 +417,12 @@ impl ServerHandler for RedlineMcp {
         }
         let result = match request.name.as_ref() {
             REVIEW_STATUS => self.review_status(arguments).await,
+            REVIEW_UNDO => self.review_undo(arguments),
             CLARIFY_USER => self.drive(&client, CLARIFY_USER, arguments).await,
-            name if name != REVIEW_STATUS && Self::tools().iter().any(|t| t.name == name) => {
+            name if name != REVIEW_STATUS
+                && name != REVIEW_UNDO
+                && Self::tools().iter().any(|t| t.name == name) =>
+            {
                 self.drive(&client, name, arguments).await
             }
             other => failure("unknown_tool", &format!("there is no tool `{other}`")),

@@ -25,7 +25,10 @@ from mcp.client.streamable_http import streamable_http_client
 
 from common import error_code, propose_line, redline_mcp, structured
 
-TOOLS = {"search_project", "read_file", "list_files", "links", "propose_edits", "clarify_user", "review_status"}
+TOOLS = {
+    "search_project", "read_file", "list_files", "links", "propose_edits", "clarify_user",
+    "review_status", "review_undo",
+}
 
 
 class Api:
@@ -136,6 +139,19 @@ async def over_http(api, base, token):
             decided = structured(await asyncio.wait_for(waiting, 30))
             assert time.monotonic() - started < 20, "answered when the decision came"
             assert [(h["hunk_id"], h["status"]) for h in decided["hunks"]] == [(hunk, "accepted")], decided
+
+            # The decision is a step of the history: undone and redone
+            # exactly, and a step named wrong is refused.
+            wrong = await session.call_tool("review_undo", {"step_id": "s_999999"})
+            assert error_code(wrong) == "conflict", wrong.structuredContent
+            undone = structured(await session.call_tool("review_undo", {}))
+            assert undone["undone"] is True, undone
+            assert [(m["hunk_id"], m["to"]) for m in undone["moved"]] == [(hunk, "pending")], undone
+            status = structured(await session.call_tool("review_status", {"job_id": job}))
+            assert [h["status"] for h in status["hunks"]] == ["pending"], status
+            redone = structured(await session.call_tool(
+                "review_undo", {"redo": True, "step_id": undone["step_id"]}))
+            assert [(m["hunk_id"], m["to"]) for m in redone["moved"]] == [(hunk, "accepted")], redone
             await api.acall("POST", "/api/files/save", {"path": "notes/gamma.md"})
             return job
 

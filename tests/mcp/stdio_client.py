@@ -27,8 +27,9 @@ async def main(redline, folder, data):
             tools = {t.name: t for t in (await session.list_tools()).tools}
             assert set(tools) == {
                 "search_project", "read_file", "list_files", "links",
-                "propose_edits", "clarify_user", "review_status",
+                "propose_edits", "clarify_user", "review_status", "review_undo",
             }, sorted(tools)
+            assert "step_id" in tools["review_undo"].inputSchema["properties"]
             assert "query" in tools["search_project"].inputSchema["properties"]
             assert tools["search_project"].inputSchema["required"] == ["query"]
             assert "edits" in tools["propose_edits"].inputSchema["properties"]
