@@ -3470,3 +3470,27 @@ fn undoing_an_undone_rejection_after_a_retarget_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run: Beta moved and saved, moved again, the
+/// history's undo takes back the first move's acceptance (settled: left as
+/// it is), and an apply of a run writes the disk: no link on disk may name
+/// where Beta is not.
+#[test]
+fn an_apply_after_undoing_a_settled_moves_acceptance_breaks_no_link_on_disk() {
+    check(&[
+        Step::Move { note: 1 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Save,
+        Step::Move { note: 1 },
+        Step::UndoLast { redo: false },
+        Step::Apply {
+            pick: 10320587487953869567,
+            accept: 12,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}

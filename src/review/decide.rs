@@ -199,7 +199,7 @@ impl Review {
 
     /// Whether `update` is a link update of a move that stays (counting
     /// and settled).
-    fn updates_a_settled_move(&self, update: &str) -> bool {
+    pub(super) fn updates_a_settled_move(&self, update: &str) -> bool {
         let Ok((path, i)) = self.find_hunk(update) else {
             return false;
         };

@@ -198,9 +198,10 @@ impl Review {
     /// what a note's text needs: what was written since on a hunk it
     /// rejects goes with it, as a rejection takes what builds on a hunk,
     /// and a hunk written since over the same words as one it brings back
-    /// is rejected (with the moves such a link update follows). Returns one decision per file touched and the hunks left
-    /// as they are: moved since, no longer under review, or settled (see
-    /// [`Review::settled`]).
+    /// is rejected (with the moves such a link update follows). Returns one
+    /// decision per file touched and the hunks left as they are: moved
+    /// since, no longer under review, settled (see [`Review::settled`]), or
+    /// the link update of a move saved and moved on since.
     pub fn restore(
         &mut self,
         targets: &[(String, Status, Status)],
@@ -209,8 +210,12 @@ impl Review {
         let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
         for (hunk, now, to) in targets {
             match self.find_hunk(hunk) {
+                // A link update of a move saved and moved on since stays:
+                // the move cannot follow it back.
                 Ok((path, i))
-                    if self.files[&path].entries()[i].status == *now && !self.settled(hunk) =>
+                    if self.files[&path].entries()[i].status == *now
+                        && !self.settled(hunk)
+                        && (*to == Status::Accepted || !self.updates_a_settled_move(hunk)) =>
                 {
                     let moves = by_file.entry(path).or_default();
                     match moves.iter_mut().find(|(j, _)| *j == i) {
