@@ -108,16 +108,10 @@ impl Workspace {
         Ok(None)
     }
 
-    /// The moves that count now, each with the path its file is under
-    /// review by (where its note was).
-    pub(super) fn counting_moves_from(&self) -> Vec<(String, String)> {
-        self.moves_among(self.counting_moves())
-    }
-
     /// The notes (by their paths in review) that link to where a move of
-    /// `counted` (see [`Workspace::counting_moves_from`]) that counts no
-    /// more leaves its note: kept in a rollback's undo checkpoint, so that
-    /// its undo gives them back as they were.
+    /// `counted` (each with the path its file is under review by, where its
+    /// note was) that counts no more leaves its note: kept in a rollback's
+    /// undo checkpoint, so that its undo gives them back as they were.
     pub(super) fn linking_to_moves_taken(
         &self,
         counted: &[(String, String)],
@@ -161,7 +155,10 @@ impl Workspace {
 
     /// Of `hunks`, the moves staged on their files now, with the path
     /// each file is under review by.
-    fn moves_among(&self, hunks: impl IntoIterator<Item = String>) -> Vec<(String, String)> {
+    pub(super) fn moves_among(
+        &self,
+        hunks: impl IntoIterator<Item = String>,
+    ) -> Vec<(String, String)> {
         hunks
             .into_iter()
             .filter_map(|hunk| {
@@ -238,8 +235,8 @@ impl Workspace {
     /// rollback brought them back), those a note of `shown` outside
     /// `restored` links to with no link update of theirs: a link written
     /// since the rollback (the notes that linked there then are among
-    /// `restored`, see [`Workspace::linking_to_moves_taken`]). Rejected, with their link updates. Returns the
-    /// files that changed.
+    /// `restored`, see [`Workspace::linking_to_moves_taken`]). Rejected,
+    /// with their link updates. Returns the files that changed.
     pub(super) fn reject_moves_leaving_others(
         &mut self,
         shown: &Overlay,

@@ -89,7 +89,7 @@ impl Workspace {
         let checkpoint = self.checkpoint(id)?;
         let before = self.review.clone();
         self.transaction(|ws| {
-            let counted = ws.counting_moves_from();
+            let counted = ws.moves_among(ws.counting_moves());
             let (files, mut paths, what) = match mode {
                 RollbackMode::HardAll => ws.roll_back_whole(&checkpoint, &before)?,
                 RollbackMode::ScopedSelected => ws.roll_back_hunks(&checkpoint, hunk_ids)?,
