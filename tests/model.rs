@@ -3494,3 +3494,49 @@ fn an_apply_after_undoing_a_settled_moves_acceptance_breaks_no_link_on_disk() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run: Beta moved, retargets to and from it, edits,
+/// rejections, an apply, then a hard rollback saved: no link on disk may
+/// name where Beta is not.
+#[test]
+fn a_rollback_after_retargets_around_a_move_and_an_apply_breaks_no_link_on_disk() {
+    check(&[
+        Step::Move { note: 1 },
+        Step::Retarget { from: 2, to: 0 },
+        Step::Replace {
+            word: 0,
+            with: "ß".into(),
+            whole_word: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "ß".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: " ".into(),
+        },
+        Step::Retarget { from: 1, to: 2 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Apply {
+            pick: 2864575613850283835,
+            accept: 13,
+            crash: None,
+        },
+        Step::Rollback {
+            pick: 405099803897210394,
+            undo: false,
+        },
+        Step::Save,
+    ])
+    .unwrap();
+}

@@ -417,24 +417,45 @@ impl Review {
         carried
     }
 
-    /// The link updates of its own a move that counts only as pending has
-    /// accepted: a rollback that put the move back to pending leaves them
-    /// accepted in notes it did not restore, and a save would write a link
-    /// to where the note is not.
-    pub(crate) fn accepted_updates_of_pending_moves(&self) -> Vec<String> {
-        self.files
-            .values()
-            .filter_map(|f| {
-                let entry = &f.entries()[f.op()?.entry];
-                (entry.status == Status::Pending).then_some(entry.hunk_id.as_ref()?)
-            })
-            .flat_map(|m| {
-                self.followers.get(m).into_iter().flatten().filter(move |u| {
-                    self.status_of(u) == Some(Status::Accepted) && self.updates_links_of(u, m)
-                })
-            })
-            .cloned()
-            .collect()
+    /// The moves and link updates of their own whose statuses split what is
+    /// one change, each with its status now and the one that mends it
+    /// (pending, for both): an accepted update of a pending move, and an
+    /// accepted move with a pending update of its own. A rollback leaves
+    /// them so when it restores one side and not the other, and a save
+    /// would then write a link to where the note is not, or move the note
+    /// from under a link.
+    pub(crate) fn split_changes(&self) -> Vec<(String, Status, Status)> {
+        let mut out = Vec::new();
+        for file in self.files.values() {
+            let Some(op) = file.op() else { continue };
+            let entry = &file.entries()[op.entry];
+            let Some(mv) = entry.hunk_id.as_ref() else {
+                continue;
+            };
+            let own: Vec<&String> = self
+                .followers
+                .get(mv)
+                .into_iter()
+                .flatten()
+                .filter(|u| self.updates_links_of(u, mv))
+                .collect();
+            match entry.status {
+                Status::Pending => out.extend(
+                    own.into_iter()
+                        .filter(|u| self.status_of(u) == Some(Status::Accepted))
+                        .map(|u| (u.clone(), Status::Accepted, Status::Pending)),
+                ),
+                Status::Accepted
+                    if own
+                        .iter()
+                        .any(|u| self.status_of(u) == Some(Status::Pending)) =>
+                {
+                    out.push((mv.clone(), Status::Accepted, Status::Pending));
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     /// The files under review tied to `path` by a move: those holding link

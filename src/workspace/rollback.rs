@@ -375,15 +375,9 @@ impl Workspace {
                 paths.push(decision.path);
             }
         }
-        // A move put back pending takes its own link updates in the notes
-        // it did not restore back to pending with it: accepted, a save
-        // would write them while the note stays where it is.
-        let mirrored: Vec<(String, Status, Status)> = self
-            .review
-            .accepted_updates_of_pending_moves()
-            .into_iter()
-            .map(|h| (h, Status::Accepted, Status::Pending))
-            .collect();
+        // A move and its own link updates are one change: one side put
+        // back pending takes the other, accepted, back to pending with it.
+        let mirrored = self.review.split_changes();
         if !mirrored.is_empty() {
             let (decisions, _) = self.review.restore(&mirrored);
             paths.extend(decisions.into_iter().map(|d| d.path));
