@@ -3540,3 +3540,80 @@ fn a_rollback_after_retargets_around_a_move_and_an_apply_breaks_no_link_on_disk(
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run: Alpha moved, an edit, decisions, a rollback, a
+/// rejection and the history's undo of it, then Save all: no link on disk
+/// may name where Alpha is not.
+#[test]
+fn save_all_after_undoing_a_rejection_past_a_rollback_breaks_no_link_on_disk() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Edit {
+            note: 2,
+            line: 3,
+            text: "ب".into(),
+        },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Rollback {
+            pick: 366046364639402394,
+            undo: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::UndoLast { redo: false },
+        Step::SaveAll { crash: None },
+    ])
+    .unwrap();
+}
+
+/// Found by an unpinned run: a replacement, another program's write, an
+/// undo, rollbacks, edits and Delta's move, a decision, then a rollback
+/// saved: no link on disk may name where Delta is not.
+#[test]
+fn a_rollback_after_a_move_among_edits_and_an_outside_write_breaks_no_link_on_disk() {
+    check(&[
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::AgentWrite { note: 0 },
+        Step::Undo { pick: 0 },
+        Step::Rollback {
+            pick: 0,
+            undo: false,
+        },
+        edit(0, 3),
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::Move { note: 3 },
+        Step::Edit {
+            note: 1,
+            line: 3,
+            text: "ß".into(),
+        },
+        edit(0, 3),
+        Step::Decide {
+            pick: 3414048021342054039,
+            accept: true,
+        },
+        Step::Rollback {
+            pick: 8310042936116185549,
+            undo: false,
+        },
+        Step::Save,
+    ])
+    .unwrap();
+}

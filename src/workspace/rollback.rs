@@ -376,10 +376,17 @@ impl Workspace {
             }
         }
         // A move and its own link updates are one change: one side put
-        // back pending takes the other, accepted, back to pending with it.
-        let mirrored = self.review.split_changes();
-        if !mirrored.is_empty() {
+        // back pending takes the other, accepted, back to pending with it
+        // (a move so, its other updates in turn).
+        loop {
+            let mirrored = self.review.split_changes();
+            if mirrored.is_empty() {
+                break;
+            }
             let (decisions, _) = self.review.restore(&mirrored);
+            if decisions.is_empty() {
+                break;
+            }
             paths.extend(decisions.into_iter().map(|d| d.path));
         }
         // So would a move brought back while a note restored to a time
