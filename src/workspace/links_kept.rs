@@ -36,8 +36,7 @@ impl Workspace {
             return Ok(());
         }
         let shown = overlay_of(self.review.files_before());
-        let back = self.moves_among(revealed.iter().cloned());
-        let refusal = match self.left_behind(&shown, back)?.into_iter().next() {
+        let refusal = match self.left_dangling(revealed.iter().cloned())? {
             Some((hunk, files)) => Some(ReviewError::LinksBehind { hunk, files }),
             None => self.links_to_moved(&shown, &revealed)?,
         };
@@ -45,6 +44,29 @@ impl Workspace {
             Some(refusal) => Err(refusal.into()),
             None => Ok(()),
         }
+    }
+
+    /// The first of the moves among `hunks` that leaves a link to its note's
+    /// old path dangling in the working state as the decision leaves it (a
+    /// link that appeared after the move was proposed, which no update of
+    /// its rewrites), with the notes that hold such links.
+    fn left_dangling(
+        &self,
+        hunks: impl IntoIterator<Item = String>,
+    ) -> Result<Option<(String, Vec<String>)>, WorkspaceError> {
+        let back = self.moves_among(hunks);
+        if back.is_empty() {
+            return Ok(None);
+        }
+        let overlay = self.overlay();
+        let view = View::with(&self.project, &overlay);
+        for (hunk, from) in back {
+            let files = dangling_to(&view, &from)?;
+            if !files.is_empty() {
+                return Ok(Some((hunk, files.into_iter().collect())));
+            }
+        }
+        Ok(None)
     }
 
     /// The first link the hunks `revealed` show (in their files as they
