@@ -1034,3 +1034,58 @@ fn a_hunk_that_links_to_where_a_move_goes_needs_it_and_is_not_its_update() {
         .kind;
     assert_eq!(kind, Some(TieKind::Needs));
 }
+
+/// Two notes moved together into one folder, one linking the other by path
+/// and relatively, a third linking them by path and by name: Save all
+/// writes both moves (no link is left naming where a note was), and every
+/// link resolves on disk after it.
+#[test]
+fn notes_moved_together_are_saved_together_with_their_links() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for (path, text) in [
+        ("Inbox/Budget.md", "# Budget\n\n100k — « budget ».\n"),
+        (
+            "Inbox/Brief.md",
+            "# Brief\n\nSee [[Inbox/Budget]] and [budget](Budget.md).\n",
+        ),
+        ("Dashboard.md", "- [[Inbox/Brief]]\n- [[Budget]]\n"),
+    ] {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let mut ws = open(dir.path(), data.path());
+    let edits = [
+        op(
+            "e_1",
+            "Inbox/Budget.md",
+            Operation::Move,
+            Some("Projects/Apollo/Budget.md"),
+        ),
+        op(
+            "e_2",
+            "Inbox/Brief.md",
+            Operation::Move,
+            Some("Projects/Apollo/Brief.md"),
+        ),
+    ];
+    let (_, bundle) = ws
+        .propose(&run("job_1"), &edits, &HunkLimits::default())
+        .unwrap();
+    let all: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    ws.decide_many(&all, Status::Accepted).unwrap();
+    let paths: Vec<String> = ws.review().files().map(|f| f.path.clone()).collect();
+    let saved = ws.save_many(&paths, &mut |_| {}).unwrap();
+    for (path, outcome) in paths.iter().zip(&saved) {
+        assert!(outcome.is_ok(), "{path}: {outcome:?}");
+    }
+    assert_eq!(read(dir.path(), "Inbox/Budget.md"), None);
+    assert_eq!(
+        read(dir.path(), "Projects/Apollo/Brief.md").unwrap(),
+        "# Brief\n\nSee [[Projects/Apollo/Budget]] and [budget](Budget.md).\n"
+    );
+    assert_eq!(
+        read(dir.path(), "Dashboard.md").unwrap(),
+        "- [[Projects/Apollo/Brief]]\n- [[Budget]]\n"
+    );
+}

@@ -4,10 +4,10 @@
 //! following, nor a link to where a note is not yet
 //! (docs/architecture.md#changes-across-notes).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::Workspace;
-use crate::links::LinkIndex;
+use crate::links::{self, LinkIndex, Vault};
 use crate::project::{Overlay, View};
 
 /// Why a save keeps a file back.
@@ -72,13 +72,18 @@ impl Workspace {
         held
     }
 
-    /// The moves a save of `paths` carries out whose note's
-    /// path on disk a note under review would still link to after it (by
-    /// its saved text: the notes tied to the save are among `paths`, and the
-    /// others' disk texts are their saved ones or link elsewhere): each
-    /// mover's key, its path on disk and the linking notes' keys.
+    /// The moves a save of `paths` carries out whose note's old path a note
+    /// under review would still link to after it, read as the disk will be:
+    /// each note of the batch by its saved text where the save leaves it,
+    /// the others as the disk has them (an unsaved one that links to a
+    /// moving note is tied into the batch already), every moved note at its
+    /// new path. A link that resolves then, by name or path, follows; one
+    /// that resolves to nothing but would to the old path is left behind.
+    /// Returns each mover's key, its path on disk and the linking notes'
+    /// keys.
     fn links_left_on_disk(&self, paths: &[String]) -> Vec<(String, String, Vec<String>)> {
-        let moving: Vec<(&str, &str)> = paths
+        let batch: HashSet<&str> = paths.iter().map(String::as_str).collect();
+        let moving: Vec<(&str, &str, &str)> = paths
             .iter()
             .filter_map(|p| self.review.file(p))
             .filter(|f| f.op().is_some())
@@ -86,45 +91,60 @@ impl Workspace {
                 // A deletion leaves its links as the user chose to.
                 let at = f.disk_hash.as_ref().and(f.disk_path())?;
                 let to = f.saved_path()?;
-                (at != to).then_some((f.path.as_str(), at))
+                (at != to).then_some((f.path.as_str(), at, to))
             })
             .collect();
         if moving.is_empty() {
             return Vec::new();
         }
-        let texts: Vec<(&str, &str, String)> = self
-            .review
-            .files()
-            .filter(|f| f.binary().is_none() && f.saved_path().is_some())
-            .filter_map(|f| {
-                let on = f.disk_hash.as_ref().and(f.disk_path())?;
-                Some((on, f.path.as_str(), f.disk_view()))
-            })
-            .collect();
-        let keys: HashMap<&str, &str> = texts.iter().map(|(on, key, _)| (*on, *key)).collect();
+        let gone: HashSet<&str> = moving.iter().map(|(_, at, _)| *at).collect();
         let empty = Overlay::new();
         let disk = View::with(&self.project, &empty);
-        let index = disk.with_paths(|all| {
-            LinkIndex::build(
-                all.iter().copied(),
-                texts.iter().map(|(on, _, text)| (*on, text.as_str())),
-            )
-        });
-        let mut out = Vec::new();
-        for (key, at) in moving {
-            let mut linking: Vec<String> = index
-                .backlinks(at)
+        let (after, there) = disk.with_paths(|all| {
+            let after: Vec<String> = all
                 .iter()
-                .filter_map(|l| keys.get(l.source).map(|k| (*k).to_owned()))
-                .filter(|k| k != key)
+                .filter(|p| !gone.contains(**p))
+                .map(|p| (*p).to_owned())
+                .chain(moving.iter().map(|(_, _, to)| (*to).to_owned()))
                 .collect();
-            linking.sort_unstable();
-            linking.dedup();
-            if !linking.is_empty() {
-                out.push((key.to_owned(), at.to_owned(), linking));
+            let there = Vault::new(
+                after
+                    .iter()
+                    .cloned()
+                    .chain(gone.iter().map(|g| (*g).to_owned())),
+            );
+            (Vault::new(after), there)
+        });
+        let mut linking: HashMap<&str, BTreeSet<String>> = HashMap::new();
+        for file in self.review.files().filter(|f| f.binary().is_none()) {
+            let source = if batch.contains(file.path.as_str()) {
+                file.saved_path()
+            } else if super::files::unsaved(file) {
+                None
+            } else {
+                file.disk_hash.as_ref().and(file.disk_path())
+            };
+            let Some(source) = source else { continue };
+            let text = file.disk_view();
+            for link in links::parse(&text) {
+                if after.resolve(&link, source).file().is_some() {
+                    continue;
+                }
+                if let Some(at) = there.resolve(&link, source).file()
+                    && let Some(&at) = gone.get(at)
+                {
+                    linking.entry(at).or_default().insert(file.path.clone());
+                }
             }
         }
-        out
+        moving
+            .into_iter()
+            .filter_map(|(key, at, _)| {
+                let mut from: Vec<String> = linking.remove(at)?.into_iter().collect();
+                from.retain(|k| k != key);
+                (!from.is_empty()).then(|| (key.to_owned(), at.to_owned(), from))
+            })
+            .collect()
     }
 
     /// The files with unsaved work tied to `paths` by a move, transitively,
