@@ -273,15 +273,7 @@ impl Workspace {
             .filter(|(_, files)| files.iter().any(|f| !restored.contains(f)))
             .map(|(hunk, _)| hunk)
             .collect();
-        if hunks.is_empty() {
-            return Ok(Vec::new());
-        }
-        Ok(self
-            .review
-            .decide_many(&hunks, Status::Rejected)?
-            .into_iter()
-            .map(|d| d.path)
-            .collect())
+        self.reject_moves(&hunks)
     }
 
     /// The moves that count after a rollback and would leave links behind:
@@ -334,12 +326,18 @@ impl Workspace {
                 hunks.push(hunk);
             }
         }
+        self.reject_moves(&hunks)
+    }
+
+    /// Rejects the moves `hunks` (with their link updates); returns the
+    /// files that changed.
+    fn reject_moves(&mut self, hunks: &[String]) -> Result<Vec<String>, WorkspaceError> {
         if hunks.is_empty() {
             return Ok(Vec::new());
         }
         Ok(self
             .review
-            .decide_many(&hunks, Status::Rejected)?
+            .decide_many(hunks, Status::Rejected)?
             .into_iter()
             .map(|d| d.path)
             .collect())
