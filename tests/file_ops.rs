@@ -1089,3 +1089,69 @@ fn notes_moved_together_are_saved_together_with_their_links() {
         "- [[Projects/Apollo/Brief]]\n- [[Budget]]\n"
     );
 }
+
+/// The rule across notes carries rather than refuses: bringing back a
+/// change whose link names where a pending move takes the note from
+/// (written before the move, so no link update follows it) rejects the
+/// move with it, its dry run says so first, and one undo takes it all back.
+#[test]
+fn bringing_back_a_link_to_where_a_note_was_carries_its_move_back() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    vault(root);
+    let mut ws = open(root, data.path());
+    let mut link = op("e_1", "Unrelated.md", Operation::Replace, None);
+    link.start_line = 3;
+    link.new_text = "Voir [[Website Redesign]] — « café ».".into();
+    let (_, first) = ws
+        .propose(&run("job_0"), &[link], &HunkLimits::default())
+        .unwrap();
+    let hunk = first.files[0].hunks[0].hunk_id.clone();
+    ws.decide(&hunk, Status::Rejected, None).unwrap();
+    let bundle = propose_move(&mut ws);
+    let mv = bundle.file_ops[0].hunk_id.clone();
+    let updates: Vec<String> = bundle
+        .files
+        .iter()
+        .flat_map(|f| f.hunks.iter().map(|h| h.hunk_id.clone()))
+        .collect();
+    assert!(!updates.is_empty(), "the move rewrites the other links");
+
+    let planned = ws.plan_decision(&hunk, Status::Accepted).unwrap();
+    let to = |d: &redline::review::Decision, h: &str| {
+        d.moves.iter().find(|m| m.hunk_id == h).map(|m| m.to)
+    };
+    assert_eq!(to(&planned, &mv), Some(Status::Rejected), "{planned:?}");
+    assert_eq!(
+        status(&ws, &mv),
+        Status::Pending,
+        "a dry run changes nothing"
+    );
+
+    let decided = ws.decide(&hunk, Status::Accepted, None).unwrap();
+    assert_eq!(decided.moves, planned.moves, "the dry run said it all");
+    assert_eq!(status(&ws, &hunk), Status::Accepted);
+    assert_eq!(status(&ws, &mv), Status::Rejected);
+    for update in &updates {
+        assert_eq!(status(&ws, update), Status::Rejected, "{update}");
+    }
+    let overlay = ws.overlay();
+    let view = View::with(ws.project(), &overlay);
+    assert!(
+        view.read_text(TARGET).is_ok(),
+        "the note stays where the link finds it"
+    );
+    assert!(
+        view.read_text("Unrelated.md")
+            .unwrap()
+            .text
+            .contains("[[Website Redesign]]")
+    );
+
+    ws.undo_step(None).unwrap();
+    assert_eq!(status(&ws, &hunk), Status::Rejected);
+    assert_eq!(status(&ws, &mv), Status::Pending);
+    for update in &updates {
+        assert_eq!(status(&ws, update), Status::Pending, "{update}");
+    }
+}

@@ -1910,9 +1910,10 @@ fn a_rollback_to_before_a_move_was_accepted_takes_its_saved_link_updates_back() 
 
 /// A retarget rejected, its note's target moved, then the rejection undone:
 /// the retarget's links name the note's old path, and no link update of the
-/// move follows them, so the undo is refused.
+/// move follows them, so the undo takes the move back with it (it was
+/// refused before the rule across notes carried).
 #[test]
-fn undoing_a_rejection_that_would_link_to_a_note_moved_since_is_refused() {
+fn undoing_a_rejection_that_would_link_to_a_note_moved_since_takes_the_move_back() {
     check(&[
         Step::Replace {
             word: 0,
@@ -3665,6 +3666,117 @@ fn redoing_an_apply_after_a_move_puts_back_what_it_did() {
         },
         Step::Move { note: 2 },
         Step::UndoLast { redo: true },
+    ])
+    .unwrap();
+}
+
+/// Found by an unpinned run: edits, a rollback, two moves, a Save all, an
+/// apply, then a conversion staged over it and the history's undo of the
+/// apply: every hunk ends where the undo says it moved it.
+#[test]
+fn undoing_an_apply_under_a_conversion_moves_what_it_says() {
+    check(&[
+        edit(0, 3),
+        Step::Rollback {
+            pick: 0,
+            undo: false,
+        },
+        Step::Move { note: 2 },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: " ".into(),
+        },
+        Step::Move { note: 1 },
+        Step::Edit {
+            note: 2,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::EachNote {
+            line: 3,
+            text: "é".into(),
+        },
+        Step::SaveAll { crash: None },
+        Step::Apply {
+            pick: 48745019707178424,
+            accept: 48,
+            crash: None,
+        },
+        Step::Convert { markdown: true },
+        Step::UndoLast { redo: false },
+    ])
+    .unwrap();
+}
+
+/// Found by an unpinned run once the rule across notes carried: Alpha's
+/// move rejected, a retarget to Alpha written at its old path, then the
+/// history's undo of the rejection. Bringing the move back would leave
+/// the retarget's links behind, and taking it back again would undo the
+/// undo: refused, with nothing changed.
+#[test]
+fn undoing_a_moves_rejection_under_links_written_since_is_refused_whole() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Retarget { from: 1, to: 0 },
+        Step::UndoLast { redo: false },
+    ])
+    .unwrap();
+}
+
+/// Found by an unpinned run: Alpha moved, the move rolled back by hunk and
+/// that undone, edits, a replacement, Alpha's move accepted and saved, its
+/// deletion staged, then a hard rollback and a Save all: no link on disk
+/// dangles after it.
+#[test]
+fn a_rollback_past_a_saved_move_and_a_deletion_saves_no_link_behind() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Scoped {
+            pick: 0,
+            hunk: 0,
+            undo: false,
+        },
+        Step::Edit {
+            note: 2,
+            line: 3,
+            text: "ß".into(),
+        },
+        Step::UndoLast { redo: false },
+        Step::Replace {
+            word: 0,
+            with: " ".into(),
+            whole_word: false,
+        },
+        Step::EachNote {
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "b".into(),
+        },
+        Step::Decide {
+            pick: 6609550882449623280,
+            accept: true,
+        },
+        Step::Save,
+        Step::Delete { note: 0 },
+        Step::Edit {
+            note: 1,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::Rollback {
+            pick: 1689698539817074351,
+            undo: false,
+        },
+        Step::SaveAll { crash: None },
     ])
     .unwrap();
 }

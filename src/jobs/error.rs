@@ -56,6 +56,7 @@ impl RuntimeError {
                 WorkspaceError::Review(_)
                 | WorkspaceError::Write(_)
                 | WorkspaceError::LinksLeftBehind { .. }
+                | WorkspaceError::MoveLeavesLinks { .. }
                 | WorkspaceError::MovedSince { .. }
                 | WorkspaceError::NoStep { .. }
                 | WorkspaceError::NotTheStep { .. }

@@ -41,6 +41,7 @@ pub use convert::{LeftLink, NoteEdits, convert_links, name_of, retarget_links, w
 pub use index::{LinkAt, LinkIndex, Resolved};
 pub use parse::{Link, Quote, Syntax, parse};
 pub(crate) use parse::{fenced_blocks, front_matter, past_code_span};
+pub(crate) use paths::key as name_key;
 pub(crate) use paths::lower as fold;
 pub use resolve::{Resolution, Vault};
 pub use rewrite::{MoveError, Plan, SkipReason, Skipped, TextEdit, apply_edits};

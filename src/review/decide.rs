@@ -271,17 +271,7 @@ impl Review {
                 if let Ok((path, i)) = self.find_hunk(hunk) {
                     let file = &self.files[&path];
                     for (j, _) in file.plan(i, status).into_iter().skip(1) {
-                        let entry = &file.entries()[j];
-                        more.extend(entry.hunk_id.clone());
-                        if status == Status::Rejected {
-                            // A link update rejected only because it rewrote
-                            // the bytes of a hunk rejected here would leave
-                            // its move's other links dangling: the move goes.
-                            // So does one of a later hunk that links to
-                            // where the note goes (a retarget): the text
-                            // it showed over may link to the old path.
-                            more.extend(entry.leaders().filter(|m| self.can_take(m)).cloned());
-                        }
+                        more.extend(file.entries()[j].hunk_id.clone());
                     }
                 }
             }

@@ -9,7 +9,7 @@
 //! inner one dropped puts back its own changes; kept, they become the
 //! outer one's.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::decide::UndoStep;
@@ -101,6 +101,16 @@ impl Review {
             .filter(move |(path, _)| !self.journal.iter().any(|s| s.files.contains_key(*path)))
             .map(|(_, file)| file);
         before.into_values().flatten().chain(unchanged)
+    }
+
+    /// The paths of the files the open transactions changed (none when no
+    /// transaction is open).
+    pub(crate) fn journaled(&self) -> impl Iterator<Item = &str> {
+        let mut paths: BTreeSet<&str> = BTreeSet::new();
+        for savepoint in &self.journal {
+            paths.extend(savepoint.files.keys().map(String::as_str));
+        }
+        paths.into_iter()
     }
 
     /// Keeps the file at `path` as it is now in the open transaction, if

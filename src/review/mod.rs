@@ -198,35 +198,6 @@ pub enum ReviewError {
         "`{0}` is final: a later move or deletion of the same note was proposed after it was settled"
     )]
     Settled(String),
-    /// A move that, brought back, would leave links to its note behind:
-    /// they appeared after it was proposed, so no link update follows it.
-    #[error(
-        "bringing back the move `{hunk}` would leave the links in {} behind; propose the move again to have them follow it",
-        files.join(", ")
-    )]
-    LinksBehind {
-        /// The move.
-        hunk: String,
-        /// The notes with a link to the note's old path.
-        files: Vec<String>,
-    },
-    /// A hunk that, brought back, would show links to a note's old path:
-    /// it was written before a move that counts now, so no link update of
-    /// the move follows it.
-    #[error(
-        "bringing back `{hunk}` would show links to `{from}`, moved to `{to}` since, in {}; reject the move first, or propose the change again",
-        files.join(", ")
-    )]
-    LinksToMoved {
-        /// The hunk brought back (the first, when a step brought several).
-        hunk: String,
-        /// The note's old path.
-        from: String,
-        /// Where the move shows it.
-        to: String,
-        /// The notes with a link to the old path.
-        files: Vec<String>,
-    },
     /// A decision that would reject, as a consequence, a link update of a
     /// move already settled (saved, and moved on since): a rejection of
     /// what the update was written on, or bringing back a hunk it was

@@ -517,20 +517,6 @@ impl Review {
         left
     }
 
-    /// The files holding the link updates that follow the move `hunk_id`
-    /// and count (pending or accepted). One rejected updates no link: a
-    /// hunk that rewrote its line since may link to the old path still
-    /// (a conversion to Markdown links, say).
-    pub(crate) fn follower_files(&self, hunk_id: &str) -> BTreeSet<String> {
-        self.followers
-            .get(hunk_id)
-            .into_iter()
-            .flatten()
-            .filter(|h| self.status_of(h).is_some_and(|s| s != Status::Rejected))
-            .filter_map(|h| self.hunks.get(h).cloned())
-            .collect()
-    }
-
     /// Whether `hunk_id`'s decision is final: a move or deletion retired
     /// when a later one of the same file was proposed (see
     /// [`Review::retire_op`]), or a link update that follows one retired

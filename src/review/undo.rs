@@ -66,12 +66,8 @@ impl Review {
             }
         }
         // What was written since on a hunk it rejects again goes with it.
-        let mut written_on = Vec::new();
         for (path, moves) in &mut by_file {
-            let file = &self.files[path];
-            let (planned, added) = with_dependents(file, std::mem::take(moves));
-            *moves = planned;
-            written_on.extend(added);
+            *moves = with_dependents(&self.files[path], std::mem::take(moves));
         }
         self.check_moves(&by_file)?;
         self.check_links_kept(hunk_ids, &rejected_by(&self.files, &by_file))?;
@@ -98,12 +94,7 @@ impl Review {
                 .filter(|(_, s)| *s == status)
                 .map(|(h, _)| h.clone())
                 .collect();
-            let mut carried = self.carried_across(&hunks, status);
-            if status == Status::Rejected {
-                // A link update rejected with what it was written on takes
-                // its move, as a decision's would.
-                carried.extend(self.leaders_to_take(&written_on));
-            }
+            let carried = self.carried_across(&hunks, status);
             if !carried.is_empty() {
                 decisions.extend(self.decide_many(&carried, status)?);
             }
@@ -189,7 +180,7 @@ impl Review {
                 (file.entries()[i].status == *to).then_some((i, *from))
             })
             .collect();
-        Ok(moves.map(|m| (path, with_dependents(file, m).0)))
+        Ok(moves.map(|m| (path, with_dependents(file, m))))
     }
 
     /// Sets hunks back (or forward) to where a step of the decision history
@@ -226,12 +217,8 @@ impl Review {
                 _ => left.push(hunk.clone()),
             }
         }
-        let mut written_on = Vec::new();
         for (path, moves) in &mut by_file {
-            let file = &self.files[path];
-            let (planned, added) = with_dependents(file, std::mem::take(moves));
-            *moves = planned;
-            written_on.extend(added);
+            *moves = with_dependents(&self.files[path], std::mem::take(moves));
         }
         let mut decisions = Vec::new();
         for (path, moves) in by_file {
@@ -253,8 +240,7 @@ impl Review {
             .filter(|m| m.to == Status::Rejected && m.from != Status::Rejected)
             .map(|m| m.hunk_id.clone())
             .collect();
-        let mut taken = self.carried_across(&rejected, Status::Rejected);
-        taken.extend(self.leaders_to_take(&written_on));
+        let taken = self.carried_across(&rejected, Status::Rejected);
         let taken: Vec<String> = self
             .closure(&taken, Status::Rejected)
             .into_iter()
@@ -276,19 +262,9 @@ impl Review {
 /// `moves` of `file`'s entries, with the hunks written since on one they
 /// reject (rejected with it, as a decision rejects what builds on a hunk)
 /// and those that replaced the same words as one they bring back (its
-/// alternatives, see [`FileReview::with_exclusions`]), and the ids of
-/// those it added.
-fn with_dependents(
-    file: &FileReview,
-    moves: Vec<(usize, Status)>,
-) -> (Vec<(usize, Status)>, Vec<String>) {
-    let named: Vec<usize> = moves.iter().map(|(i, _)| *i).collect();
+/// alternatives, see [`FileReview::with_exclusions`]).
+fn with_dependents(file: &FileReview, moves: Vec<(usize, Status)>) -> Vec<(usize, Status)> {
     let mut moves = file.with_exclusions(moves);
-    let mut added: Vec<String> = moves
-        .iter()
-        .filter(|(i, _)| !named.contains(i))
-        .filter_map(|(i, _)| file.entries()[*i].hunk_id.clone())
-        .collect();
     let rejected: Vec<usize> = moves
         .iter()
         .filter(|(_, s)| *s == Status::Rejected)
@@ -298,9 +274,8 @@ fn with_dependents(
         for (j, status) in file.plan(i, Status::Rejected).into_iter().skip(1) {
             if !moves.iter().any(|(k, _)| *k == j) {
                 moves.push((j, status));
-                added.extend(file.entries()[j].hunk_id.clone());
             }
         }
     }
-    (moves, added)
+    moves
 }

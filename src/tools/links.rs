@@ -201,35 +201,6 @@ pub(crate) fn linking_to(
         .collect())
 }
 
-/// The files of the view with a link that would resolve to `target` were a
-/// note there, and resolves to nothing now: the links a note moved away
-/// from `target` leaves behind.
-pub(crate) fn dangling_to(
-    view: &View<'_>,
-    target: &str,
-) -> Result<std::collections::BTreeSet<String>, ToolError> {
-    let (now, there) = view.with_paths(|paths| {
-        (
-            Vault::new(paths.iter().copied()),
-            Vault::new(paths.iter().copied().chain([target])),
-        )
-    });
-    let mut out = std::collections::BTreeSet::new();
-    for candidate in naming(view, [stem(target)])? {
-        let Ok(file) = view.read_text(&candidate) else {
-            continue;
-        };
-        let left = links::parse(&file.text).iter().any(|link| {
-            there.resolve(link, &candidate).file() == Some(target)
-                && now.resolve(link, &candidate).file().is_none()
-        });
-        if left {
-            out.insert(candidate);
-        }
-    }
-    Ok(out)
-}
-
 /// Every link in another file of the view that resolves to `target`.
 fn backlinks(view: &View<'_>, vault: &Vault, target: &str) -> Result<Vec<Backlink>, ToolError> {
     let mut out = Vec::new();

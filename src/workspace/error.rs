@@ -28,18 +28,35 @@ pub enum WorkspaceError {
     /// Finding the links to a note failed.
     #[error("finding links failed: {0}")]
     Links(#[from] crate::tools::ToolError),
-    /// A hard rollback would show a note it restores at another path (a
-    /// move it brings back, settled since), leaving the links to where the
-    /// note is now behind: refused, with nothing changed.
+    /// A decision or rollback would leave links that resolved before it
+    /// dangling to a path a note left, and the move that took it away can
+    /// no longer be taken back (saved, and moved on since): refused, with
+    /// nothing changed (see docs/architecture.md#changes-across-notes).
     #[error(
-        "rolling back would put `{from}` back at `{to}`, leaving the links to it in {} behind; nothing was changed",
+        "this would leave the links in {} to `{from}` dangling: the note is at `{to}` now, by a move already saved that cannot be taken back; nothing was changed",
         files.join(", ")
     )]
     LinksLeftBehind {
-        /// Where the working state shows the note now.
+        /// The path the links name, which the note left.
         from: String,
-        /// Where the rollback would show it.
+        /// Where the working state shows the note.
         to: String,
+        /// The notes whose links would dangle.
+        files: Vec<String>,
+    },
+    /// A decision would bring back a move that takes its note away from
+    /// links written since it was proposed (no link update follows them):
+    /// carrying the move's rejection would undo the decision itself, so it
+    /// is refused, with nothing changed.
+    #[error(
+        "bringing back the move `{hunk}` would take the note away from `{from}`, where the links in {} point (written since the move was proposed, so none of its link updates follows them); nothing was changed: propose the move again to have them follow it",
+        files.join(", ")
+    )]
+    MoveLeavesLinks {
+        /// The move.
+        hunk: String,
+        /// The path the note would leave.
+        from: String,
         /// The notes whose links would dangle.
         files: Vec<String>,
     },
@@ -117,6 +134,7 @@ impl WorkspaceError {
             self,
             WorkspaceError::Review(_)
                 | WorkspaceError::LinksLeftBehind { .. }
+                | WorkspaceError::MoveLeavesLinks { .. }
                 | WorkspaceError::MovedSince { .. }
                 | WorkspaceError::NoStep { .. }
                 | WorkspaceError::NotTheStep { .. }

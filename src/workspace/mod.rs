@@ -13,7 +13,7 @@ mod files;
 mod follow;
 mod headings;
 mod history;
-mod links_kept;
+mod link_rule;
 mod outside;
 mod outside_hunks;
 mod propose;
@@ -44,6 +44,7 @@ use crate::expand::Protection;
 use crate::project::{Overlay, PathError, Project, text};
 use crate::review::{Decision, FileReview, Review, ReviewError, Status};
 use crate::store::{NewCheckpointFile, Store, StoreError};
+use link_rule::Left;
 
 /// The working state `files` show over the disk (see [`Workspace::overlay`]).
 fn overlay_of<'a>(files: impl Iterator<Item = &'a FileReview>) -> Overlay {
@@ -273,19 +274,39 @@ impl Workspace {
             self.checkpoint_files(&what, [planned.path])?;
         }
         self.transaction(|ws| {
-            let decided = match status {
-                Status::Pending => ws.review.undo(hunk_id)?,
-                _ => ws.review.decide(hunk_id, status, reason)?,
-            };
-            let mut decisions = vec![decided];
-            ws.review
-                .carry_moves(&[hunk_id.to_owned()], &mut decisions)?;
-            let decision = match decisions.len() {
-                1 => decisions.pop().expect("one"),
-                _ => Decision::merged(path.clone(), decisions),
-            };
-            ws.keep_links(std::slice::from_ref(&decision))?;
+            let decision = ws.decide_on_draft(hunk_id, &path, status, reason)?;
             ws.store_decision(hunk_id, &path, status, reason, decision)
+        })
+    }
+
+    /// [`Workspace::decide`] on the review in the open transaction, with
+    /// what the rule across notes carries (see `link_rule`), storing
+    /// nothing: one decision for `path`, the hunk's file, with the moves in
+    /// other files it carried.
+    fn decide_on_draft(
+        &mut self,
+        hunk_id: &str,
+        path: &str,
+        status: Status,
+        reason: Option<&str>,
+    ) -> Result<Decision, WorkspaceError> {
+        let named = [hunk_id.to_owned()];
+        let mut decisions = if self.review.crosses_files(hunk_id, status) {
+            match status {
+                Status::Pending => self.review.undo_many(&named)?,
+                _ => self.review.decide_many(&named, status)?,
+            }
+        } else {
+            vec![match status {
+                Status::Pending => self.review.undo(hunk_id)?,
+                _ => self.review.decide(hunk_id, status, reason)?,
+            }]
+        };
+        self.review.carry_moves(&named, &mut decisions)?;
+        self.keep_links(Left::by(status, &named), &mut decisions)?;
+        Ok(match decisions.len() {
+            1 => decisions.pop().expect("one"),
+            _ => Decision::merged(path.to_owned(), decisions),
         })
     }
 
@@ -349,7 +370,7 @@ impl Workspace {
                 _ => ws.review.decide_many(hunk_ids, status)?,
             };
             ws.review.carry_moves(hunk_ids, &mut decisions)?;
-            ws.keep_links(&decisions)?;
+            ws.keep_links(Left::by(status, hunk_ids), &mut decisions)?;
             ws.store_statuses(&decisions)?;
             ws.record_decisions(
                 || {
@@ -416,37 +437,22 @@ impl Workspace {
         Ok(())
     }
 
-    /// What [`Workspace::decide`] would move, changing nothing.
-    pub fn plan_decision(&self, hunk_id: &str, status: Status) -> Result<Decision, WorkspaceError> {
-        let planned = match status {
-            Status::Pending => self.review.plan_undo(hunk_id)?,
-            _ => self.review.plan(hunk_id, status)?,
-        };
-        // A link update it rejects may take its move (in another file).
-        let takes_moves = planned.moves.iter().any(|m| {
-            m.to == Status::Rejected
-                && self.review.find_hunk(&m.hunk_id).is_ok_and(|(p, i)| {
-                    self.review
-                        .file(&p)
-                        .is_some_and(|f| !f.entries()[i].follows.is_empty())
-                })
+    /// What [`Workspace::decide`] would move, changing nothing: the same
+    /// decision made on a draft of the review, then dropped.
+    pub fn plan_decision(
+        &mut self,
+        hunk_id: &str,
+        status: Status,
+    ) -> Result<Decision, WorkspaceError> {
+        let (path, _) = self.review.find_hunk(hunk_id)?;
+        self.review.begin();
+        let planned = self.decide_on_draft(hunk_id, &path, status, None);
+        let planned = planned.map(|mut planned| {
+            planned.links_left = self.review.links_left(&planned.moves);
+            planned
         });
-        if takes_moves || self.review.crosses_files(hunk_id, status) {
-            // What it carries across files is what the decision does on a
-            // draft of the review.
-            let (path, _) = self.review.find_hunk(hunk_id)?;
-            let mut draft = self.review.clone();
-            let ids = [hunk_id.to_owned()];
-            let mut decisions = match status {
-                Status::Pending => draft.undo_many(&ids)?,
-                _ => draft.decide_many(&ids, status)?,
-            };
-            draft.carry_moves(&ids, &mut decisions)?;
-            let mut planned = Decision::merged(path, decisions);
-            planned.links_left = draft.links_left(&planned.moves);
-            return Ok(planned);
-        }
-        Ok(planned)
+        self.review.end(false);
+        planned
     }
 
     /// The path `path` is under review by: its own, or, for a file the

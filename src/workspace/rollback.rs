@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::link_rule::Left;
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{
     Checkpoint, CheckpointKind, FileSnapshot, PlannedHunk, RollbackMode, RollbackPlan,
@@ -90,10 +91,7 @@ impl Workspace {
         let before = self.review.clone();
         self.transaction(|ws| {
             let counted = ws.moves_among(ws.counting_moves());
-            let (files, mut paths, what) = match mode {
-                RollbackMode::HardAll => ws.roll_back_whole(&checkpoint, &before)?,
-                RollbackMode::ScopedSelected => ws.roll_back_hunks(&checkpoint, hunk_ids)?,
-            };
+            let (files, mut paths, what) = ws.roll_back(&checkpoint, mode, hunk_ids, &before)?;
             // Its undo gives back exactly what was, a move it takes away
             // with the links to its note that were left then; a note that
             // links there only since would keep that move back.
@@ -110,6 +108,43 @@ impl Workspace {
                 files,
             })
         })
+    }
+
+    /// Rolls the review back to `checkpoint` (`before`: the review as it
+    /// was) in the open transaction, carrying what the rule across notes
+    /// asks (see `link_rule`).
+    fn roll_back(
+        &mut self,
+        checkpoint: &Checkpoint,
+        mode: RollbackMode,
+        hunk_ids: &[String],
+        before: &Review,
+    ) -> Result<Rolled, WorkspaceError> {
+        let (files, mut paths, what) = match mode {
+            RollbackMode::HardAll => self.roll_back_whole(checkpoint)?,
+            RollbackMode::ScopedSelected => self.roll_back_hunks(checkpoint, hunk_ids)?,
+        };
+        // Undoing a rollback gives back the notes it restores exactly.
+        let restored: BTreeSet<String> = match checkpoint.kind {
+            CheckpointKind::Rollback => checkpoint
+                .affected_files
+                .iter()
+                .flat_map(|f| {
+                    let path = &f.file_path;
+                    [before.file_of(path), self.review.file_of(path)]
+                        .into_iter()
+                        .flatten()
+                        .flat_map(|f| f.paths().map(str::to_owned))
+                        .chain([path.clone()])
+                        .collect::<Vec<_>>()
+                })
+                .collect(),
+            _ => BTreeSet::new(),
+        };
+        let mut carried = Vec::new();
+        self.keep_links(Left::Restored(&restored), &mut carried)?;
+        paths.extend(carried.into_iter().map(|d| d.path));
+        Ok((files, paths, what))
     }
 
     /// What a hard rollback to `checkpoint` drops, changing nothing: the
@@ -265,10 +300,8 @@ impl Workspace {
             .chain(files.iter().cloned())
             .collect();
         let before = self.review.clone();
-        let tried = match mode {
-            RollbackMode::HardAll => self.roll_back_whole(&checkpoint, &before),
-            RollbackMode::ScopedSelected => self.roll_back_hunks(&checkpoint, hunk_ids),
-        };
+        self.review.begin();
+        let tried = self.roll_back(&checkpoint, mode, hunk_ids, &before);
         let after = std::mem::replace(&mut self.review, before);
         if let Err(refusal) = tried {
             if !refusal.is_refusal() {
@@ -307,14 +340,8 @@ impl Workspace {
     /// updates of a dropped move) is rejected with it.
     /// Returns what became of each file, every path whose review state
     /// changed, and what its undo checkpoint is called.
-    fn roll_back_whole(
-        &mut self,
-        checkpoint: &Checkpoint,
-        before: &Review,
-    ) -> Result<Rolled, WorkspaceError> {
+    fn roll_back_whole(&mut self, checkpoint: &Checkpoint) -> Result<Rolled, WorkspaceError> {
         let id = &checkpoint.checkpoint_id;
-        let shown = self.overlay();
-        let counting = self.counting_moves();
         let WholePlan {
             snapshots,
             mut paths,
@@ -363,15 +390,16 @@ impl Workspace {
                 paths.push(decision.path);
             }
         }
-        // A link update put back rejected while its move stands settled
-        // (saved and moved on since, so no rollback takes it back) would
-        // leave its link behind: it stays, pending.
+        // A link update put back rejected or pending while its move stands
+        // settled (saved and moved on since, so no rollback takes it back)
+        // would leave its link behind, on disk at the next save: the move
+        // is on disk, and so is it, accepted.
         let kept: Vec<String> = snapshots
             .iter()
             .flat_map(|(path, _, _)| self.links_of_settled_moves(path))
             .collect();
         if !kept.is_empty() {
-            for decision in self.review.decide_many(&kept, Status::Pending)? {
+            for decision in self.review.decide_many(&kept, Status::Accepted)? {
                 paths.push(decision.path);
             }
         }
@@ -388,31 +416,6 @@ impl Workspace {
                 break;
             }
             paths.extend(decisions.into_iter().map(|d| d.path));
-        }
-        // So would a move brought back while a note restored to a time
-        // before it links to the note's old path. Undoing a rollback gives
-        // back exactly what the notes it restores were; a note it leaves as
-        // it is may have come to link to the old path since.
-        if undoing {
-            let restored: BTreeSet<String> = snapshots
-                .iter()
-                .flat_map(|(path, _, _)| {
-                    let known = [before.file_of(path), self.review.file_of(path)];
-                    known
-                        .into_iter()
-                        .flatten()
-                        .flat_map(|f| f.paths().map(str::to_owned))
-                        .chain([path.clone()])
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            paths.extend(self.reject_moves_leaving_others(&shown, &counting, &restored)?);
-        } else {
-            let changed = paths.clone();
-            paths.extend(self.reject_moves_leaving_links(&shown, &counting, &changed)?);
-            // A settled move cannot be rejected: the rollback is refused.
-            let restored: Vec<String> = snapshots.iter().map(|(p, _, _)| p.clone()).collect();
-            self.refuse_moves_leaving_links(before, &restored)?;
         }
         Ok((files, paths, format!("before rolling back to {id}")))
     }

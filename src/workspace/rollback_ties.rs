@@ -4,8 +4,13 @@
 //! the hunks that would stand apart, for the rollback to carry
 //! (docs/architecture.md#changes-across-notes).
 
-use super::Workspace;
+use std::collections::BTreeSet;
+
+use super::{Workspace, WorkspaceError};
+use crate::edits::FileOp;
+use crate::project::View;
 use crate::review::Status;
+use crate::tools::links::linking_to;
 
 impl Workspace {
     /// The move of the file under review at `path`, when it counts (pending
@@ -85,8 +90,9 @@ impl Workspace {
             .collect()
     }
 
-    /// The rejected link updates in the file under review at `path` whose
-    /// move counts (pending or accepted) and is settled.
+    /// The link updates in the file under review at `path`, rejected or
+    /// pending, whose move counts and is settled (accepted and saved: the
+    /// note is at its new path on disk).
     pub(super) fn links_of_settled_moves(&self, path: &str) -> Vec<String> {
         let Some(file) = self.review.file(path) else {
             return Vec::new();
@@ -104,7 +110,7 @@ impl Workspace {
                         .as_deref()
                         .is_some_and(|h| self.review.updates_links_of(h, l))
                 };
-                e.status == Status::Rejected
+                e.status != Status::Accepted
                     && e.leaders().filter(update).any(stands)
                     && !file.covered(*i)
             })
@@ -127,6 +133,67 @@ impl Workspace {
             .iter()
             .filter(|e| e.status != Status::Rejected && e.leaders().any(gone))
             .filter_map(|e| e.hunk_id.clone())
+            .collect()
+    }
+
+    /// The notes (by their paths in review) that link to where a move of
+    /// `counted` (each with the path its file is under review by, where its
+    /// note was) that counts no more leaves its note: kept in a rollback's
+    /// undo checkpoint, so that its undo gives them back as they were.
+    pub(super) fn linking_to_moves_taken(
+        &self,
+        counted: &[(String, String)],
+    ) -> Result<Vec<String>, WorkspaceError> {
+        let now = self.counting_moves();
+        let taken: Vec<&str> = counted
+            .iter()
+            .filter(|(hunk, _)| !now.contains(hunk))
+            .map(|(_, from)| from.as_str())
+            .collect();
+        if taken.is_empty() {
+            return Ok(Vec::new());
+        }
+        let overlay = self.overlay();
+        let view = View::with(&self.project, &overlay);
+        let mut out = Vec::new();
+        for from in taken {
+            if view.read_text(from).is_err() {
+                continue;
+            }
+            for path in linking_to(&view, from)? {
+                out.push(self.key_of(&path));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The moves that count now (pending or accepted), by hunk.
+    pub(super) fn counting_moves(&self) -> BTreeSet<String> {
+        self.review
+            .files()
+            .filter_map(|f| {
+                let op = f.op()?;
+                let entry = &f.entries()[op.entry];
+                (matches!(op.op, FileOp::Move { .. }) && entry.status != Status::Rejected)
+                    .then(|| entry.hunk_id.clone())
+                    .flatten()
+            })
+            .collect()
+    }
+
+    /// Of `hunks`, the moves staged on their files now, with the path
+    /// each file is under review by.
+    pub(super) fn moves_among(
+        &self,
+        hunks: impl IntoIterator<Item = String>,
+    ) -> Vec<(String, String)> {
+        hunks
+            .into_iter()
+            .filter_map(|hunk| {
+                let (path, i) = self.review.find_hunk(&hunk).ok()?;
+                let op = self.review.file(&path)?.op()?;
+                (op.entry == i && matches!(op.op, FileOp::Move { .. })).then_some((hunk, path))
+            })
             .collect()
     }
 }

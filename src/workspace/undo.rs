@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::history::{History, Step, StepKind};
+use super::link_rule::Left;
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{RollbackMode, RollbackReport};
 use crate::review::{Decision, HunkMove, Status};
@@ -287,7 +288,12 @@ impl Workspace {
             // move.
             let named: Vec<String> = targets.iter().map(|(h, _, _)| h.clone()).collect();
             ws.review.carry_moves(&named, &mut decisions)?;
-            ws.keep_links(&decisions)?;
+            let rejected: Vec<String> = targets
+                .iter()
+                .filter(|(_, _, to)| *to == Status::Rejected)
+                .map(|(h, _, _)| h.clone())
+                .collect();
+            ws.keep_links(Left::Named(&rejected), &mut decisions)?;
             ws.store_statuses(&decisions)?;
             Ok((moved(&decisions), left))
         })

@@ -1,0 +1,330 @@
+//! The one rule across notes (docs/architecture.md#changes-across-notes),
+//! checked once at the end of every decision path (one hunk, a batch or
+//! pattern, an apply, an undo or redo, a rollback) against the working
+//! state before it: **no decision leaves a link dangling to a path a note
+//! was moved away from**. Where one would, the decision carries the move
+//! that took the note away (rejected, with what follows it), and the rule
+//! is checked again.
+//!
+//! A link is known by the note it is in and the path it names. A note that
+//! shows more links dangling to a path a moved note left than it did
+//! before the decision has one the decision broke. Mended by taking the
+//! move back, it is refused only where that cannot be: the move was saved
+//! and moved on since (and the note lost a link that resolved before), or
+//! the decision itself brought the move back (taking it back again would
+//! undo the decision). A link whose own update the user rejected is their
+//! choice to leave it as it is (the decision reports it as `links_left`),
+//! and undoing a rollback gives back the notes it restores exactly.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Workspace, WorkspaceError, overlay_of};
+use crate::edits::FileOp;
+use crate::links::{self, Link, Vault, name_key};
+use crate::project::{Overlay, Project, View};
+use crate::review::{Decision, FileReview, Review, Status};
+use crate::tools::links::linking_to;
+
+/// A link the decision left dangling: in the note at `source`, naming
+/// `left`, a path the note under review by `note` is no longer at; `lost`
+/// when the note had a link to that note that resolved before.
+#[derive(Debug)]
+struct Broken {
+    source: String,
+    note: String,
+    left: String,
+    lost: bool,
+}
+
+/// Which rejected link updates are the user's choice to leave their link
+/// as it is.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Left<'a> {
+    /// Those the decision rejected by name.
+    Named(&'a [String]),
+    /// Every one (a rollback puts back the statuses the user chose), and
+    /// the notes at these paths are as the user left them: undoing a
+    /// rollback gives back exactly what was, links that dangled then
+    /// included.
+    Restored(&'a BTreeSet<String>),
+}
+
+impl<'a> Left<'a> {
+    /// The hunks a decision setting `hunk_ids` to `status` rejects by name.
+    pub(super) fn by(status: Status, hunk_ids: &'a [String]) -> Left<'a> {
+        match status {
+            Status::Rejected => Left::Named(hunk_ids),
+            _ => Left::Named(&[]),
+        }
+    }
+
+    fn contains(self, hunk: &str) -> bool {
+        match self {
+            Left::Named(named) => named.iter().any(|h| h == hunk),
+            Left::Restored(_) => true,
+        }
+    }
+
+    fn restores(self, path: &str) -> bool {
+        matches!(self, Left::Restored(paths) if paths.contains(path))
+    }
+}
+
+impl Workspace {
+    /// Checks the rule against the working state before the open
+    /// transaction, carrying the moves it must (their decisions are added
+    /// to `decisions`); `left` says which links the user chose to leave.
+    pub(super) fn keep_links(
+        &mut self,
+        left: Left<'_>,
+        decisions: &mut Vec<Decision>,
+    ) -> Result<(), WorkspaceError> {
+        keep_links(&self.project, &mut self.review, left, decisions)
+    }
+}
+
+/// [`Workspace::keep_links`] for `review` (a draft, for a dry run) over
+/// `project`.
+pub(super) fn keep_links(
+    project: &Project,
+    review: &mut Review,
+    left: Left<'_>,
+    decisions: &mut Vec<Decision>,
+) -> Result<(), WorkspaceError> {
+    loop {
+        let broken = broken_links(project, review, left)?;
+        let brought_back = |hunk: &str| {
+            decisions.iter().flat_map(|d| &d.moves).any(|m| {
+                m.hunk_id == hunk && m.from == Status::Rejected && m.to != Status::Rejected
+            })
+        };
+        let mut moves = Vec::new();
+        for b in &broken {
+            match takeable_move(review, &b.note) {
+                // Taking back the move a decision brings back would undo
+                // the decision itself: it is refused instead.
+                Some(hunk) if matches!(left, Left::Named(_)) && brought_back(&hunk) => {
+                    return Err(WorkspaceError::MoveLeavesLinks {
+                        hunk,
+                        from: b.left.clone(),
+                        files: broken
+                            .iter()
+                            .filter(|o| o.note == b.note)
+                            .map(|o| o.source.clone())
+                            .collect(),
+                    });
+                }
+                Some(hunk) => moves.push(hunk),
+                // A link brought back naming where a note was, which
+                // resolved to nothing before either: nothing to mend it by.
+                None if !b.lost => {}
+                None => {
+                    let to = review
+                        .file(&b.note)
+                        .and_then(FileReview::view_path)
+                        .unwrap_or(&b.note);
+                    return Err(WorkspaceError::LinksLeftBehind {
+                        from: b.left.clone(),
+                        to: to.to_owned(),
+                        files: broken
+                            .iter()
+                            .filter(|o| o.note == b.note && o.lost)
+                            .map(|o| o.source.clone())
+                            .collect(),
+                    });
+                }
+            }
+        }
+        if moves.is_empty() {
+            return Ok(());
+        }
+        moves.sort_unstable();
+        moves.dedup();
+        decisions.extend(review.decide_many(&moves, Status::Rejected)?);
+    }
+}
+
+/// The move of the note under review by `note` that counts and can still
+/// be rejected.
+fn takeable_move(review: &Review, note: &str) -> Option<String> {
+    let file = review.file(note)?;
+    let op = file.op()?;
+    let entry = &file.entries()[op.entry];
+    let hunk = entry.hunk_id.clone()?;
+    (matches!(op.op, FileOp::Move { .. })
+        && entry.status != Status::Rejected
+        && !review.settled(&hunk))
+    .then_some(hunk)
+}
+
+/// One side of the check: the working state as a view, with its files.
+struct Side<'a> {
+    view: View<'a>,
+    vault: Vault,
+}
+
+impl<'a> Side<'a> {
+    fn new(project: &'a Project, overlay: &'a Overlay) -> Side<'a> {
+        let view = View::with(project, overlay);
+        let vault = view.with_paths(|paths| Vault::new(paths.iter().copied()));
+        Side { view, vault }
+    }
+
+    fn links(&self, path: &str) -> Vec<Link> {
+        self.view
+            .read_text(path)
+            .map(|f| links::parse(&f.text))
+            .unwrap_or_default()
+    }
+
+    /// How many of `links` (written in `source`) resolve to nothing and
+    /// would resolve to `gone` were a file there.
+    fn dangling_to(&mut self, links: &[Link], source: &str, gone: &str) -> usize {
+        if self.vault.contains(gone) {
+            return 0;
+        }
+        self.vault.insert(gone.to_owned());
+        let count = links
+            .iter()
+            .filter(|l| self.vault.resolve(l, source).file() == Some(gone))
+            .count();
+        self.vault.remove(gone);
+        count
+    }
+
+    /// How many of `links` (written in `source`) resolve to `target`.
+    fn count_to(&self, links: &[Link], source: &str, target: &str) -> usize {
+        links
+            .iter()
+            .filter(|l| self.vault.resolve(l, source).file() == Some(target))
+            .count()
+    }
+}
+
+/// The links the open transaction broke (see the module docs), but for
+/// those the user chose to leave (`left`).
+fn broken_links(
+    project: &Project,
+    review: &Review,
+    left: Left<'_>,
+) -> Result<Vec<Broken>, WorkspaceError> {
+    let before: BTreeMap<&str, &FileReview> = review
+        .files_before()
+        .flat_map(|f| f.paths().map(move |p| (p, f)))
+        .collect();
+    let shown_before = |key: &str, now: &FileReview| -> Option<String> {
+        let was = before
+            .get(key)
+            .or_else(|| now.paths().find_map(|p| before.get(p)))?;
+        was.view_path().map(str::to_owned)
+    };
+    let (then_overlay, now_overlay) = (
+        overlay_of(review.files_before()),
+        overlay_of(review.files()),
+    );
+    let (mut then, mut now) = (
+        Side::new(project, &then_overlay),
+        Side::new(project, &now_overlay),
+    );
+    // The notes shown away from a path they had, by the name a link finds
+    // that path by: the only notes a link can be left behind by.
+    let mut away: BTreeMap<String, Vec<(&str, String)>> = BTreeMap::new();
+    // Those that left a path in this decision: every note that linked
+    // there then may have lost a link.
+    let mut vacated: Vec<String> = Vec::new();
+    for file in review.files().filter(|f| f.binary().is_none()) {
+        let Some(at) = file.view_path() else { continue };
+        let was = shown_before(&file.path, file);
+        let left: BTreeSet<String> = file
+            .paths()
+            .map(str::to_owned)
+            .chain(was.clone())
+            .filter(|p| p != at && !now.vault.contains(p))
+            .collect();
+        for path in left {
+            if was.as_deref() == Some(path.as_str()) {
+                vacated.push(path.clone());
+            }
+            away.entry(name_key(&path))
+                .or_default()
+                .push((&file.path, path));
+        }
+    }
+    if away.is_empty() {
+        return Ok(Vec::new());
+    }
+    // The notes to look at, by their key: those the decision changed, and
+    // those that linked to a path a note left.
+    let mut sources: BTreeSet<String> = review.journaled().map(str::to_owned).collect();
+    for path in &vacated {
+        for linking in linking_to(&then.view, path)? {
+            sources.insert(review.file_of(&linking).map_or(linking, |f| f.path.clone()));
+        }
+    }
+    let mut out = Vec::new();
+    for key in sources {
+        let file = review.file(&key);
+        let Some(at) = file.map_or(Some(key.as_str()), FileReview::view_path) else {
+            continue;
+        };
+        if left.restores(&key) || left.restores(at) {
+            continue;
+        }
+        let was = match file {
+            Some(file) => shown_before(&key, file),
+            None => Some(key.clone()),
+        };
+        let links_now = now.links(at);
+        let links_then = was.as_deref().map(|p| then.links(p)).unwrap_or_default();
+        let mut shown: BTreeSet<(&str, &str)> = BTreeSet::new();
+        for link in &links_now {
+            if let Some(notes) = away.get(&name_key(&link.path())) {
+                shown.extend(notes.iter().map(|(note, gone)| (*note, gone.as_str())));
+            }
+        }
+        for (note, gone) in shown {
+            let now_dangling = now.dangling_to(&links_now, at, gone);
+            let then_dangling = was
+                .as_deref()
+                .map_or(0, |from| then.dangling_to(&links_then, from, gone));
+            if now_dangling <= then_dangling || left_by_choice(review, &key, note, left) {
+                continue;
+            }
+            let target = review.file(note).expect("under review");
+            let had = match (&was, shown_before(note, target)) {
+                (Some(from), Some(to)) => then.count_to(&links_then, from, &to),
+                _ => 0,
+            };
+            let has = target
+                .view_path()
+                .map_or(0, |to| now.count_to(&links_now, at, to));
+            out.push(Broken {
+                source: at.to_owned(),
+                note: note.to_owned(),
+                left: gone.to_owned(),
+                lost: has < had,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the note under review by `source` holds a rejected link update
+/// of the move of the note under review by `note` that is among `left`:
+/// the user's choice to leave that link as it is.
+fn left_by_choice(review: &Review, source: &str, note: &str, left: Left<'_>) -> bool {
+    let Some(mv) = review
+        .file(note)
+        .and_then(|f| f.entries()[f.op()?.entry].hunk_id.clone())
+    else {
+        return false;
+    };
+    review.file(source).is_some_and(|file| {
+        file.entries().iter().any(|e| {
+            e.status == Status::Rejected
+                && e.hunk_id
+                    .as_ref()
+                    .is_some_and(|h| left.contains(h) && review.updates_links_of(h, &mv))
+        })
+    })
+}
