@@ -19,6 +19,7 @@ use redline::config::Limits;
 use redline::edits::{Operation, ProposedEdit};
 use redline::hunks::HunkLimits;
 use redline::project::Project;
+use redline::review::Status;
 use redline::store::Store;
 use redline::workspace::{RunInfo, Workspace};
 
@@ -139,6 +140,22 @@ pub fn main() {
         }
     });
 
+    // One decision each way, carrying every link update, with the rule
+    // across notes checked at its end.
+    let mv = bundle.file_ops[0].hunk_id.clone();
+    let start = Instant::now();
+    let accepted = ws.decide(&mv, Status::Accepted, None).unwrap();
+    let accept_move = start.elapsed();
+    assert_eq!(
+        accepted.moves.len(),
+        LINKERS + 1,
+        "the move carries its links"
+    );
+    let start = Instant::now();
+    let rejected = ws.decide(&mv, Status::Rejected, None).unwrap();
+    let reject_move = start.elapsed();
+    assert_eq!(rejected.moves.len(), LINKERS + 1, "and takes them back");
+
     let all: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
     let start = Instant::now();
     let applied = ws.apply(&bundle, &all, &mut |_| {}).unwrap();
@@ -150,8 +167,8 @@ pub fn main() {
         "\nA note linked from {LINKERS} notes renamed in a vault of {n} notes; ms (best of {runs})"
     );
     println!(
-        "{:>7} {:>10} {:>12} {:>10} {:>12}",
-        "notes", "stage", "rg -l name", "ratio", "apply all"
+        "{:>7} {:>10} {:>12} {:>10} {:>12} {:>12} {:>12}",
+        "notes", "stage", "rg -l name", "ratio", "accept move", "reject move", "apply all"
     );
     let ratio = if rg.is_zero() {
         "no rg".to_owned()
@@ -159,10 +176,12 @@ pub fn main() {
         format!("{:.1}x", ms(stage) / ms(rg))
     };
     println!(
-        "{n:>7} {:>10.0} {:>12.1} {:>10} {:>12.0}",
+        "{n:>7} {:>10.0} {:>12.1} {:>10} {:>12.0} {:>12.0} {:>12.0}",
         ms(stage),
         ms(rg),
         ratio,
+        ms(accept_move),
+        ms(reject_move),
         ms(apply)
     );
 }

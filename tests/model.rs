@@ -3620,13 +3620,12 @@ fn a_rollback_after_a_move_among_edits_and_an_outside_write_breaks_no_link_on_di
 }
 
 /// Found by an unpinned run: an edit of Beta's link line, Alpha moved, a
-/// replacement, then two rejections: no link to Alpha may dangle. Fails
-/// inside one note: rejecting the move takes its link update in Gamma, and
-/// the replacement written over that line ("and" → " ") stays, its words
-/// laid out against the update's, so the line reads "[[Delta]][[Alpha   ]]"
-/// (the word diff's dependency between the two is not seen). Open.
+/// replacement, then two rejections: no link to Alpha may dangle. Rejecting
+/// the move takes its link update in Gamma; the replacement written beside
+/// it ("and" → " ") stayed, but sat inside the update's old words, so the
+/// line read "[[Delta]][[Alpha   ]]". A replacement now sits beside the
+/// text it took out (`review::pieces::apply`).
 #[test]
-#[ignore = "open: a replacement over a link update's line survives its rejection garbled (issue 54)"]
 fn rejections_after_a_move_over_an_edit_and_a_replacement_break_no_link() {
     check(&[
         edit(1, 3),
@@ -3777,6 +3776,41 @@ fn a_rollback_past_a_saved_move_and_a_deletion_saves_no_link_behind() {
             undo: false,
         },
         Step::SaveAll { crash: None },
+    ])
+    .unwrap();
+}
+
+/// Found by an unpinned run: a replacement, an edit, a rollback, another
+/// program's change, a conversion to Markdown links, Alpha moved, then a
+/// scoped rollback of one hunk: no link to Alpha dangles after it.
+#[test]
+fn a_scoped_rollback_after_a_conversion_and_a_move_breaks_no_link() {
+    check(&[
+        Step::Replace {
+            word: 0,
+            with: "日".into(),
+            whole_word: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ب".into(),
+        },
+        Step::Rollback {
+            pick: 1125510442007312261,
+            undo: false,
+        },
+        Step::Outside {
+            note: 0,
+            review: true,
+        },
+        Step::Convert { markdown: true },
+        Step::Move { note: 0 },
+        Step::Scoped {
+            pick: 165980868618443071,
+            hunk: 848051617894668450,
+            undo: false,
+        },
     ])
     .unwrap();
 }

@@ -178,9 +178,12 @@ pub(crate) fn apply(
             continue;
         }
         // Lines go before the invisible text at their point (after the line
-        // end before them); anything else goes after it, onto the visible
-        // text it was typed against.
-        if !op.ins.ends_with('\n') {
+        // end before them), and so does a replacement, beside the text it
+        // took out: the text another change took out there (its own
+        // replacement's old words) is not this change's to sit inside, and
+        // comes back whole when that change is rejected. A bare insertion
+        // goes after it, onto the visible text it was typed against.
+        if !op.ins.ends_with('\n') && op.del == 0 {
             while let Some(p) = cur.take() {
                 if p.visible(counts) {
                     cur = Some(p);

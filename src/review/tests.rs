@@ -640,3 +640,22 @@ fn shuffle(items: &mut [usize], seed: u64) {
 mod migration;
 mod ops;
 mod outside;
+
+/// A replacement beside a hunk that replaced the next words (a link
+/// update: `[[Alpha]]` → `[[Alpha 1]]`) sits beside the text it took out,
+/// not inside the other's old words: rejecting the link update brings
+/// `[[Alpha]]` back whole, after the replacement.
+#[test]
+fn a_replacement_beside_a_rejected_replacement_keeps_its_place() {
+    let base = "# Gamma\n\nLinks: [[Delta]] and [[Alpha]].\n\nline one\n";
+    let updated = base.replace("[[Alpha]]", "[[Alpha 1]]");
+    let replaced = updated.replace(" and ", "   ");
+    let limits = HunkLimits::default();
+    let mut review = Review::new();
+    let one = stage(&mut review, "job_1", base, &updated, &limits, 1);
+    stage(&mut review, "job_2", &updated, &replaced, &limits, 2);
+    review.decide(&one[0], Status::Rejected, None).unwrap();
+    assert_eq!(buffer(&review), base.replace(" and ", "   "));
+    review.decide(&one[0], Status::Accepted, None).unwrap();
+    assert_eq!(buffer(&review), replaced);
+}

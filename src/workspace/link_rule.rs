@@ -42,10 +42,10 @@ struct Broken {
 pub(super) enum Left<'a> {
     /// Those the decision rejected by name.
     Named(&'a [String]),
-    /// Every one (a rollback puts back the statuses the user chose), and
-    /// the notes at these paths are as the user left them: undoing a
-    /// rollback gives back exactly what was, links that dangled then
-    /// included.
+    /// Those rejected before the rollback (it puts back the statuses the
+    /// user chose, not what it rejects itself), and the notes at these
+    /// paths are as the user left them: undoing a rollback gives back
+    /// exactly what was, links that dangled then included.
     Restored(&'a BTreeSet<String>),
 }
 
@@ -58,10 +58,12 @@ impl<'a> Left<'a> {
         }
     }
 
-    fn contains(self, hunk: &str) -> bool {
+    /// Whether the rejection of `hunk` is the user's choice; `was_rejected`
+    /// says whether it was rejected before the decision.
+    fn contains(self, hunk: &str, was_rejected: impl Fn(&str) -> bool) -> bool {
         match self {
             Left::Named(named) => named.iter().any(|h| h == hunk),
-            Left::Restored(_) => true,
+            Left::Restored(_) => was_rejected(hunk),
         }
     }
 
@@ -218,6 +220,22 @@ fn broken_links(
             .or_else(|| now.paths().find_map(|p| before.get(p)))?;
         was.view_path().map(str::to_owned)
     };
+    // Only a move, or a note the decision showed elsewhere, takes a note
+    // away from a path: without one, nothing needs reading.
+    let moving = review.files().any(|f| {
+        f.op()
+            .is_some_and(|op| matches!(op.op, FileOp::Move { .. }))
+    });
+    let shifted = || {
+        review.journaled().any(|key| {
+            review
+                .file(key)
+                .is_some_and(|f| shown_before(key, f).as_deref() != f.view_path())
+        })
+    };
+    if !moving && !shifted() {
+        return Ok(Vec::new());
+    }
     let (then_overlay, now_overlay) = (
         overlay_of(review.files_before()),
         overlay_of(review.files()),
@@ -287,7 +305,7 @@ fn broken_links(
             let then_dangling = was
                 .as_deref()
                 .map_or(0, |from| then.dangling_to(&links_then, from, gone));
-            if now_dangling <= then_dangling || left_by_choice(review, &key, note, left) {
+            if now_dangling <= then_dangling || left_by_choice(review, &before, &key, note, left) {
                 continue;
             }
             let target = review.file(note).expect("under review");
@@ -312,19 +330,32 @@ fn broken_links(
 /// Whether the note under review by `source` holds a rejected link update
 /// of the move of the note under review by `note` that is among `left`:
 /// the user's choice to leave that link as it is.
-fn left_by_choice(review: &Review, source: &str, note: &str, left: Left<'_>) -> bool {
+fn left_by_choice(
+    review: &Review,
+    before: &BTreeMap<&str, &FileReview>,
+    source: &str,
+    note: &str,
+    left: Left<'_>,
+) -> bool {
     let Some(mv) = review
         .file(note)
         .and_then(|f| f.entries()[f.op()?.entry].hunk_id.clone())
     else {
         return false;
     };
+    let was_rejected = |hunk: &str| {
+        before.get(source).is_some_and(|file| {
+            file.entries()
+                .iter()
+                .any(|e| e.hunk_id.as_deref() == Some(hunk) && e.status == Status::Rejected)
+        })
+    };
     review.file(source).is_some_and(|file| {
         file.entries().iter().any(|e| {
             e.status == Status::Rejected
-                && e.hunk_id
-                    .as_ref()
-                    .is_some_and(|h| left.contains(h) && review.updates_links_of(h, &mv))
+                && e.hunk_id.as_ref().is_some_and(|h| {
+                    left.contains(h, was_rejected) && review.updates_links_of(h, &mv)
+                })
         })
     })
 }
