@@ -3875,3 +3875,23 @@ fn undoing_a_rollback_after_a_restart_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run: Gamma moved, a conversion, an apply rejecting
+/// a run, a retarget to Gamma, then the history's undo of the apply: every
+/// hunk ends where the undo says it moved it (a hunk it brought back and
+/// the rule across notes took again is reported as not moved).
+#[test]
+fn undoing_an_apply_before_a_retarget_reports_what_it_moved() {
+    check(&[
+        Step::Move { note: 2 },
+        Step::Convert { markdown: true },
+        Step::Apply {
+            pick: 8740569866017174727,
+            accept: 0,
+            crash: None,
+        },
+        Step::Retarget { from: 0, to: 2 },
+        Step::UndoLast { redo: false },
+    ])
+    .unwrap();
+}

@@ -103,7 +103,7 @@ impl Workspace {
         });
         let out = f(self);
         let step = std::mem::replace(&mut self.open_step, outer).expect("opened above");
-        self.record(|| step.label, step.moves)?;
+        self.record(|| step.label, net(step.moves))?;
         out
     }
 
@@ -340,12 +340,28 @@ fn expect_step(asked: Option<&str>, step: &Step) -> Result<(), WorkspaceError> {
 
 /// Every hunk `decisions` moved (`from != to`), in order.
 fn moved(decisions: &[Decision]) -> Vec<HunkMove> {
-    decisions
-        .iter()
-        .flat_map(|d| &d.moves)
-        .filter(|m| m.from != m.to)
-        .cloned()
-        .collect()
+    net(decisions.iter().flat_map(|d| &d.moves).cloned())
+}
+
+/// Each hunk of `moves` once, from where the first found it to where the
+/// last left it, in the order first moved; a hunk left where it was is
+/// none. A decision that carries what the rule across notes asks may move
+/// a hunk twice (brought back, then taken again): it moved it from and to
+/// the same status.
+fn net(moves: impl IntoIterator<Item = HunkMove>) -> Vec<HunkMove> {
+    let mut out: Vec<HunkMove> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for m in moves {
+        match at.get(&m.hunk_id) {
+            Some(&i) => out[i].to = m.to,
+            None => {
+                at.insert(m.hunk_id.clone(), out.len());
+                out.push(m);
+            }
+        }
+    }
+    out.retain(|m| m.from != m.to);
+    out
 }
 
 /// A step's words for a decision setting `what` (hunks, as the user calls
