@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::config::{
     AgentMode, Config, FolderSettings, LimitField, Limits, OutsideMode, ProviderKind,
-    ProviderSettings, check_limit, limit_fields, names_folder,
+    ProviderSettings, check_caps, check_limit, limit_fields, names_folder,
 };
 use crate::providers::keys::{self, KeyStorage};
 
@@ -211,6 +211,7 @@ pub fn updated(
             let value = check_limit(name, value).map_err(SettingsError::Invalid)?;
             known.insert(name.clone(), value.into());
         }
+        check_caps(&limits).map_err(SettingsError::Invalid)?;
         next.limits = serde_json::from_value(limits)
             .map_err(|e| SettingsError::Invalid(format!("limits: {e}")))?;
     }

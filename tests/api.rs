@@ -1089,7 +1089,7 @@ async fn a_move_and_a_delete_from_the_file_tree_are_reviewed_before_anything_mov
     );
     let review = door.get("/api/review").await;
     let group = &review["jobs"][0];
-    assert_eq!(group["source"], "files");
+    assert_eq!(group["source"], "tree");
     let hunk = |group: &Value, path: &str| -> Value {
         group["hunks"]
             .as_array()

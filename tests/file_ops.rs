@@ -78,6 +78,7 @@ fn run(job: &str) -> RunInfo {
         job_id: job.into(),
         instruction: "Rename Website Redesign to Website 2027 and archive it".into(),
         seen: None,
+        answers: Vec::new(),
         reads: Default::default(),
     }
 }

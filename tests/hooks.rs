@@ -280,6 +280,17 @@ async fn a_job_says_its_agent_waits_while_the_hook_does() {
     assert_eq!(outcome["decided"], json!(true), "{outcome}");
     let job = door.get(&format!("/api/agent/jobs/{id}?brief=true")).await;
     assert_eq!(waiting(&job), json!(null), "{job}");
+    assert_eq!(job["status"], "awaiting_review", "{job}");
+
+    // Claude Code writes the text decided: the disk holds what a save
+    // would write, nothing is left to save, and the job ends.
+    let text = outcome["text"].as_str().unwrap();
+    std::fs::write(root.join("notes/alpha.md"), text).unwrap();
+    h.runtime.external_change("notes/alpha.md").unwrap();
+    let job = door.get(&format!("/api/agent/jobs/{id}?brief=true")).await;
+    assert_eq!(job["status"], "completed", "{job}");
+    let file = door.get("/api/files/content?path=notes/alpha.md").await;
+    assert_eq!(file["state"]["dirty"], json!(false), "{file}");
 }
 
 #[tokio::test]

@@ -95,6 +95,7 @@ fn run(job: usize) -> RunInfo {
         job_id: format!("job_{job}"),
         instruction: format!("step {job}"),
         seen: None,
+        answers: Vec::new(),
         reads: Default::default(),
     }
 }

@@ -36,6 +36,7 @@ fn group(job: &str) -> RunInfo {
         job_id: job.into(),
         instruction: "Changed outside Redline".into(),
         seen: None,
+        answers: Vec::new(),
         reads: Default::default(),
     }
 }

@@ -149,6 +149,7 @@ fn a_piece_text_stored_as_a_blob_by_version_4_still_loads() {
         job_id: "job_1".into(),
         instruction: "Shout two".into(),
         seen: None,
+        answers: Vec::new(),
         reads: Default::default(),
     };
     ws.propose(&run, &[edit], &HunkLimits::default()).unwrap();

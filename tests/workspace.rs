@@ -52,6 +52,7 @@ fn run(job: &str) -> RunInfo {
         job_id: job.into(),
         instruction: "Rename Atlas to Meridian".into(),
         seen: None,
+        answers: Vec::new(),
         reads: Default::default(),
     }
 }

@@ -10,7 +10,7 @@ use super::events::{
     AgentEvent, ClarificationRequested, EditProblem, EditsProposed, EditsRefused,
     ToolCallCompleted, ToolCallFailed, ToolCallRequested, ToolFailure,
 };
-use super::host::{Host, Refusal};
+use super::host::{Asked, Host, Refusal};
 use super::state::{JobParams, LoopState, Outcome, PendingQuestion, Proposal, Question};
 use super::fan_out::{self, EDIT_EACH_NOTE};
 use super::toolset::{self, CLARIFY_USER, ClarifyArgs, PROPOSE_EDITS, ProposeEditsArgs};
@@ -525,7 +525,11 @@ fn propose(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host)
         edits: edits.len(),
         files: files.len(),
     }));
-    match host.propose(&edits, &state.seen, expansion.reads) {
+    let asked = Asked {
+        seen: &state.seen,
+        answers: &state.answers,
+    };
+    match host.propose(&edits, asked, expansion.reads) {
         Ok(staged) => {
             state.refusal = None;
             CallResult::Proposed(Proposal {

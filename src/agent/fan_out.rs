@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::events::{AgentEvent, FanOutPlanned, FanOutProgress};
-use super::host::{Host, Refusal};
+use super::host::{Asked, Host, Refusal};
 use super::state::{JobParams, JobUsage, LoopState, Outcome, Proposal, Question};
 use super::toolset::{self, PROPOSE_EDITS};
 use crate::edits::{self, Operation, ProposedEdit};
@@ -281,7 +281,8 @@ pub(super) async fn run(
         }
         let due = last_staged.is_none_or(|at| at.elapsed() >= STAGE_EVERY);
         if !batch.is_empty() && (ended || due) {
-            edits_staged += stage(&mut fan, std::mem::take(&mut batch), &mut staged, host);
+            let batch = std::mem::take(&mut batch);
+            edits_staged += stage(&mut fan, batch, &mut staged, &state.answers, host);
             last_staged = Some(Instant::now());
             // Saved after each stage: a restart resumes from here.
             state.fan_out = Some(fan.clone());
@@ -498,6 +499,7 @@ fn stage(
     fan: &mut FanOut,
     batch: Vec<NoteDone>,
     staged: &mut Option<super::host::Staged>,
+    answers: &[String],
     host: &dyn Host,
 ) -> usize {
     let mut proposed: Vec<(String, Vec<ProposedEdit>)> = Vec::new();
@@ -524,7 +526,11 @@ fn stage(
         }
         let seen: BTreeSet<String> = notes.iter().map(|(n, _)| n.clone()).collect();
         let into = staged.as_ref().map(|s| s.checkpoint_id.clone());
-        let result = host.propose_into(&edits, &seen, into.as_deref());
+        let asked = Asked {
+            seen: &seen,
+            answers,
+        };
+        let result = host.propose_into(&edits, asked, into.as_deref());
         if let Ok(more) = &result {
             count += edits.len();
             fan.changed.extend(seen);

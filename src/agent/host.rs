@@ -11,6 +11,16 @@ use crate::expand::Protection;
 use crate::hunks::DiffBundle;
 use crate::project::{Overlay, Project, Reads};
 
+/// What a run's proposal stands on, for the risk rules: a change to a file
+/// the model never saw, or a deletion nobody asked for, deserves a look.
+#[derive(Clone, Copy, Debug)]
+pub struct Asked<'a> {
+    /// The files the model read or found by searching.
+    pub seen: &'a BTreeSet<String>,
+    /// The user's answers to the job's questions, part of the request.
+    pub answers: &'a [String],
+}
+
 /// The loop's view of its job.
 pub trait Host: Send + Sync {
     /// The project the tools run on.
@@ -27,13 +37,13 @@ pub trait Host: Send + Sync {
     /// Saves the loop's state, to resume from after a restart.
     fn save(&self, state: &LoopState);
     /// Checks and stages edits for review: a checkpoint, then the hunks.
-    /// `seen` are the files the model read or found by searching; `reads`
-    /// the notes an operation's expansion read moments ago (staged from,
-    /// not read again).
+    /// `asked` is what the run stands on, for the risk rules; `reads` the
+    /// notes an operation's expansion read moments ago (staged from, not
+    /// read again).
     fn propose(
         &self,
         edits: &[ProposedEdit],
-        seen: &BTreeSet<String>,
+        asked: Asked<'_>,
         reads: Reads,
     ) -> Result<Staged, Refusal>;
     /// Stages more edits of the same job, their files recorded in the
@@ -42,11 +52,11 @@ pub trait Host: Send + Sync {
     fn propose_into(
         &self,
         edits: &[ProposedEdit],
-        seen: &BTreeSet<String>,
+        asked: Asked<'_>,
         into: Option<&str>,
     ) -> Result<Staged, Refusal> {
         let _ = into;
-        self.propose(edits, seen, Reads::new())
+        self.propose(edits, asked, Reads::new())
     }
     /// What the job has staged so far, all its stagings together (after a
     /// restart, a run over many notes goes on from it). Default: none.

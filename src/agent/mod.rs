@@ -15,7 +15,7 @@ pub mod toolset;
 
 pub use definition::{AgentDefinition, definitions};
 pub use events::AgentEvent;
-pub use host::{Answer, Host, Refusal, Staged};
+pub use host::{Answer, Asked, Host, Refusal, Staged};
 pub use prompt::{ChatMessage, ContextRow, Fate, ReviewNote, opening_messages};
 pub use run::{NO_USER_ANSWER, drive};
 pub use state::{

@@ -160,6 +160,9 @@ async fn resume(
         }
     };
     let skipped = answer.answer.as_deref().is_none_or(|a| a.trim().is_empty());
+    if !skipped && let Some(given) = &answer.answer {
+        state.answers.push(given.clone());
+    }
     host.emit(AgentEvent::ClarificationReceived(ClarificationReceived {
         question_id: answer.question_id,
         skipped,

@@ -82,6 +82,10 @@ pub struct LoopState {
     pub seen: BTreeSet<String>,
     /// The question waited on.
     pub pending: Option<PendingQuestion>,
+    /// The user's answers to the job's questions: part of the request (a
+    /// deletion asked for in an answer is no unasked deletion).
+    #[serde(default)]
+    pub answers: Vec<String>,
     /// Questions asked so far (for ids).
     pub questions: u32,
     /// How many times each identical call was made.

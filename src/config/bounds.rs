@@ -17,6 +17,8 @@ pub struct LimitField {
     pub min: u64,
     /// The largest value it takes.
     pub max: u64,
+    /// The limit it may not be more than (a default, at most its cap).
+    pub at_most: Option<String>,
 }
 
 const KIB: u64 = 1 << 10;
@@ -194,6 +196,35 @@ const FIELDS: &[(&str, &str, u64, u64)] = &[
     ),
 ];
 
+/// Each default with the cap it may not exceed: a default above its cap
+/// would be cut to the cap on every call, so the settings refuse it.
+const CAPS: &[(&str, &str)] = &[
+    ("max_search_results_default", "max_search_results_cap"),
+    ("max_read_bytes_default", "max_read_bytes_cap"),
+    ("max_list_results_default", "max_list_results_cap"),
+];
+
+/// Checks that no default in `limits` (the limits as JSON, by key) is above
+/// its cap; the message names both in words.
+pub fn check_caps(limits: &Value) -> Result<(), String> {
+    let label = |key: &'static str| FIELDS.iter().find(|f| f.0 == key).map_or(key, |f| f.1);
+    for &(default, cap) in CAPS {
+        let (Some(d), Some(c)) = (limits[default].as_u64(), limits[cap].as_u64()) else {
+            continue;
+        };
+        if d > c {
+            return Err(format!(
+                "{} ({}) may not be more than {} ({})",
+                label(default),
+                thousands(d),
+                label(cap).to_lowercase(),
+                thousands(c)
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Every limit, in the order the settings list them.
 pub fn limit_fields() -> Vec<LimitField> {
     FIELDS
@@ -203,6 +234,10 @@ pub fn limit_fields() -> Vec<LimitField> {
             label: label.to_owned(),
             min,
             max,
+            at_most: CAPS
+                .iter()
+                .find(|(default, _)| *default == key)
+                .map(|(_, cap)| (*cap).to_owned()),
         })
         .collect()
 }
@@ -291,5 +326,27 @@ mod tests {
                 .contains("max_bananas")
         );
         assert_eq!(thousands(67_108_864), "67,108,864");
+    }
+
+    #[test]
+    fn a_default_above_its_cap_is_refused_and_every_default_is_within_its_cap() {
+        let mut limits = serde_json::to_value(Limits::default()).unwrap();
+        assert_eq!(check_caps(&limits), Ok(()));
+        for field in limit_fields() {
+            if let Some(cap) = &field.at_most {
+                assert!(
+                    limits[&field.key].as_u64() <= limits[cap].as_u64(),
+                    "{field:?}"
+                );
+            }
+        }
+        limits["max_search_results_default"] = json!(80);
+        limits["max_search_results_cap"] = json!(50);
+        assert_eq!(
+            check_caps(&limits),
+            Err("Search results by default (80) may not be more than most search results one search may ask for (50)".into())
+        );
+        limits["max_search_results_cap"] = json!(80);
+        assert_eq!(check_caps(&limits), Ok(()));
     }
 }

@@ -25,7 +25,7 @@ mod load;
 #[cfg(test)]
 mod tests;
 
-pub use bounds::{LimitField, check_limit, limit_fields};
+pub use bounds::{LimitField, check_caps, check_limit, limit_fields};
 pub use load::{ConfigError, config_file};
 
 /// Timeouts and retries of provider calls.

@@ -535,6 +535,17 @@ fn locate(edit: &ProposedEdit, lines: &Lines<'_>, window: usize) -> Result<Targe
                     "end_line {end} is before start_line {start}"
                 )));
             }
+            // Both name the lines: where they disagree, which lines go is a
+            // guess (a trailing newline in old_text is not a blank line).
+            if let (Some(anchor), Some(end)) = (&anchor, edit.end_line)
+                && end - start + 1 != anchor.len()
+            {
+                return Err(EditErrorKind::Invalid(format!(
+                    "old_text has {} line(s) but lines {start}-{end} are {}: quote every line of the range in old_text (a blank line is a line of its own), or leave out end_line",
+                    anchor.len(),
+                    end - start + 1
+                )));
+            }
             (anchor.as_ref().map_or(end - start + 1, Vec::len), false)
         }
         Operation::Insert => (

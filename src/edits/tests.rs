@@ -223,6 +223,22 @@ fn bad_edits_are_refused_precisely() {
             }],
             "leaves the project root",
         ),
+        // A trailing newline in old_text is not the blank line end_line
+        // names: which lines go would be a guess.
+        (
+            vec![ProposedEdit {
+                old_text: Some("a\n".into()),
+                ..edit(Delete, 1, Some(2), "")
+            }],
+            "old_text has 1 line(s) but lines 1-2 are 2",
+        ),
+        (
+            vec![ProposedEdit {
+                old_text: Some("a\nb\n".into()),
+                ..edit(Replace, 1, Some(1), "x")
+            }],
+            "old_text has 2 line(s) but lines 1-1 are 1",
+        ),
     ];
     for (edits, message) in cases {
         let errors = refuse(before, &edits);

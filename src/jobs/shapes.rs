@@ -344,7 +344,8 @@ pub enum Selection {
         /// The pattern, `p1`, `p2`, ….
         pattern_id: String,
     },
-    /// Every pending hunk of a job that no risk rule flagged.
+    /// Every pending hunk of a job that no risk rule flagged (a file the
+    /// job never read is no risk: see `Rule::is_risk`).
     Unflagged {
         /// The job.
         job_id: String,

@@ -343,7 +343,9 @@ impl Failure {
     }
 
     fn status(status: u16, headers: &HeaderMap, body: &str) -> Failure {
-        let message = error_message(body).unwrap_or_else(|| super::clip(body));
+        let message = error_message(body)
+            .or_else(|| Some(super::clip(body)).filter(|m| !m.trim().is_empty()))
+            .unwrap_or_else(|| said_nothing(status));
         let kind = match status {
             401 | 403 => ProviderErrorKind::Auth,
             429 => ProviderErrorKind::RateLimited,
@@ -420,6 +422,22 @@ fn error_message(body: &str) -> Option<String> {
         Some(kind) if !message.contains(kind) => format!("{kind}: {message}"),
         _ => message,
     })
+}
+
+/// What a status with an empty body means, in words: the server said
+/// nothing, and a bare "(HTTP 404):" tells the user nothing either.
+fn said_nothing(status: u16) -> String {
+    let reason = reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("no reason given");
+    match status {
+        404 => format!(
+            "{reason}, with no message: there is no such endpoint or model at this base URL; check the base URL (an OpenAI-compatible server's usually ends in /v1) and the model name"
+        ),
+        401 | 403 => format!("{reason}, with no message: check the API key"),
+        _ => format!("{reason}, with no message"),
+    }
 }
 
 /// The class of an error known only by its message (in-stream errors).
@@ -500,6 +518,16 @@ mod tests {
         );
         let f = Failure::status(503, &headers(&[("x-should-retry", "false")]), "");
         assert_eq!((f.error.kind, f.retry), (ProviderErrorKind::Server, false));
+        assert_eq!(f.error.message, "Service Unavailable, with no message");
+        // A server that says nothing is said in words, never as "(HTTP 404):".
+        let f = Failure::status(404, &HeaderMap::new(), " \n");
+        assert!(
+            f.error.to_string().ends_with(
+                "(HTTP 404): Not Found, with no message: there is no such endpoint or model at this base URL; check the base URL (an OpenAI-compatible server's usually ends in /v1) and the model name"
+            ),
+            "{}",
+            f.error
+        );
         let f = Failure::status(400, &headers(&[("x-should-retry", "true")]), "odd");
         assert_eq!(
             (f.error.kind, f.retry),

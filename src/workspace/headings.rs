@@ -87,17 +87,21 @@ pub(super) fn flag(bundle: &mut DiffBundle, broken: &[Broken]) {
         else {
             continue;
         };
-        hunk.flags.push(RiskFlag {
-            rule: Rule::DeadLink,
-            reason: format!(
-                "takes out the heading “{}”, which {} link{} point{} to; {} will lead nowhere",
-                b.heading,
-                b.links,
-                if b.links == 1 { "" } else { "s" },
-                if b.links == 1 { "s" } else { "" },
-                if b.links == 1 { "it" } else { "they" },
-            ),
-        });
+        // The worst first: a link that leads nowhere leads.
+        hunk.flags.insert(
+            0,
+            RiskFlag {
+                rule: Rule::DeadLink,
+                reason: format!(
+                    "takes out the heading “{}”, which {} link{} point{} to; {} will lead nowhere",
+                    b.heading,
+                    b.links,
+                    if b.links == 1 { "" } else { "s" },
+                    if b.links == 1 { "s" } else { "" },
+                    if b.links == 1 { "it" } else { "they" },
+                ),
+            },
+        );
     }
 }
 

@@ -81,6 +81,9 @@ pub struct RunInfo {
     /// The files the run read or found by searching, for the risk rules;
     /// `None` when unknown.
     pub seen: Option<BTreeSet<String>>,
+    /// The user's answers to the run's questions: part of the request, for
+    /// the risk rules.
+    pub answers: Vec<String>,
     /// Notes read from the disk moments ago by what made the edits (an
     /// operation's expansion), staged from instead of read again.
     pub reads: crate::project::Reads,

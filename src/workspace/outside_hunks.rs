@@ -235,6 +235,7 @@ impl Workspace {
         let compute = || {
             let job = JobContext {
                 instruction: &run.instruction,
+                answers: &[],
                 seen: None,
             };
             let assessment = assess(&proposals, &bundle, &job, || {

@@ -157,6 +157,7 @@ impl Workspace {
         let compute = || {
             let job = JobContext {
                 instruction: &run.instruction,
+                answers: &run.answers,
                 seen: seen.as_ref(),
             };
             // Triage reads what staging reads: both at once, on two cores.

@@ -40,6 +40,19 @@ type Rolled = (Vec<RolledBackFile>, Vec<String>, String);
 /// `checkpoint` now: those the checkpoint recorded for it, and those its
 /// snapshot's log had then (a run that changed nothing in a file moved
 /// since recorded none).
+/// A checkpoint as a person knows it: its run's request, quoted (cut to 60
+/// characters), else its kind and id.
+fn named(checkpoint: &Checkpoint) -> String {
+    let request = checkpoint.instruction.trim();
+    if request.is_empty() {
+        return format!("checkpoint {}", checkpoint.checkpoint_id);
+    }
+    match request.char_indices().nth(60) {
+        Some((cut, _)) => format!("“{}…”", &request[..cut]),
+        None => format!("“{request}”"),
+    }
+}
+
 fn hunks_of(checkpoint: &Checkpoint, path: &str, snapshot: &FileSnapshot) -> Vec<String> {
     let recorded = checkpoint
         .affected_files
@@ -341,7 +354,6 @@ impl Workspace {
     /// Returns what became of each file, every path whose review state
     /// changed, and what its undo checkpoint is called.
     fn roll_back_whole(&mut self, checkpoint: &Checkpoint) -> Result<Rolled, WorkspaceError> {
-        let id = &checkpoint.checkpoint_id;
         let WholePlan {
             snapshots,
             mut paths,
@@ -417,7 +429,11 @@ impl Workspace {
             }
             paths.extend(decisions.into_iter().map(|d| d.path));
         }
-        Ok((files, paths, format!("before rolling back to {id}")))
+        Ok((
+            files,
+            paths,
+            format!("Before rolling back {}", named(checkpoint)),
+        ))
     }
 
     /// Rejects the hunks `hunk_ids` of `checkpoint` where they are now,
@@ -442,7 +458,12 @@ impl Workspace {
                 paths.push(file.file_path.clone());
             }
         }
-        let what = format!("before rolling back {} of {id}", hunk_ids.join(", "));
+        let what = format!(
+            "Before reverting {} change{} of {}",
+            hunk_ids.len(),
+            if hunk_ids.len() == 1 { "" } else { "s" },
+            named(checkpoint)
+        );
         let mut files = Vec::new();
         let mut touched: Vec<String> = Vec::new();
         for hunk in hunk_ids {

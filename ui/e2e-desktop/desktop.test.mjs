@@ -111,6 +111,21 @@ async function until(what, probe, timeoutMs = 20_000, everyMs = 150) {
   }
 }
 
+/** Stops the apps this run started (their environment names its temporary
+ * folder) that outlived their WebDriver session. */
+function stopStrayApps() {
+  if (!tmp || !fs.existsSync("/proc")) return;
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!fs.readlinkSync(`/proc/${pid}/exe`).startsWith(APP)) continue;
+      if (!fs.readFileSync(`/proc/${pid}/environ`, "utf8").includes(tmp)) continue;
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // Gone already, or not ours to read.
+    }
+  }
+}
+
 function start(command, args, options, logName) {
   const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
@@ -339,7 +354,12 @@ after(async () => {
       await Promise.race([new Promise((r) => child.once("exit", r)), sleep(3000)]);
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }
+    // A grandchild that outlived it (an app its session did not stop)
+    // holds these pipes open: the test process would never end.
+    child.stdout.destroy();
+    child.stderr.destroy();
   }
+  stopStrayApps();
   if (tmp && !process.env.REDLINE_E2E_KEEP) fs.rmSync(tmp, { recursive: true, force: true });
 });
 

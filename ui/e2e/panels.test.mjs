@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { browser, call, disk, scriptedRemote, serve, shot, vault } from "./support.mjs";
+import { api, browser, call, disk, scriptedRemote, serve, shot, vault } from "./support.mjs";
 
 const NOTE = "# Plan\n\nStatus: draft\nOwner: Ann\n";
 
@@ -148,6 +148,21 @@ test("settings: a limit out of its range or a base URL that is no web address is
   }
   await calls.fill("20");
   assert.equal(await page.getByTestId("limit-error-max_tool_calls_per_job").count(), 0);
+  // A default above its cap, in range each, is marked and not sent; the
+  // engine refuses it in the same words.
+  const searchDefault = page.getByTestId("limit-max_search_results_default");
+  const cap = await page.getByTestId("limit-max_search_results_cap").inputValue();
+  const wasDefault = await searchDefault.inputValue();
+  await page.getByTestId("limit-max_search_results_cap").fill("50");
+  await searchDefault.fill("80");
+  const capSaid = "Search results by default (80) may not be more than most search results one search may ask for (50)";
+  assert.equal(await page.getByTestId("limit-error-max_search_results_default").textContent(), capSaid);
+  await page.getByTestId("settings-save").click();
+  await page.getByTestId("notice").filter({ hasText: `Not saved: ${capSaid}` }).last().waitFor();
+  assert.equal(readFileSync(server.config, "utf8"), before, "nothing written");
+  await assert.rejects(api(server, "/api/settings", "PUT", { limits: { max_search_results_default: 80, max_search_results_cap: 50 } }), (e) => e.message.includes(capSaid));
+  await searchDefault.fill(wasDefault);
+  await page.getByTestId("limit-max_search_results_cap").fill(cap);
   // A provider's base URL that is no web address: marked, named, not sent.
   const url = page.getByTestId("local-base-url");
   const was = await url.inputValue();

@@ -3,8 +3,9 @@
 
 import { useEffect } from "preact/hooks";
 import { api } from "./api/client";
-import { ApiFailure, inDesktop } from "./api/transport";
-import { Checkpoints, reloadCheckpoints } from "./components/Checkpoints";
+import { inDesktop } from "./api/transport";
+import { Checkpoints } from "./components/Checkpoints";
+import { reloadCheckpoints } from "./state/checkpoints";
 import { DecisionDialog } from "./components/DecisionDialog";
 import { leftWidth, PaneResizer } from "./components/PaneResizer";
 import { EditorPane } from "./components/EditorPane";
@@ -23,8 +24,9 @@ import { followProject } from "./state/feed";
 import { listedCursor, refreshTree, reviewListed } from "./state/listing";
 import { restoreOutside } from "./state/review";
 import { saveAll } from "./state/saving";
-import { attempt, declineReview, dirtyPaths, needsFolder, notice, offerReview, outsideAlert, overlay, project, reviewOffer, tell } from "./state/store";
+import { declineReview, dirtyPaths, needsFolder, notice, offerReview, outsideAlert, overlay, project, reviewOffer, tell } from "./state/store";
 import { reloadListings } from "./state/tree";
+import { acceptReviewOffer, loadProject } from "./state/project";
 
 let asked = (_: boolean) => {};
 /** Resolves once a cold load's listings are asked for (true) or cannot be
@@ -40,17 +42,7 @@ export async function boot() {
   // and a cold load's first rows wait for no other round trip.
   const listed = refreshTree();
   asked(true);
-  try {
-    project.value = await api.project();
-    needsFolder.value = false;
-  } catch (e) {
-    if (e instanceof ApiFailure && e.code === "no_project") {
-      needsFolder.value = true;
-      return;
-    }
-    notice.value = { kind: "error", text: `Redline is not reachable: ${e instanceof Error ? e.message : e}` };
-    return;
-  }
+  if (!(await loadProject()) || !project.value) return;
   document.title = `${project.value.name} — Redline`;
   for (const client of project.value.mcp_clients.slice(0, 1)) offerReview(client, project.value.outside_changes);
   const cursor = (await listedCursor()) ?? (await api.feed({ cursor: Number.MAX_SAFE_INTEGER, wait_ms: 0 }).then((now) => now.next_cursor).catch((e: unknown) => {
@@ -143,20 +135,13 @@ export function App() {
  * Redline also write through their shell, so hold every change other
  * programs write in this folder for review. */
 function ReviewOffer({ client }: { client: string }) {
-  const accept = async () => {
-    const saved = await attempt("Switching to review mode", () => api.updateSettings({ folder_settings: { outside_changes: "review" } }));
-    if (!saved) return;
-    reviewOffer.value = null;
-    if (project.value) project.value = { ...project.value, outside_changes: "review" };
-    tell("info", "Every change other programs write in this folder is now held for review (Settings can change it back)");
-  };
   return (
     <div class="outside-alert offer" role="status" data-testid="review-offer">
       <span>
         <strong>{client}</strong> is connected over MCP. Agents also write files directly through their shell: hold every change other programs write in this folder for review?
       </span>
       <span class="spacer" />
-      <button class="primary" data-testid="review-offer-accept" onClick={() => void accept()}>
+      <button class="primary" data-testid="review-offer-accept" onClick={() => void acceptReviewOffer()}>
         Review changes here
       </button>
       <button data-testid="review-offer-decline" onClick={declineReview}>

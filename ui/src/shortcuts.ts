@@ -10,6 +10,7 @@ import { decide, decideCurrentPattern, redoDecision, undoDecision } from "./stat
 import { acceptAllInFile, save, saveAll } from "./state/saving";
 import { openFile, overlay, renaming } from "./state/store";
 import { addSelection } from "./state/context";
+import { overlayOpen } from "./components/Overlay";
 
 export interface Shortcut {
   /** As shown in the help overlay. */
@@ -20,8 +21,14 @@ export interface Shortcut {
   matches(e: KeyboardEvent): boolean;
   /** Its CodeMirror key, when it acts on the editor. */
   cm?: string;
+  /** Whether it opens or closes a panel, and so works with one open: every
+   * other shortcut acts on what is behind the panels and waits. */
+  panel?: true;
   run(): void;
 }
+
+/** Opens the panel `name`, or closes it when it is the one open. */
+const toggle = (name: typeof overlay.value) => () => (overlay.value = overlay.value === name ? "none" : name);
 
 const mod = (e: KeyboardEvent) => e.ctrlKey || e.metaKey;
 const alt = (code: string) => (e: KeyboardEvent) => e.altKey && !mod(e) && !e.shiftKey && e.code === code;
@@ -60,11 +67,11 @@ export const shortcuts: Shortcut[] = [
   { keys: "Alt+A", label: "Accept all hunks in the open file", matches: alt("KeyA"), cm: "Alt-a", run: () => void acceptAllInFile() },
   { keys: "Alt+L", label: "Add the selection to the agent's context", matches: alt("KeyL"), cm: "Alt-l", run: () => addSelection() },
   { keys: "Ctrl+Enter", label: "Run the instruction (in the instruction box)", matches: () => false, run: () => undefined },
-  { keys: "Ctrl+P", label: "Quick open: find a file by name", matches: (e) => mod(e) && !e.altKey && !e.shiftKey && e.code === "KeyP", cm: "Mod-p", run: () => (overlay.value = overlay.value === "quickopen" ? "none" : "quickopen") },
-  { keys: "Ctrl+Shift+F", label: "Search the project", matches: (e) => mod(e) && !e.altKey && e.shiftKey && e.code === "KeyF", cm: "Mod-Shift-f", run: () => (overlay.value = overlay.value === "search" ? "none" : "search") },
-  { keys: "Ctrl+Shift+H", label: "Find and replace across the vault (staged for review)", matches: (e) => mod(e) && !e.altKey && e.shiftKey && e.code === "KeyH", cm: "Mod-Shift-h", run: () => (overlay.value = overlay.value === "replace" ? "none" : "replace") },
-  { keys: "Alt+P", label: "Checkpoints", matches: alt("KeyP"), run: () => (overlay.value = overlay.value === "checkpoints" ? "none" : "checkpoints") },
-  { keys: "Alt+,", label: "Settings", matches: alt("Comma"), run: () => (overlay.value = overlay.value === "settings" ? "none" : "settings") },
+  { keys: "Ctrl+P", label: "Quick open: find a file by name", matches: (e) => mod(e) && !e.altKey && !e.shiftKey && e.code === "KeyP", cm: "Mod-p", panel: true, run: toggle("quickopen") },
+  { keys: "Ctrl+Shift+F", label: "Search the project", matches: (e) => mod(e) && !e.altKey && e.shiftKey && e.code === "KeyF", cm: "Mod-Shift-f", panel: true, run: toggle("search") },
+  { keys: "Ctrl+Shift+H", label: "Find and replace across the vault (staged for review)", matches: (e) => mod(e) && !e.altKey && e.shiftKey && e.code === "KeyH", cm: "Mod-Shift-h", panel: true, run: toggle("replace") },
+  { keys: "Alt+P", label: "Checkpoints", matches: alt("KeyP"), panel: true, run: toggle("checkpoints") },
+  { keys: "Alt+,", label: "Settings", matches: alt("Comma"), panel: true, run: toggle("settings") },
   {
     keys: "F2",
     label: "Rename or move the open file (proposed for review; its links follow)",
@@ -75,8 +82,9 @@ export const shortcuts: Shortcut[] = [
       if (file && file.state.op?.status !== "pending") renaming.value = file.path;
     },
   },
-  { keys: "F1", label: "This list", matches: (e) => e.key === "F1", run: () => (overlay.value = overlay.value === "help" ? "none" : "help") },
-  { keys: "Esc", label: "Close the open panel", matches: (e) => e.key === "Escape" && overlay.value !== "none", run: () => (overlay.value = "none") },
+  { keys: "F1", label: "This list", matches: (e) => e.key === "F1", panel: true, run: toggle("help") },
+  // Answered by the open panel itself (components/Overlay.tsx); listed here for the help.
+  { keys: "Esc", label: "Close the open panel or dialog (the keyboard goes back where it was)", matches: () => false, run: () => undefined },
 ];
 
 /** The shortcuts that act on the editor, as key bindings for it. */
@@ -91,7 +99,7 @@ export function listen() {
     "keydown",
     (e) => {
       const hit = shortcuts.find((s) => s.matches(e));
-      if (!hit) return;
+      if (!hit || (overlayOpen() && !hit.panel)) return;
       const inEditor = e.target instanceof Element && e.target.closest(".cm-editor") !== null;
       if (hit.cm && inEditor) return;
       e.preventDefault();

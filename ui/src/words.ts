@@ -1,7 +1,7 @@
 // The engine's names for things, as a person reads them.
 
 import type { CheckpointFile, JobStatus } from "./api/types";
-import { clip } from "./clip.js";
+import { clip, clipChange } from "./clip.js";
 
 /** A job's status in words ("Waiting for you", not `waiting_for_user`). */
 export const STATUS_WORDS: Record<JobStatus, string> = {
@@ -30,7 +30,10 @@ export function hunkWords(f: CheckpointFile, i: number): string {
       .join(" ");
   const [put, took] = [side("-"), side("+")];
   const quote = (text: string) => `“${clip(text, 40)}”`;
-  if (put && took) return `${quote(took)} → ${quote(put)}`;
+  if (put && took) {
+    const [was, now] = clipChange(took, put, 40);
+    return `“${was}” → “${now}”`;
+  }
   if (put) return `added ${quote(put)}`;
   if (took) return `removed ${quote(took)}`;
   return "";

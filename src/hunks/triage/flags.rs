@@ -61,33 +61,52 @@ const DELETION_WORDS: &[&str] = &[
     "empty",
 ];
 
-/// Why a hunk deserves a look.
+/// Why a hunk deserves a look, declared from the most severe: what breaks
+/// the vault or loses text (a link, a note, a section, front matter), then
+/// a change of shape, then a file the job never read. A hunk lists its
+/// flags in this order, and the review lists the worst first.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
+    /// It links to a note that does not exist, or takes out a heading that
+    /// links point at.
+    DeadLink,
+    /// It deletes a note other notes link to.
+    DeletesLinkedNote,
     /// It deletes a section or many lines the request did not ask to delete.
     DeletesSection,
     /// It empties its note or cuts it by more than a third.
     ShrinksNote,
     /// It breaks the front matter or drops one of its keys.
     FrontMatter,
-    /// It links to a note that does not exist, or takes out a heading that
-    /// links point at.
-    DeadLink,
-    /// It changes a fenced code block.
-    CodeBlock,
-    /// It changes a table's shape.
-    TableShape,
-    /// It touches a file the job never read or searched.
-    UnreadFile,
     /// It rewrites the whole file.
     WholeFile,
+    /// It changes a table's shape.
+    TableShape,
+    /// It changes a fenced code block.
+    CodeBlock,
     /// It breaks the pattern the rest of the job follows.
     BreaksPattern,
-    /// It deletes a note other notes link to.
-    DeletesLinkedNote,
+    /// It touches a file the job never read or searched: worth knowing, and
+    /// said once per run rather than on every hunk's row.
+    UnreadFile,
+}
+
+impl Rule {
+    /// Whether a hunk it flags is one to look at first: every rule but an
+    /// unread file, which is worth knowing and said once per run rather
+    /// than counted among a run's flagged hunks (or kept out of its
+    /// unflagged ones).
+    pub fn is_risk(self) -> bool {
+        self != Rule::UnreadFile
+    }
+}
+
+/// Whether `flags` hold a risk (see [`Rule::is_risk`]).
+pub fn at_risk(flags: &[RiskFlag]) -> bool {
+    flags.iter().any(|f| f.rule.is_risk())
 }
 
 /// One reason a hunk deserves a look.
@@ -184,10 +203,13 @@ impl<'a, N: FnOnce() -> Vec<String>> Rules<'a, N> {
         let dominant = patterns
             .first()
             .filter(|p| p.hunks >= PATTERN_MIN && p.hunks * 10 >= total * 9);
-        let lower = job.instruction.to_lowercase();
-        let deletion_asked = lower
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| DELETION_WORDS.iter().any(|d| w.starts_with(d)));
+        let deletion_asked = std::iter::once(job.instruction)
+            .chain(job.answers.iter().map(String::as_str))
+            .flat_map(|text| text.split(|c: char| !c.is_alphanumeric()))
+            .any(|w| {
+                let w = w.to_lowercase();
+                DELETION_WORDS.iter().any(|d| w.starts_with(d))
+            });
         Rules {
             job,
             member,
@@ -266,6 +288,7 @@ impl<'a, N: FnOnce() -> Vec<String>> Rules<'a, N> {
                 ),
             );
         }
+        out.sort_by_key(|f| f.rule);
         out
     }
 

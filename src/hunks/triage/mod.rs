@@ -14,7 +14,7 @@ mod patterns;
 
 use std::collections::BTreeSet;
 
-pub use flags::{RiskFlag, Rule};
+pub use flags::{RiskFlag, Rule, at_risk};
 pub use patterns::Pattern;
 
 use crate::edits::FileProposal;
@@ -26,6 +26,8 @@ use crate::hunks::words::line_starts;
 pub struct JobContext<'a> {
     /// The request: deletions it asks for are not flagged as unasked.
     pub instruction: &'a str,
+    /// The user's answers to the job's questions, part of the request too.
+    pub answers: &'a [String],
     /// The files the job read or found by searching; `None` when unknown
     /// (then no hunk is flagged for touching a file it never saw).
     pub seen: Option<&'a BTreeSet<String>>,

@@ -18,6 +18,16 @@ fn triaged(
     changes: &[Change<'_>],
     others: &[&str],
 ) -> DiffBundle {
+    answered((instruction, &[]), seen, changes, others)
+}
+
+/// [`triaged`], the user having answered the job's questions with `answers`.
+fn answered(
+    (instruction, answers): (&str, &[String]),
+    seen: Option<&[&str]>,
+    changes: &[Change<'_>],
+    others: &[&str],
+) -> DiffBundle {
     let proposals: Vec<FileProposal> = changes
         .iter()
         .map(|(path, base, proposed)| FileProposal {
@@ -33,6 +43,7 @@ fn triaged(
     let seen: Option<BTreeSet<String>> = seen.map(|s| s.iter().map(|p| (*p).to_owned()).collect());
     let job = JobContext {
         instruction,
+        answers,
         seen: seen.as_ref(),
     };
     let notes = || {
@@ -100,6 +111,15 @@ fn deletes_section_flags_a_dropped_section_unless_asked() {
         &[],
     );
     assert_eq!(rules(&asked), vec![Vec::<Rule>::new()]);
+    // Asked for in the answer to the agent's question, it is asked for.
+    let answer = ["Supprimez-la. Remove it".to_owned()];
+    let answered_so = answered(
+        ("Tidy the plan", &answer),
+        None,
+        &[("p.md", Some(base), proposed)],
+        &[],
+    );
+    assert_eq!(rules(&answered_so), vec![Vec::<Rule>::new()]);
     // A long paragraph on one line counts by its characters.
     let long = format!("# A\n\n{}\n\nEnd.\n", "word ".repeat(80));
     let flagged = triaged(

@@ -196,10 +196,18 @@ impl Runtime {
     /// this; so may anyone who knows of one). Announces `file.changed`,
     /// `file.reloaded` or `file.conflict`.
     pub fn external_change(&self, path: &str) -> Result<Option<FileChange>, RuntimeError> {
-        let change = self.ws().external_change(path)?;
+        let (change, jobs) = {
+            let mut ws = self.ws();
+            let change = ws.external_change(path)?;
+            let jobs = ws.jobs_in(&ws.key_of(path));
+            (change, jobs)
+        };
         if let Some(change) = &change {
             self.inner.feed.push(FeedEvent::of_change(change.clone()));
         }
+        // A terminal agent that wrote the text its hunks were decided to:
+        // the disk holds what a save would have written, and the job ends.
+        self.settle(jobs);
         Ok(change)
     }
 

@@ -209,6 +209,7 @@ impl Runtime {
                 job_id: job.job_id.clone(),
                 instruction: job.instruction.clone(),
                 seen: None,
+                answers: Vec::new(),
                 reads: Default::default(),
             },
             attempt: Mutex::new(attempt),

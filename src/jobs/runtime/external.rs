@@ -52,7 +52,7 @@ impl HunkState {
 
 impl Runtime {
     /// The session of the external agent `client`: its newest, else a new
-    /// one named after it.
+    /// one named for what it holds (see [`session_title`]).
     pub fn external_session(&self, client: &str) -> Result<Session, RuntimeError> {
         let agent_id = format!("{EXTERNAL_AGENT}{client}");
         if let Some(found) = self
@@ -63,7 +63,7 @@ impl Runtime {
             return Ok(found);
         }
         let session = self.create_session(Some(&agent_id))?;
-        self.rename_session(&session.session_id, client)
+        self.rename_session(&session.session_id, session_title(client))
     }
 
     /// What became of the hunks of `job_id` (all of them, or those listed).
@@ -161,5 +161,26 @@ impl Runtime {
                 .await
                 .next_cursor;
         }
+    }
+}
+
+/// What the session of the external agent `client` is called in the
+/// session picker: the tree's and the operations' own sessions by what
+/// they hold, an MCP client or a terminal agent by its own name.
+fn session_title(client: &str) -> &str {
+    match client {
+        super::file_ops::FILES => "Moves and deletions from the tree",
+        super::operations::OPERATIONS => "Find and replace, and vault operations",
+        other => other,
+    }
+}
+
+/// What the review calls the proposer `client` in a job's badge: the tree,
+/// the operations, or an MCP client or terminal agent by its own name.
+pub(super) fn source_name(client: &str) -> &str {
+    match client {
+        super::file_ops::FILES => "tree",
+        super::operations::OPERATIONS => "operations",
+        other => other,
     }
 }

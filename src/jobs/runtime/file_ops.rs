@@ -16,7 +16,7 @@ use crate::jobs::{Job, JobStatus, RunRequest, ToolConfig};
 use crate::providers::driven::{DriveError, driven};
 
 /// The session and source name of the file tree's proposals.
-const FILES: &str = "files";
+pub(super) const FILES: &str = "files";
 
 impl Runtime {
     /// Proposes moving (renaming) or deleting the file at `path` as the

@@ -2,11 +2,10 @@
 //! go to the job's log, status changes to its record, proposals to the
 //! workspace as this job's.
 
-use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use super::{Runtime, Saved};
-use crate::agent::{AgentEvent, Host, JobUsage, LoopState, Question, Refusal, Staged};
+use crate::agent::{AgentEvent, Asked, Host, JobUsage, LoopState, Question, Refusal, Staged};
 use crate::edits::ProposedEdit;
 use crate::expand::Protection;
 use crate::hunks::HunkLimits;
@@ -30,12 +29,13 @@ impl JobHost {
     fn stage(
         &self,
         edits: &[ProposedEdit],
-        seen: &BTreeSet<String>,
+        asked: Asked<'_>,
         into: Option<&str>,
         reads: Reads,
     ) -> Result<Staged, Refusal> {
         let run = RunInfo {
-            seen: Some(seen.clone()),
+            seen: Some(asked.seen.clone()),
+            answers: asked.answers.to_vec(),
             reads,
             ..self.run.clone()
         };
@@ -96,10 +96,10 @@ impl Host for JobHost {
     fn propose(
         &self,
         edits: &[ProposedEdit],
-        seen: &BTreeSet<String>,
+        asked: Asked<'_>,
         reads: Reads,
     ) -> Result<Staged, Refusal> {
-        self.stage(edits, seen, None, reads)
+        self.stage(edits, asked, None, reads)
     }
 
     /// Stages into the job's checkpoint, and keeps what the job staged so
@@ -108,10 +108,10 @@ impl Host for JobHost {
     fn propose_into(
         &self,
         edits: &[ProposedEdit],
-        seen: &BTreeSet<String>,
+        asked: Asked<'_>,
         into: Option<&str>,
     ) -> Result<Staged, Refusal> {
-        let staged = self.stage(edits, seen, into, Reads::new())?;
+        let staged = self.stage(edits, asked, into, Reads::new())?;
         self.runtime.set_job(&self.run.job_id, |j| {
             j.checkpoint_id
                 .get_or_insert_with(|| staged.checkpoint_id.clone());

@@ -16,7 +16,7 @@ use crate::project::View;
 pub type Previewed = (usize, Vec<Report>, Vec<(String, usize)>);
 
 /// The session of the user's operations.
-const OPERATIONS: &str = "operations";
+pub(super) const OPERATIONS: &str = "operations";
 
 impl Runtime {
     /// What `ops` would change, staging nothing: the number of edits, a

@@ -114,6 +114,7 @@ impl Runtime {
             job_id: job_id.clone(),
             instruction: job.instruction.clone(),
             seen: None,
+            answers: Vec::new(),
             reads: Default::default(),
         };
         job.not_reviewable = unreviewable.to_vec();

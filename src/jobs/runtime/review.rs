@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::{EXTERNAL_AGENT, Runtime};
 use crate::agent::{Fate, ReviewNote};
-use crate::hunks::triage::{RiskFlag, Rule};
+use crate::hunks::triage::{RiskFlag, Rule, at_risk};
 use crate::hunks::{DiffBundle, Hunk};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
@@ -148,7 +148,7 @@ impl Runtime {
         };
         let pick = |h: &Hunk| match pattern {
             Some(p) => h.pattern.as_ref() == Some(p),
-            None => all || h.flags.is_empty(),
+            None => all || !at_risk(&h.flags),
         };
         let job = self.job(job_id)?;
         let bundle = job.diff_bundle.unwrap_or_default();
@@ -174,7 +174,7 @@ impl Runtime {
         let ops = bundle
             .file_ops
             .iter()
-            .filter(|op| pattern.is_none() && (all || op.flags.is_empty()) && wanted(&op.hunk_id))
+            .filter(|op| pattern.is_none() && (all || !at_risk(&op.flags)) && wanted(&op.hunk_id))
             .map(|op| op.hunk_id.clone());
         Ok(ops
             .chain(
@@ -221,9 +221,10 @@ impl Runtime {
             };
             match job {
                 Some(job) => {
-                    group.source = db
-                        .session(&job.session_id)?
-                        .and_then(|s| s.agent_id.strip_prefix(EXTERNAL_AGENT).map(str::to_owned));
+                    group.source = db.session(&job.session_id)?.and_then(|s| {
+                        let client = s.agent_id.strip_prefix(EXTERNAL_AGENT)?;
+                        Some(super::external::source_name(client).to_owned())
+                    });
                     group.session_id = Some(job.session_id);
                     group.instruction = job.instruction;
                     order.push(job.created_at);
@@ -479,7 +480,7 @@ fn triaged(group: &mut ReviewGroup, bundle: &DiffBundle, rejected: &dyn Fn(&str)
             }
         }
     }
-    group.flagged = group.hunks.iter().filter(|h| !h.flags.is_empty()).count();
+    group.flagged = group.hunks.iter().filter(|h| at_risk(&h.flags)).count();
     group.patterns = bundle
         .patterns
         .iter()

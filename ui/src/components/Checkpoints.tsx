@@ -3,43 +3,17 @@
 // the whole run or of chosen hunks, and undoing a rollback.
 
 import { signal } from "@preact/signals";
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
-import type { Checkpoint, CheckpointFile, PlannedHunk, RollbackPlan, RollbackReport, ThreeWay } from "../api/types";
+import type { Checkpoint, CheckpointFile, PlannedHunk, RollbackPlan, ThreeWay } from "../api/types";
 import { clip } from "../clip";
 import { hunkWords } from "../words";
-import { refreshTree } from "../state/listing";
-import { reloadOpen } from "../state/navigation";
-import { attempt, overlay, tell } from "../state/store";
-import { reloadListings } from "../state/tree";
+import { checkpoints, lastRollback, loadOlder, olderCheckpoints, reloadCheckpoints, rollBackTo, rollbacks, undoRollback } from "../state/checkpoints";
+import { attempt, overlay } from "../state/store";
+import { Overlay } from "./Overlay";
 
-const PAGE = 50;
-const list = signal<Checkpoint[]>([]);
-/** Where the next older page starts; null when every checkpoint is listed. */
-const older = signal<string | null>(null);
+/** The checkpoint shown: its id, or the newest when none was picked. */
 const selected = signal<string | null>(null);
-const lastRollback = signal<RollbackReport | null>(null);
-/** Bumped by every rollback, so that an open compare loads again. */
-const revision = signal(0);
-
-/** Loads the newest page of checkpoints again (after a rollback elsewhere). */
-export async function reloadCheckpoints() {
-  if (overlay.value !== "checkpoints") return;
-  const page = await attempt("Loading checkpoints", () => api.checkpoints({ before: null, limit: PAGE }));
-  if (!page) return;
-  list.value = page.checkpoints;
-  older.value = page.next_before;
-}
-
-/** Appends the next older page. */
-async function loadOlder() {
-  const before = older.value;
-  if (!before) return;
-  const page = await attempt("Loading older checkpoints", () => api.checkpoints({ before, limit: PAGE }));
-  if (!page) return;
-  list.value = [...list.value, ...page.checkpoints];
-  older.value = page.next_before;
-}
 
 /** Where a run's hunk sat in the proposed text, from its reverse patch
  * (`@@ -line,…`), when the file recorded one per hunk. */
@@ -60,37 +34,20 @@ function when(rfc3339: string) {
   return Number.isNaN(d.getTime()) ? rfc3339 : d.toLocaleString();
 }
 
-async function rolledBack(report: RollbackReport) {
-  lastRollback.value = report;
-  revision.value += 1;
-  const failed = report.files.filter((f) => f.status === "conflict");
-  if (failed.length) tell("error", `Not rolled back: ${failed.map((f) => `${f.file_path} (${f.message ?? f.status})`).join(", ")}`);
-  else tell("info", `Rolled back ${report.files.length} file(s) in their buffers: save to write them (the checkpoints panel can undo it)`);
-  await Promise.all([refreshTree(), reloadListings(), reloadOpen(), reloadCheckpoints()]);
-}
-
 export function Checkpoints() {
   useEffect(() => {
     void reloadCheckpoints();
   }, []);
-  const cp = list.value.find((c) => c.checkpoint_id === selected.value) ?? list.value[0] ?? null;
+  const cp = checkpoints.value.find((c) => c.checkpoint_id === selected.value) ?? checkpoints.value[0] ?? null;
   const undo = lastRollback.value;
   return (
-    <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
-      <div class="panel checkpoints" role="dialog" aria-label="Checkpoints" data-testid="checkpoints">
+    <Overlay class="checkpoints" label="Checkpoints" testid="checkpoints" close={() => (overlay.value = "none")}>
         <header>
           <h2>Checkpoints</h2>
           {undo && (
             <button
               data-testid="undo-rollback"
-              onClick={async () => {
-                const report = await attempt("Undoing the rollback", () => api.rollback(undo.undo_checkpoint_id, { mode: "hard_all" }));
-                if (report) {
-                  await rolledBack(report);
-                  lastRollback.value = null;
-                  tell("info", "Rollback undone");
-                }
-              }}
+              onClick={() => void undoRollback()}
             >
               Undo the rollback
             </button>
@@ -100,8 +57,8 @@ export function Checkpoints() {
         </header>
         <div class="cp-body">
           <ul class="cp-list">
-            {list.value.length === 0 && <li class="empty">No checkpoints yet: each run takes one before its hunks are staged.</li>}
-            {list.value.map((c) => (
+            {checkpoints.value.length === 0 && <li class="empty">No checkpoints yet: each run takes one before its hunks are staged.</li>}
+            {checkpoints.value.map((c) => (
               <li key={c.checkpoint_id}>
                 <button
                   class={`cp-item${c.checkpoint_id === cp?.checkpoint_id ? " active" : ""}`}
@@ -116,7 +73,7 @@ export function Checkpoints() {
                 </button>
               </li>
             ))}
-            {older.value && (
+            {olderCheckpoints.value && (
               <li>
                 <button class="link" data-testid="older-checkpoints" onClick={() => void loadOlder()}>
                   Older checkpoints…
@@ -126,8 +83,7 @@ export function Checkpoints() {
           </ul>
           {cp && <Detail key={cp.checkpoint_id} cp={cp} />}
         </div>
-      </div>
-    </div>
+    </Overlay>
   );
 }
 
@@ -142,68 +98,85 @@ function beyond(plan: RollbackPlan, chosen: Set<string>) {
   return plan.refused !== null || plan.carried.length > 0 || plan.restored.length > 0 || plan.dropped.some((h) => !chosen.has(h.hunk_id));
 }
 
+/** How many paths a list shows before it says how many more. */
+const SHOWN = 200;
+
+/** Paths as a list that scrolls, however many there are. */
+function Paths({ paths, testid }: { paths: string[]; testid: string }) {
+  return (
+    <ul class="path-list" data-testid={testid}>
+      {paths.slice(0, SHOWN).map((p) => (
+        <li key={p}>{p}</li>
+      ))}
+      {paths.length > SHOWN && <li class="muted">and {(paths.length - SHOWN).toLocaleString()} more</li>}
+    </ul>
+  );
+}
+
 /** The confirmation of a rollback: everything it will change, as the
  * engine planned it by trying it and taking it back, before anything
- * happens; or why it cannot be done. Enter (on its focused button) rolls
- * back; Esc closes the panel, and nothing happens. */
+ * happens; or why it cannot be done. Enter anywhere in it but on Cancel
+ * rolls back; Esc leaves it, and nothing happens. */
 function RollbackConfirm({ cp, plan, scoped, answer }: { cp: Checkpoint; plan: RollbackPlan; scoped: boolean; answer(go: boolean): void }) {
-  const go = useRef<HTMLButtonElement>(null);
-  useLayoutEffect(() => go.current?.focus(), []);
   if (plan.refused !== null) {
     return (
-      <div class="rollback-confirm" role="alertdialog" aria-label="The rollback cannot be done" data-testid="rollback-confirm">
-        <p data-testid="rollback-refused">This rollback cannot be done: {plan.refused}.</p>
-        <div class="decision-buttons">
-          <button ref={go} data-testid="rollback-cancel" onClick={() => answer(false)}>
-            Close <kbd>Esc</kbd>
-          </button>
+      <Overlay role="alertdialog" class="decision rollback-confirm" label="The rollback cannot be done" testid="rollback-confirm" close={() => answer(false)}>
+        <div class="decision-body">
+          <p data-testid="rollback-refused">This rollback cannot be done: {plan.refused}.</p>
+          <div class="decision-buttons">
+            <button data-autofocus data-testid="rollback-cancel" onClick={() => answer(false)}>
+              Close <kbd>Esc</kbd>
+            </button>
+          </div>
         </div>
-      </div>
+      </Overlay>
     );
   }
   const later = plan.dropped.filter((h) => h.job_id !== cp.job_id);
   const own = plan.dropped.length - later.length;
+  const n = plan.files.length;
   return (
-    <div
-      class="rollback-confirm"
-      role="alertdialog"
-      aria-label="Confirm the rollback"
-      data-testid="rollback-confirm"
-    >
-      <p>
-        {scoped
-          ? `Revert the chosen change(s) of “${title(cp)}” in ${plan.files.join(", ")}.`
-          : `Put ${plan.files.length} file(s) back as they were before “${title(cp)}”: ${plan.files.join(", ")}.`}
-      </p>
-      <ul>
-        {own > 0 && <li data-testid="rollback-plan-own">The run's {own} change(s) that still count go.</li>}
-        {later.length > 0 && (
-          <li data-testid="rollback-plan-later">
-            {later.length} later change(s) to {scoped ? "that text" : "those files"} go too: {later.map(where).join(", ")}.
-          </li>
-        )}
-        {plan.carried.length > 0 && (
-          <li data-testid="rollback-plan-carried">
-            With them, {plan.carried.length} change(s) in other notes that depend on them (a moved note's links): {plan.carried.map(where).join(", ")}.
-          </li>
-        )}
-        {plan.restored.length > 0 && (
-          <li data-testid="rollback-plan-restored">
-            {plan.restored.length} change(s) come back to review: {plan.restored.map(where).join(", ")}.
-          </li>
-        )}
-        {plan.typed.length > 0 && <li data-testid="rollback-plan-typed">What you typed since in {plan.typed.join(", ")} goes too.</li>}
-      </ul>
-      <p class="muted">Nothing is written until you save, and this panel can undo it.</p>
-      <div class="decision-buttons">
-        <button data-testid="rollback-cancel" onClick={() => answer(false)}>
-          Cancel <kbd>Esc</kbd>
-        </button>
-        <button class="danger" ref={go} data-testid="rollback-go" onClick={() => answer(true)}>
-          Roll back <kbd>Enter</kbd>
-        </button>
+    <Overlay role="alertdialog" class="decision rollback-confirm" label="Confirm the rollback" testid="rollback-confirm" close={() => answer(false)} enter={() => answer(true)}>
+      <header>
+        <h2>{scoped ? `Revert the chosen changes of “${title(cp)}”` : `Roll back “${title(cp)}”`}</h2>
+      </header>
+      <div class="decision-body">
+        <p>
+          {scoped
+            ? `In ${n.toLocaleString()} file${n === 1 ? "" : "s"}:`
+            : `Put ${n.toLocaleString()} file${n === 1 ? "" : "s"} back as they were before it:`}
+        </p>
+        <Paths paths={plan.files} testid="rollback-files" />
+        <ul>
+          {own > 0 && <li data-testid="rollback-plan-own">The run's {own} change(s) that still count go.</li>}
+          {later.length > 0 && (
+            <li data-testid="rollback-plan-later">
+              {later.length} later change(s) to {scoped ? "that text" : "those files"} go too: {later.slice(0, SHOWN).map(where).join(", ")}.
+            </li>
+          )}
+          {plan.carried.length > 0 && (
+            <li data-testid="rollback-plan-carried">
+              With them, {plan.carried.length} change(s) in other notes that depend on them (a moved note's links): {plan.carried.slice(0, SHOWN).map(where).join(", ")}.
+            </li>
+          )}
+          {plan.restored.length > 0 && (
+            <li data-testid="rollback-plan-restored">
+              {plan.restored.length} change(s) come back to review: {plan.restored.slice(0, SHOWN).map(where).join(", ")}.
+            </li>
+          )}
+          {plan.typed.length > 0 && <li data-testid="rollback-plan-typed">What you typed since in {plan.typed.join(", ")} goes too.</li>}
+        </ul>
+        <p class="muted">Nothing is written until you save, and the checkpoints panel can undo it.</p>
+        <div class="decision-buttons">
+          <button data-testid="rollback-cancel" onClick={() => answer(false)}>
+            Cancel <kbd>Esc</kbd>
+          </button>
+          <button class="danger" data-autofocus data-testid="rollback-go" onClick={() => answer(true)}>
+            Roll back <kbd>Enter</kbd>
+          </button>
+        </div>
       </div>
-    </div>
+    </Overlay>
   );
 }
 
@@ -212,11 +185,7 @@ function Detail({ cp }: { cp: Checkpoint }) {
   const [planned, setPlanned] = useState<{ plan: RollbackPlan; scoped: string[] | null } | null>(null);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   /** Rolls back the hunks `scoped`, or (null) the whole run. */
-  const rollBack = async (scoped: string[] | null) => {
-    const request = scoped ? { mode: "scoped_selected" as const, hunk_ids: scoped } : { mode: "hard_all" as const };
-    const report = await attempt("Rolling back", () => api.rollback(cp.checkpoint_id, request));
-    if (report) await rolledBack(report);
-  };
+  const rollBack = (scoped: string[] | null) => rollBackTo(cp.checkpoint_id, scoped);
   const toggle = (id: string) => {
     const next = new Set(chosen);
     if (next.has(id)) next.delete(id);
@@ -307,7 +276,7 @@ function Compare({ id, file, proposal }: { id: string; file: string; proposal: b
   useEffect(() => {
     setThree(null);
     void attempt("Loading the compare", () => api.diff3(id, { file_path: file })).then((t) => t && setThree(t));
-  }, [id, file, revision.value]);
+  }, [id, file, rollbacks.value]);
   useEffect(() => {
     if (!three) return;
     let live = true;

@@ -3,54 +3,37 @@
 // ones an accepted hunk stands on) or takes out text the user typed inside
 // it; and takes a reason for a reject, which the next job is told.
 
-import { useLayoutEffect, useRef } from "preact/hooks";
-import { clip } from "../clip";
+import { useRef } from "preact/hooks";
+import { clip, clipChange } from "../clip";
 import { question } from "../state/confirm";
 import { hunkInfo } from "../state/store";
+import { Overlay } from "./Overlay";
 
 function verb(status: string) {
   return status === "rejected" ? "reject" : status === "accepted" ? "accept" : "undo";
 }
 
-/** A hunk as the user knows it: its line and change when the review lists it. */
+/** A hunk as the user knows it: its line and its change, with the text
+ * around it (the brackets of a link it renames), cut around the change. */
 function label(id: string) {
   const info = hunkInfo.value.get(id);
   if (!info) return id;
-  const change = info.preview.removed || info.preview.added ? `“${info.preview.removed}” → “${info.preview.added}”` : "";
-  return `${info.path} line ${info.line} ${change}`.trim();
+  const p = info.preview;
+  if (!p.removed && !p.added) return `${info.path} line ${info.line}`;
+  const [was, now] = clipChange(`${p.before}${p.removed}${p.after}`, `${p.before}${p.added}${p.after}`, 48);
+  return `${info.path} line ${info.line}: “${was}” → “${now}”`;
 }
 
 export function DecisionDialog() {
   const q = question.value;
   const reason = useRef<HTMLInputElement>(null);
-  const confirm = useRef<HTMLButtonElement>(null);
-  // Before the dialog is painted: a key pressed the moment it shows is its.
-  useLayoutEffect(() => {
-    if (!q) return;
-    (q.withReason || q.status === "rejected" ? reason.current : confirm.current)?.focus();
-    // Enter and Esc answer it wherever the focus is: it is the one thing on
-    // screen that waits for an answer.
-    const keys = (e: KeyboardEvent) => {
-      if (e.key === "Escape") q.answer(null);
-      else if (e.key === "Enter" && !e.isComposing) q.answer({ reason: reason.current?.value.trim() || undefined });
-      else return;
-      e.preventDefault();
-      e.stopPropagation();
-    };
-    window.addEventListener("keydown", keys, true);
-    return () => window.removeEventListener("keydown", keys, true);
-  }, [q]);
   if (!q) return null;
   const done = () => q.answer({ reason: reason.current?.value.trim() || undefined });
   const n = q.carried.length;
   return (
-    <div class="overlay" onClick={(e) => e.target === e.currentTarget && q.answer(null)}>
-      <div
-        class="panel decision"
-        role="dialog"
-        aria-label="Confirm the decision"
-        data-testid="decision-dialog"
-      >
+    // Enter answers it anywhere but on Cancel: it is the one thing on screen
+    // that waits for an answer.
+    <Overlay class="decision" label="Confirm the decision" testid="decision-dialog" close={() => q.answer(null)} enter={done}>
         <header>
           <h2>
             {verb(q.status)[0].toUpperCase() + verb(q.status).slice(1)} {label(q.hunkId)}
@@ -94,20 +77,19 @@ export function DecisionDialog() {
           {q.status === "rejected" && (
             <label class="decision-reason">
               Why? (optional; the agent's next job is told)
-              <input ref={reason} data-testid="decision-reason" maxLength={500} placeholder="e.g. keep the old name in meeting notes" />
+              <input ref={reason} data-autofocus data-testid="decision-reason" maxLength={500} placeholder="e.g. keep the old name in meeting notes" />
             </label>
           )}
           <div class="decision-buttons">
             <button onClick={() => q.answer(null)} data-testid="decision-cancel">
               Cancel <kbd>Esc</kbd>
             </button>
-            <button class="primary" ref={confirm} onClick={done} data-testid="decision-confirm">
+            <button class="primary" data-autofocus={q.status !== "rejected" || undefined} onClick={done} data-testid="decision-confirm">
               {verb(q.status)[0].toUpperCase() + verb(q.status).slice(1)}
               {n > 0 ? ` all ${n + 1}` : ""} <kbd>Enter</kbd>
             </button>
           </div>
         </div>
-      </div>
-    </div>
+    </Overlay>
   );
 }

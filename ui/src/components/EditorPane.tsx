@@ -146,10 +146,10 @@ export function EditorPane() {
             <button onClick={() => void decide("rejected", undefined, true)} disabled={noHunk} data-testid="reject-why" title="Reject the current hunk and say why (Alt+Shift+N)">
               Reject…
             </button>
-            <button onClick={() => void acceptAllInFile()} disabled={pending === 0} data-testid="accept-all-file" title="Accept all in this file (Alt+A)">
+            <button onClick={() => void acceptAllInFile()} disabled={pending === 0} data-testid="accept-all-file" title="Accept every pending hunk in this note, as one step; nothing is written until you save (Alt+A)">
               Accept all
             </button>
-            <button class="primary" onClick={() => void save()} data-testid="save" title="Save (Ctrl+S)">
+            <button class={dirty ? "primary" : undefined} disabled={!dirty} onClick={() => void save()} data-testid="save" title={dirty ? "Save (Ctrl+S)" : "Nothing to save"}>
               Save
             </button>
           </>

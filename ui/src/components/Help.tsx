@@ -2,11 +2,11 @@
 
 import { overlay } from "../state/store";
 import { shortcuts } from "../shortcuts";
+import { Overlay } from "./Overlay";
 
 export function Help() {
   return (
-    <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
-      <div class="panel help" role="dialog" aria-label="Keyboard shortcuts" data-testid="help">
+    <Overlay class="help" label="Keyboard shortcuts" testid="help" close={() => (overlay.value = "none")}>
         <header>
           <h2>Keyboard shortcuts</h2>
           <button onClick={() => (overlay.value = "none")}>Close</button>
@@ -42,7 +42,6 @@ export function Help() {
             </tr>
           </tbody>
         </table>
-      </div>
-    </div>
+    </Overlay>
   );
 }

@@ -4,16 +4,15 @@
 import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
-import { useFocusOnOpen } from "./focus";
 import type { FoundPath, FoundPaths } from "../api/types";
 import { openPath } from "../state/navigation";
 import { overlay } from "../state/store";
 import { Marked, spansOf } from "./Marked";
+import { Overlay } from "./Overlay";
 
 let asked = 0;
 
 export function QuickOpen() {
-  const first = useFocusOnOpen<HTMLInputElement>();
   const [query, setQuery] = useState("");
   const [found, setFound] = useState<FoundPaths | null>(null);
   const [current, setCurrent] = useState(0);
@@ -37,10 +36,9 @@ export function QuickOpen() {
   }, [current]);
   const paths = found?.paths ?? [];
   return (
-    <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
-      <div class="panel palette" role="dialog" aria-label="Quick open" data-testid="quick-open">
+    <Overlay class="palette" label="Quick open" testid="quick-open" close={() => (overlay.value = "none")}>
         <input
-          ref={first}
+          data-autofocus
           data-testid="quick-open-input"
           aria-label="File name"
           placeholder="Type part of a file's path"
@@ -63,8 +61,7 @@ export function QuickOpen() {
         <div class="muted palette-foot" data-testid="quick-open-count">
           {found ? `${found.total.toLocaleString()} of ${found.searched.toLocaleString()} files match` : "…"}
         </div>
-      </div>
-    </div>
+    </Overlay>
   );
 }
 

@@ -5,14 +5,14 @@
 // staged as a job of its own to review like any proposal. Nothing is
 // written before a save.
 
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import { useAsked } from "./asked";
-import { useFocusOnOpen } from "./focus";
 import type { OperationsPreview, Part, VaultOp } from "../api/types";
 import { refreshTree } from "../state/listing";
 import { openFirstPending } from "../state/navigation";
 import { attempt, overlay, tell } from "../state/store";
+import { Overlay } from "./Overlay";
 
 /** The parts a replacement may be let into, as the panel names them. */
 const PARTS: [Part, string][] = [
@@ -33,7 +33,7 @@ const KINDS: [Kind, string, string, string][] = [
 ];
 
 export function ReplacePanel() {
-  const first = useFocusOnOpen<HTMLInputElement>();
+  const first = useRef<HTMLInputElement>(null);
   const [kind, setKind] = useState<Kind>("text");
   const [find, setFind] = useState("");
   const [replace, setReplace] = useState("");
@@ -72,8 +72,7 @@ export function ReplacePanel() {
   };
   const left = report ? Object.entries(report.left_alone).filter(([, n]) => (n ?? 0) > 0) : [];
   return (
-    <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
-      <div class="panel search replace" role="dialog" aria-label="Find and replace across the vault" data-testid="replace-panel">
+    <Overlay class="search replace" label="Find and replace across the vault" testid="replace-panel" close={() => (overlay.value = "none")}>
         <div class="row" role="tablist" aria-label="What to change">
           {KINDS.map(([k, name]) => (
             <button
@@ -92,7 +91,7 @@ export function ReplacePanel() {
           ))}
         </div>
         <div class="row">
-          <input ref={first} data-testid="replace-find" aria-label={findLabel} placeholder={findLabel} value={find} onInput={(e) => setFind(e.currentTarget.value)} />
+          <input ref={first} data-autofocus data-testid="replace-find" aria-label={findLabel} placeholder={findLabel} value={find} onInput={(e) => setFind(e.currentTarget.value)} />
           {kind === "text" && (
             <>
               <label title="Regular expression (Rust syntax; $1 in the replacement inserts a group)">
@@ -190,7 +189,6 @@ export function ReplacePanel() {
             Stage for review <kbd>Ctrl+Enter</kbd>
           </button>
         </div>
-      </div>
-    </div>
+    </Overlay>
   );
 }

@@ -11,7 +11,7 @@ import { effect, signal } from "@preact/signals";
 import { memo } from "preact/compat";
 import { useEffect, useMemo } from "preact/hooks";
 import type { PatternGroup, PendingHunk } from "../api/types";
-import { flagLabel } from "../flags";
+import { flagLabel, risks, unread, worst } from "../flags";
 import { openPath } from "../state/navigation";
 import { decideMany, patternLabel } from "../state/review";
 import { currentHunk, hunkInfo, reviewItems, reviewJobs } from "../state/store";
@@ -29,6 +29,7 @@ type Job = (typeof reviewJobs.value)[number];
 type Row =
   | { kind: "job"; key: string; job: Job | undefined; flagged: number }
   | { kind: "section"; key: string; label: string }
+  | { kind: "unread"; key: string; hunks: number }
   | { kind: "pattern"; key: string; job: string; group: PatternGroup; open: boolean; flagged: number }
   | { kind: "pattern-actions"; key: string; job: string; group: PatternGroup; flagged: number }
   | { kind: "job-actions"; key: string; instruction: string; unflagged: number }
@@ -70,6 +71,12 @@ export function ReviewList() {
               switch (r.kind) {
                 case "job":
                   return <JobRow key={`j:${r.key}`} row={r} />;
+                case "unread":
+                  return (
+                    <div key={`u:${r.key}`} class="review-row review-unread muted" data-testid="unread-note" title="The job changed these files without reading them or finding them by searching: each is in the list below">
+                      ⚑ {r.hunks.toLocaleString()} hunk{r.hunks === 1 ? "" : "s"} in files the job never read
+                    </div>
+                  );
                 case "section":
                   return (
                     <div key={`s:${r.key}`} class="review-row review-section" data-testid="review-section">
@@ -121,20 +128,23 @@ export function ReviewList() {
  * by file. Each hunk has one row at most. */
 function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<string, PendingHunk>, jobs: Job[], open: ReadonlySet<string>): Row[] {
   type Item = { path: string; hunk: string };
-  type Bucket = { flagged: Item[]; moves: Item[]; patterns: Map<string, Item[]>; files: Map<string, string[]>; count: number };
+  type Bucket = { flagged: Item[]; moves: Item[]; patterns: Map<string, Item[]>; files: Map<string, string[]>; count: number; unread: number };
   // The link updates that follow a move are listed under it.
   const following = new Map<string, Item[]>();
   for (const h of info.values()) for (const f of h.followers ?? []) following.set(f, []);
   const byJob = new Map<string, Bucket>();
+  // A flag every hunk of a pattern has is the pattern's (said once, on its row).
+  const unreadPatterns = new Set(jobs.flatMap((j) => j.patterns.filter((g) => unread(g.pattern.flags)).map((g) => `${j.job_id ?? ""}:${g.pattern.pattern_id}`)));
   for (const item of items) {
     const h = info.get(item.hunk);
     const job = h?.job_id ?? "";
     let b = byJob.get(job);
-    if (!b) byJob.set(job, (b = { flagged: [], moves: [], patterns: new Map(), files: new Map(), count: 0 }));
+    if (!b) byJob.set(job, (b = { flagged: [], moves: [], patterns: new Map(), files: new Map(), count: 0, unread: 0 }));
     b.count++;
+    if (unread(h?.flags) || (h?.pattern && unreadPatterns.has(`${job}:${h.pattern}`))) b.unread++;
     if (h?.op) b.moves.push(item);
     else if (following.has(item.hunk)) following.get(item.hunk)!.push(item);
-    else if (h?.flags?.length) b.flagged.push(item);
+    else if (risks(h?.flags).length) b.flagged.push(item);
     else if (h?.pattern) {
       const list = b.patterns.get(h.pattern);
       if (list) list.push(item);
@@ -156,6 +166,11 @@ function flatten(items: { path: string; hunk: string }[], info: ReadonlyMap<stri
     const job = heading.get(key);
     const b = byJob.get(key)!;
     rows.push({ kind: "job", key, job, flagged: b.flagged.length });
+    // One line for every hunk in a file the job never read: worth knowing,
+    // and no reason to bury a dead link under them.
+    if (b.unread > 0) rows.push({ kind: "unread", key, hunks: b.unread });
+    // The worst first, in the order they came within one severity.
+    b.flagged.sort((x, y) => worst(info.get(x.hunk)?.flags) - worst(info.get(y.hunk)?.flags));
     if (key && b.flagged.length > 0 && b.count > b.flagged.length) rows.push({ kind: "job-actions", key, instruction: job?.instruction ?? "", unflagged: b.count - b.flagged.length });
     if (b.flagged.length > 0) {
       rows.push({ kind: "section", key: `${key}:flagged`, label: `Flagged · ${b.flagged.length.toLocaleString()}` });
@@ -279,7 +294,7 @@ function lead(before: string) {
 }
 
 const ReviewItem = memo(function ReviewItem({ id, path, hunk, indent }: { id: string; path: string; hunk: PendingHunk | undefined; indent?: boolean }) {
-  const flags = hunk?.flags ?? [];
+  const flags = risks(hunk?.flags);
   return (
     <button
       class={`review-row review-item${indent ? " occurrence" : ""}${id === currentHunk.peek() ? " active" : ""}`}

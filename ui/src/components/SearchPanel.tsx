@@ -5,16 +5,15 @@
 import { useState } from "preact/hooks";
 import { api } from "../api/client";
 import { useAsked } from "./asked";
-import { useFocusOnOpen } from "./focus";
 import type { SearchResults } from "../api/types";
 import { openAt } from "../state/navigation";
 import { attempt, overlay } from "../state/store";
 import { Marked } from "./Marked";
+import { Overlay } from "./Overlay";
 
 const PAGE = 200;
 
 export function SearchPanel() {
-  const first = useFocusOnOpen<HTMLInputElement>();
   const [query, setQuery] = useState("");
   const [regex, setRegex] = useState(false);
   const [caseSensitive, setCaseSensitive] = useState(false);
@@ -35,10 +34,9 @@ export function SearchPanel() {
     setResults({ ...next, files, offset: results.offset });
   };
   return (
-    <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
-      <div class="panel search" role="dialog" aria-label="Search the project" data-testid="search-panel">
+    <Overlay class="search" label="Search the project" testid="search-panel" close={() => (overlay.value = "none")}>
         <div class="row">
-          <input ref={first} data-testid="search-input" aria-label="Search for" placeholder="Search the project" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+          <input data-autofocus data-testid="search-input" aria-label="Search for" placeholder="Search the project" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
           <label title="Regular expression (Rust syntax)">
             <input type="checkbox" data-testid="search-regex" checked={regex} onChange={(e) => setRegex(e.currentTarget.checked)} /> .*
           </label>
@@ -85,7 +83,6 @@ export function SearchPanel() {
             </button>
           )}
         </div>
-      </div>
-    </div>
+    </Overlay>
   );
 }

@@ -9,6 +9,7 @@ import { api } from "../api/client";
 import type { AgentMode, LimitField, Limits, LocalServer, OutsideMode, ProviderKind, ProviderSettings, ProviderView, Settings, SettingsUpdate } from "../api/types";
 import { loadSetup } from "../state/setup";
 import { attempt, overlay, setup, tell } from "../state/store";
+import { Overlay } from "./Overlay";
 
 /** Why `text` cannot be the limit `field`, in the engine's words; `null`
  * when it can. */
@@ -17,6 +18,17 @@ export function limitProblem(field: LimitField, text: string): string | null {
   if (text.trim() !== "" && Number.isSafeInteger(n) && n >= field.min && n <= field.max) return null;
   const range = `${field.min.toLocaleString("en-US")} to ${field.max.toLocaleString("en-US")}`;
   return `${field.label} must be a whole number from ${range}; ${text.trim() === "" ? "nothing" : text.trim()} is not`;
+}
+
+/** Why the limit `field` is above the limit it may not exceed (a default
+ * above its cap), in the engine's words, with each limit's value as
+ * `valueOf` gives it; `null` when it is not. */
+export function capProblem(field: LimitField, fields: LimitField[], valueOf: (key: string) => number): string | null {
+  const cap = fields.find((f) => f.key === field.at_most);
+  if (!cap) return null;
+  const [d, c] = [valueOf(field.key), valueOf(cap.key)];
+  if (!(d > c)) return null;
+  return `${field.label} (${d.toLocaleString("en-US")}) may not be more than ${cap.label.toLowerCase()} (${c.toLocaleString("en-US")})`;
 }
 
 /** What is wrong with a provider's model and base URL, in the engine's
@@ -65,13 +77,19 @@ export function SettingsPanel() {
   }, []);
   if (!settings || !remote || !local) return null;
 
+  const valueOf = (k: string) => Number(limits[k as keyof Limits] ?? settings.limits[k as keyof Limits]);
+  /** What is wrong with the limit `f` as typed: its range, then its cap. */
+  const problemOf = (f: LimitField) => {
+    const typed = limits[f.key as keyof Limits];
+    return (typed === undefined ? null : limitProblem(f, typed)) ?? capProblem(f, settings.limit_fields, valueOf);
+  };
   const save = async () => {
     const update: SettingsUpdate = { agent_mode: mode, outside_changes: outside, remote, local };
     if (settings.folder) update.folder_settings = { outside_changes: folderOutside || null };
     // A value out of shape is marked where it is and not sent.
     const wrong = [
       ...[providerProblems(PROVIDER_WORDS.remote, remote), providerProblems(PROVIDER_WORDS.local, local)].flatMap((p) => [p.model, p.base_url]),
-      ...settings.limit_fields.map((f) => (f.key in limits ? limitProblem(f, limits[f.key as keyof Limits]!) : null)),
+      ...settings.limit_fields.map(problemOf),
     ].find((p) => p !== null);
     if (wrong) {
       tell("error", `Not saved: ${wrong}`);
@@ -94,8 +112,7 @@ export function SettingsPanel() {
   };
 
   return (
-    <div class="overlay" onClick={(e) => e.target === e.currentTarget && (overlay.value = "none")}>
-      <div class="panel settings" role="dialog" aria-label="Settings" data-testid="settings">
+    <Overlay class="settings" label="Settings" testid="settings" close={() => (overlay.value = "none")}>
         <header>
           <h2>Settings</h2>
           <span class="spacer" />
@@ -173,7 +190,7 @@ export function SettingsPanel() {
               {settings.limit_fields.map((f) => {
                 const k = f.key as keyof Limits;
                 const typed = limits[k];
-                const problem = typed === undefined ? null : limitProblem(f, typed);
+                const problem = problemOf(f);
                 return (
                   <label key={k} class="field" title={k}>
                     <span>{f.label}</span>
@@ -199,8 +216,7 @@ export function SettingsPanel() {
             </div>
           </fieldset>
         </div>
-      </div>
-    </div>
+    </Overlay>
   );
 }
 

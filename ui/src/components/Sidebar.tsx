@@ -10,6 +10,7 @@ import { addOpenFile, addSelection } from "../state/context";
 import { agents, contextRows, hunkInfo, job, jobEvents, reviewItems, session, sessions, setup } from "../state/store";
 import { SetupCard } from "./SetupCard";
 import { STATUS_WORDS } from "../words";
+import { risks } from "../flags";
 import { Timeline } from "./Timeline";
 
 const RUNNING = new Set(["queued", "running", "waiting_for_user"]);
@@ -19,7 +20,10 @@ export function Sidebar() {
     <div class="sidebar">
       <Sessions />
       <Conversation />
-      {setup.value && !setup.value.ready ? <SetupCard /> : <JobBar />}
+      {/* A notice beside the review, never in its place: reviewing, applying,
+          renaming and a terminal agent's writes need no model. */}
+      {setup.value && !setup.value.ready && <SetupCard />}
+      <JobBar />
       <Clarification />
       <Composer />
     </div>
@@ -87,7 +91,8 @@ function Sessions() {
               Delete
             </button>
           </div>
-          {s && s.agent_id !== "default" && (
+          {/* An external agent's session is named for it; only an agent of the config has a line of its own. */}
+          {s && s.agent_id !== "default" && !s.agent_id.startsWith("mcp:") && (
             <div class="muted" data-testid="session-agent">
               Agent: {agents.value.find((a) => a.agent_id === s.agent_id)?.display_name ?? s.agent_id}
             </div>
@@ -164,9 +169,11 @@ function Conversation() {
   );
 }
 
-/** Whether a model ran the job: one from the tree, an MCP client or
- * another program has no tools, tokens or cost to show. */
+/** Whether a model ran the job: one from the tree, an operation, an MCP
+ * client, a terminal agent or another program (driven as `mcp:…`) has no
+ * tools, tokens or cost of its own to show. */
 function ranModel(j: Job) {
+  if (j.provider?.startsWith("mcp:")) return false;
   return j.provider !== null || j.usage.tool_calls > 0 || j.usage.input_tokens + j.usage.output_tokens > 0;
 }
 
@@ -192,7 +199,7 @@ const jobPending = computed(() => {
     if (!hunk) unlisted++;
     if (id === undefined || hunk?.job_id !== id) continue;
     pending++;
-    if (hunk.flags?.length) flagged++;
+    if (risks(hunk.flags).length) flagged++;
   }
   return { pending, flagged, unlisted };
 });
@@ -263,7 +270,11 @@ function JobBar() {
             {flaggedInJob > 0 && <span class="flag-count"> · ⚑ {flaggedInJob.toLocaleString()} flagged</span>}
           </span>
           <span class="spacer" />
-          <button data-testid="accept-job" onClick={() => void agent.finishReview("all")} title="Accept every pending hunk and write the files">
+          <button
+            data-testid="accept-job"
+            onClick={() => void review.decideMany({ kind: "job", job_id: j.job_id }, "accepted", "every pending hunk of this run")}
+            title="Accept every pending hunk of this run, as one step; nothing is written until you save or apply (Undo takes it back)"
+          >
             Accept all
           </button>
           <button
@@ -273,7 +284,7 @@ function JobBar() {
           >
             Reject all pending
           </button>
-          <button class="primary" data-testid="apply-job" onClick={() => void agent.finishReview("decided")} title="Write the accepted hunks; reject what is still pending">
+          <button class="primary" data-testid="apply-job" onClick={() => void agent.finishReview()} title="Save the files of this run's accepted hunks (with anything you typed in them) and reject what is still pending">
             Apply
           </button>
         </div>

@@ -28,6 +28,22 @@ function summarize(args: JsonValue): string {
     .slice(0, 240);
 }
 
+/** What a `propose_edits` call asks, in words: its edits counted, and each
+ * vault operation by its kind and what it changes ("replace text “Atlas” →
+ * “Meridian”"), never "0 edit(s)" for an operation. */
+function proposal(args: JsonValue): string {
+  const n = editCount(args);
+  const ops = args && typeof args === "object" && !Array.isArray(args) && Array.isArray(args.operations) ? args.operations : [];
+  const said = ops.map((op) => {
+    if (!op || typeof op !== "object" || Array.isArray(op)) return "an operation";
+    const kind = String(op.op ?? "operation").replaceAll("_", " ");
+    const from = op.find ?? op.from ?? op.key ?? op.property;
+    const to = op.replace ?? op.to ?? op.new_key ?? op.value;
+    return typeof from === "string" && typeof to === "string" ? `${kind} “${from}” → “${to}”` : typeof from === "string" ? `${kind} “${from}”` : kind;
+  });
+  return [...(n > 0 || said.length === 0 ? [`${n} edit(s)`] : []), ...said].join(" · ");
+}
+
 /** How many edits a `propose_edits` call's arguments hold (the log gives
  * their number; an older log, the edits). */
 function editCount(args: JsonValue): number {
@@ -56,11 +72,14 @@ export function rows(events: Event[]): Row[] {
   const out: Row[] = [];
   const calls = new Map<string, Row>();
   let run: Row | undefined;
-  const finish = (id: string, ok: boolean, outcome: (tool: string) => string) => {
+  /** Ends a call's row with its outcome; a failure says why, in the
+   * tool's own words, in place of the call's arguments. */
+  const finish = (id: string, ok: boolean, outcome: (tool: string) => string, why?: string) => {
     const row = calls.get(id);
     if (!row) return;
     row.ok = ok;
     row.title = `${row.title} → ${outcome(row.title)}`;
+    if (why) row.detail = why;
   };
   for (const e of events) {
     switch (e.type) {
@@ -68,7 +87,7 @@ export function rows(events: Event[]): Row[] {
         const d = e.data;
         // A question shows once, as its own row (and the card), not as a call.
         if (d.tool === "clarify_user") break;
-        const detail = d.tool === "propose_edits" ? `${editCount(d.arguments)} edit(s)` : summarize(d.arguments);
+        const detail = d.tool === "propose_edits" ? proposal(d.arguments) : summarize(d.arguments);
         const row: Row = { key: `c${e.cursor}`, kind: "tool", title: d.tool, detail };
         calls.set(d.tool_call_id, row);
         out.push(row);
@@ -77,11 +96,11 @@ export function rows(events: Event[]): Row[] {
       case "tool.call.completed": {
         const d = e.data;
         const count = d.result_count;
-        finish(d.tool_call_id, d.ok, (tool) => (d.ok ? counted(tool, count) : (d.error?.code ?? "failed")));
+        finish(d.tool_call_id, d.ok, (tool) => (d.ok ? counted(tool, count) : (d.error?.code ?? "failed")), d.ok ? undefined : d.error?.message);
         break;
       }
       case "tool.call.failed":
-        finish(e.data.tool_call_id, false, () => e.data.code);
+        finish(e.data.tool_call_id, false, () => e.data.code, e.data.message);
         break;
       case "assistant.delta": {
         const last = out[out.length - 1];

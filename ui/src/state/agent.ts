@@ -2,7 +2,7 @@
 // clarification answer, and the job-wide review decisions.
 
 import { api } from "../api/client";
-import type { AlsoAccept, ContextRow, JobUpdated, Session } from "../api/types";
+import type { ContextRow, JobUpdated, Session } from "../api/types";
 import { refreshTree, treeListed } from "./listing";
 import { openFirstPending, reloadOpen } from "./navigation";
 import { loadSetup } from "./setup";
@@ -120,7 +120,9 @@ export function removeContext(id: string) {
 export async function run(instruction: string): Promise<boolean> {
   if (!setup.value?.ready) await loadSetup();
   if (setup.value && !setup.value.ready) return false;
-  if (!session.value) await newSession();
+  // A session of the tree, the operations or an external agent holds their
+  // proposals, not the user's runs: a run there starts a session of its own.
+  if (!session.value || session.value.agent_id.startsWith("mcp:")) await newSession();
   const s = session.value;
   if (!s) return false;
   const started = await attempt("Starting the run", () => api.run({ session_id: s.session_id, instruction, context_rows: contextRows.value }));
@@ -216,7 +218,9 @@ export async function jobUpdated(update: JobUpdated) {
   // starts jobs the page does not know of.
   const external = sessions.value.find((s) => s.session_id === update.session_id)?.agent_id.startsWith("mcp:") ?? false;
   if (!external) return;
-  if (shown?.session_id === update.session_id) {
+  // Nothing shown yet (a first rename from the tree): its session is.
+  if (!shown) return void (await selectSession(update.session_id));
+  if (shown.session_id === update.session_id) {
     if (current?.job_id !== update.job_id && !ENDED.has(update.status)) await selectSession(update.session_id);
     return;
   }
@@ -274,19 +278,15 @@ export async function rerun() {
   if (started) void follow(started.job_id);
 }
 
-/** The hunks each way of ending a review accepts (it lists none itself). */
-const ALSO_ACCEPT: Record<"all" | "decided", AlsoAccept> = { all: "not_rejected", decided: "accepted" };
-
-/** Ends the job's review: `all` accepts every hunk still pending, `decided`
- * keeps what was decided (pending ones rejected); the accepted hunks are
- * written to disk. (Rejecting them all is a decision like any other: the
- * save writes it.) */
-export async function finishReview(mode: "all" | "decided") {
+/** Applies the shown job's review: its accepted hunks are written to disk
+ * (with what the user typed in their files), its pending ones rejected.
+ * A job from the tree, an operation or a terminal agent is applied in its
+ * own session, whichever one the sidebar shows. */
+export async function finishReview() {
   const j = job.value;
-  const s = session.value;
-  if (!j || !s) return;
+  if (!j) return;
   // The engine lists the job's hunks: a vault-wide job's are megabytes.
-  const applied = await attempt("Applying", () => api.apply({ session_id: s.session_id, job_id: j.job_id, accepted_hunk_ids: [], also_accept: ALSO_ACCEPT[mode], brief: true }));
+  const applied = await attempt("Applying", () => api.apply({ session_id: j.session_id, job_id: j.job_id, accepted_hunk_ids: [], also_accept: "accepted", brief: true }));
   if (!applied) return;
   const conflicts = applied.applied_files.filter((f) => f.status !== "applied");
   const more = conflicts.length > 5 ? `, and ${(conflicts.length - 5).toLocaleString()} more` : "";

@@ -19,4 +19,8 @@ min: number,
 /**
  * The largest value it takes.
  */
-max: number, };
+max: number,
+/**
+ * The limit it may not be more than (a default, at most its cap).
+ */
+at_most: string | null, };
