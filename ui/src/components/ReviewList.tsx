@@ -288,6 +288,14 @@ function PatternActions({ row }: { row: Extract<Row, { kind: "pattern-actions" }
  * and the change, not the line's start, is what it is for. */
 const LEAD = 12;
 
+/** A hunk's change in full, for its row's tooltip: a row is cut to its
+ * width, and the whole line is one hover away. */
+function whole(hunk: PendingHunk) {
+  const p = hunk.preview;
+  if (!p.removed && !p.added) return "";
+  return `${p.before}${p.removed ? `[-${p.removed}-]` : ""}${p.added ? `{+${p.added}+}` : ""}${p.after}`;
+}
+
 /** The end of the text before a change, as much as a row shows. */
 function lead(before: string) {
   return before.length > LEAD ? `…${before.slice(-LEAD)}` : before;
@@ -303,7 +311,7 @@ const ReviewItem = memo(function ReviewItem({ id, path, hunk, indent }: { id: st
       data-hunk-id={id}
       data-path={path}
       data-flagged={flags.length > 0 || undefined}
-      title={flags.length > 0 ? `${path}\n${flags.map((f) => f.reason).join("\n")}` : path}
+      title={[hunk ? `${path}:${hunk.line}` : path, hunk && whole(hunk), ...flags.map((f) => f.reason)].filter(Boolean).join("\n")}
       onClick={() => void openPath(hunk?.op?.kind === "move" ? hunk.op.to : path, id)}
     >
       {flags.length > 0 && (
