@@ -112,11 +112,19 @@ impl Runtime {
             .flat_map(|d| &d.moves)
             .filter(|m| m.from != m.to)
             .count();
+        // A file the decision came back to (a move it carried, a link kept)
+        // is one file still.
+        let files = decisions
+            .iter()
+            .filter(|d| d.moves.iter().any(|m| m.from != m.to))
+            .map(|d| d.path.as_str())
+            .collect::<BTreeSet<_>>()
+            .len();
         let batch = ReviewBatch {
             job_ids: jobs.clone(),
             status,
             hunks: moved,
-            files: decisions.len(),
+            files,
         };
         for job in &jobs {
             self.emit(job, RuntimeEvent::ReviewBatch(batch.clone()));
@@ -127,7 +135,7 @@ impl Runtime {
             status,
             selected: hunk_ids.len(),
             moved,
-            files: decisions.len(),
+            files,
             hidden_user_text: decisions
                 .into_iter()
                 .flat_map(|d| d.hidden_user_text)

@@ -31,7 +31,8 @@ function onKey(e: KeyboardEvent) {
   const top = stack.at(-1);
   if (!top) return;
   const inside = e.target instanceof Node && top.panel.contains(e.target);
-  if (e.key === "Escape") {
+  // Escape during an input method's composition is the composition's.
+  if (e.key === "Escape" && !e.isComposing) {
     e.preventDefault();
     e.stopImmediatePropagation();
     top.close();
