@@ -140,3 +140,29 @@ test("the rollback's confirmation, clicked inside, rolls back on Enter and lists
   await page.getByTestId("dirty-marker").waitFor();
   assert.match(await page.getByTestId("editor").innerText(), /Status: brouillon/, "rolled back in the buffer");
 });
+
+test("a rename's note, opened at its new path a moment later, leaves the keyboard in the instruction box", async () => {
+  await page.locator('[data-testid="tree-file"][data-path="other.md"]').click();
+  await page.getByTestId("editor").getByText("Autre note").waitFor();
+  await page.locator(".cm-content").click();
+  // The proposal takes a moment to come back, as a vault's does.
+  await page.route("**/api/files/op", async (route) => {
+    const answer = await route.fetch();
+    await new Promise((r) => setTimeout(r, 800));
+    await route.fulfill({ response: answer });
+  });
+  await page.keyboard.press("F2");
+  await page.getByTestId("tree-rename").fill("Autres/Autre note.md");
+  await page.getByTestId("tree-rename").press("Enter");
+  // Typing somewhere else at once, before the proposal comes back.
+  await page.getByTestId("instruction").fill("");
+  await page.getByTestId("instruction").click();
+  await page.keyboard.type("Résumé ");
+  await page.getByTestId("open-path").filter({ hasText: "Autres/Autre note.md" }).waitFor();
+  await page.keyboard.type("des notes");
+  assert.equal(await page.getByTestId("instruction").inputValue(), "Résumé des notes");
+  assert.equal(await focused(), "textarea");
+  assert.doesNotMatch(await page.getByTestId("editor").innerText(), /Résumé|des notes/);
+  assert.equal(disk(dir, "other.md"), "Autre note\n");
+  await page.unroute("**/api/files/op");
+});

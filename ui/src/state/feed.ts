@@ -73,7 +73,9 @@ export async function followProject(from: number, onRollback: () => void, onJob:
             // Another program moved a file: the open one follows it.
             dropAhead(e.data.from);
             listingsSoon();
-            if (e.data.from === open) void openPath(e.data.to);
+            // The keyboard stays where it is: in the note if it was there,
+            // else where the user is typing (the instruction box).
+            if (e.data.from === open) void openPath(e.data.to, undefined, getEditor()?.view.hasFocus ?? false);
             break;
           case "review.batch":
           case "files.saved":

@@ -103,7 +103,17 @@ export async function proposeFileOp(path: string, op: FileOp) {
   const links = job.diff_bundle?.files.reduce((n, f) => n + f.hunks.length, 0) ?? 0;
   tell("info", `${what}: proposed for review${links > 0 ? `, with ${links} link update(s)` : ""}`);
   refreshTreeSoon();
-  if (op.kind === "move" && getEditor()?.openPath === path) await openPath(op.to);
+  // The open note follows its move; the keyboard goes with it unless the
+  // user is typing somewhere else by now (the proposal took a moment).
+  if (op.kind === "move" && getEditor()?.openPath === path) await openPath(op.to, undefined, !typingElsewhere());
+}
+
+/** Whether the keyboard is in a field outside the editor (the instruction
+ * box, a panel's input): a note opened now must not take it. */
+function typingElsewhere() {
+  const at = document.activeElement;
+  if (!(at instanceof HTMLElement) || at.closest(".cm-editor")) return false;
+  return at.matches("input, textarea, select, [contenteditable=true]");
 }
 
 /** Ends a conflict, keeping `keep`; the other version goes into a checkpoint. */
