@@ -947,6 +947,21 @@ async fn a_big_review_is_served_a_page_at_a_time_from_one_moment_and_applied_wit
     unique.sort();
     unique.dedup();
     assert_eq!((ids.len(), unique.len()), (12, 12), "{ids:?}");
+    // The changed files named by the review's number are that moment's too:
+    // their pending hunks are the review's, the two decided since among them.
+    let files = door
+        .get(&format!("/api/files/changed?snapshot={snapshot}"))
+        .await;
+    assert_eq!(files["snapshot"].as_u64(), Some(snapshot));
+    let mut pending: Vec<String> = files["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["state"]["pending_hunks"].as_array().unwrap())
+        .map(|h| h.as_str().unwrap().to_owned())
+        .collect();
+    pending.sort();
+    assert_eq!(pending, unique);
     // A new listing says what is pending now; an unknown number makes one too.
     let now = door.get("/api/review").await;
     assert_eq!(

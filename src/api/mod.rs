@@ -100,8 +100,9 @@ impl From<SettingsError> for ApiError {
 pub struct Api {
     runtime: Runtime,
     config_file: Option<PathBuf>,
-    reviews: std::sync::Arc<Snapshots<crate::jobs::ReviewQueue>>,
-    changed: std::sync::Arc<Snapshots<(u64, Vec<TreeEntry>)>>,
+    /// The review and the changed files, listed together (one moment serves
+    /// the pages of both).
+    listings: std::sync::Arc<Snapshots<crate::jobs::ProjectListing>>,
 }
 
 impl Api {
@@ -110,8 +111,7 @@ impl Api {
         Api {
             runtime,
             config_file: None,
-            reviews: Default::default(),
-            changed: Default::default(),
+            listings: Default::default(),
         }
     }
 
@@ -370,15 +370,24 @@ impl Api {
         self.runtime.history_heads()
     }
 
+    /// The listing numbered `snapshot` while it is kept, else the newest
+    /// one if nothing changed since, else a new one: the review and the
+    /// changed files share it, so that pages of the two named by one number
+    /// show one moment.
+    fn listing(
+        &self,
+        snapshot: Option<u64>,
+    ) -> Result<(u64, std::sync::Arc<crate::jobs::ProjectListing>), ApiError> {
+        Ok(self
+            .listings
+            .get_or_make(snapshot, self.runtime.revision(), || self.runtime.listing())?)
+    }
+
     /// Every pending hunk, grouped by the job that proposed it.
     pub fn review(&self, q: &PageQuery) -> Result<crate::jobs::ReviewQueue, ApiError> {
-        let (snapshot, queue) =
-            self.reviews
-                .get_or_make(q.snapshot, self.runtime.revision(), || {
-                    self.runtime.review_queue()
-                })?;
-        let rows = snapshots::window(queue.total, q.offset.unwrap_or(0), q.limit);
-        Ok(queue.page(rows, snapshot))
+        let (snapshot, listing) = self.listing(q.snapshot)?;
+        let rows = snapshots::window(listing.review.total, q.offset.unwrap_or(0), q.limit);
+        Ok(listing.review.page(rows, snapshot))
     }
 
     /// The project's files under `prefix`, with their review state.
@@ -389,19 +398,13 @@ impl Api {
 
     /// A page of the files with a working buffer, with their review state.
     pub fn changed_files(&self, q: &PageQuery) -> Result<ChangedFiles, ApiError> {
-        let (snapshot, files) =
-            self.changed
-                .get_or_make(q.snapshot, self.runtime.revision(), || {
-                    let cursor = self.runtime.feed().next_cursor();
-                    Ok::<_, crate::jobs::RuntimeError>((cursor, self.runtime.tree("", true)?))
-                })?;
-        let (feed_cursor, files) = &*files;
-        let rows = snapshots::window(files.len(), q.offset.unwrap_or(0), q.limit);
+        let (snapshot, listing) = self.listing(q.snapshot)?;
+        let rows = snapshots::window(listing.files.len(), q.offset.unwrap_or(0), q.limit);
         Ok(ChangedFiles {
-            files: files[rows].to_vec(),
-            total: files.len(),
+            files: listing.files[rows].to_vec(),
+            total: listing.files.len(),
             snapshot,
-            feed_cursor: *feed_cursor,
+            feed_cursor: listing.feed_cursor,
         })
     }
 

@@ -254,6 +254,20 @@ pub struct ReviewQueue {
     pub feed_cursor: u64,
 }
 
+/// The review and the changed files as they were at one revision of the
+/// runtime (see `Runtime::listing`): what the API serves a page at a time.
+#[derive(Clone, Debug)]
+pub struct ProjectListing {
+    /// Every pending hunk, grouped by job (one page, numbered 0).
+    pub review: ReviewQueue,
+    /// The files with a working buffer, sorted, with their review state.
+    pub files: Vec<crate::workspace::TreeEntry>,
+    /// The project feed's cursor before the listing was taken.
+    pub feed_cursor: u64,
+    /// The runtime's revision the listing holds.
+    pub revision: u64,
+}
+
 impl ReviewQueue {
     /// The page of hunks `rows` (counted across the jobs, in order), from
     /// the listing numbered `snapshot`: every job with its counts, and

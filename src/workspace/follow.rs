@@ -154,19 +154,19 @@ pub(super) fn follow_moves(bundle: &mut DiffBundle, relinked: &relink::Relinked)
         op.ambiguous_links = relinked.ambiguous[k].clone();
         let links = relinked.backlinks[k];
         if op.op == FileOp::Delete && links > 0 {
-            op.flags.push(RiskFlag {
-                rule: Rule::DeletesLinkedNote,
-                reason: format!(
+            op.flags.push(RiskFlag::new(
+                Rule::DeletesLinkedNote,
+                format!(
                     "deletes a note that {links} link{} elsewhere point{} to; they will be broken",
                     if links == 1 { "" } else { "s" },
                     if links == 1 { "s" } else { "" },
                 ),
-            });
+            ));
         }
         if !op.ambiguous_links.is_empty() {
-            op.flags.push(RiskFlag {
-                rule: Rule::DeadLink,
-                reason: format!(
+            op.flags.push(RiskFlag::new(
+                Rule::DeadLink,
+                format!(
                     "{} link{} that several notes answer to {} left as written: check {}",
                     op.ambiguous_links.len(),
                     if op.ambiguous_links.len() == 1 {
@@ -181,7 +181,7 @@ pub(super) fn follow_moves(bundle: &mut DiffBundle, relinked: &relink::Relinked)
                     },
                     op.ambiguous_links.join(", "),
                 ),
-            });
+            ));
         }
     }
 }

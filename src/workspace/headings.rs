@@ -90,9 +90,9 @@ pub(super) fn flag(bundle: &mut DiffBundle, broken: &[Broken]) {
         // The worst first: a link that leads nowhere leads.
         hunk.flags.insert(
             0,
-            RiskFlag {
-                rule: Rule::DeadLink,
-                reason: format!(
+            RiskFlag::new(
+                Rule::DeadLink,
+                format!(
                     "takes out the heading “{}”, which {} link{} point{} to; {} will lead nowhere",
                     b.heading,
                     b.links,
@@ -100,7 +100,7 @@ pub(super) fn flag(bundle: &mut DiffBundle, broken: &[Broken]) {
                     if b.links == 1 { "s" } else { "" },
                     if b.links == 1 { "it" } else { "they" },
                 ),
-            },
+            ),
         );
     }
 }

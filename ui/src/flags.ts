@@ -3,9 +3,9 @@
 
 import type { RiskFlag } from "./api/types";
 
-/** A flag's rule, short (its reason is said in full where there is room),
- * listed from the most severe, as the engine declares them
- * (`hunks::triage::flags::Rule`). */
+/** A flag's rule, short (its reason is said in full where there is room).
+ * How severe each is, and whether it is a risk, the engine says on the
+ * flag itself (`severity`, `risk`). */
 export const RULE: Record<RiskFlag["rule"], string> = {
   dead_link: "dead link",
   deletes_linked_note: "linked note",
@@ -19,21 +19,15 @@ export const RULE: Record<RiskFlag["rule"], string> = {
   unread_file: "unread file",
 };
 
-const ORDER = Object.keys(RULE);
-
-/** Rules worth knowing that are no risk on their own: said once per run,
- * never as a flagged row of their own. */
-const MINOR: ReadonlySet<RiskFlag["rule"]> = new Set(["unread_file"]);
-
 /** The flags that make a hunk one to look at first, the worst first. */
 export function risks(flags: readonly RiskFlag[] | undefined): RiskFlag[] {
-  return (flags ?? []).filter((f) => !MINOR.has(f.rule)).sort((a, b) => ORDER.indexOf(a.rule) - ORDER.indexOf(b.rule));
+  return (flags ?? []).filter((f) => f.risk).sort((a, b) => a.severity - b.severity);
 }
 
 /** How severe a hunk's worst risk is: 0 for the worst rule, more for milder
- * ones, `ORDER.length` with none. */
+ * ones, 256 (milder than any) with none. */
 export function worst(flags: readonly RiskFlag[] | undefined): number {
-  return Math.min(ORDER.length, ...risks(flags).map((f) => ORDER.indexOf(f.rule)));
+  return Math.min(256, ...risks(flags).map((f) => f.severity));
 }
 
 /** Whether the hunk's file is one its job never read or searched. */

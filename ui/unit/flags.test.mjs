@@ -4,7 +4,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { flagLabel, risks, unread, worst } from "../.unit-build/flags.js";
 
-const flag = (rule) => ({ rule, reason: rule });
+// Severity and risk as the engine sends them (`RiskFlag::new`: the order
+// its rules are declared in; an unread file is no risk).
+const RULES = ["dead_link", "deletes_linked_note", "deletes_section", "shrinks_note", "front_matter", "whole_file", "table_shape", "code_block", "breaks_pattern", "unread_file"];
+const flag = (rule) => ({ rule, reason: rule, severity: RULES.indexOf(rule), risk: rule !== "unread_file" });
 
 test("a hunk's risks are listed worst first, without the unread file", () => {
   const flags = [flag("unread_file"), flag("breaks_pattern"), flag("code_block"), flag("dead_link")];
@@ -18,6 +21,12 @@ test("a hunk flagged only for an unread file has no risk to show", () => {
   assert.equal(flagLabel([flag("unread_file")]), null);
   assert.equal(flagLabel(undefined), null);
   assert.equal(unread([flag("dead_link")]), false);
+});
+
+test("the window ranks by the engine's severity, not by the rule's name", () => {
+  const outlierFirst = { ...flag("breaks_pattern"), severity: 0 };
+  assert.deepEqual(risks([{ ...flag("dead_link"), severity: 3 }, outlierFirst]).map((f) => f.rule), ["breaks_pattern", "dead_link"]);
+  assert.deepEqual(risks([{ ...flag("dead_link"), risk: false }]), [], "the engine says what is no risk");
 });
 
 test("a lost section or a dead link ranks before a table or an outlier", () => {

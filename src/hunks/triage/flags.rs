@@ -111,11 +111,45 @@ pub fn at_risk(flags: &[RiskFlag]) -> bool {
 
 /// One reason a hunk deserves a look.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(from = "StoredFlag")]
 pub struct RiskFlag {
     /// The rule that flagged it.
     pub rule: Rule,
     /// What it found, in words for the reviewer.
     pub reason: String,
+    /// How severe its rule is: 0 for the worst, counting up (the order
+    /// [`Rule`] is declared in), so that a client lists the worst first
+    /// without knowing the rules.
+    pub severity: u8,
+    /// Whether it is a risk (see [`Rule::is_risk`]): a hunk to look at
+    /// first, rather than something said once per run.
+    pub risk: bool,
+}
+
+impl RiskFlag {
+    /// A flag of `rule`, saying `reason`.
+    pub fn new(rule: Rule, reason: String) -> RiskFlag {
+        RiskFlag {
+            rule,
+            reason,
+            severity: rule as u8,
+            risk: rule.is_risk(),
+        }
+    }
+}
+
+/// A flag as stored and read back: its severity and risk follow from its
+/// rule, so flags recorded before they were said read the same.
+#[derive(Deserialize)]
+struct StoredFlag {
+    rule: Rule,
+    reason: String,
+}
+
+impl From<StoredFlag> for RiskFlag {
+    fn from(flag: StoredFlag) -> RiskFlag {
+        RiskFlag::new(flag.rule, flag.reason)
+    }
 }
 
 /// One file of a proposal, with what the rules read of it.
@@ -230,7 +264,7 @@ impl<'a, N: FnOnce() -> Vec<String>> Rules<'a, N> {
         let (old, new) = (file.before(hunk), file.after(hunk));
         let created = file.proposal.created;
         let mut out = Vec::new();
-        let mut flag = |rule, reason: String| out.push(RiskFlag { rule, reason });
+        let mut flag = |rule, reason: String| out.push(RiskFlag::new(rule, reason));
         if !created
             && !self.deletion_asked
             && let Some(reason) = deletion(old, new)

@@ -129,9 +129,11 @@ fn lift_shared_flags(
         }
         pattern.flags = shared
             .into_iter()
-            .map(|flag| RiskFlag {
-                reason: format!("all {}: {}", pattern.hunks, flag.reason),
-                rule: flag.rule,
+            .map(|flag| {
+                RiskFlag::new(
+                    flag.rule,
+                    format!("all {}: {}", pattern.hunks, flag.reason),
+                )
             })
             .collect();
     }

@@ -367,3 +367,19 @@ fn a_risk_every_hunk_of_a_pattern_has_is_raised_once_on_the_pattern() {
     assert_eq!(flagged[..5], vec![Vec::<Rule>::new(); 5]);
     assert!(flagged[5].contains(&Rule::DeadLink), "{flagged:?}");
 }
+
+#[test]
+fn a_flag_says_its_severity_and_whether_it_is_a_risk_also_when_read_back() {
+    use super::RiskFlag;
+    let dead = RiskFlag::new(Rule::DeadLink, "links nowhere".into());
+    let unread = RiskFlag::new(Rule::UnreadFile, "never read".into());
+    assert_eq!((dead.severity, dead.risk), (0, true));
+    assert!(unread.severity > RiskFlag::new(Rule::BreaksPattern, String::new()).severity);
+    assert!(!unread.risk, "an unread file is said once per run");
+    // A flag stored before severity was said reads back with it.
+    let stored: RiskFlag =
+        serde_json::from_str(r#"{"rule":"table_shape","reason":"a column less"}"#).unwrap();
+    assert_eq!(stored, RiskFlag::new(Rule::TableShape, "a column less".into()));
+    let sent = serde_json::to_value(&stored).unwrap();
+    assert_eq!((sent["severity"].as_u64(), sent["risk"].as_bool()), (Some(Rule::TableShape as u64), Some(true)));
+}

@@ -14,8 +14,8 @@ use crate::jobs::events::{
 };
 use crate::jobs::records::Records;
 use crate::jobs::shapes::{
-    DecidedMany, Job, JobError, JobStatus, PatternGroup, ReviewGroup, ReviewQueue, Selection,
-    Session,
+    DecidedMany, Job, JobError, JobStatus, PatternGroup, ProjectListing, ReviewGroup, ReviewQueue,
+    Selection, Session,
 };
 use crate::review::{Decision, HunkMove, Review, Status};
 use crate::workspace::{AppliedFile, FileContent, step_label};
@@ -194,6 +194,30 @@ impl Runtime {
                     .map(|h| h.hunk_id.clone()),
             )
             .collect())
+    }
+
+    /// The review queue and the files with a working buffer (their review
+    /// state), both taken at one revision with the feed's cursor before it:
+    /// the window lists them as one moment, so that nothing it shows has to
+    /// be reconciled. A change made while they are read is a new revision,
+    /// and they are read again (five tries; then the last, which the feed's
+    /// events after its cursor bring up to date).
+    pub fn listing(&self) -> Result<ProjectListing, RuntimeError> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let revision = self.revision();
+            let review = self.review_queue()?;
+            let files = self.ws().tree("", true)?;
+            if self.revision() == revision || tries == 5 {
+                return Ok(ProjectListing {
+                    feed_cursor: review.feed_cursor,
+                    revision,
+                    review,
+                    files,
+                });
+            }
+        }
     }
 
     /// Every pending hunk of the project, grouped by job (oldest first),
@@ -464,14 +488,11 @@ fn triaged(group: &mut ReviewGroup, bundle: &DiffBundle, rejected: &dyn Fn(&str)
             // A link update rejected on its own leaves its link behind.
             let left = op.followers.iter().filter(|h| rejected(h)).count();
             if left > 0 {
-                pending.flags.push(RiskFlag {
-                    rule: Rule::DeadLink,
-                    reason: format!(
+                pending.flags.push(RiskFlag::new(Rule::DeadLink, format!(
                         "{left} of its link updates {} rejected: accepted, it leaves {} pointing at the old path",
                         if left == 1 { "was" } else { "were" },
                         if left == 1 { "that link" } else { "those links" },
-                    ),
-                });
+                    )));
             }
             continue;
         }

@@ -98,11 +98,10 @@ export async function deleteSession() {
   await loadSessions();
 }
 
-let rowCounter = 0;
 /** Adds a context row for the next run (pinned by default). */
 export function addContext(row: Omit<ContextRow, "id" | "pinned">) {
-  rowCounter += 1;
-  contextRows.value = [...contextRows.value, { ...row, id: `ctx_ui_${Date.now().toString(36)}_${rowCounter}`, pinned: true }];
+  const id = `ctx_ui_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  contextRows.value = [...contextRows.value, { ...row, id, pinned: true }];
 }
 
 /** Pins or unpins a row. */

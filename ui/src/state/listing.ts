@@ -4,7 +4,7 @@
 // cold load paints its first rows from the first pages.
 
 import { api } from "../api/client";
-import type { PendingHunk, ReviewQueue, TreeEntry } from "../api/types";
+import type { ChangedFiles, PendingHunk, ReviewQueue, TreeEntry } from "../api/types";
 import { metrics } from "./metrics";
 import { attempt, hunkInfo, reviewJobs, tree } from "./store";
 
@@ -17,26 +17,27 @@ const PAGE = 2500;
  * list and draw at 5,000 hunks). */
 const FIRST_PAGE = 60;
 
-/** Every row of a listing the engine serves a page at a time, from one
- * moment (its `snapshot`): each page fetched, parsed and taken in by
- * `take` in its own task, so that 20,000 rows never hold the page for
- * long. `null` when a page failed (it said why) or once `stale` says a
- * newer fetch has begun. `first` is the first page's size. */
+/** Every row of a listing the engine serves a page at a time, from the
+ * moment numbered `snapshot` (the first page's, when not given): each page
+ * fetched, parsed and taken in by `take` in its own task, so that 20,000
+ * rows never hold the page for long. `null` when a page failed (it said
+ * why) or once `stale` says a newer fetch has begun; `"dropped"` when the
+ * engine no longer keeps that moment (others were listed since) and the
+ * listing must begin again. `first` is the first page's size. */
 async function paged<P extends { snapshot: number; total: number }>(
   what: string,
   fetch: (q: { offset: number; limit: number; snapshot: number | null }) => Promise<P>,
   take: (page: P) => number,
   stale: () => boolean,
-  first = PAGE,
-  tries = 3,
-): Promise<P | null> {
+  first: number,
+  snapshot: number | null,
+): Promise<P | null | "dropped"> {
   let head: P | undefined;
   for (let offset = 0; ; ) {
-    const page = await attempt(what, () => fetch({ offset, limit: head ? PAGE : first, snapshot: head?.snapshot ?? null }));
+    const page = await attempt(what, () => fetch({ offset, limit: head ? PAGE : first, snapshot }));
     if (!page || stale()) return null;
-    // A listing dropped while its pages were fetched (others were made
-    // since): the later pages would come from another moment; start again.
-    if (head && page.snapshot !== head.snapshot) return tries > 1 ? paged(what, fetch, take, stale, first, tries - 1) : null;
+    if (snapshot !== null && page.snapshot !== snapshot) return "dropped";
+    snapshot = page.snapshot;
     const firstPage = !head;
     head ??= page;
     offset += take(page);
@@ -61,26 +62,25 @@ function painted(): Promise<void> {
   });
 }
 
-/** A promise kept once, and its keeping. */
-function once() {
-  let done = () => {};
-  const promise = new Promise<void>((resolve) => (done = resolve));
-  return { promise, done: () => done() };
+/** A promise kept once (later keepings do nothing), and its keeping. */
+function once<T = void>() {
+  let keep: (value: T) => void = () => {};
+  const promise = new Promise<T>((resolve) => (keep = resolve));
+  return { promise, done: (value: T) => keep(value) };
 }
 
 /** Kept once the review's first rows are listed (or its first listing
  * ended without them), for what a cold load asks after them. */
 const firstRows = once();
 
-/** The feed's cursor when the first listings were taken (the lower of the
- * two), or `undefined` when one of them failed: where the project feed is
- * followed from, so that nothing after them is missed. */
-let keepCursor: (cursor: number | undefined) => void = () => {};
-const firstCursor = new Promise<number | undefined>((resolve) => (keepCursor = resolve));
+/** The feed's cursor at the first listing, or `undefined` when it failed:
+ * where the project feed is followed from, so that nothing after it is
+ * missed. */
+const firstCursor = once<number | undefined>();
 
-/** Resolves with the feed's cursor at the first listings (see above). */
+/** Resolves with the feed's cursor at the first listing (see above). */
 export function listedCursor(): Promise<number | undefined> {
-  return firstCursor;
+  return firstCursor.promise;
 }
 
 /** Resolves once the review's first rows are in (shown, or not to come):
@@ -123,9 +123,11 @@ class Listing {
     return this.latest;
   }
 
-  /** `again` counts the listings before this one whose two answers came
-   * from different moments (see `agree`). */
-  private async list(again = 0): Promise<void> {
+  /** Lists the review and the files from one moment of the engine: the
+   * review's first page names it, and every later page of both is cut
+   * from it, so the two always agree. `tries` counts the listings begun
+   * again because the engine dropped their moment meanwhile. */
+  private async list(tries = 0): Promise<void> {
     const started = performance.now();
     const mine = ++this.started;
     const answered = this.answers;
@@ -133,77 +135,51 @@ class Listing {
     const overtaken = () => stale() || this.answers !== answered;
     // A cold load (nothing listed yet) shows the first page of each as it comes.
     const cold = tree.value.length === 0 && hunkInfo.value.size === 0;
+    const size = cold ? FIRST_PAGE : PAGE;
     const info = new Map<string, PendingHunk>();
     const entries: TreeEntry[] = [];
     const was = new Map(tree.value.map((e) => [e.path, e]));
-    let head: ReviewQueue | undefined;
-    let filesCursor: number | undefined;
-    // Each listing's first page is shown as it comes, without waiting for
-    // the other's: on a cold load nothing else is shown yet.
-    const early = (shown: "review" | "files") => {
-      if (!cold || overtaken()) return;
-      if (shown === "review" && head) {
-        performance.mark("rows");
-        reviewJobs.value = jobsOf(head);
-        hunkInfo.value = new Map(info);
-        firstRows.done();
+    // The review's first page names the moment, and on a cold load its rows
+    // are shown at once; the files are listed from that moment.
+    const moment = once<number | null>();
+    const takeReview = (page: ReviewQueue) => {
+      for (const g of page.jobs) for (const h of g.hunks) info.set(h.hunk_id, reuse(hunkInfo.value.get(h.hunk_id), h));
+      if (page.offset === 0) {
+        moment.done(page.snapshot);
+        firstCursor.done(page.feed_cursor);
+        if (cold && !overtaken()) {
+          performance.mark("rows");
+          reviewJobs.value = jobsOf(page);
+          hunkInfo.value = new Map(info);
+          firstRows.done();
+        }
       }
-      if (shown === "files" && entries.length > 0) {
+      return page.jobs.reduce((n, g) => n + g.hunks.length, 0);
+    };
+    // Rows that did not change keep their objects, so that only their rows
+    // are drawn again (a refresh follows every change in the project).
+    const takeFiles = (page: ChangedFiles) => {
+      const firstFiles = entries.length === 0;
+      for (const e of page.files) entries.push(reuse(was.get(e.path), e));
+      if (firstFiles && cold && entries.length > 0 && !overtaken()) {
         tree.value = entries.slice();
         metrics.treeFetched(started);
       }
-    };
-    // Both first pages in: the feed can be followed from their moment.
-    const cursorKnown = () => {
-      if (head && filesCursor !== undefined) keepCursor(Math.min(head.feed_cursor, filesCursor));
+      return page.files.length;
     };
     const [review, files] = await Promise.all([
-      paged(
-        "Listing the review",
-        api.review,
-        (page) => {
-          for (const g of page.jobs) for (const h of g.hunks) info.set(h.hunk_id, reuse(hunkInfo.value.get(h.hunk_id), h));
-          if (!head) {
-            head = page;
-            early("review");
-            cursorKnown();
-          }
-          return page.jobs.reduce((n, g) => n + g.hunks.length, 0);
-        },
-        stale,
-        cold ? FIRST_PAGE : PAGE,
-      ),
-      // Rows that did not change keep their objects, so that only their
-      // rows are drawn again (a refresh follows every change in the project).
-      paged(
-        "Listing files",
-        api.changedFiles,
-        (page) => {
-          const first = filesCursor === undefined;
-          for (const e of page.files) entries.push(reuse(was.get(e.path), e));
-          if (first) {
-            filesCursor = page.feed_cursor;
-            if (entries.length > 0) early("files");
-            cursorKnown();
-          }
-          return page.files.length;
-        },
-        stale,
-        cold ? FIRST_PAGE : PAGE,
-      ),
+      paged("Listing the review", api.review, takeReview, stale, size, null).finally(() => moment.done(null)),
+      moment.promise.then((at) => (at === null ? null : paged("Listing files", api.changedFiles, takeFiles, stale, size, at))),
     ]);
     firstRows.done();
-    // A listing that failed leaves no cursor: the feed is asked for its own.
-    keepCursor(undefined);
+    firstCursor.done(undefined);
     // A newer refresh is under way, and its answer wins.
     if (stale()) return this.latest;
+    // The engine listed others meanwhile and dropped this moment: begin again.
+    if ((review === "dropped" || files === "dropped") && tries < 2) return (this.latest = this.list(tries + 1));
     // An answer taken meanwhile may be newer than these pages: list again.
     if (this.answers !== answered) return this.refresh();
-    // The two listings are fetched side by side, and the engine may have
-    // moved between them (a job's hunks listed among the files but not yet
-    // in the review would be drawn under no heading): list both again.
-    if (review && files && again < 2 && !agree(info, entries)) return (this.latest = this.list(again + 1));
-    if (review) {
+    if (review && review !== "dropped") {
       const jobs = jobsOf(review);
       if (!sameJson(jobs, reviewJobs.value)) reviewJobs.value = jobs;
       if (info.size !== hunkInfo.value.size || [...info].some(([id, h]) => hunkInfo.value.get(id) !== h)) hunkInfo.value = info;
@@ -214,22 +190,11 @@ class Listing {
     await new Promise((r) => setTimeout(r, 0));
     if (stale()) return this.latest;
     if (this.answers !== answered) return this.refresh();
-    if (files && (entries.length !== tree.value.length || entries.some((e, i) => e !== tree.value[i]))) {
+    if (files && files !== "dropped" && (entries.length !== tree.value.length || entries.some((e, i) => e !== tree.value[i]))) {
       tree.value = entries;
       metrics.treeFetched(started);
     }
   }
-}
-
-/** Whether the review's hunks and the files' pending hunks are the same
- * set, as they are when both are listed from one moment. */
-function agree(info: ReadonlyMap<string, PendingHunk>, entries: readonly TreeEntry[]): boolean {
-  let listed = 0;
-  for (const e of entries) {
-    for (const hunk of e.state.pending_hunks) if (!info.has(hunk)) return false;
-    listed += e.state.pending_hunks.length;
-  }
-  return listed === info.size;
 }
 
 /** The review's jobs, as a page of the listing has them (every page lists every job). */

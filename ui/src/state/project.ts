@@ -23,7 +23,7 @@ export async function loadProject(): Promise<boolean> {
 export async function acceptReviewOffer() {
   const saved = await attempt("Switching to review mode", () => api.updateSettings({ folder_settings: { outside_changes: "review" } }));
   if (!saved) return;
-  reviewOffer.value = null;
+  if (reviewOffer.value !== false) reviewOffer.value = null;
   if (project.value) project.value = { ...project.value, outside_changes: "review" };
   tell("info", "Every change other programs write in this folder is now held for review (Settings can change it back)");
 }

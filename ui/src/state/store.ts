@@ -50,21 +50,20 @@ export const notice = signal<{ kind: "error" | "info"; text: string } | null>(nu
 export const outsideAlert = signal<OutsideDestructive | null>(null);
 
 /** The MCP client the window offers review mode for while it is connected
- * (agents also write through their shell); null when no offer is shown. */
-export const reviewOffer = signal<string | null>(null);
-let offerDeclined = false;
+ * (agents also write through their shell); null when no offer is shown,
+ * `false` once the user said not now (no offer again while the window lives). */
+export const reviewOffer = signal<string | null | false>(null);
 
 /** Offers review mode for other programs' changes now that `client` is
  * connected, unless `mode` (in force here) is review already, or the user
  * said not now. */
 export function offerReview(client: string, mode: OutsideMode) {
-  if (mode !== "review" && !offerDeclined) reviewOffer.value = client;
+  if (mode !== "review" && reviewOffer.value !== false) reviewOffer.value = client;
 }
 
 /** Takes the offer away for as long as the window lives. */
 export function declineReview() {
-  offerDeclined = true;
-  reviewOffer.value = null;
+  reviewOffer.value = false;
 }
 
 /** Hunks decided here that the engine's answer has not taken out of the

@@ -16,6 +16,7 @@ limit?: number | null,
 /**
  * The listing an earlier page came from (its answer's `snapshot`), so
  * that this page is cut from the same moment; a listing no longer kept
- * is made anew, under a new number.
+ * is made anew, under a new number. The review and the changed files
+ * are one listing: a page of either may name the other's number.
  */
 snapshot?: number | null, };

@@ -12,4 +12,15 @@ rule: Rule,
 /**
  * What it found, in words for the reviewer.
  */
-reason: string, };
+reason: string,
+/**
+ * How severe its rule is: 0 for the worst, counting up (the order
+ * [`Rule`] is declared in), so that a client lists the worst first
+ * without knowing the rules.
+ */
+severity: number,
+/**
+ * Whether it is a risk (see [`Rule::is_risk`]): a hunk to look at
+ * first, rather than something said once per run.
+ */
+risk: boolean, };
