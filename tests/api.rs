@@ -1186,6 +1186,10 @@ async fn a_move_and_a_delete_from_the_file_tree_are_reviewed_before_anything_mov
         refused.to_string().contains("already at `Meridian.md`"),
         "{refused}"
     );
+    assert!(
+        !refused.to_string().contains("propose_edits"),
+        "in the user's words, not the model's: {refused}"
+    );
 
     // A deletion of a note nothing links to: staged, not flagged, not done.
     let job = door

@@ -1,10 +1,14 @@
 // The window against the engine, through a random sequence of what a user
 // does: run the agent (a scripted model proposing line edits), decide a
 // hunk, undo, type, save, rename a note from the keyboard, delete one from
-// the tree, roll a run back, reload the page. After each action the window
-// must come to agree with the engine's API within a few seconds: the review
-// count, each visible file's pending badge, the open file's "N pending", and
-// the shown job's status; and the page must never throw.
+// the tree, find and replace across the vault, roll a run back, reload the
+// page. It begins with no model configured: review, renames, replaces and
+// rollbacks work and show meanwhile, a run only shows the setup card, until
+// the user picks the local server the card offers. After each action the
+// window must come to agree with the engine's API within a few seconds: the
+// review count, each visible file's pending badge, the sessions in the
+// picker and the one shown, and the shown job's status; and the page must
+// never throw.
 //
 // REDLINE_SOAK_ACTIONS (default 500) and REDLINE_SOAK_SEED (default pinned;
 // `random` for a new one, printed) set the run; a failure prints the seed and
@@ -51,7 +55,8 @@ const errors = [];
 const sent = [];
 before(async () => {
   dir = vault(Object.fromEntries(NOTES.map((name, i) => [`Notes/${name}.md`, note(i)])));
-  server = await serve(dir, TURNS);
+  // No model set up; a local server (the scripted model) the card can offer.
+  server = await serve(dir, TURNS, (url) => ({ OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", REDLINE_LOCAL_SERVERS: `llama_cpp=${url}/v1` }), () => "# nothing set up\n");
   ({ browser: chrome, page } = await browser());
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("request", (r) => {
@@ -60,6 +65,7 @@ before(async () => {
   });
   page.on("response", async (r) => {
     const url = new URL(r.url());
+    if (url.pathname.startsWith("/api/") && r.status() >= 400 && process.env.REDLINE_SOAK_VERBOSE) console.log(`${r.status()} ${r.request().method()} ${url.pathname}: ${(await r.text().catch(() => "")).slice(0, 200)}`);
     if (url.pathname.startsWith("/api/") && r.request().method() !== "GET") sent.push(`<- ${r.status()} ${url.pathname} ${(await r.text().catch(() => "")).slice(0, 120)}`);
   });
   page.on("requestfailed", (r) => sent.push(`failed ${r.url()} ${r.failure()?.errorText}`));
@@ -90,7 +96,10 @@ async function shown() {
     const status = job?.dataset.status ?? null;
     const jobId = job?.dataset.jobId ?? null;
     const dialog = document.querySelector('[data-testid="decision-dialog"]') !== null;
-    return { count, badges, open, status, jobId, dialog };
+    const picker = document.querySelector('[data-testid="session-select"]');
+    const sessions = [...(picker?.options ?? [])].map((o) => o.value).filter(Boolean).sort();
+    const sessionShown = picker?.value ?? "";
+    return { count, badges, open, status, jobId, dialog, sessions, sessionShown };
   });
 }
 
@@ -103,6 +112,9 @@ async function disagreement() {
     const want = pending.get(path) ?? 0;
     if (badge !== want) return `${path} shows ${badge} pending, the engine has ${want}`;
   }
+  const sessions = (await api(server, "/api/agent/sessions")).map((x) => x.session_id).sort();
+  if (JSON.stringify(sessions) !== JSON.stringify(view.sessions)) return `the session picker lists ${view.sessions.length} sessions, the engine ${sessions.length}`;
+  if (sessions.length > 0 && !view.sessionShown) return `the session picker shows none of the engine's ${sessions.length} sessions`;
   if (view.jobId) {
     const job = await api(server, `/api/agent/jobs/${view.jobId}?brief=true`);
     if (job.status !== view.status) return `job ${view.jobId} shows ${view.status}, the engine says ${job.status}`;
@@ -144,11 +156,22 @@ async function answer() {
 }
 
 let runs = 0;
+/** Whether the user has picked the local server the setup card offers. */
+let modelSet = false;
+/** What the vault's lines say now, for the next find and replace (word for word, back and forth). */
+const WORDS = [["line", "línea"], ["línea", "line"], ["Links", "Liens"], ["Liens", "Links"]];
 const actions = {
   async run(n) {
     if (runs >= RUNS) return "run (no turns left)";
-    runs++;
     await page.getByTestId("instruction").fill(`Step ${n}`);
+    if (!modelSet) {
+      // Nothing runs: the setup card says why, and the review stays.
+      await page.getByTestId("run").click();
+      await page.getByTestId("setup-card").waitFor({ timeout: 5000 });
+      assert.equal(await page.getByTestId("review-count").count(), 1, "the review shows beside the setup card");
+      return "run (no model: the setup card)";
+    }
+    runs++;
     await page.getByTestId("run").click();
     await page.waitForFunction(() => {
       const s = document.querySelector('[data-testid="job-status"]')?.textContent?.trim();
@@ -241,6 +264,40 @@ const actions = {
     await page.keyboard.press("Escape");
     return done;
   },
+  async setup() {
+    if (modelSet) return "setup (done already)";
+    const card = page.getByTestId("setup-card");
+    if (!(await card.count())) {
+      await page.getByTestId("run").click();
+      await card.waitFor({ timeout: 5000 });
+    }
+    await card.getByTestId("setup-server").filter({ hasText: "llama.cpp" }).getByRole("button", { name: "Use" }).click();
+    await card.waitFor({ state: "detached" });
+    modelSet = true;
+    return "setup (the local server)";
+  },
+  async replace() {
+    const [find, by] = WORDS[pick(WORDS.length)];
+    await page.keyboard.press("Control+Shift+KeyH");
+    const panel = page.getByTestId("replace-panel");
+    await panel.waitFor();
+    await page.getByTestId("replace-find").fill(find);
+    await page.getByTestId("replace-with").fill(by);
+    await page.getByTestId("replace-word").check();
+    // The preview follows the fields 200 ms after the last change.
+    await page.waitForTimeout(600);
+    const summary = page.getByTestId("replace-summary");
+    await summary.waitFor({ timeout: 5000 }).catch(() => {});
+    const said = (await summary.count()) ? await summary.innerText() : "";
+    if (!/[1-9]\d* change/.test(said)) {
+      await page.keyboard.press("Escape");
+      await panel.waitFor({ state: "detached" });
+      return `replace ${find} (nothing to change)`;
+    }
+    await page.getByTestId("replace-with").press("Control+Enter");
+    await panel.waitFor({ state: "detached", timeout: 10_000 });
+    return `replace ${find} → ${by}`;
+  },
   async reload() {
     await page.reload();
     await page.getByTestId("review-count").waitFor();
@@ -257,6 +314,8 @@ const WEIGHTS = [
   ["remove", 1],
   ["rollback", 1],
   ["reload", 1],
+  ["replace", 1],
+  ["setup", 0.3],
 ];
 const totalWeight = WEIGHTS.reduce((a, [, w]) => a + w, 0);
 function nextAction() {
@@ -288,6 +347,10 @@ test(`${ACTIONS} random actions: the window always comes to agree with the engin
     assert.deepEqual(errors, [], `the page threw after ${what} (seed ${SEED})`);
   }
   const counts = {};
-  for (const d of done) counts[d.split(" ")[0]] = (counts[d.split(" ")[0]] ?? 0) + 1;
+  // By action, and apart where it did nothing ("run (no model: …)").
+  for (const d of done) {
+    const key = d.split(" ")[0] + (d.includes("(") ? ` (${d.split("(")[1].split(/[:)]/)[0]})` : "");
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
   console.log(`soak figures: ${JSON.stringify({ actions: ACTIONS, seed: SEED, ...counts })}`);
 });

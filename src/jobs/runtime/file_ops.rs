@@ -9,10 +9,12 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::Runtime;
+use crate::agent::AgentEvent;
+use crate::agent::events::EditsRefused;
 use crate::agent::toolset::PROPOSE_EDITS;
 use crate::edits::FileOp;
 use crate::jobs::error::RuntimeError;
-use crate::jobs::{Job, JobStatus, RunRequest, ToolConfig};
+use crate::jobs::{Job, JobEvent, JobStatus, RunRequest, ToolConfig};
 use crate::providers::driven::{DriveError, driven};
 
 /// The session and source name of the file tree's proposals.
@@ -94,11 +96,12 @@ impl Runtime {
         // A refused proposal leaves the job waiting for a next call: ending
         // it (the driver dropped) fails it with nothing staged.
         drop(driver);
-        if let Err(DriveError::Refused(message)) = call {
-            self.until_settled(&job.job_id).await;
-            return Err(RuntimeError::Invalid(message));
+        let refusal = self.until_settled(&job.job_id).await;
+        if let Err(DriveError::Refused(told)) = call {
+            // The loop's answer is worded for a model ("call propose_edits
+            // again"); the user reads the refused edits' own reasons.
+            return Err(RuntimeError::Invalid(refusal.map_or(told, refused_words)));
         }
-        self.until_settled(&job.job_id).await;
         let job = self.job(&job.job_id)?;
         match job.status {
             JobStatus::AwaitingReview => Ok(job),
@@ -113,18 +116,43 @@ impl Runtime {
         }
     }
 
-    /// Waits until `job_id` no longer runs (it awaits review, or ended).
-    async fn until_settled(&self, job_id: &str) {
+    /// Waits until `job_id` no longer runs (it awaits review, or ended);
+    /// returns the last refusal of a proposal its log holds, if any.
+    async fn until_settled(&self, job_id: &str) -> Option<EditsRefused> {
         let mut cursor = 0;
+        let mut refused = None;
         for _ in 0..20 {
-            match self.events(job_id, cursor, 500).await {
-                Ok(page)
-                    if page.status == JobStatus::Queued || page.status == JobStatus::Running =>
-                {
-                    cursor = page.next_cursor
-                }
-                _ => return,
+            let Ok(page) = self.events(job_id, cursor, 500).await else {
+                break;
+            };
+            refused = page
+                .events
+                .into_iter()
+                .filter_map(|e| match e.event {
+                    JobEvent::Agent(AgentEvent::EditsRefused(r)) => Some(r),
+                    _ => None,
+                })
+                .last()
+                .or(refused);
+            cursor = page.next_cursor;
+            if page.status != JobStatus::Queued && page.status != JobStatus::Running {
+                break;
             }
         }
+        refused
     }
+}
+
+/// A refused proposal in the user's words: each refused edit's reason,
+/// or the refusal's own message.
+fn refused_words(refused: EditsRefused) -> String {
+    if refused.errors.is_empty() {
+        return refused.message.unwrap_or_else(|| "refused".into());
+    }
+    refused
+        .errors
+        .into_iter()
+        .map(|e| e.message)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
