@@ -230,6 +230,45 @@ async fn flows(root: &Path, data: &Path, source: &Path) {
         );
     }
 
+    // The replacement staged: one count of it everywhere (the preview's
+    // changes are the job's hunks, pending in the review), and one pattern,
+    // as every change it makes is the same word for the same word.
+    let op = json!({ "op": "replace_text", "find": word, "replace": "«remplacé»",
+        "whole_word": true, "case_sensitive": true });
+    let preview = post(
+        &serve,
+        "/api/operations/preview",
+        json!({ "operations": [op] }),
+    )
+    .await;
+    let job = post(&serve, "/api/operations", json!({ "operations": [op] })).await;
+    assert_eq!(job["status"], "awaiting_review", "{job}");
+    let review = serve.get("/api/review?limit=1").await;
+    let group = review["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["job_id"] == job["job_id"])
+        .expect("the replacement's job is in the review");
+    assert_eq!(group["pending"], preview["edits"], "{word}");
+    let patterns: Vec<(&str, u64)> = group["patterns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["pattern"]["removed"].as_str().unwrap(),
+                p["pending"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    if group["pending"].as_u64() > Some(1) {
+        assert_eq!(
+            patterns,
+            vec![(word.as_str(), group["pending"].as_u64().unwrap())]
+        );
+    }
+
     let log = std::fs::read_to_string(&log).unwrap();
     assert!(!log.contains("hit a bug"), "{log}");
 }

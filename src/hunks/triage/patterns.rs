@@ -35,21 +35,26 @@ pub struct Pattern {
 pub(crate) type Change = Vec<(String, String)>;
 
 /// The word-level change from `old` to `new` (a hunk's lines before and
-/// after). A link's opening both sides share is left out: a rename of a
-/// link's target reads `Atlas → Meridian`, as one in prose does.
+/// after), each distinct change once, in the order they first come. A
+/// link's opening both sides share is left out: a rename of a link's
+/// target reads `Atlas → Meridian`, as one in prose does. A line that
+/// names the word twice makes the same change as a line that names it
+/// once: one replacement is one pattern, whatever its lines hold.
 pub(crate) fn change_of(old: &str, new: &str) -> Change {
-    words::diff(old, new)
-        .into_iter()
-        .map(|e| {
-            let (mut old, mut new) = (&old[e.old], &new[e.new]);
-            for open in ["[[", "]("] {
-                if let (Some(o), Some(n)) = (old.strip_prefix(open), new.strip_prefix(open)) {
-                    (old, new) = (o, n);
-                }
+    let mut change: Change = Vec::new();
+    for e in words::diff(old, new) {
+        let (mut old, mut new) = (&old[e.old], &new[e.new]);
+        for open in ["[[", "]("] {
+            if let (Some(o), Some(n)) = (old.strip_prefix(open), new.strip_prefix(open)) {
+                (old, new) = (o, n);
             }
-            (old.to_owned(), new.to_owned())
-        })
-        .collect()
+        }
+        let pair = (old.to_owned(), new.to_owned());
+        if !change.contains(&pair) {
+            change.push(pair);
+        }
+    }
+    change
 }
 
 /// Groups hunks by their change: `changes[i]` is hunk `i`'s change and
@@ -127,6 +132,25 @@ mod tests {
             }]
         );
         assert_eq!(member, vec![Some(0), Some(0), Some(0), None, None]);
+    }
+
+    #[test]
+    fn a_line_that_names_the_word_twice_makes_the_same_change() {
+        let changes = vec![
+            change_of("Intlayer is fast.\n", "Meridian is fast.\n"),
+            change_of(
+                "Intlayer, and Intlayer again: Intlayer.\n",
+                "Meridian, and Meridian again: Meridian.\n",
+            ),
+            change_of("Café Intlayer\n", "Café Meridian\n"),
+        ];
+        let (patterns, member) = group(&changes, &[0, 1, 2]);
+        assert_eq!(patterns.len(), 1, "{patterns:?}");
+        assert_eq!(
+            (patterns[0].removed.as_str(), patterns[0].hunks),
+            ("Intlayer", 3)
+        );
+        assert_eq!(member, vec![Some(0); 3]);
     }
 
     #[test]

@@ -66,7 +66,7 @@ export function ReplacePanel() {
     setStaging(false);
     if (!job) return;
     overlay.value = "none";
-    tell("info", `${job.instruction}: ${report.occurrences.toLocaleString()} change(s) in ${report.notes_changed.toLocaleString()} note(s) to review; nothing is written until you save`);
+    tell("info", `${job.instruction}: ${changes(preview!.edits, report)} to review; nothing is written until you save`);
     await refreshTree();
     void openFirstPending(job.job_id);
   };
@@ -140,7 +140,7 @@ export function ReplacePanel() {
         {error && <p class="error-text" data-testid="replace-error">{error}</p>}
         {report && (
           <p class="muted" data-testid="replace-summary">
-            {report.occurrences.toLocaleString()} change(s) in {report.notes_changed.toLocaleString()} note(s)
+            {changes(preview!.edits, report)}
             {left.length > 0 && `; left alone: ${left.map(([part, n]) => `${n} in ${PARTS.find(([p]) => p === part)?.[1] ?? part}`).join(", ")}`}
             {report.skipped.length > 0 && `; ${report.skipped.length} note(s) skipped`}
           </p>
@@ -191,4 +191,12 @@ export function ReplacePanel() {
         </div>
     </Overlay>
   );
+}
+
+/** What a replacement changes, counted as the review counts it: one change
+ * a line (a hunk), with the occurrences it replaces when a line holds more
+ * than one — "1,329 change(s) in 135 note(s) (1,587 occurrences)". */
+function changes(edits: number, report: { occurrences: number; notes_changed: number }): string {
+  const lines = `${edits.toLocaleString()} change(s) in ${report.notes_changed.toLocaleString()} note(s)`;
+  return report.occurrences > edits ? `${lines} (${report.occurrences.toLocaleString()} occurrences)` : lines;
 }
