@@ -524,6 +524,7 @@ fn propose(call: &ToolCall, args: Value, state: &mut LoopState, host: &dyn Host)
         tool_call_id: call.tool_call_id.clone(),
         edits: edits.len(),
         files: files.len(),
+        operations: expansion.reports.iter().map(expand::Report::tally).collect(),
     }));
     let asked = Asked {
         seen: &state.seen,

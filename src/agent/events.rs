@@ -210,6 +210,11 @@ pub struct EditsProposed {
     /// earlier version's list of them reads as its length).
     #[serde(deserialize_with = "crate::named_events::count_or_list")]
     pub files: usize,
+    /// What each of its vault-wide operations did, in order (none when it
+    /// named only edits).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<_>", optional)]
+    pub operations: Vec<crate::expand::Tally>,
 }
 
 /// One refused edit.

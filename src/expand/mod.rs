@@ -272,6 +272,32 @@ pub struct Report {
     pub skipped: Vec<SkippedNote>,
 }
 
+/// What one operation did, in counts: what a job's log keeps of its
+/// [`Report`] (its samples and skipped notes are the preview's).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Tally {
+    /// Notes it changes.
+    pub notes_changed: usize,
+    /// Occurrences it changes (a line may hold several).
+    pub occurrences: usize,
+    /// Occurrences it left alone, by the part of the note they were in.
+    pub left_alone: BTreeMap<Part, usize>,
+    /// Notes in its scope it did not touch (with links it left alone).
+    pub skipped: usize,
+}
+
+impl Report {
+    /// Its counts.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            notes_changed: self.notes_changed,
+            occurrences: self.occurrences,
+            left_alone: self.left_alone.clone(),
+            skipped: self.skipped.len(),
+        }
+    }
+}
+
 /// One change, as a line before and after.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
 pub struct Sample {

@@ -57,6 +57,13 @@ test("a replacement across the vault is previewed, staged as a job, and written 
   assert.equal(review.jobs[0].instruction, "Replace “Atlas” with “Meridian”");
   for (let i = 0; i < NOTES; i++) assert.equal(disk(dir, `Notes/${i}.md`), note(i), "nothing written before review");
   assert.equal(disk(dir, "Notes/0.md"), note(0), "no stray key reached the note");
+  // The job reads as what it is: its changes counted as the review counts
+  // them, what it left alone beside, and it awaits review (no "Running").
+  const proposed = page.getByTestId("timeline-note").filter({ hasText: `Proposed ${NOTES} change(s) in ${NOTES} note(s)` });
+  await proposed.waitFor();
+  assert.match(await proposed.innerText(), /occurrence\(s\) in \d+ note\(s\) · left alone: .*in code/);
+  await page.locator('[data-testid="job-status"][data-status="awaiting_review"]').waitFor();
+  assert.equal(await page.getByTestId("budget").innerText(), "No model ran");
 
   // Accepted as one pattern and saved: prose renamed, code and links kept.
   const occurrence = page.locator('[data-testid="review-item"]').first();

@@ -1,6 +1,6 @@
 // The engine's names for things, as a person reads them.
 
-import type { CheckpointFile, JobStatus } from "./api/types";
+import type { CheckpointFile, JobStatus, Part, Tally } from "./api/types";
 import { clip, clipChange } from "./clip.js";
 
 /** A job's status in words ("Waiting for you", not `waiting_for_user`). */
@@ -37,4 +37,28 @@ export function hunkWords(f: CheckpointFile, i: number): string {
   if (put) return `added ${quote(put)}`;
   if (took) return `removed ${quote(took)}`;
   return "";
+}
+
+/** The parts of a note an operation can leave alone, in the words the
+ * replace panel and the timeline use. */
+export const PARTS: [Part, string][] = [
+  ["code", "code"],
+  ["link_target", "link targets"],
+  ["front_matter", "front matter"],
+  ["url", "URLs"],
+  ["tag", "tags"],
+];
+
+/** "left alone: 253 in front matter, 116 in code", or "" when nothing was. */
+export function leftAlone(left: Partial<Record<Part, number>>): string {
+  const shown = PARTS.filter(([part]) => (left[part] ?? 0) > 0).map(([part, name]) => `${(left[part] ?? 0).toLocaleString()} in ${name}`);
+  return shown.length ? `left alone: ${shown.join(", ")}` : "";
+}
+
+/** What a vault-wide operation did, from its tally in the job's log:
+ * "1,587 occurrences · left alone: 253 in front matter · 2 notes skipped". */
+export function tallyWords(t: Tally): string {
+  return [`${t.occurrences.toLocaleString()} occurrence(s) in ${t.notes_changed.toLocaleString()} note(s)`, leftAlone(t.left_alone), t.skipped > 0 ? `${t.skipped.toLocaleString()} note(s) skipped` : ""]
+    .filter(Boolean)
+    .join(" · ");
 }

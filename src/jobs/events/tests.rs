@@ -195,6 +195,12 @@ fn job_samples() -> Vec<(usize, JobEvent)> {
             tool_call_id: "call_4".into(),
             edits: 3,
             files: 2,
+            operations: vec![crate::expand::Tally {
+                notes_changed: 2,
+                occurrences: 4,
+                left_alone: [(crate::expand::Part::Code, 1)].into(),
+                skipped: 0,
+            }],
         }),
         A::EditsRefused(EditsRefused {
             tool_call_id: "call_4".into(),
@@ -451,7 +457,8 @@ fn lists_an_earlier_version_stored_in_events_read_as_their_counts() {
         JobEvent::Agent(AgentEvent::EditsProposed(EditsProposed {
             tool_call_id: "c".into(),
             edits: 3,
-            files: 1
+            files: 1,
+            operations: Vec::new(),
         }))
     );
 }

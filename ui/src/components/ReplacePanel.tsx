@@ -13,15 +13,9 @@ import { refreshTree } from "../state/listing";
 import { openFirstPending } from "../state/navigation";
 import { attempt, overlay, tell } from "../state/store";
 import { Overlay } from "./Overlay";
+import { leftAlone, PARTS } from "../words";
 
 /** The parts a replacement may be let into, as the panel names them. */
-const PARTS: [Part, string][] = [
-  ["code", "code"],
-  ["link_target", "link targets"],
-  ["front_matter", "front matter"],
-  ["url", "URLs"],
-  ["tag", "tags"],
-];
 
 /** What the panel changes: text, a tag, or a property's key. */
 type Kind = "text" | "tag" | "property";
@@ -70,7 +64,7 @@ export function ReplacePanel() {
     await refreshTree();
     void openFirstPending(job.job_id);
   };
-  const left = report ? Object.entries(report.left_alone).filter(([, n]) => (n ?? 0) > 0) : [];
+  const left = report ? leftAlone(report.left_alone) : "";
   return (
     <Overlay class="search replace" label="Find and replace across the vault" testid="replace-panel" close={() => (overlay.value = "none")}>
         <div class="row" role="tablist" aria-label="What to change">
@@ -141,7 +135,7 @@ export function ReplacePanel() {
         {report && (
           <p class="muted" data-testid="replace-summary">
             {changes(preview!.edits, report)}
-            {left.length > 0 && `; left alone: ${left.map(([part, n]) => `${n} in ${PARTS.find(([p]) => p === part)?.[1] ?? part}`).join(", ")}`}
+            {left && `; ${left}`}
             {report.skipped.length > 0 && `; ${report.skipped.length} note(s) skipped`}
           </p>
         )}

@@ -4,7 +4,7 @@
 import { useMemo } from "preact/hooks";
 import type { Event, JsonValue } from "../api/types";
 import { jobEvents } from "../state/store";
-import { STATUS_WORDS } from "../words";
+import { STATUS_WORDS, tallyWords } from "../words";
 
 interface Row {
   key: string;
@@ -114,9 +114,16 @@ export function rows(events: Event[]): Row[] {
       case "clarification.received":
         out.push({ key: `a${e.cursor}`, kind: "question", title: e.data.skipped ? "Skipped" : `Answered: ${e.data.answer ?? ""}` });
         break;
-      case "edits.proposed":
-        out.push({ key: `e${e.cursor}`, kind: "note", title: `Proposed ${e.data.edits} edit(s) in ${e.data.files} file(s)` });
+      case "edits.proposed": {
+        // A vault-wide operation's changes are counted as the review counts
+        // them, with what it found and left alone beside.
+        const ops = e.data.operations ?? [];
+        const title = ops.length
+          ? `Proposed ${e.data.edits.toLocaleString()} change(s) in ${e.data.files.toLocaleString()} note(s)`
+          : `Proposed ${e.data.edits} edit(s) in ${e.data.files} file(s)`;
+        out.push({ key: `e${e.cursor}`, kind: "note", title, detail: ops.map(tallyWords).join("; ") || undefined });
         break;
+      }
       case "edits.refused": {
         const d = e.data;
         const why = d.message ?? `${d.errors?.length ?? 0} problem(s)`;

@@ -188,6 +188,7 @@ export type { StatusChanged } from "./StatusChanged";
 export type { StepHead } from "./StepHead";
 export type { Stepped } from "./Stepped";
 export type { TakeStep } from "./TakeStep";
+export type { Tally } from "./Tally";
 export type { ThreeWay } from "./ThreeWay";
 export type { ToolCallCompleted } from "./ToolCallCompleted";
 export type { ToolCallFailed } from "./ToolCallFailed";
