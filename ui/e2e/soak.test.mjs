@@ -59,6 +59,9 @@ before(async () => {
   server = await serve(dir, TURNS, (url) => ({ OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", REDLINE_LOCAL_SERVERS: `llama_cpp=${url}/v1` }), () => "# nothing set up\n");
   ({ browser: chrome, page } = await browser());
   page.on("pageerror", (e) => errors.push(String(e)));
+  // The window checks itself (`check` in its address): what it draws after
+  // each listing of the engine is what that listing said.
+  page.on("console", (m) => m.type() === "error" && m.text().startsWith("Redline check:") && errors.push(m.text()));
   page.on("request", (r) => {
     const url = new URL(r.url());
     if (url.pathname.startsWith("/api/") && r.method() !== "GET") sent.push(`${r.method()} ${url.pathname} ${(r.postData() ?? "").slice(0, 40)}`);
@@ -326,7 +329,7 @@ function nextAction() {
 
 test(`${ACTIONS} random actions: the window always comes to agree with the engine`, { timeout: 30 * 60_000 }, async () => {
   console.log(`soak: ${ACTIONS} actions, seed ${SEED}`);
-  await page.goto(server.url);
+  await page.goto(`${server.url}&check`);
   await page.getByTestId("review-count").waitFor();
   const done = [];
   for (let n = 0; n < ACTIONS; n++) {

@@ -18,7 +18,7 @@ import { currentHunk, hunkInfo, reviewItems, reviewJobs } from "../state/store";
 import { useVisibleRows } from "./visibleRows";
 
 /** A row's height in pixels (`.review-row` in styles.css). */
-const ROW = 22;
+const ROW = 26;
 /** Occurrences of a closed pattern shown under it. */
 const EXAMPLES = 3;
 

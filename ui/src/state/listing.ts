@@ -6,7 +6,8 @@
 import { api } from "../api/client";
 import type { ChangedFiles, PendingHunk, ReviewQueue, TreeEntry } from "../api/types";
 import { metrics } from "./metrics";
-import { attempt, hunkInfo, reviewJobs, tree } from "./store";
+import { checkDrawn } from "./check";
+import { attempt, hunkInfo, reviewJobs, settling, tree } from "./store";
 
 /** Rows per page of the review and of the changed files: a page is what
  * the page can take in within one frame (about 0.5 MB of JSON). */
@@ -193,6 +194,10 @@ class Listing {
     if (files && files !== "dropped" && (entries.length !== tree.value.length || entries.some((e, i) => e !== tree.value[i]))) {
       tree.value = entries;
       metrics.treeFetched(started);
+    }
+    if (review && review !== "dropped" && files && files !== "dropped") {
+      const pending = new Map(entries.map((e) => [e.path, e.state.pending_hunks.length]));
+      checkDrawn({ total: review.total, files: pending }, () => !overtaken() && settling.value.size === 0);
     }
   }
 }
