@@ -1,0 +1,133 @@
+// A note rendered as a flat run of atoms — an element's opening or closing
+// tag, a word, a space, or a piece that is whole on its own (a code block,
+// a link to a note, an image) — each with the source line it comes from.
+// Two renderings as atoms can be compared word by word, and a difference
+// tied by its line to the hunk that made it.
+
+import { frontMatter, md, type Token } from "./markdown.js";
+
+/** One piece of a rendered note. */
+export interface Atom {
+  /** `open` and `close` nest; `text` is a word or a space; `whole` is a
+   * piece shown as one (a code block, a link to a note, a break). */
+  kind: "open" | "close" | "text" | "whole";
+  /** What compares it with an atom of the other rendering: equal keys
+   * render the same. */
+  key: string;
+  /** Its HTML; `mark` classes an opening tag as a change of its hunk. */
+  html: (mark?: { cls: string; hunk: string | null }) => string;
+  /** Its line in the note (0-based). */
+  line: number;
+  /** For an opening tag, whether it opens a block (a paragraph, a row, a
+   * list item), which a removed block is shown as. */
+  block?: boolean;
+}
+
+const escape = md.utils.escapeHtml;
+const plain = (html: string) => () => html;
+
+/** Each word and each run of spaces of `text`, apart. */
+function words(text: string, line: number, out: Atom[]) {
+  for (const piece of text.split(/(\s+)/)) {
+    if (piece !== "") out.push({ kind: "text", key: `t${piece}`, html: plain(escape(piece)), line });
+  }
+}
+
+/** The atoms of `tokens[i]` (an element's tag with its attributes), marked
+ * on request by a class and the hunk it belongs to. */
+function tag(tokens: Token[], i: number, line: number, block: boolean, env: object): Atom {
+  const token = tokens[i];
+  const rule = md.renderer.rules[token.type];
+  const render = (mark?: { cls: string; hunk: string | null }) => {
+    if (!mark || token.nesting !== 1) return rule ? rule(tokens, i, md.options, env, md.renderer) : md.renderer.renderToken(tokens, i, md.options);
+    const marked = Object.assign(Object.create(Object.getPrototypeOf(token)), token) as Token;
+    marked.attrs = token.attrs ? token.attrs.map((a) => [a[0], a[1]] as [string, string]) : null;
+    marked.attrJoin("class", mark.cls);
+    if (mark.hunk) marked.attrSet("data-hunk", mark.hunk);
+    const copy = tokens.slice();
+    copy[i] = marked;
+    return rule ? rule(copy, i, md.options, env, md.renderer) : md.renderer.renderToken(copy, i, md.options);
+  };
+  const attrs = token.attrs ? JSON.stringify(token.attrs) : "";
+  return {
+    kind: token.nesting === 1 ? "open" : "close",
+    key: `${token.nesting === 1 ? "o" : "c"}${token.type}${token.tag}${token.markup}${attrs}${token.info ?? ""}`,
+    html: render,
+    line,
+    block,
+  };
+}
+
+/** A piece rendered whole (a code block, a link to a note, a break). */
+function whole(tokens: Token[], i: number, line: number, env: object): Atom {
+  const token = tokens[i];
+  const rule = md.renderer.rules[token.type];
+  const html = rule ? rule(tokens, i, md.options, env, md.renderer) : md.renderer.renderToken(tokens, i, md.options);
+  return { kind: "whole", key: `w${token.type}${html}`, html: plain(html), line };
+}
+
+/** The atoms of an inline run of `tokens` (a paragraph's or a heading's
+ * words), from line `first`: each line break moves the line on. */
+function inline(tokens: Token[], first: number, out: Atom[], env: object) {
+  let line = first;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t.type === "text") words(t.content, line, out);
+    else if (t.type === "softbreak" || t.type === "hardbreak") {
+      out.push(whole(tokens, i, line, env));
+      line++;
+    } else if (t.nesting !== 0) out.push(tag(tokens, i, line, false, env));
+    else if (t.type === "code_inline") {
+      // Inline code compares word by word, its markup kept whole.
+      out.push({ kind: "open", key: "ocode", html: (m) => (m ? `<code class="${m.cls}"${m.hunk ? ` data-hunk="${escape(m.hunk)}"` : ""}>` : "<code>"), line });
+      words(t.content, line, out);
+      out.push({ kind: "close", key: "ccode", html: plain("</code>"), line });
+    } else out.push(whole(tokens, i, line, env));
+  }
+}
+
+/** The note `text` as atoms: its front matter as a properties table, then
+ * its body as markdown-it renders it. */
+export function atomize(text: string): Atom[] {
+  const out: Atom[] = [];
+  const { properties, body } = frontMatter(text);
+  if (properties.length > 0) {
+    const open = (html: string, key: string, line: number, block = true): Atom => ({
+      kind: "open",
+      key,
+      html: (m) => (m ? html.replace(/>$/, ` class="${m.cls}"${m.hunk ? ` data-hunk="${escape(m.hunk)}"` : ""}>`) : html),
+      line,
+      block,
+    });
+    const close = (html: string, line: number): Atom => ({ kind: "close", key: `c${html}`, html: plain(html), line });
+    out.push(open('<table class="properties">', "oproperties", 0, false));
+    for (const p of properties) {
+      out.push(open("<tr>", "otr", p.line));
+      out.push(open('<th class="property-key">', `okey${p.key}`, p.line, false));
+      words(p.key, p.line, out);
+      out.push(close("</th>", p.line));
+      out.push(open('<td class="property-value">', "ovalue", p.line, false));
+      p.values.forEach((v, n) => {
+        if (n > 0) out.push({ kind: "whole", key: "wbr", html: plain("<br>"), line: v.line });
+        words(v.text, v.line, out);
+      });
+      out.push(close("</td>", p.line));
+      out.push(close("</tr>", p.line));
+    }
+    out.push(close("</table>", properties[properties.length - 1].line));
+  }
+  // What the parse learns (footnotes) its rendering reads.
+  const env = {};
+  const tokens = md.parse(body, env);
+  let line = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t.map) line = t.map[0];
+    if (t.type === "inline") inline(t.children ?? [], line, out, env);
+    else if (t.nesting !== 0) {
+      // A tight list's paragraphs are not drawn: only their words are.
+      if (!t.hidden) out.push(tag(tokens, i, line, t.block, env));
+    } else out.push(whole(tokens, i, line, env));
+  }
+  return out;
+}

@@ -1,0 +1,169 @@
+// The redline of a note: its rendering before and after its pending hunks,
+// compared atom by atom (jsdiff's `diffArrays`, Myers' algorithm), drawn as
+// one document — the new one's structure, removed words struck through
+// (`<del>`), inserted ones marked (`<ins>`), a block removed whole drawn as
+// the block it was — each change tied to its hunk by its source line.
+
+import { diffArrays } from "diff";
+import { type Atom, atomize } from "./atoms.js";
+
+/** A pending hunk's lines: `old` in the note before it, `new` after (each
+ * `[start, end)`, 0-based; empty where it only inserts or only removes). */
+export interface HunkLines {
+  id: string;
+  old: [number, number];
+  new: [number, number];
+}
+
+/** A note to draw as a redline. */
+export interface Redline {
+  /** The note without its pending hunks. */
+  before: string;
+  /** The note with them (the working buffer). */
+  after: string;
+  hunks: HunkLines[];
+}
+
+/** The hunk whose lines (`side` of it) hold `line`; a change on a line no
+ * hunk holds (the comparison matched words across lines) goes to the
+ * nearest hunk before it, else after. */
+function owner(hunks: readonly HunkLines[], side: "old" | "new", line: number): string | null {
+  let best: HunkLines | null = null;
+  let distance = Infinity;
+  for (const h of hunks) {
+    const [start, end] = h[side];
+    const d = line < start ? start - line : line >= Math.max(end, start + 1) ? line - Math.max(end, start + 1) + 1 : 0;
+    if (d < distance) [best, distance] = [h, d];
+  }
+  return best?.id ?? null;
+}
+
+/** Whether `atoms` open and close their own elements (a whole block or
+ * more): then they are drawn with their tags. */
+function balanced(atoms: readonly Atom[]): boolean {
+  let depth = 0;
+  for (const a of atoms) {
+    if (a.kind === "open") depth++;
+    else if (a.kind === "close" && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+const attr = (hunk: string | null) => (hunk ? ` data-hunk="${hunk.replace(/[&"<>]/g, "")}"` : "");
+
+/** A run of removed (`del`) or inserted (`ins`) atoms as HTML: words and
+ * whole pieces in one `<del>`/`<ins>` a hunk, tags as the side's structure
+ * needs them. */
+function changed(atoms: readonly Atom[], kind: "del" | "ins", hunkOf: (a: Atom) => string | null): string {
+  const whole = balanced(atoms);
+  let out = "";
+  let open: string | null | undefined; // the hunk of the mark open now (undefined: none)
+  const close = () => {
+    if (open !== undefined) out += `</${kind}>`;
+    open = undefined;
+  };
+  for (const a of atoms) {
+    const hunk = hunkOf(a);
+    if (a.kind === "text" || a.kind === "whole") {
+      if (open !== hunk) {
+        close();
+        out += `<${kind} class="rl-${kind}"${attr(hunk)}>`;
+        open = hunk;
+      }
+      out += a.html();
+      continue;
+    }
+    close();
+    // Removed tags are drawn only around whole blocks (the new structure
+    // has no place for half of one), though the space they made between
+    // words stays; inserted ones always (they are it).
+    if (kind === "del" && !whole) {
+      out += a.html().replace(/<[^>]*>/g, "");
+      continue;
+    }
+    out += a.kind === "open" && a.block && whole ? a.html({ cls: `rl-${kind}-block`, hunk }) : a.html();
+  }
+  close();
+  return out;
+}
+
+/** One run of the comparison: atoms both have, or only one side. */
+interface Part {
+  value: Atom[];
+  added?: boolean;
+  removed?: boolean;
+}
+
+/** The comparison with each run that stands alone between two runs both
+ * have slid, where the same atoms around it allow, to where it holds
+ * whole elements: a removed list item reads as `<li>two</li>`, not as
+ * `two</li><li>` (the same edit, drawn as half of two items). */
+function aligned(parts: Part[]): Part[] {
+  for (let i = 1; i + 1 < parts.length; i++) {
+    const [before, run, after] = [parts[i - 1], parts[i], parts[i + 1]];
+    if (!(run.added || run.removed) || before.added || before.removed || after.added || after.removed) continue;
+    if (balanced(run.value)) continue;
+    const start = { b: before.value.slice(), r: run.value.slice(), a: after.value.slice() };
+    // Back, while the atom before the run is the run's last.
+    let found = false;
+    for (let { b, r, a } = { b: start.b.slice(), r: start.r.slice(), a: start.a.slice() }; b.length > 0 && b[b.length - 1].key === r[r.length - 1].key; ) {
+      const moved = r.pop() as Atom;
+      r.unshift(b.pop() as Atom);
+      a.unshift(moved);
+      if (balanced(r)) {
+        [before.value, run.value, after.value] = [b, r, a];
+        found = true;
+        break;
+      }
+    }
+    if (found) continue;
+    // On, while the atom after the run is the run's first.
+    for (let { b, r, a } = { b: start.b.slice(), r: start.r.slice(), a: start.a.slice() }; a.length > 0 && a[0].key === r[0].key; ) {
+      const moved = r.shift() as Atom;
+      r.push(a.shift() as Atom);
+      b.push(moved);
+      if (balanced(r)) {
+        [before.value, run.value, after.value] = [b, r, a];
+        break;
+      }
+    }
+  }
+  return parts;
+}
+
+/** The note's redline as HTML (not yet sanitized): its structure after the
+ * hunks, every change marked in place with its hunk's id (`data-hunk`). */
+export function redline(note: Redline): string {
+  const before = atomize(note.before);
+  const after = atomize(note.after);
+  if (note.hunks.length === 0) return after.map((a) => a.html()).join("");
+  let out = "";
+  for (const part of aligned(diffArrays(before, after, { comparator: (a, b) => a.key === b.key }))) {
+    if (part.removed) out += changed(part.value, "del", (a) => owner(note.hunks, "old", a.line));
+    else if (part.added) out += changed(part.value, "ins", (a) => owner(note.hunks, "new", a.line));
+    else out += part.value.map((a) => a.html()).join("");
+  }
+  return out;
+}
+
+/** The note without its pending hunks, and each pending hunk's lines
+ * before and after, from the editor's view of it: its buffer `text` and
+ * its hunks where they stand (`line`, `lines`, and the `old_text`
+ * rejecting one leaves). */
+export function beforeHunks(text: string, hunks: readonly { hunk_id: string; status: string; line: number; lines: number; old_text: string }[]): Redline {
+  const lines = text.split(/(?<=\n)/);
+  const out: string[] = [];
+  const spans: HunkLines[] = [];
+  let at = 0;
+  for (const h of [...hunks].filter((h) => h.status === "pending").sort((a, b) => a.line - b.line)) {
+    if (h.line < at) continue; // overlapping spans: the first one's stands
+    out.push(...lines.slice(at, h.line));
+    const start = out.length;
+    const old = h.old_text === "" ? [] : h.old_text.split(/(?<=\n)/);
+    out.push(...old);
+    spans.push({ id: h.hunk_id, old: [start, start + old.length], new: [h.line, h.line + h.lines] });
+    at = h.line + h.lines;
+  }
+  out.push(...lines.slice(at));
+  return { before: out.join(""), after: text, hunks: spans };
+}
