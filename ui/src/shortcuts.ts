@@ -10,6 +10,7 @@ import { decide, decideCurrentPattern, redoDecision, undoDecision } from "./stat
 import { acceptAllInFile, save, saveAll } from "./state/saving";
 import { openFile, overlay, renaming } from "./state/store";
 import { addSelection } from "./state/context";
+import { toggleRendered } from "./state/redline";
 import { overlayOpen } from "./components/Overlay";
 
 export interface Shortcut {
@@ -65,6 +66,7 @@ export const shortcuts: Shortcut[] = [
   { keys: "Alt+J", label: "Next hunk (on to the next file at the end)", matches: alt("KeyJ"), cm: "Alt-j", run: () => void step(1) },
   { keys: "Alt+K", label: "Previous hunk", matches: alt("KeyK"), cm: "Alt-k", run: () => void step(-1) },
   { keys: "Alt+A", label: "Accept all hunks in the open file", matches: alt("KeyA"), cm: "Alt-a", run: () => void acceptAllInFile() },
+  { keys: "Alt+R", label: "Read the open note rendered, as a redline, or as source again", matches: alt("KeyR"), cm: "Alt-r", run: () => openFile.value && !openFile.value.binary && toggleRendered(openFile.value.path) },
   { keys: "Alt+L", label: "Add the selection to the agent's context", matches: alt("KeyL"), cm: "Alt-l", run: () => addSelection() },
   { keys: "Ctrl+Enter", label: "Run the instruction (in the instruction box)", matches: () => false, run: () => undefined },
   { keys: "Ctrl+P", label: "Quick open: find a file by name", matches: (e) => mod(e) && !e.altKey && !e.shiftKey && e.code === "KeyP", cm: "Mod-p", panel: true, run: toggle("quickopen") },

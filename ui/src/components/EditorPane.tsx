@@ -2,7 +2,8 @@
 // conflict card when another program changed the file under Redline's edits.
 
 import { computed, effect } from "@preact/signals";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { FileContent } from "../api/types";
 import { clip } from "../clip";
 import { flagLabel } from "../flags";
 import { editorBindings } from "../shortcuts";
@@ -10,6 +11,7 @@ import { reviewListed } from "../state/listing";
 import { bindEditor, step } from "../state/navigation";
 import { decide, pendingInView } from "../state/review";
 import { acceptAllInFile, markUnsynced, resolve, save, sendEdit } from "../state/saving";
+import { renderedNotes, toggleRendered } from "../state/redline";
 import { currentHunk, dirtyPaths, hunkInfo, openFile, reviewJobs } from "../state/store";
 import { listings } from "../state/tree";
 
@@ -72,6 +74,21 @@ function hunkLabel(jobId: string | null) {
   return clip(request, 48);
 }
 
+/** The redline view, its code (the Markdown renderer, the sanitizer, the
+ * comparison) loaded the first time a note is read rendered: the window's
+ * first paint does not wait for it. */
+function Rendered({ file }: { file: FileContent }) {
+  const [view, setView] = useState<typeof import("./RedlineView") | null>(null);
+  useEffect(() => {
+    let live = true;
+    void import("./RedlineView").then((m) => live && setView(m));
+    return () => {
+      live = false;
+    };
+  }, []);
+  return view ? <view.RedlineView file={file} /> : <div class="redline" data-testid="redline-loading" />;
+}
+
 export function EditorPane() {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -113,6 +130,8 @@ export function EditorPane() {
   const file = openFile.value;
   const pending = file?.state.pending_hunks.length ?? 0;
   const dirty = file ? dirtyPaths.value.has(file.path) : false;
+  // A note read as a redline: rendered, its changes marked in place.
+  const rendered = file !== null && !file.binary && renderedNotes.value.has(file.path);
   return (
     <div class="editor-pane">
       <div class="editor-bar">
@@ -131,6 +150,17 @@ export function EditorPane() {
             <span class="muted" data-testid="file-pending">
               {pending} pending
             </span>
+            {!file.binary && (
+              <button
+                class={rendered ? "toggled" : undefined}
+                aria-pressed={rendered}
+                data-testid="redline-toggle"
+                onClick={() => toggleRendered(file.path)}
+                title={rendered ? "Show the source (Alt+R)" : "Read it rendered, each change marked in place (Alt+R)"}
+              >
+                {rendered ? "Source" : "Redline"}
+              </button>
+            )}
             <button onClick={() => void step(-1)} title="Previous hunk (Alt+K)" aria-label="Previous hunk">
               ↑
             </button>
@@ -204,7 +234,8 @@ export function EditorPane() {
           </details>
         </div>
       )}
-      <div class="editor-host" ref={host} hidden={!file || file.binary} />
+      <div class="editor-host" ref={host} hidden={!file || file.binary || rendered} />
+      {rendered && file && <Rendered file={file} />}
       {file?.binary && (
         <div class="editor-empty" data-testid="binary-file">
           {file.path.split("/").pop()} is not text: it moves or goes as a whole, and its links follow it.

@@ -131,15 +131,41 @@ function aligned(parts: Part[]): Part[] {
   return parts;
 }
 
+/** A link to a note whose target changed and whose words did not (a
+ * note renamed, its links following): drawn once, as the new link, with
+ * both targets said on hover — not as the same words struck and put back. */
+function retargeted(removed: readonly Atom[], next: Part | undefined): { html: string; title: string } | null {
+  const [was, now] = [removed[0], next?.value[0]];
+  if (!next?.added || removed.length !== 1 || next.value.length !== 1 || !now) return null;
+  if (!was.key.startsWith("wwikilink") || !now.key.startsWith("wwikilink")) return null;
+  const words = (a: Atom) => a.html().replace(/<[^>]*>/g, "");
+  const target = (a: Atom) => /data-target="([^"]*)"/.exec(a.html())?.[1] ?? "";
+  if (words(was) !== words(now)) return null;
+  return { html: now.html(), title: `Link: ${target(was)} → ${target(now)}` };
+}
+
 /** The note's redline as HTML (not yet sanitized): its structure after the
  * hunks, every change marked in place with its hunk's id (`data-hunk`). */
 export function redline(note: Redline): string {
-  const before = atomize(note.before);
-  const after = atomize(note.after);
+  // Only the blocks about a hunk's lines are compared word by word; a hunk
+  // that only inserts or only removes is about the lines either side.
+  const near = (side: "old" | "new") => (start: number, end: number) =>
+    note.hunks.some((h) => {
+      const [s, e] = h[side];
+      return e > s ? start < e && s < end : start <= s && s - 1 < end;
+    });
+  const before = atomize(note.before, near("old"));
+  const after = atomize(note.after, near("new"));
   if (note.hunks.length === 0) return after.map((a) => a.html()).join("");
   let out = "";
-  for (const part of aligned(diffArrays(before, after, { comparator: (a, b) => a.key === b.key }))) {
-    if (part.removed) out += changed(part.value, "del", (a) => owner(note.hunks, "old", a.line));
+  const parts = aligned(diffArrays(before, after, { comparator: (a, b) => a.key === b.key }));
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    const link = part.removed ? retargeted(part.value, parts[i + 1]) : null;
+    if (link) {
+      out += `<span class="rl-retarget"${attr(owner(note.hunks, "new", parts[i + 1].value[0].line))} title="${link.title}">${link.html}</span>`;
+      i++;
+    } else if (part.removed) out += changed(part.value, "del", (a) => owner(note.hunks, "old", a.line));
     else if (part.added) out += changed(part.value, "ins", (a) => owner(note.hunks, "new", a.line));
     else out += part.value.map((a) => a.html()).join("");
   }

@@ -1,0 +1,195 @@
+// The redline view: a note under review read rendered, its changes marked in
+// place and decided there. Two copies of one note get the same four edits;
+// one is decided in the redline view (the bar and the keys), the other in
+// the source view, the same way: both end with the same bytes on disk.
+// A note of hostile HTML renders without running or loading any of it.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { api, browser, call, disk, serve, shot, vault, waitFor } from "./support.mjs";
+
+const NOTE = [
+  "---",
+  "title: Plan",
+  "status: draft",
+  "---",
+  "# Plan",
+  "",
+  "See [[Budget|the budget]] and ==this== today. #project",
+  "",
+  "| item | cost |",
+  "|---|---|",
+  "| café | 2 |",
+  "",
+  "- [ ] write",
+  "- [x] read",
+  "",
+  "> [!note] Heads up",
+  "> Keep it short.[^1]",
+  "",
+  "[^1]: A footnote.",
+  "",
+  "```js",
+  "const x = 1;",
+  "```",
+  "",
+].join("\n");
+
+const HOSTILE = [
+  "# Hostile",
+  "",
+  "<script>window.__pwned = 'script'</script>",
+  "",
+  '<img src="x" onerror="window.__pwned = \'onerror\'">',
+  "",
+  "[click](javascript:window.__pwned='link') and <a href=\"javascript:window.__pwned='a'\">this</a>",
+  "",
+  "![remote](https://example.org/a.png) <img src=\"https://example.org/b.png\">",
+  "",
+  '<div onclick="window.__pwned=\'div\'" style="background:url(https://example.org/c.png)">styled</div>',
+  "",
+].join("\n");
+
+/** The four edits, to `path`. */
+const edits = (path) => [
+  { file_path: path, operation: "replace", start_line: 3, end_line: 3, old_text: "status: draft", new_text: "status: final", rationale: null },
+  { file_path: path, operation: "replace", start_line: 7, end_line: 7, old_text: "See [[Budget|the budget]] and ==this== today. #project", new_text: "See [[Budget 2027|the budget]] and ==that== today. #project", rationale: null },
+  { file_path: path, operation: "replace", start_line: 11, end_line: 11, old_text: "| café | 2 |", new_text: "| café | 3 |", rationale: null },
+  { file_path: path, operation: "delete", start_line: 14, end_line: 14, old_text: "- [x] read\n", new_text: "", rationale: null },
+];
+
+let dir, server, chrome, page;
+const remote = [];
+before(async () => {
+  dir = vault({ "Rendered.md": NOTE, "Source.md": NOTE, "Hostile.md": HOSTILE, "Budget 2027.md": "# Budget 2027\n" });
+  server = await serve(dir, [call("propose_edits", { edits: [...edits("Rendered.md"), ...edits("Source.md")], summary: "Final." })]);
+  ({ browser: chrome, page } = await browser());
+  page.on("request", (r) => {
+    if (!r.url().startsWith(server.url.split("/?")[0])) remote.push(r.url());
+  });
+});
+after(async () => {
+  await chrome?.close();
+  await server?.stop();
+});
+
+const redline = () => page.getByTestId("redline");
+
+test("a note reads rendered, each change marked where it stands, and decided there as in the source", async () => {
+  await page.goto(server.url);
+  await page.getByTestId("instruction").fill("Make the plan final");
+  await page.getByTestId("run").click();
+  await page.getByTestId("review-count").filter({ hasText: /^8$/ }).waitFor();
+  await page.locator('[data-testid="tree-file"][data-path="Rendered.md"]').click();
+  await page.getByTestId("open-path").filter({ hasText: "Rendered.md" }).waitFor();
+  await page.locator(".cm-content").waitFor();
+  await page.keyboard.press("Alt+KeyR");
+  await redline().waitFor();
+
+  // The structure, as Obsidian renders it.
+  const note = redline().locator(".redline-note");
+  assert.equal(await note.locator("h1").innerText(), "Plan");
+  assert.equal(await note.locator("table.properties th").first().innerText(), "title");
+  assert.equal(await note.locator("a.wikilink").first().innerText(), "the budget");
+  assert.equal(await note.locator(".callout .callout-title").innerText(), "Heads up");
+  assert.equal(await note.locator("mark").count(), 1);
+  assert.equal(await note.locator(".tag").innerText(), "#project");
+  assert.equal(await note.locator("input.task-list-item-checkbox").count(), 2);
+  assert.ok((await note.locator("pre code").innerText()).includes("const x = 1;"));
+  assert.ok((await note.locator(".footnotes, section.footnotes, .footnote-list").count()) > 0 || (await note.innerText()).includes("A footnote."));
+
+  // Each change where the source's diff puts it, tied to its hunk.
+  const cell = note.locator("table:not(.properties) td").nth(1);
+  assert.equal(await cell.locator("del.rl-del").innerText(), "2");
+  assert.equal(await cell.locator("ins.rl-ins").innerText(), "3");
+  assert.equal(await note.locator("td.property-value del.rl-del").first().innerText(), "draft");
+  assert.equal(await note.locator("td.property-value ins.rl-ins").first().innerText(), "final");
+  // The link's target changed under the same words: one link, both targets on hover.
+  const retarget = note.locator(".rl-retarget");
+  assert.equal(await retarget.getAttribute("title"), "Link: Budget → Budget 2027");
+  assert.equal(await retarget.locator("a.wikilink").getAttribute("data-target"), "Budget 2027");
+  assert.equal((await note.locator("li.rl-del-block").innerText()).trim(), "read");
+  const hunks = new Set(await note.locator("[data-hunk]").evaluateAll((els) => els.map((e) => e.dataset.hunk)));
+  assert.equal(hunks.size, 4, `four hunks marked: ${[...hunks]}`);
+  await shot(page, "redline-1-rendered");
+
+  // Decide in the rendered view: accept the property from its bar, reject
+  // the table's change by key, accept the link's and undo it, reject the
+  // removed item.
+  await note.locator("td.property-value ins.rl-ins").first().hover();
+  await page.getByTestId("redline-accept").click();
+  await page.getByTestId("file-pending").filter({ hasText: "3 pending" }).waitFor();
+  await cell.locator("ins.rl-ins").click();
+  await page.keyboard.press("Alt+KeyN");
+  await page.getByTestId("file-pending").filter({ hasText: "2 pending" }).waitFor();
+  await note.locator(".rl-retarget").first().hover();
+  await page.getByTestId("redline-accept").click();
+  await page.getByTestId("file-pending").filter({ hasText: "1 pending" }).waitFor();
+  await page.keyboard.press("Alt+KeyU");
+  await page.getByTestId("file-pending").filter({ hasText: "2 pending" }).waitFor();
+  await note.locator("li.rl-del-block").click();
+  await page.keyboard.press("Alt+KeyN");
+  await page.getByTestId("file-pending").filter({ hasText: "1 pending" }).waitFor();
+  // What is decided reads as plain text; what is pending is still marked.
+  assert.equal(await note.locator("td.property-value").nth(1).innerText(), "final");
+  assert.equal(await note.locator("[data-hunk]").evaluateAll((els) => new Set(els.map((e) => e.dataset.hunk)).size), 1);
+  await note.locator(".rl-retarget").first().hover();
+  await page.getByTestId("redline-accept").click();
+  // Every change of the note decided: the window goes on to the next note.
+  await waitFor(page, async () => (await api(server, "/api/files/content?path=Rendered.md")).state.pending_hunks.length === 0, "the last decision");
+
+  // The same in the source view, on the copy.
+  await page.locator('[data-testid="tree-file"][data-path="Source.md"]').click();
+  await page.getByTestId("open-path").filter({ hasText: "Source.md" }).waitFor();
+  assert.equal(await redline().count(), 0, "the choice is the note's: the copy shows its source");
+  // The same decisions, in the same order, from the source view's hunk boxes.
+  const [status, link, table, item] = (await api(server, "/api/files/content?path=Source.md")).hunks.map((h) => h.hunk_id);
+  const box = async (id, kind, left) => {
+    await page.locator(`[data-testid="hunk-${kind}"][data-hunk-id="${id}"]`).click();
+    await page.getByTestId("file-pending").filter({ hasText: `${left} pending` }).waitFor();
+  };
+  await box(status, "accept", 3);
+  await box(table, "reject", 2);
+  await box(link, "accept", 1);
+  await page.keyboard.press("Alt+KeyU");
+  await page.getByTestId("file-pending").filter({ hasText: "2 pending" }).waitFor();
+  await box(item, "reject", 1);
+  await box(link, "accept", 0);
+  await page.getByTestId("file-pending").filter({ hasText: "0 pending" }).waitFor();
+
+  await page.getByTestId("save-all").click();
+  await waitFor(page, async () => disk(dir, "Rendered.md") !== NOTE && disk(dir, "Source.md") !== NOTE, "both saved");
+  assert.equal(disk(dir, "Rendered.md"), disk(dir, "Source.md"), "the same decisions, the same bytes");
+  assert.ok(disk(dir, "Rendered.md").includes("[[Budget 2027|the budget]]") && disk(dir, "Rendered.md").includes("| café | 2 |"));
+
+  // The choice is remembered: after a reload the note opens rendered.
+  await page.reload();
+  await page.locator('[data-testid="tree-file"][data-path="Rendered.md"]').click();
+  await redline().waitFor();
+  // A link outside any change opens the note it names.
+  await redline().locator("a.wikilink").first().click();
+  await page.getByTestId("open-path").filter({ hasText: "Budget 2027.md" }).waitFor();
+  await page.locator('[data-testid="tree-file"][data-path="Rendered.md"]').click();
+  await redline().waitFor();
+  await page.getByTestId("redline-toggle").click();
+  await redline().waitFor({ state: "detached" });
+  await page.locator(".cm-content").waitFor();
+});
+
+test("a note's hostile HTML renders without running or loading any of it", async () => {
+  await page.locator('[data-testid="tree-file"][data-path="Hostile.md"]').click();
+  await page.getByTestId("open-path").filter({ hasText: "Hostile.md" }).waitFor();
+  await page.getByTestId("redline-toggle").click();
+  await redline().waitFor();
+  const note = redline().locator(".redline-note");
+  await note.getByText("styled").click();
+  await note.getByText("click").click().catch(() => {});
+  await note.getByText("this").click().catch(() => {});
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.__pwned ?? null), null, "nothing ran");
+  assert.equal(await note.locator("script").count(), 0);
+  assert.equal(await note.locator('[href^="javascript"], [onerror], [onclick], [style]').count(), 0);
+  assert.equal(await note.locator("img[src]").count(), 0, "no image loads");
+  assert.ok((await note.locator("img.rl-image").first().getAttribute("alt")).includes("not loaded"));
+  assert.deepEqual(remote, [], "nothing was fetched from another host");
+});

@@ -1,0 +1,188 @@
+// The open note read as a redline: rendered as Obsidian renders it, every
+// pending change marked where it stands (removed words struck, inserted
+// ones marked), and decided there — by the bar over the change under the
+// pointer or the current one, or by the same keys as the source view.
+
+import { effect } from "@preact/signals";
+import DOMPurify from "dompurify";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api } from "../api/client";
+import type { FileContent } from "../api/types";
+import { flagLabel } from "../flags";
+import { beforeHunks, redline } from "../redline/mark";
+import { openPath } from "../state/navigation";
+import { decide, decideCurrentPattern, undoDecision } from "../state/review";
+import { attempt, currentHunk, hunkInfo, tell } from "../state/store";
+
+/** The note as sanitized HTML, or why it could not be rendered. */
+function render(file: FileContent): { html: string } | { error: string } {
+  try {
+    const html = redline(beforeHunks(file.text, file.hunks));
+    return { html: sanitize(html) };
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** A note's HTML made safe to show: no script, no event handler, no
+ * `javascript:` address (DOMPurify's defaults), no SVG or MathML, and
+ * nothing loaded from anywhere — an image is shown as its description and
+ * address until the user opens it. */
+function sanitize(html: string): string {
+  DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.tagName !== "IMG") return;
+    const src = node.getAttribute("src") ?? "";
+    node.removeAttribute("src");
+    node.removeAttribute("srcset");
+    node.setAttribute("data-src", src);
+    node.setAttribute("alt", `${node.getAttribute("alt") || "Image"} (not loaded: ${src})`);
+    node.classList.add("rl-image");
+  });
+  try {
+    return DOMPurify.sanitize(html, {
+      USE_PROFILES: { html: true },
+      FORBID_TAGS: ["style", "link", "meta", "base", "iframe", "object", "embed", "video", "audio", "source", "form"],
+      FORBID_ATTR: ["style", "srcset", "poster"],
+    });
+  } finally {
+    DOMPurify.removeHook("afterSanitizeAttributes");
+  }
+}
+
+/** The note a wikilink names: the vault's path for `target`
+ * (`Folder/Note`, or a note's name alone, as Obsidian resolves it). */
+async function follow(target: string) {
+  const name = target.split("#")[0].trim();
+  if (!name) return;
+  const found = await attempt(`Finding ${name}`, () => api.quickOpen({ query: name, limit: 50 }));
+  const want = name.toLowerCase().replace(/\.md$/, "");
+  const hit = found?.paths.find((p) => {
+    const path = p.path.toLowerCase().replace(/\.md$/, "");
+    return path === want || path.endsWith(`/${want}`);
+  });
+  if (hit) await openPath(hit.path);
+  else tell("info", `No note named “${name}”`);
+}
+
+export function RedlineView({ file }: { file: FileContent }) {
+  const host = useRef<HTMLDivElement>(null);
+  const shown = useMemo(() => render(file), [file.text, file.hunks]);
+  // The change the bar is over: the one under the pointer, else the current one.
+  const [hovered, setHovered] = useState<string | null>(null);
+  const [bar, setBar] = useState<{ top: number; left: number } | null>(null);
+  const target = hovered ?? currentHunk.value;
+  const pending = target !== null && file.hunks.some((h) => h.hunk_id === target && h.status === "pending");
+
+  // The current hunk's marks stand out, and come into view when it changes.
+  useEffect(
+    () =>
+      effect(() => {
+        const id = currentHunk.value;
+        const root = host.current;
+        if (!root) return;
+        for (const el of root.querySelectorAll(".rl-current")) el.classList.remove("rl-current");
+        if (!id) return;
+        const marks = root.querySelectorAll(`[data-hunk="${CSS.escape(id)}"]`);
+        for (const el of marks) el.classList.add("rl-current");
+        marks[0]?.scrollIntoView({ block: "nearest" });
+      }),
+    [shown],
+  );
+
+  // The bar sits over the first mark of the change it acts on.
+  useEffect(() => {
+    const root = host.current;
+    const mark = target && root ? root.querySelector<HTMLElement>(`[data-hunk="${CSS.escape(target)}"]`) : null;
+    if (!mark || !root) return setBar(null);
+    const box = mark.getBoundingClientRect();
+    const frame = root.getBoundingClientRect();
+    setBar({ top: box.top - frame.top + root.scrollTop - 30, left: Math.max(0, box.left - frame.left) });
+  }, [target, shown]);
+
+  if ("error" in shown) {
+    return (
+      <div class="redline-error" data-testid="redline-error">
+        This note could not be rendered ({shown.error}): it is shown as source.
+      </div>
+    );
+  }
+  const flag = target ? flagLabel(hunkInfo.value.get(target)?.flags) : null;
+  return (
+    <div
+      class="redline"
+      data-testid="redline"
+      ref={host}
+      onMouseOver={(e) => {
+        // The bar stays with the last change the pointer was over, so that
+        // the way to its buttons does not take it elsewhere.
+        const id = (e.target as Element).closest("[data-hunk]")?.getAttribute("data-hunk");
+        if (id) setHovered(id);
+      }}
+      onMouseLeave={() => setHovered(null)}
+      onClick={(e) => {
+        const el = e.target as Element;
+        const mark = el.closest("[data-hunk]");
+        const id = mark?.getAttribute("data-hunk");
+        // A link inside a change: the first click picks the change, the
+        // next one follows the link.
+        if (id && id !== currentHunk.value) {
+          e.preventDefault();
+          currentHunk.value = id;
+          return;
+        }
+        const link = el.closest<HTMLElement>(".wikilink, .embed-note");
+        if (link) {
+          e.preventDefault();
+          void follow(link.dataset.target ?? "");
+          return;
+        }
+        const external = el.closest("a[href]");
+        if (external) {
+          // Another site opens outside Redline, never in its window.
+          e.preventDefault();
+          window.open((external as HTMLAnchorElement).href, "_blank", "noopener,noreferrer");
+          return;
+        }
+      }}
+    >
+      {bar && target && (
+        <div class="redline-bar" data-testid="redline-bar" style={{ top: `${bar.top}px`, left: `${bar.left}px` }}>
+          {flag && (
+            <span class="flag" title={hunkInfo.value.get(target)?.flags?.map((f) => f.reason).join("\n")}>
+              {flag}
+            </span>
+          )}
+          {pending ? (
+            <>
+              <button data-testid="redline-accept" onClick={() => void decide("accepted", target)} title="Accept this change (Alt+Y)">
+                Accept
+              </button>
+              <button data-testid="redline-reject" onClick={() => void decide("rejected", target)} title="Reject this change (Alt+N)">
+                Reject
+              </button>
+              <button data-testid="redline-reject-why" onClick={() => void decide("rejected", target, true)} title="Reject this change and say why (Alt+Shift+N)">
+                Reject…
+              </button>
+              {hunkInfo.value.get(target)?.pattern && (
+                <button
+                  data-testid="redline-accept-pattern"
+                  onClick={() => {
+                    currentHunk.value = target;
+                    void decideCurrentPattern("accepted");
+                  }}
+                  title="Accept every change of this pattern (Alt+Shift+Y)"
+                >
+                  Accept pattern
+                </button>
+              )}
+            </>
+          ) : null}
+          <button data-testid="redline-undo" onClick={() => void undoDecision()} title="Undo the last decision (Alt+U)">
+            Undo
+          </button>
+        </div>
+      )}
+      <article class="redline-note" dangerouslySetInnerHTML={{ __html: shown.html }} />
+    </div>
+  );
+}
