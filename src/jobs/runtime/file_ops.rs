@@ -128,11 +128,11 @@ impl Runtime {
             refused = page
                 .events
                 .into_iter()
-                .filter_map(|e| match e.event {
+                .rev()
+                .find_map(|e| match e.event {
                     JobEvent::Agent(AgentEvent::EditsRefused(r)) => Some(r),
                     _ => None,
                 })
-                .last()
                 .or(refused);
             cursor = page.next_cursor;
             if page.status != JobStatus::Queued && page.status != JobStatus::Running {
