@@ -61,8 +61,13 @@ const edits = (path) => [
 let dir, server, chrome, page;
 const remote = [];
 before(async () => {
-  dir = vault({ "Rendered.md": NOTE, "Source.md": NOTE, "Hostile.md": HOSTILE, "Budget 2027.md": "# Budget 2027\n" });
-  server = await serve(dir, [call("propose_edits", { edits: [...edits("Rendered.md"), ...edits("Source.md")], summary: "Final." })]);
+  const docs = Object.fromEntries([1, 2, 3].map((n) => [`Docs/Meeting ${n}.md`, `# Meeting ${n}\n\nWe met about **Atlas** — café at ${n}.\n\n- agenda ${n}\n`]));
+  dir = vault({ "Rendered.md": NOTE, "Source.md": NOTE, "Hostile.md": HOSTILE, "Budget 2027.md": "# Budget 2027\n", ...docs });
+  const meeting = (n) => ({ file_path: `Docs/Meeting ${n}.md`, operation: "replace", start_line: 3, end_line: 3, old_text: `We met about **Atlas** — café at ${n}.`, new_text: `We met about **Meridian** — café at ${n}.`, rationale: null });
+  server = await serve(dir, [
+    call("propose_edits", { edits: [...edits("Rendered.md"), ...edits("Source.md")], summary: "Final." }),
+    call("propose_edits", { edits: [1, 2, 3].map(meeting), summary: "Renamed." }),
+  ]);
   ({ browser: chrome, page } = await browser());
   page.on("request", (r) => {
     if (!r.url().startsWith(server.url.split("/?")[0])) remote.push(r.url());
@@ -192,4 +197,44 @@ test("a note's hostile HTML renders without running or loading any of it", async
   assert.equal(await note.locator("img[src]").count(), 0, "no image loads");
   assert.ok((await note.locator("img.rl-image").first().getAttribute("alt")).includes("not loaded"));
   assert.deepEqual(remote, [], "nothing was fetched from another host");
+});
+
+test("a run reads as one document: its notes rendered one after another, decided in place, exported as one file", async () => {
+  await page.keyboard.press("Escape");
+  await page.getByTestId("instruction").fill("Atlas is Meridian now");
+  await page.getByTestId("run").click();
+  await page.locator('[data-testid="job-status"][data-status="awaiting_review"]').waitFor();
+  await page.getByTestId("read-job").click();
+  const doc = page.getByTestId("run-document");
+  await doc.waitFor();
+  assert.equal(await doc.getByTestId("run-document-count").innerText(), "· 3 note(s) with changes");
+  const notes = doc.getByTestId("run-note");
+  assert.deepEqual(await notes.evaluateAll((els) => els.map((e) => e.dataset.path)), ["Docs/Meeting 1.md", "Docs/Meeting 2.md", "Docs/Meeting 3.md"]);
+  const first = notes.first();
+  await first.locator("strong del.rl-del").waitFor();
+  assert.equal(await first.locator("strong del.rl-del").innerText(), "Atlas");
+  assert.equal(await first.locator("strong ins.rl-ins").innerText(), "Meridian");
+  assert.equal(await first.locator("h1").innerText(), "Meeting 1");
+  await shot(page, "redline-2-run-document");
+
+  // Decided where it is read: the engine has it, and the note is redrawn.
+  await first.locator("ins.rl-ins").hover();
+  await page.getByTestId("run-document-accept").click();
+  await first.getByText("0 pending").waitFor();
+  await first.locator("ins.rl-ins").waitFor({ state: "detached" });
+  const hunk = (await api(server, "/api/files/content?path=Docs/Meeting 1.md")).hunks[0];
+  assert.equal(hunk.status, "accepted");
+  assert.equal(disk(dir, "Docs/Meeting 1.md").includes("Atlas"), true, "nothing written before a save");
+
+  // Exported: one HTML file with every note's path and its marks.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("run-document-export").click()]);
+  const file = await download.path();
+  const { readFileSync } = await import("node:fs");
+  const html = readFileSync(file, "utf8");
+  assert.match(html, /<h1>Atlas is Meridian now<\/h1>/);
+  for (const n of [2, 3]) assert.ok(html.includes(`Docs/Meeting ${n}.md`), `note ${n} in the export`);
+  assert.equal((html.match(/<del class="rl-del"/g) ?? []).length, 2, "the two pending changes struck");
+  assert.ok(!html.includes("<script"), "no script in the export");
+  await page.keyboard.press("Escape");
+  await doc.waitFor({ state: "detached" });
 });

@@ -1,7 +1,7 @@
 // The window: the file tree and review list on the left, the editor in the
 // middle, the agent on the right; checkpoints, settings and help as panels.
 
-import { useEffect } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api } from "./api/client";
 import { inDesktop } from "./api/transport";
 import { Checkpoints } from "./components/Checkpoints";
@@ -24,7 +24,7 @@ import { followProject } from "./state/feed";
 import { listedCursor, refreshTree, reviewListed } from "./state/listing";
 import { restoreOutside } from "./state/review";
 import { saveAll } from "./state/saving";
-import { declineReview, dirtyPaths, needsFolder, notice, offerReview, outsideAlert, overlay, project, reviewOffer, tell } from "./state/store";
+import { declineReview, dirtyPaths, job, needsFolder, notice, offerReview, outsideAlert, overlay, project, reviewJobs, reviewOffer, tell } from "./state/store";
 import { reloadListings } from "./state/tree";
 import { acceptReviewOffer, loadProject } from "./state/project";
 
@@ -126,6 +126,7 @@ export function App() {
       {overlay.value === "quickopen" && <QuickOpen />}
       {overlay.value === "search" && <SearchPanel />}
       {overlay.value === "replace" && <ReplacePanel />}
+      {overlay.value === "document" && <LazyRunDocument />}
       <DecisionDialog />
     </div>
   );
@@ -170,4 +171,19 @@ function OutsideAlert() {
       </button>
     </div>
   );
+}
+
+/** The run as one document (`components/RunDocument.tsx`), its code loaded
+ * when it is first opened: the job in the sidebar, else the review's first. */
+function LazyRunDocument() {
+  const [view, setView] = useState<typeof import("./components/RunDocument") | null>(null);
+  useEffect(() => {
+    let live = true;
+    void import("./components/RunDocument").then((m) => live && setView(m));
+    return () => {
+      live = false;
+    };
+  }, []);
+  const jobId = job.value?.job_id ?? reviewJobs.value[0]?.job_id ?? null;
+  return view ? <view.RunDocument jobId={jobId} /> : null;
 }

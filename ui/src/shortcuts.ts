@@ -67,6 +67,7 @@ export const shortcuts: Shortcut[] = [
   { keys: "Alt+K", label: "Previous hunk", matches: alt("KeyK"), cm: "Alt-k", run: () => void step(-1) },
   { keys: "Alt+A", label: "Accept all hunks in the open file", matches: alt("KeyA"), cm: "Alt-a", run: () => void acceptAllInFile() },
   { keys: "Alt+R", label: "Read the open note rendered, as a redline, or as source again", matches: alt("KeyR"), cm: "Alt-r", run: () => openFile.value && !openFile.value.binary && toggleRendered(openFile.value.path) },
+  { keys: "Alt+Shift+R", label: "Read the run as one document, rendered, its changes marked", matches: altShift("KeyR"), panel: true, run: toggle("document") },
   { keys: "Alt+L", label: "Add the selection to the agent's context", matches: alt("KeyL"), cm: "Alt-l", run: () => addSelection() },
   { keys: "Ctrl+Enter", label: "Run the instruction (in the instruction box)", matches: () => false, run: () => undefined },
   { keys: "Ctrl+P", label: "Quick open: find a file by name", matches: (e) => mod(e) && !e.altKey && !e.shiftKey && e.code === "KeyP", cm: "Mod-p", panel: true, run: toggle("quickopen") },

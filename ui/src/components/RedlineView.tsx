@@ -4,12 +4,12 @@
 // pointer or the current one, or by the same keys as the source view.
 
 import { effect } from "@preact/signals";
-import DOMPurify from "dompurify";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { FileContent } from "../api/types";
 import { flagLabel } from "../flags";
 import { beforeHunks, redline } from "../redline/mark";
+import { sanitize } from "../redline/safe";
 import { openPath } from "../state/navigation";
 import { decide, decideCurrentPattern, undoDecision } from "../state/review";
 import { attempt, currentHunk, hunkInfo, tell } from "../state/store";
@@ -21,31 +21,6 @@ function render(file: FileContent): { html: string } | { error: string } {
     return { html: sanitize(html) };
   } catch (e) {
     return { error: e instanceof Error ? e.message : String(e) };
-  }
-}
-
-/** A note's HTML made safe to show: no script, no event handler, no
- * `javascript:` address (DOMPurify's defaults), no SVG or MathML, and
- * nothing loaded from anywhere — an image is shown as its description and
- * address until the user opens it. */
-function sanitize(html: string): string {
-  DOMPurify.addHook("afterSanitizeAttributes", (node) => {
-    if (node.tagName !== "IMG") return;
-    const src = node.getAttribute("src") ?? "";
-    node.removeAttribute("src");
-    node.removeAttribute("srcset");
-    node.setAttribute("data-src", src);
-    node.setAttribute("alt", `${node.getAttribute("alt") || "Image"} (not loaded: ${src})`);
-    node.classList.add("rl-image");
-  });
-  try {
-    return DOMPurify.sanitize(html, {
-      USE_PROFILES: { html: true },
-      FORBID_TAGS: ["style", "link", "meta", "base", "iframe", "object", "embed", "video", "audio", "source", "form"],
-      FORBID_ATTR: ["style", "srcset", "poster"],
-    });
-  } finally {
-    DOMPurify.removeHook("afterSanitizeAttributes");
   }
 }
 

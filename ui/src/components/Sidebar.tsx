@@ -7,7 +7,7 @@ import type { Job } from "../api/types";
 import * as agent from "../state/agent";
 import * as review from "../state/review";
 import { addOpenFile, addSelection } from "../state/context";
-import { agents, contextRows, hunkInfo, job, jobEvents, reviewItems, session, sessions, setup } from "../state/store";
+import { agents, contextRows, hunkInfo, job, jobEvents, overlay, reviewItems, session, sessions, setup } from "../state/store";
 import { SetupCard } from "./SetupCard";
 import { STATUS_WORDS } from "../words";
 import { risks } from "../flags";
@@ -283,6 +283,9 @@ function JobBar() {
             title="Reject every pending hunk of this run; nothing is written until you save (Undo brings them back)"
           >
             Reject all pending
+          </button>
+          <button data-testid="read-job" onClick={() => (overlay.value = "document")} title="Read this run's notes as one document, rendered, each change marked and decided in place (Alt+Shift+R)">
+            Read
           </button>
           <button class="primary" data-testid="apply-job" onClick={() => void agent.finishReview()} title="Save the files of this run's accepted hunks (with anything you typed in them) and reject what is still pending">
             Apply

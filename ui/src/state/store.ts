@@ -41,7 +41,7 @@ export const setup = signal<Setup | null>(null);
 export const contextRows = signal<ContextRow[]>([]);
 
 /** Which overlay is open. */
-export const overlay = signal<"none" | "checkpoints" | "settings" | "help" | "quickopen" | "search" | "replace">("none");
+export const overlay = signal<"none" | "checkpoints" | "settings" | "help" | "quickopen" | "search" | "replace" | "document">("none");
 /** The last thing to tell the user (an error, or a confirmation). */
 export const notice = signal<{ kind: "error" | "info"; text: string } | null>(null);
 

@@ -1,0 +1,181 @@
+// A run read as one document: every note with its pending changes, rendered
+// one after another with the changes marked, each note drawn only as it
+// comes near the screen (a vault-wide run is a thousand notes), and each
+// change decided where it is read. Export writes the whole of it as one
+// HTML file for someone who has no Redline.
+
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api } from "../api/client";
+import type { FileContent } from "../api/types";
+import { flagLabel } from "../flags";
+import { beforeHunks, redline } from "../redline/mark";
+import { sanitize } from "../redline/safe";
+import { openPath } from "../state/navigation";
+import { decideMany, undoDecision } from "../state/review";
+import { attempt, hunkInfo, overlay, reviewItems, reviewJobs, tell, tree } from "../state/store";
+import { Overlay } from "./Overlay";
+
+/** A note drawn as its redline, sanitized; or why it could not be. */
+function drawn(file: FileContent): string {
+  try {
+    return sanitize(redline(beforeHunks(file.text, file.hunks)));
+  } catch (e) {
+    return `<p class="redline-error">This note could not be rendered (${sanitize(String(e))}).</p>`;
+  }
+}
+
+/** The notes with pending changes of job `jobId`, in the review's order. */
+function notesOf(jobId: string | null): string[] {
+  const info = hunkInfo.value;
+  const paths: string[] = [];
+  for (const item of reviewItems.value) {
+    if (info.get(item.hunk)?.job_id === jobId && paths[paths.length - 1] !== item.path && !paths.includes(item.path)) paths.push(item.path);
+  }
+  return paths;
+}
+
+/** One note of the document: drawn once it comes near the screen, and
+ * again when the engine says it changed. */
+function Note({ path }: { path: string }) {
+  const host = useRef<HTMLElement>(null);
+  const [near, setNear] = useState(false);
+  const [html, setHtml] = useState<string | null>(null);
+  const state = tree.value.find((e) => e.path === path)?.state;
+  const pending = state?.pending_hunks.length ?? 0;
+  useEffect(() => {
+    const el = host.current;
+    if (!el) return;
+    const watch = new IntersectionObserver((seen) => seen.some((s) => s.isIntersecting) && setNear(true), { rootMargin: "800px 0px" });
+    watch.observe(el);
+    return () => watch.disconnect();
+  }, []);
+  // Its review state as the engine lists it: a decision changes it.
+  const version = JSON.stringify(state ?? null);
+  useEffect(() => {
+    if (!near) return;
+    let live = true;
+    void attempt(`Reading ${path}`, () => api.file({ path })).then((file) => live && file && setHtml(drawn(file)));
+    return () => {
+      live = false;
+    };
+  }, [near, version]);
+  return (
+    <section class="run-note" data-testid="run-note" data-path={path} ref={host}>
+      <header class="run-note-head">
+        <button class="link" onClick={() => void openPath(path).then(() => (overlay.value = "none"))} title="Open this note in the editor">
+          {path}
+        </button>
+        <span class="muted"> · {pending} pending</span>
+      </header>
+      {html === null ? <div class="run-note-placeholder" /> : <article class="redline-note" dangerouslySetInnerHTML={{ __html: html }} />}
+    </section>
+  );
+}
+
+/** The job shown in the document: the one in the sidebar, else the review's first. */
+export function RunDocument({ jobId }: { jobId: string | null }) {
+  // A note stays where it is read once its changes are decided: the
+  // document does not move under the reader.
+  const shown = useRef<string[]>([]);
+  const paths = useMemo(() => {
+    const now = notesOf(jobId);
+    shown.current = [...shown.current, ...now.filter((p) => !shown.current.includes(p))];
+    return shown.current;
+  }, [jobId, reviewItems.value, hunkInfo.value]);
+  const job = reviewJobs.value.find((j) => j.job_id === jobId);
+  const root = useRef<HTMLDivElement>(null);
+  const [hovered, setHovered] = useState<{ id: string; top: number; left: number } | null>(null);
+  const pending = hovered ? hunkInfo.value.has(hovered.id) : false;
+  const decideHere = async (status: "accepted" | "rejected") => {
+    if (!hovered) return;
+    await decideMany({ kind: "hunks", hunk_ids: [hovered.id] }, status, `a change in ${hunkInfo.value.get(hovered.id)?.path ?? "a note"}`);
+  };
+  return (
+    <Overlay class="run-document" label="The run as one document" testid="run-document" close={() => (overlay.value = "none")}>
+      <header class="run-document-head">
+        <strong>{job?.instruction ?? "Changes"}</strong>
+        <span class="muted" data-testid="run-document-count">
+          {" "}
+          · {paths.length.toLocaleString()} note(s) with changes
+        </span>
+        <span class="spacer" />
+        <button data-testid="run-document-export" onClick={() => void exportRun(job?.instruction ?? "Changes", job?.source ?? null, paths)} title="One HTML file of these changes as rendered, for someone who has no Redline">
+          Export…
+        </button>
+        <button onClick={() => (overlay.value = "none")}>Close</button>
+      </header>
+      <div
+        class="run-document-body"
+        ref={root}
+        onMouseOver={(e) => {
+          const mark = (e.target as Element).closest<HTMLElement>("[data-hunk]");
+          const id = mark?.dataset.hunk;
+          if (!mark || !id || !root.current || id === hovered?.id) return;
+          const box = mark.getBoundingClientRect();
+          const frame = root.current.getBoundingClientRect();
+          setHovered({ id, top: box.top - frame.top + root.current.scrollTop - 30, left: Math.max(0, box.left - frame.left) });
+        }}
+        onClick={(e) => {
+          const link = (e.target as Element).closest("a[href]");
+          if (link) e.preventDefault();
+        }}
+      >
+        {hovered && (
+          <div class="redline-bar" data-testid="run-document-bar" style={{ top: `${hovered.top}px`, left: `${hovered.left}px` }}>
+            {flagLabel(hunkInfo.value.get(hovered.id)?.flags) && <span class="flag">{flagLabel(hunkInfo.value.get(hovered.id)?.flags)}</span>}
+            {pending && (
+              <>
+                <button data-testid="run-document-accept" onClick={() => void decideHere("accepted")}>
+                  Accept
+                </button>
+                <button data-testid="run-document-reject" onClick={() => void decideHere("rejected")}>
+                  Reject
+                </button>
+              </>
+            )}
+            <button onClick={() => void undoDecision()} title="Undo the last decision (Alt+U)">
+              Undo
+            </button>
+          </div>
+        )}
+        {paths.map((path) => (
+          <Note key={path} path={path} />
+        ))}
+        {paths.length === 0 && <p class="muted">Nothing of this run is left to review.</p>}
+      </div>
+    </Overlay>
+  );
+}
+
+/** Writes the run's changes, as rendered, into one self-contained HTML
+ * file: each note's path, who proposed the change, what is still pending,
+ * and the redline itself, with its styles inline. */
+async function exportRun(instruction: string, source: string | null, paths: string[]) {
+  const sections: string[] = [];
+  for (const path of paths) {
+    const file = await attempt(`Reading ${path}`, () => api.file({ path }));
+    if (!file) return;
+    const pending = file.hunks.filter((h) => h.status === "pending").length;
+    const decided = file.hunks.length - pending;
+    sections.push(`<section><h2 class="path">${escapeHtml(path)}</h2><p class="meta">${pending} change(s) pending, ${decided} decided</p><article>${drawn(file)}</article></section>`);
+  }
+  const title = `Redline: ${instruction}`;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${EXPORT_CSS}</style></head><body><header><h1>${escapeHtml(instruction)}</h1><p class="meta">Proposed by ${escapeHtml(source ?? "the agent")} · exported ${new Date().toLocaleString()} · ${paths.length} note(s)</p></header>${sections.join("")}</body></html>`;
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([html], { type: "text/html" }));
+  a.download = `redline-${instruction.replace(/[^\p{L}\p{N}]+/gu, "-").slice(0, 40).replace(/^-|-$/g, "") || "changes"}.html`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  tell("info", `Exported ${paths.length} note(s) as ${a.download}`);
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] as string);
+
+/** The exported file's styles: the redline's marks, readable on paper too. */
+const EXPORT_CSS = `body{font:15px/1.6 system-ui,sans-serif;max-width:48em;margin:2em auto;padding:0 1em;color:#1f2328}
+h2.path{font:600 13px ui-monospace,monospace;border-top:1px solid #d0d7de;padding-top:1em;margin-top:2em}
+.meta{color:#656d76;font-size:13px}del.rl-del{background:#ffebe9;color:#82071e;text-decoration:line-through}
+ins.rl-ins{background:#dafbe1;color:#116329;text-decoration:underline dotted}.rl-del-block{background:#fff5f5}.rl-ins-block{background:#f0fff4}
+.rl-retarget{border-bottom:2px solid #0969da}table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left}
+pre{background:#f6f8fa;padding:8px;overflow:auto}blockquote{border-left:3px solid #d0d7de;margin:0;padding:0 1em;color:#656d76}
+.callout{border-left-color:#0969da;background:#f6f8fa;color:inherit}.callout-title{display:block;font-weight:600}.tag,.wikilink{color:#0969da}`;
