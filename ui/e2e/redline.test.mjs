@@ -101,6 +101,7 @@ test("a note reads rendered, each change marked where it stands, and decided the
   assert.equal(await note.locator(".tag").innerText(), "#project");
   assert.equal(await note.locator("input.task-list-item-checkbox").count(), 2);
   assert.ok((await note.locator("pre code").innerText()).includes("const x = 1;"));
+  assert.equal(await note.locator("pre code .hljs-keyword").innerText(), "const", "code coloured by its language");
   assert.ok((await note.locator(".footnotes, section.footnotes, .footnote-list").count()) > 0 || (await note.innerText()).includes("A footnote."));
 
   // Each change where the source's diff puts it, tied to its hunk.

@@ -178,4 +178,5 @@ h2.path{font:600 13px ui-monospace,monospace;border-top:1px solid #d0d7de;paddin
 ins.rl-ins{background:#dafbe1;color:#116329;text-decoration:underline dotted}.rl-del-block{background:#fff5f5}.rl-ins-block{background:#f0fff4}
 .rl-retarget{border-bottom:2px solid #0969da}table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left}
 pre{background:#f6f8fa;padding:8px;overflow:auto}blockquote{border-left:3px solid #d0d7de;margin:0;padding:0 1em;color:#656d76}
-.callout{border-left-color:#0969da;background:#f6f8fa;color:inherit}.callout-title{display:block;font-weight:600}.tag,.wikilink{color:#0969da}`;
+.callout{border-left-color:#0969da;background:#f6f8fa;color:inherit}.callout-title{display:block;font-weight:600}.tag,.wikilink{color:#0969da}
+.hljs-keyword,.hljs-built_in,.hljs-type{color:#0550ae}.hljs-string,.hljs-regexp{color:#0a3069}.hljs-number,.hljs-literal{color:#953800}.hljs-comment{color:#6e7781;font-style:italic}`;

@@ -2,7 +2,7 @@
 // tables by markdown-it (the reference JavaScript CommonMark parser, whose
 // tokens carry their source lines, which the redline needs to tie a change
 // to its hunk), footnotes, ==highlights== and task lists by the @mdit
-// plugins, and Obsidian's own syntax — wikilinks, embeds, #tags, callouts —
+// plugins, code coloured by highlight.js, and Obsidian's own syntax — wikilinks, embeds, #tags, callouts —
 // by the small rules below. Front matter is read apart (`frontMatter`).
 
 import MarkdownIt from "markdown-it";
@@ -10,6 +10,7 @@ import type { StateInline, Token } from "markdown-it";
 import { footnote } from "@mdit/plugin-footnote";
 import { mark } from "@mdit/plugin-mark";
 import { tasklist } from "@mdit/plugin-tasklist";
+import hljs from "highlight.js/lib/common";
 
 /** Files an embed shows as an image. */
 const IMAGE = /\.(png|jpe?g|gif|webp|svg|bmp|avif)$/i;
@@ -106,8 +107,19 @@ function callouts(md: MarkdownIt) {
   });
 }
 
+/** A fenced code block's words coloured by highlight.js (its common
+ * languages, the block's own `lang`), or `""` to leave them plain. */
+function highlight(code: string, lang: string): string {
+  if (!lang || !hljs.getLanguage(lang)) return "";
+  try {
+    return hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
+  } catch {
+    return "";
+  }
+}
+
 /** The parser the redline view renders with. */
-export const md: MarkdownIt = new MarkdownIt({ html: true, linkify: false, typographer: false })
+export const md: MarkdownIt = new MarkdownIt({ html: true, linkify: false, typographer: false, highlight })
   .use(footnote)
   .use(mark)
   .use(tasklist)
