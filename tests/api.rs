@@ -1504,3 +1504,36 @@ async fn the_user_s_find_and_replace_is_previewed_then_reviewed_as_a_job_of_its_
     );
     assert_eq!(door.get("/api/review").await["total"], 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_of_the_vault_is_sent_for_the_redline_view_and_nothing_else_is() {
+    use base64::Engine as _;
+    let h = harness(Protocol::OpenAiChat, Vec::new(), |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let png: Vec<u8> = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0xff].to_vec();
+    std::fs::create_dir_all(h.vault.path().join("Pièces jointes")).unwrap();
+    std::fs::write(h.vault.path().join("Pièces jointes/schéma.PNG"), &png).unwrap();
+    std::fs::write(h.vault.path().join("secret.md"), "# not an image\n").unwrap();
+
+    let image = door
+        .get("/api/files/image?path=Pi%C3%A8ces%20jointes/sch%C3%A9ma.PNG")
+        .await;
+    assert_eq!(image["mime"], "image/png");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(image["base64"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(bytes, png, "the bytes as they are, not decoded as text");
+
+    // A note, a path outside the vault, a missing image: refused, saying why.
+    for (path, status, says) in [
+        ("secret.md", 400, "is not drawn as an image"),
+        ("../etc/passwd.png", 400, ""),
+        ("missing.png", 404, ""),
+    ] {
+        let (got, body) = door
+            .call(Method::GET, &format!("/api/files/image?path={path}"), None)
+            .await;
+        assert_eq!(got, status, "{path}: {body}");
+        assert!(body.to_string().contains(says), "{path}: {body}");
+    }
+}

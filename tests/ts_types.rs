@@ -74,6 +74,7 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         Job,
         redline::jobs::WriteOutcome,
         redline::api::ChangedFiles,
+        redline::api::Image,
         EventPage,
         Decided,
         redline::jobs::DecidedMany,

@@ -418,6 +418,17 @@ impl Api {
         Ok(self.runtime.file_content(path)?)
     }
 
+    /// An image of the vault, its bytes in base64.
+    pub fn image(&self, path: &str) -> Result<Image, ApiError> {
+        use base64::Engine as _;
+        let (mime, bytes) = self.runtime.image(path)?;
+        Ok(Image {
+            path: path.to_owned(),
+            mime: mime.to_owned(),
+            base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+        })
+    }
+
     /// The user's edit of a working buffer.
     pub fn edit(&self, req: EditBuffer) -> Result<FileContent, ApiError> {
         Ok(self

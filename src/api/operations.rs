@@ -226,6 +226,9 @@ operations! {
     /// One file as the editor shows it (its working buffer, or the disk).
     file: GET "/api/files/content" ((), QueryOf<FileQuery>, ()) -> crate::workspace::FileContent =
         |api: Api, (), QueryOf(q): QueryOf<FileQuery>, ()| async move { api.file(&q.path) };
+    /// An image of the vault, its bytes in base64, for the redline view.
+    image: GET "/api/files/image" ((), QueryOf<FileQuery>, ()) -> super::Image =
+        |api: Api, (), QueryOf(q): QueryOf<FileQuery>, ()| async move { api.image(&q.path) };
     /// The user's edit of a working buffer.
     edit: PUT "/api/files/buffer" ((), (), BodyOf<EditBuffer>) -> crate::workspace::FileContent =
         |api: Api, (), (), BodyOf(b)| async move { api.edit(b) };

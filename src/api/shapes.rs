@@ -293,6 +293,19 @@ pub struct ChangedFiles {
     pub feed_cursor: u64,
 }
 
+/// An image of the vault, for the redline view to draw an embed
+/// (`GET /api/files/image`): the JSON doors carry its bytes in base64, and
+/// the window draws them as a `data:` address (nothing else loads).
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct Image {
+    /// The file, relative to the project root.
+    pub path: String,
+    /// Its media type, from its extension (`image/png`, …).
+    pub mime: String,
+    /// Its bytes, in standard base64.
+    pub base64: String,
+}
+
 /// The query naming one file.
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct FileQuery {

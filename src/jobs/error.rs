@@ -64,7 +64,8 @@ impl RuntimeError {
                 | WorkspaceError::LinkWouldDangle { .. } => "conflict",
                 WorkspaceError::Edits(_)
                 | WorkspaceError::Path(_)
-                | WorkspaceError::NotInCheckpoint { .. } => "invalid_request",
+                | WorkspaceError::NotInCheckpoint { .. }
+                | WorkspaceError::NotAnImage { .. } => "invalid_request",
                 WorkspaceError::Store(_) | WorkspaceError::Links(_) => "internal",
             },
             RuntimeError::Store(_) | RuntimeError::Provider(_) => "internal",

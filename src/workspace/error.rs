@@ -115,6 +115,15 @@ pub enum WorkspaceError {
     /// No checkpoint has this id.
     #[error("there is no checkpoint `{0}`")]
     UnknownCheckpoint(String),
+    /// A file the redline view asked for as an image is none Redline draws,
+    /// or too large to send.
+    #[error("`{path}` is not drawn as an image: {why}")]
+    NotAnImage {
+        /// The file.
+        path: String,
+        /// Why not.
+        why: String,
+    },
     /// A scoped rollback named a hunk of another run.
     #[error("hunk `{hunk_id}` is not part of checkpoint `{checkpoint_id}`")]
     NotInCheckpoint {

@@ -309,7 +309,55 @@ fn disk_hash_of(project: &Project, file: &FileReview) -> Result<Option<String>, 
     }
 }
 
+/// The files the redline view draws as images, by extension, with their
+/// media type.
+const IMAGES: [(&str, &str); 8] = [
+    ("png", "image/png"),
+    ("jpg", "image/jpeg"),
+    ("jpeg", "image/jpeg"),
+    ("gif", "image/gif"),
+    ("webp", "image/webp"),
+    ("svg", "image/svg+xml"),
+    ("bmp", "image/bmp"),
+    ("avif", "image/avif"),
+];
+
+/// The largest image the redline view is sent (16 MiB): a note's picture,
+/// not an archive.
+pub const MAX_IMAGE_BYTES: usize = 16 << 20;
+
 impl Workspace {
+    /// The image at `path` as the working view holds it (moved with its
+    /// note, if a move is under review), with its media type: for the
+    /// redline view to draw an embed. Refused when `path` is no image (by
+    /// its extension), the guard refuses it, or it is over
+    /// [`MAX_IMAGE_BYTES`].
+    pub fn image(&self, path: &str) -> Result<(&'static str, Vec<u8>), WorkspaceError> {
+        let ext = path
+            .rsplit_once('.')
+            .map(|(_, e)| e.to_ascii_lowercase())
+            .unwrap_or_default();
+        let refused = |why: String| WorkspaceError::NotAnImage {
+            path: path.to_owned(),
+            why,
+        };
+        let Some(&(_, mime)) = IMAGES.iter().find(|(e, _)| *e == ext) else {
+            return Err(refused(
+                "only png, jpg, gif, webp, svg, bmp and avif are".into(),
+            ));
+        };
+        let overlay = self.overlay();
+        let (_, bytes, _) = crate::project::View::with(&self.project, &overlay).read_bytes(path)?;
+        if bytes.len() > MAX_IMAGE_BYTES {
+            return Err(refused(format!(
+                "it is {} MiB, over the {} MiB an image is sent at",
+                bytes.len() >> 20,
+                MAX_IMAGE_BYTES >> 20
+            )));
+        }
+        Ok((mime, bytes))
+    }
+
     /// `path` as the editor shows it: its working buffer, or the disk.
     pub fn file_content(&self, path: &str) -> Result<FileContent, WorkspaceError> {
         let rel = self.project.resolve(path)?.rel().to_owned();

@@ -33,6 +33,8 @@ const NOTE = [
   "const x = 1;",
   "```",
   "",
+  "![[chart.png]]",
+  "",
 ].join("\n");
 
 const HOSTILE = [
@@ -62,12 +64,17 @@ let dir, server, chrome, page;
 const remote = [];
 before(async () => {
   const docs = Object.fromEntries([1, 2, 3].map((n) => [`Docs/Meeting ${n}.md`, `# Meeting ${n}\n\nWe met about **Atlas** — café at ${n}.\n\n- agenda ${n}\n`]));
+  // A 1×1 PNG, for the embed.
+  const chart = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
   dir = vault({ "Rendered.md": NOTE, "Source.md": NOTE, "Hostile.md": HOSTILE, "Budget 2027.md": "# Budget 2027\n", ...docs });
   const meeting = (n) => ({ file_path: `Docs/Meeting ${n}.md`, operation: "replace", start_line: 3, end_line: 3, old_text: `We met about **Atlas** — café at ${n}.`, new_text: `We met about **Meridian** — café at ${n}.`, rationale: null });
   server = await serve(dir, [
     call("propose_edits", { edits: [...edits("Rendered.md"), ...edits("Source.md")], summary: "Final." }),
     call("propose_edits", { edits: [1, 2, 3].map(meeting), summary: "Renamed." }),
   ]);
+  const { writeFileSync, mkdirSync } = await import("node:fs");
+  mkdirSync(`${dir}/Attachments`, { recursive: true });
+  writeFileSync(`${dir}/Attachments/chart.png`, chart);
   ({ browser: chrome, page } = await browser());
   page.on("request", (r) => {
     if (!r.url().startsWith(server.url.split("/?")[0])) remote.push(r.url());
@@ -102,6 +109,11 @@ test("a note reads rendered, each change marked where it stands, and decided the
   assert.equal(await note.locator("input.task-list-item-checkbox").count(), 2);
   assert.ok((await note.locator("pre code").innerText()).includes("const x = 1;"));
   assert.equal(await note.locator("pre code .hljs-keyword").innerText(), "const", "code coloured by its language");
+  // An image embed drawn from the vault (found by its name), from a data: address.
+  const img = note.locator("img.embed-drawn");
+  await img.waitFor();
+  assert.match(await img.getAttribute("src"), /^data:image\/png;base64,iVBOR/);
+  assert.equal(await img.evaluate((e) => e.naturalWidth), 1);
   assert.ok((await note.locator(".footnotes, section.footnotes, .footnote-list").count()) > 0 || (await note.innerText()).includes("A footnote."));
 
   // Each change where the source's diff puts it, tied to its hunk.

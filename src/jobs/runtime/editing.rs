@@ -26,6 +26,12 @@ impl Runtime {
         Ok(self.ws().file_content(path)?)
     }
 
+    /// The image at `path` as the working view holds it, with its media
+    /// type (see [`Workspace::image`]).
+    pub fn image(&self, path: &str) -> Result<(&'static str, Vec<u8>), RuntimeError> {
+        Ok(self.ws().image(path)?)
+    }
+
     /// The project's files under `prefix`, with their review state (only
     /// those with a working buffer when `changed`).
     pub fn tree(&self, prefix: &str, changed: bool) -> Result<Vec<TreeEntry>, RuntimeError> {

@@ -9,6 +9,7 @@ import { api } from "../api/client";
 import type { FileContent } from "../api/types";
 import { flagLabel } from "../flags";
 import { beforeHunks, redline } from "../redline/mark";
+import { drawImages } from "../redline/embeds";
 import { sanitize } from "../redline/safe";
 import { openPath } from "../state/navigation";
 import { decide, decideCurrentPattern, undoDecision } from "../state/review";
@@ -63,6 +64,11 @@ export function RedlineView({ file }: { file: FileContent }) {
       }),
     [shown],
   );
+
+  // Image embeds drawn from the vault once the note is.
+  useEffect(() => {
+    if (host.current) void drawImages(host.current);
+  }, [shown]);
 
   // The bar sits over the first mark of the change it acts on.
   useEffect(() => {

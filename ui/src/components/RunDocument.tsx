@@ -9,6 +9,7 @@ import { api } from "../api/client";
 import type { FileContent } from "../api/types";
 import { flagLabel } from "../flags";
 import { beforeHunks, redline } from "../redline/mark";
+import { drawImages } from "../redline/embeds";
 import { sanitize } from "../redline/safe";
 import { openPath } from "../state/navigation";
 import { decideMany, undoDecision } from "../state/review";
@@ -59,6 +60,9 @@ function Note({ path }: { path: string }) {
       live = false;
     };
   }, [near, version]);
+  useEffect(() => {
+    if (html !== null && host.current) void drawImages(host.current);
+  }, [html]);
   return (
     <section class="run-note" data-testid="run-note" data-path={path} ref={host}>
       <header class="run-note-head">

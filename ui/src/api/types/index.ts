@@ -77,6 +77,7 @@ export type { HunkNow } from "./HunkNow";
 export type { HunkPreview } from "./HunkPreview";
 export type { HunkSpan } from "./HunkSpan";
 export type { HunkState } from "./HunkState";
+export type { Image } from "./Image";
 export type { IndexStats } from "./IndexStats";
 export type { Job } from "./Job";
 export type { JobAnswered } from "./JobAnswered";
