@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { api, browser, call, disk, serve, shot, vault, waitFor } from "./support.mjs";
+import { api, browser, call, disk, docsShot, serve, vault, waitFor } from "./support.mjs";
 
 const NOTE = [
   "---",
@@ -129,7 +129,7 @@ test("a note reads rendered, each change marked where it stands, and decided the
   assert.equal((await note.locator("li.rl-del-block").innerText()).trim(), "read");
   const hunks = new Set(await note.locator("[data-hunk]").evaluateAll((els) => els.map((e) => e.dataset.hunk)));
   assert.equal(hunks.size, 4, `four hunks marked: ${[...hunks]}`);
-  await shot(page, "redline-1-rendered");
+  await docsShot(page, "redline-1-rendered", "redline");
 
   // Decide in the rendered view: accept the property from its bar, reject
   // the table's change by key, accept the link's and undo it, reject the
@@ -228,7 +228,7 @@ test("a run reads as one document: its notes rendered one after another, decided
   assert.equal(await first.locator("strong del.rl-del").innerText(), "Atlas");
   assert.equal(await first.locator("strong ins.rl-ins").innerText(), "Meridian");
   assert.equal(await first.locator("h1").innerText(), "Meeting 1");
-  await shot(page, "redline-2-run-document");
+  await docsShot(page, "redline-2-run-document", "redline-run");
 
   // Decided where it is read: the engine has it, and the note is redrawn.
   await first.locator("ins.rl-ins").hover();

@@ -124,3 +124,10 @@ test("a removed list item is drawn as the item it was", () => {
   const html = redline({ before: "- one\n- two\n- three\n", after: "- one\n- three\n", hunks: [{ id: "h1", old: [1, 2], new: [1, 1] }] });
   assert.match(html, /<li class="rl-del-block" data-hunk="h1"><del class="rl-del" data-hunk="h1">two<\/del><\/li>/);
 });
+
+test("a Markdown image is drawn as its address, never loaded, and a link to javascript: is no link", () => {
+  const html = redline({ before: "![chart](https://example.org/c.png) [x](javascript:alert(1))\n", after: "![chart](https://example.org/c.png) [x](javascript:alert(1))\n", hunks: [] });
+  assert.doesNotMatch(html, /\ssrc=/, html);
+  assert.match(html, /<img class="rl-image" alt="chart \(not loaded: https:\/\/example.org\/c.png\)"/);
+  assert.doesNotMatch(html, /href="javascript/i, html);
+});

@@ -8,6 +8,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { FileContent } from "../api/types";
 import { flagLabel } from "../flags";
+import { mayHoldHtml } from "../redline/markdown";
 import { beforeHunks, redline } from "../redline/mark";
 import { drawImages } from "../redline/embeds";
 import { sanitize } from "../redline/safe";
@@ -18,8 +19,8 @@ import { attempt, currentHunk, hunkInfo, tell } from "../state/store";
 /** The note as sanitized HTML, or why it could not be rendered. */
 function render(file: FileContent): { html: string } | { error: string } {
   try {
-    const html = redline(beforeHunks(file.text, file.hunks));
-    return { html: sanitize(html) };
+    const note = beforeHunks(file.text, file.hunks);
+    return { html: sanitize(redline(note), mayHoldHtml(note.before) || mayHoldHtml(note.after)) };
   } catch (e) {
     return { error: e instanceof Error ? e.message : String(e) };
   }

@@ -8,6 +8,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { FileContent } from "../api/types";
 import { flagLabel } from "../flags";
+import { mayHoldHtml } from "../redline/markdown";
 import { beforeHunks, redline } from "../redline/mark";
 import { drawImages } from "../redline/embeds";
 import { sanitize } from "../redline/safe";
@@ -19,7 +20,8 @@ import { Overlay } from "./Overlay";
 /** A note drawn as its redline, sanitized; or why it could not be. */
 function drawn(file: FileContent): string {
   try {
-    return sanitize(redline(beforeHunks(file.text, file.hunks)));
+    const note = beforeHunks(file.text, file.hunks);
+    return sanitize(redline(note), mayHoldHtml(note.before) || mayHoldHtml(note.after));
   } catch (e) {
     return `<p class="redline-error">This note could not be rendered (${sanitize(String(e))}).</p>`;
   }

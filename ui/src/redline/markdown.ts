@@ -128,7 +128,24 @@ export const md: MarkdownIt = new MarkdownIt({ html: true, linkify: false, typog
   .use(callouts);
 
 // A link's `javascript:` or `data:` address is refused by markdown-it's own
-// validateLink; a note's raw HTML is left to the sanitizer.
+// validateLink; a note's raw HTML is left to the sanitizer (`safe.ts`).
+
+// An image is drawn as its description and address, never loaded: a note
+// must not fetch from anywhere (the vault's own images are embeds, drawn
+// from the engine's bytes).
+md.renderer.rules.image = (tokens, i, options, env, self) => {
+  const token = tokens[i];
+  const src = token.attrGet("src") ?? "";
+  const alt = self.renderInlineAsText(token.children ?? [], options, env) || "Image";
+  return `<img class="rl-image" alt="${md.utils.escapeHtml(`${alt} (not loaded: ${src})`)}" data-src="${md.utils.escapeHtml(src)}">`;
+};
+
+/** Whether `text` may hold raw HTML (a `<` anywhere): only then is its
+ * rendering more than what markdown-it escapes and the rules above draw,
+ * and only then does it need the sanitizer. */
+export function mayHoldHtml(text: string): boolean {
+  return text.includes("<");
+}
 
 /** One property of a note's front matter: its key, and its value's lines
  * (a list or a long value goes on over several), each with its line. */

@@ -1,0 +1,115 @@
+// The redline view's figures in the browser (printed, and written beside the
+// UI's other figures in ui/e2e-artifacts/redline-figures.json; not timed
+// assertions): a 5,000-line note with 200 changes read rendered, cold (its
+// code loaded on first use) and warm; a decision from the keyboard until the
+// view is redrawn; and a run of 1,000 notes read as one document, to its
+// first screen and while it scrolls.
+
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { api, artifacts, browser, serve, vault } from "./support.mjs";
+
+const NOTES = 1000;
+const BIG = 5000;
+const CHANGED = 200;
+
+let dir, server, chrome, page;
+before(async () => {
+  const files = {};
+  for (let i = 0; i < NOTES; i++) files[`Notes/n${String(i).padStart(4, "0")}.md`] = `# Note ${i}\n\nAtlas met café ${i} and [[n${String((i + 1) % NOTES).padStart(4, "0")}]].\n\n- item one\n- item two\n`;
+  const big = [];
+  for (let i = 0; i < BIG; i++) {
+    if (i % 50 === 0) big.push(`## Section ${i / 50}`);
+    else if (i % 25 === 3) big.push(`Line ${i} of the plan: Atlas ships, naïve ${i}.`);
+    else if (i % 7 === 0) big.push("");
+    else big.push(`Line ${i} of the plan, with some words: café ${i * 7}.`);
+  }
+  files["Big.md"] = `${big.join("\n")}\n`;
+  dir = vault(files);
+  server = await serve(dir, []);
+  ({ browser: chrome, page } = await browser());
+});
+after(async () => {
+  await chrome?.close();
+  await server?.stop();
+});
+
+/** Milliseconds from `act` until `done` (a locator) is visible and painted. */
+async function timed(act, done) {
+  const start = Date.now();
+  await act();
+  await done.waitFor({ timeout: 60_000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  return Date.now() - start;
+}
+
+test(`the redline of a ${BIG.toLocaleString()}-line note with ${CHANGED} changes, and a run of ${NOTES.toLocaleString()} notes read as one document`, { timeout: 10 * 60_000 }, async () => {
+  await page.goto(server.url);
+  const scope = { folders: [], glob: null, containing: null, property: null, files: [] };
+  const op = { op: "replace_text", find: "Atlas", replace: "Meridian", regex: false, whole_word: true, case_sensitive: true, scope, include: [] };
+  const job = await api(server, "/api/operations", "POST", { operations: [op] });
+  assert.equal(job.status, "awaiting_review");
+  await page.getByTestId("review-count").filter({ hasText: String(NOTES + CHANGED) }).waitFor({ timeout: 60_000 });
+
+  // The big note, read rendered: cold (the view's code loads), then warm.
+  await page.keyboard.press("Control+KeyP");
+  await page.keyboard.type("Big.md");
+  await page.keyboard.press("Enter");
+  await page.getByTestId("open-path").filter({ hasText: "Big.md" }).waitFor();
+  await page.locator(".cm-content").waitFor();
+  const marks = page.locator('[data-testid="redline"] .redline-note del.rl-del');
+  const cold = await timed(() => page.keyboard.press("Alt+KeyR"), marks.first());
+  assert.equal(await page.locator('[data-testid="redline"] .redline-note [data-hunk]').evaluateAll((els) => new Set(els.map((e) => e.dataset.hunk)).size), CHANGED);
+  await page.keyboard.press("Alt+KeyR");
+  await page.getByTestId("redline").waitFor({ state: "detached" });
+  const warm = await timed(() => page.keyboard.press("Alt+KeyR"), marks.first());
+
+  // A decision from the keyboard until the view shows it (the engine's answer, then the redraw).
+  await marks.first().click();
+  const decided = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const note = document.querySelector('[data-testid="redline"] .redline-note');
+        const before = note.querySelectorAll("[data-hunk]").length;
+        const start = performance.now();
+        const watch = new MutationObserver(() => {
+          if (document.querySelector('[data-testid="redline"] .redline-note').querySelectorAll("[data-hunk]").length < before) {
+            watch.disconnect();
+            requestAnimationFrame(() => resolve(performance.now() - start));
+          }
+        });
+        watch.observe(document.querySelector('[data-testid="redline"]'), { childList: true, subtree: true });
+        window.dispatchEvent(new KeyboardEvent("keydown", { key: "y", code: "KeyY", altKey: true, bubbles: true }));
+      }),
+  );
+
+  // The run as one document: its first screen, then frames while it scrolls.
+  await page.keyboard.press("Escape");
+  const firstNote = page.locator('[data-testid="run-note"] article.redline-note').first();
+  const firstScreen = await timed(() => page.keyboard.press("Alt+Shift+KeyR"), firstNote);
+  assert.equal(await page.getByTestId("run-note").count(), NOTES + 1);
+  const frames = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const body = document.querySelector(".run-document-body");
+        const times = [];
+        let last = performance.now();
+        const step = () => {
+          const now = performance.now();
+          times.push(now - last);
+          last = now;
+          body.scrollTop += 400;
+          if (times.length < 240) requestAnimationFrame(step);
+          else resolve(times.slice(1).sort((a, b) => a - b));
+        };
+        requestAnimationFrame(step);
+      }),
+  );
+  const p50 = frames[Math.floor(frames.length / 2)];
+  const p95 = frames[Math.floor(frames.length * 0.95)];
+  const figures = { cold_ms: cold, warm_ms: warm, decision_ms: Math.round(decided), document_first_screen_ms: firstScreen, scroll_frame_p50_ms: Math.round(p50 * 10) / 10, scroll_frame_p95_ms: Math.round(p95 * 10) / 10 };
+  console.log(`redline figures: ${JSON.stringify(figures)}`);
+  writeFileSync(join(artifacts, "redline-figures.json"), `${JSON.stringify(figures, null, 2)}\n`);
+});
