@@ -56,11 +56,13 @@ test(`the redline of a ${BIG.toLocaleString()}-line note with ${CHANGED} changes
   // The big note, read rendered: cold (the view's code loads), then warm.
   await page.keyboard.press("Control+KeyP");
   await page.keyboard.type("Big.md");
+  await page.locator('[data-testid="quick-open-item"][data-path="Big.md"]').waitFor();
   await page.keyboard.press("Enter");
+  await page.getByTestId("quick-open").waitFor({ state: "detached" });
   await page.getByTestId("open-path").filter({ hasText: "Big.md" }).waitFor();
   await page.locator(".cm-content").waitFor();
   const marks = page.locator('[data-testid="redline"] .redline-note del.rl-del');
-  const cold = await timed(() => page.keyboard.press("Alt+KeyR"), marks.first());
+  const cold = await timed(() => page.getByTestId("redline-toggle").click(), marks.first());
   assert.equal(await page.locator('[data-testid="redline"] .redline-note [data-hunk]').evaluateAll((els) => new Set(els.map((e) => e.dataset.hunk)).size), CHANGED);
   await page.keyboard.press("Alt+KeyR");
   await page.getByTestId("redline").waitFor({ state: "detached" });

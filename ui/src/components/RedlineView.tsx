@@ -13,6 +13,7 @@ import { beforeHunks, redline } from "../redline/mark";
 import { drawImages } from "../redline/embeds";
 import { sanitize } from "../redline/safe";
 import { openPath } from "../state/navigation";
+import { decidedNow } from "../state/redline";
 import { decide, decideCurrentPattern, undoDecision } from "../state/review";
 import { attempt, currentHunk, hunkInfo, tell } from "../state/store";
 
@@ -62,6 +63,30 @@ export function RedlineView({ file }: { file: FileContent }) {
         const marks = root.querySelectorAll(`[data-hunk="${CSS.escape(id)}"]`);
         for (const el of marks) el.classList.add("rl-current");
         marks[0]?.scrollIntoView({ block: "nearest" });
+      }),
+    [shown],
+  );
+
+  const patched = useRef(decidedNow.peek());
+  // A decision made here shows at once (within the frame): accepted, its
+  // struck words go and its inserted ones read as plain text; rejected, the
+  // other way round. The engine's answer draws the note again.
+  useEffect(
+    () =>
+      effect(() => {
+        const decided = decidedNow.value;
+        const root = host.current;
+        // Once: a note drawn again after it (from a refusal, say) is the engine's.
+        if (!decided || !root || decided === patched.current) return;
+        patched.current = decided;
+        const marks = root.querySelectorAll<HTMLElement>(`[data-hunk="${CSS.escape(decided.id)}"]`);
+        const [gone, kept] = decided.status === "accepted" ? ["rl-del", "rl-ins"] : ["rl-ins", "rl-del"];
+        for (const el of marks) {
+          if (el.classList.contains(gone) || el.classList.contains(`${gone}-block`)) el.remove();
+          else if (el.classList.contains(kept)) el.replaceWith(...el.childNodes);
+          else el.classList.remove(`${kept}-block`, "rl-current");
+          el.removeAttribute("data-hunk");
+        }
       }),
     [shown],
   );

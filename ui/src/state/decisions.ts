@@ -54,6 +54,9 @@ export interface Port {
   takeAnswer(file: FileContent): void;
   /** Shows hunks `add` as settling (out of the lists) and `remove` as the tree says again. */
   showSettling(add: string[], remove: string[]): void;
+  /** Tells the other views of the note (the redline) that hunk `id` was
+   * just decided here, shown before the engine's answer. */
+  decidedShown?(id: string, status: "accepted" | "rejected"): void;
   /** The pending hunks `selection` names, with their files, as the window knows them. */
   selected(selection: Selection): [string, string][];
   /** Asks the user before a decision that moves more than its hunk. */
@@ -115,6 +118,7 @@ export class Decisions {
     if (status !== "pending") {
       const next = view.neighbour(1, id) ?? view.neighbour(-1, id);
       view.markDecided(id, status, next);
+      if (status === "accepted" || status === "rejected") port.decidedShown?.(id, status);
       port.shown(started, next !== null, false);
       this.settle(id, path);
       if (!next) this.leaveFile(path, status, () => port.nextFile(path, this.settling).then((moved) => moved && port.shown(started, true, true)));

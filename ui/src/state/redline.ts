@@ -31,3 +31,8 @@ export function toggleRendered(path: string) {
     // Storage full or refused: the choice holds until the page reloads.
   }
 }
+
+/** The hunk just decided here, before the engine's answer: the redline
+ * view shows it decided at once, as the source view does, and draws the
+ * note again from the answer. */
+export const decidedNow = signal<{ id: string; status: "accepted" | "rejected" } | null>(null);
