@@ -1,7 +1,7 @@
 // The window: the file tree and review list on the left, the editor in the
 // middle, the agent on the right; checkpoints, settings and help as panels.
 
-import { useEffect, useState } from "preact/hooks";
+import { useEffect } from "preact/hooks";
 import { api } from "./api/client";
 import { inDesktop } from "./api/transport";
 import { Checkpoints } from "./components/Checkpoints";
@@ -11,6 +11,7 @@ import { leftWidth, PaneResizer } from "./components/PaneResizer";
 import { EditorPane } from "./components/EditorPane";
 import { FileTree } from "./components/FileTree";
 import { Help } from "./components/Help";
+import { useLoaded } from "./components/loaded";
 import { OpenFolder } from "./components/OpenFolder";
 import { ReviewList } from "./components/ReviewList";
 import { SettingsPanel } from "./components/Settings";
@@ -176,14 +177,7 @@ function OutsideAlert() {
 /** The run as one document (`components/RunDocument.tsx`), its code loaded
  * when it is first opened: the job in the sidebar, else the review's first. */
 function LazyRunDocument() {
-  const [view, setView] = useState<typeof import("./components/RunDocument") | null>(null);
-  useEffect(() => {
-    let live = true;
-    void import("./components/RunDocument").then((m) => live && setView(m));
-    return () => {
-      live = false;
-    };
-  }, []);
+  const view = useLoaded(() => import("./components/RunDocument"));
   const jobId = job.value?.job_id ?? reviewJobs.value[0]?.job_id ?? null;
   return view ? <view.RunDocument jobId={jobId} /> : null;
 }

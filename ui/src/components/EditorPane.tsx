@@ -2,11 +2,12 @@
 // conflict card when another program changed the file under Redline's edits.
 
 import { computed, effect } from "@preact/signals";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useRef } from "preact/hooks";
 import type { FileContent } from "../api/types";
 import { clip } from "../clip";
 import { flagLabel } from "../flags";
 import { editorBindings } from "../shortcuts";
+import { useLoaded } from "./loaded";
 import { reviewListed } from "../state/listing";
 import { bindEditor, step } from "../state/navigation";
 import { decide, pendingInView } from "../state/review";
@@ -78,14 +79,7 @@ function hunkLabel(jobId: string | null) {
  * comparison) loaded the first time a note is read rendered: the window's
  * first paint does not wait for it. */
 function Rendered({ file }: { file: FileContent }) {
-  const [view, setView] = useState<typeof import("./RedlineView") | null>(null);
-  useEffect(() => {
-    let live = true;
-    void import("./RedlineView").then((m) => live && setView(m));
-    return () => {
-      live = false;
-    };
-  }, []);
+  const view = useLoaded(() => import("./RedlineView"));
   return view ? <view.RedlineView file={file} /> : <div class="redline" data-testid="redline-loading" />;
 }
 

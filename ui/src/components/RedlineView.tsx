@@ -5,17 +5,16 @@
 
 import { effect } from "@preact/signals";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api } from "../api/client";
 import type { FileContent } from "../api/types";
 import { flagLabel } from "../flags";
 import { mayHoldHtml } from "../redline/markdown";
 import { beforeHunks, redline } from "../redline/mark";
-import { drawImages } from "../redline/embeds";
+import { drawImages, resolve } from "../redline/embeds";
 import { sanitize } from "../redline/safe";
 import { openPath } from "../state/navigation";
 import { decidedNow } from "../state/redline";
 import { decide, decideCurrentPattern, undoDecision } from "../state/review";
-import { attempt, currentHunk, hunkInfo, tell } from "../state/store";
+import { currentHunk, hunkInfo, tell } from "../state/store";
 
 /** The note as sanitized HTML, or why it could not be rendered. */
 function render(file: FileContent): { html: string } | { error: string } {
@@ -27,19 +26,11 @@ function render(file: FileContent): { html: string } | { error: string } {
   }
 }
 
-/** The note a wikilink names: the vault's path for `target`
- * (`Folder/Note`, or a note's name alone, as Obsidian resolves it). */
+/** Opens the note a wikilink names (see `resolve`). */
 async function follow(target: string) {
-  const name = target.split("#")[0].trim();
-  if (!name) return;
-  const found = await attempt(`Finding ${name}`, () => api.quickOpen({ query: name, limit: 50 }));
-  const want = name.toLowerCase().replace(/\.md$/, "");
-  const hit = found?.paths.find((p) => {
-    const path = p.path.toLowerCase().replace(/\.md$/, "");
-    return path === want || path.endsWith(`/${want}`);
-  });
-  if (hit) await openPath(hit.path);
-  else tell("info", `No note named “${name}”`);
+  const path = await resolve(target);
+  if (path) await openPath(path);
+  else tell("info", `No note named “${target.split("#")[0].trim()}”`);
 }
 
 export function RedlineView({ file }: { file: FileContent }) {

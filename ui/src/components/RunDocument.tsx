@@ -30,11 +30,9 @@ function drawn(file: FileContent): string {
 /** The notes with pending changes of job `jobId`, in the review's order. */
 function notesOf(jobId: string | null): string[] {
   const info = hunkInfo.value;
-  const paths: string[] = [];
-  for (const item of reviewItems.value) {
-    if (info.get(item.hunk)?.job_id === jobId && paths[paths.length - 1] !== item.path && !paths.includes(item.path)) paths.push(item.path);
-  }
-  return paths;
+  const paths = new Set<string>();
+  for (const item of reviewItems.value) if (info.get(item.hunk)?.job_id === jobId) paths.add(item.path);
+  return [...paths];
 }
 
 /** One note of the document: drawn once it comes near the screen, and
@@ -85,7 +83,8 @@ export function RunDocument({ jobId }: { jobId: string | null }) {
   const shown = useRef<string[]>([]);
   const paths = useMemo(() => {
     const now = notesOf(jobId);
-    shown.current = [...shown.current, ...now.filter((p) => !shown.current.includes(p))];
+    const known = new Set(shown.current);
+    shown.current = [...shown.current, ...now.filter((p) => !known.has(p))];
     return shown.current;
   }, [jobId, reviewItems.value, hunkInfo.value]);
   const job = reviewJobs.value.find((j) => j.job_id === jobId);

@@ -4,14 +4,17 @@
 
 import { api } from "../api/client";
 
-/** The vault's path for an embed's `target`: itself when it names a
- * path, else the file of that name the quick-open index finds (Obsidian
- * resolves an embed by its name alone). */
-async function resolve(target: string): Promise<string | null> {
+/** The vault's path for a link's or an embed's `target` (heading dropped):
+ * itself when it names a path, else the file of that name the quick-open
+ * index finds, as Obsidian resolves a name alone; a note's `.md` may be
+ * left out. */
+export async function resolve(target: string): Promise<string | null> {
   const name = target.split("#")[0].trim();
+  if (!name) return null;
   const found = await api.quickOpen({ query: name, limit: 50 }).catch(() => null);
-  const want = name.toLowerCase();
-  return found?.paths.find((p) => p.path.toLowerCase() === want || p.path.toLowerCase().endsWith(`/${want}`))?.path ?? null;
+  const bare = (p: string) => p.toLowerCase().replace(/\.md$/, "");
+  const want = bare(name);
+  return found?.paths.find((p) => bare(p.path) === want || bare(p.path).endsWith(`/${want}`))?.path ?? null;
 }
 
 /** Draws every image embed under `root` that is not drawn yet; an image

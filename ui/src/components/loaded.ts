@@ -1,0 +1,17 @@
+// A module loaded on first use (a view whose code the window's first paint
+// should not wait for), for a component to draw once it is in.
+
+import { useEffect, useState } from "preact/hooks";
+
+/** The module `load` brings, once it has; `null` until then. */
+export function useLoaded<M>(load: () => Promise<M>): M | null {
+  const [module, setModule] = useState<M | null>(null);
+  useEffect(() => {
+    let live = true;
+    void load().then((m) => live && setModule(() => m));
+    return () => {
+      live = false;
+    };
+  }, []);
+  return module;
+}
