@@ -22,7 +22,7 @@ function random(seed) {
   };
 }
 
-const WORDS = ["café", "Budget", "the", "plan", "naïve", "Ωmega", "日本語", "a&b", "<x>", "==hi==", "*em*", "**strong**", "`code`", "[[Budget|the budget]]", "[[Notes/Plan#Goals]]", "#tag", "![[img.png]]", "[link](https://example.org)", "x_y"];
+const WORDS = ["café", "Budget", "the", "plan", "naïve", "Ωmega", "日本語", "שלום", "مرحبا", "🎉", "a\u00a0b", "👩‍💻", "a&b", "<x>", "==hi==", "*em*", "**strong**", "`code`", "[[Budget|the budget]]", "[[Notes/Plan#Goals]]", "#tag", "![[img.png]]", "[link](https://example.org)", "x_y"];
 const LINES = [
   (w) => `# ${w()} ${w()}`,
   (w) => `## ${w()}`,
