@@ -118,7 +118,13 @@ fn child(root: &Path, data: &Path) -> ! {
 /// This test binary run again as the child `mode` (`write`, `workspace`,
 /// `batch`) of trial `trial`, its stdout piped.
 fn spawn_child(root: &Path, data: &Path, mode: &str, trial: usize) -> std::process::Child {
-    Command::new(std::env::current_exe().unwrap())
+    child_command(root, data, mode, trial).spawn().unwrap()
+}
+
+/// The command [`spawn_child`] runs.
+fn child_command(root: &Path, data: &Path, mode: &str, trial: usize) -> Command {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
         .args([
             "crash_child_entry",
             "--exact",
@@ -132,9 +138,8 @@ fn spawn_child(root: &Path, data: &Path, mode: &str, trial: usize) -> std::proce
         .env("REDLINE_CRASH_MODE", mode)
         .env("REDLINE_CRASH_TRIAL", trial.to_string())
         .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(data.join("child.stderr")).unwrap())
-        .spawn()
-        .unwrap()
+        .stderr(std::fs::File::create(data.join("child.stderr")).unwrap());
+    command
 }
 
 /// What the child of the last trial wrote to stderr: why it ended, when it
@@ -679,6 +684,94 @@ fn fan_out_child(root: &Path, data: &Path) -> ! {
     unreachable!()
 }
 
+/// A vault of [`FAN_NOTES`] meetings for a run over many notes.
+fn fan_vault() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root: PathBuf = vault.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("Meetings")).unwrap();
+    for i in 0..FAN_NOTES {
+        std::fs::write(
+            root.join(fan_note(i)),
+            format!("# Meeting {i}\n\nAgreed on {i}.\n"),
+        )
+        .unwrap();
+    }
+    (vault, data, root)
+}
+
+/// Reopens the project after the fan-out child died and waits for the run
+/// to end: resumed, it staged every note once, in one checkpoint. Returns
+/// whether it was resumed (a child killed before the run staged anything
+/// leaves a failed job with nothing staged).
+fn fan_out_resumed(rt: &tokio::runtime::Runtime, root: &Path, data: &Path, trial: usize) -> bool {
+    rt.block_on(async {
+        // SAFETY: tests only ever set this variable, to the same value.
+        unsafe { std::env::set_var("REDLINE_NO_KEYCHAIN", "1") };
+        let (_model, config) = fan_model(data).await;
+        let runtime = redline::jobs::Runtime::open(root, config).unwrap();
+        let mut job = runtime.job("job_1").unwrap();
+        for _ in 0..1500 {
+            if job.status.is_terminal() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            job = runtime.job("job_1").unwrap();
+        }
+        if job.status == redline::jobs::JobStatus::Failed {
+            // Killed before the run had staged anything: nothing to resume.
+            assert_eq!(
+                job.error.as_ref().unwrap().code,
+                "interrupted",
+                "trial {trial}"
+            );
+            assert!(job.diff_bundle.is_none(), "trial {trial}");
+            return false;
+        }
+        assert_eq!(
+            job.status,
+            redline::jobs::JobStatus::AwaitingReview,
+            "trial {trial}: {:?}",
+            job.error
+        );
+        let bundle = job.diff_bundle.unwrap();
+        let mut files: Vec<&str> = bundle.files.iter().map(|f| f.file_path.as_str()).collect();
+        files.sort_unstable();
+        files.dedup();
+        assert_eq!(
+            files.len(),
+            FAN_NOTES,
+            "trial {trial}: every note staged, none twice"
+        );
+        runtime.read_workspace(|ws| {
+            for i in 0..FAN_NOTES {
+                let file = ws.review().file(&fan_note(i)).unwrap();
+                let hunks = file
+                    .entries()
+                    .iter()
+                    .filter(|e| e.hunk_id.is_some())
+                    .count();
+                assert_eq!(hunks, 1, "trial {trial}: {} has {hunks} hunks", fan_note(i));
+            }
+            let checkpoints = ws.checkpoints(None, 50).unwrap().checkpoints;
+            let run: Vec<_> = checkpoints
+                .iter()
+                .filter(|c| c.job_id.as_deref() == Some("job_1"))
+                .collect();
+            assert_eq!(run.len(), 1, "trial {trial}: one checkpoint for the run");
+            assert_eq!(run[0].affected_files.len(), FAN_NOTES, "trial {trial}");
+        });
+        true
+    })
+}
+
+fn two_core_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn sigkill_during_a_run_over_many_notes_resumes_it_with_no_note_twice() {
     let trials: usize = std::env::var("REDLINE_CRASH_TRIALS")
@@ -686,23 +779,10 @@ fn sigkill_during_a_run_over_many_notes_resumes_it_with_no_note_twice() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = two_core_runtime();
     let mut resumed = 0;
     for trial in 0..trials {
-        let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let root: PathBuf = vault.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("Meetings")).unwrap();
-        for i in 0..FAN_NOTES {
-            std::fs::write(
-                root.join(fan_note(i)),
-                format!("# Meeting {i}\n\nAgreed on {i}.\n"),
-            )
-            .unwrap();
-        }
+        let (_vault, data, root) = fan_vault();
         let mut child = spawn_child(&root, data.path(), "fan_out", trial);
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let ready = lines.any(|line| line.unwrap().ends_with("ready"));
@@ -714,65 +794,9 @@ fn sigkill_during_a_run_over_many_notes_resumes_it_with_no_note_twice() {
         std::thread::sleep(Duration::from_millis(rng.random_range(300..2500)));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-
-        rt.block_on(async {
-            // SAFETY: tests only ever set this variable, to the same value.
-            unsafe { std::env::set_var("REDLINE_NO_KEYCHAIN", "1") };
-            let (_model, config) = fan_model(data.path()).await;
-            let runtime = redline::jobs::Runtime::open(&root, config).unwrap();
-            let mut job = runtime.job("job_1").unwrap();
-            for _ in 0..1500 {
-                if job.status.is_terminal() {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                job = runtime.job("job_1").unwrap();
-            }
-            if job.status == redline::jobs::JobStatus::Failed {
-                // Killed before the run had staged anything: nothing to resume.
-                assert_eq!(
-                    job.error.as_ref().unwrap().code,
-                    "interrupted",
-                    "trial {trial}"
-                );
-                assert!(job.diff_bundle.is_none(), "trial {trial}");
-                return;
-            }
+        if fan_out_resumed(&rt, &root, data.path(), trial) {
             resumed += 1;
-            assert_eq!(
-                job.status,
-                redline::jobs::JobStatus::AwaitingReview,
-                "trial {trial}: {:?}",
-                job.error
-            );
-            let bundle = job.diff_bundle.unwrap();
-            let mut files: Vec<&str> = bundle.files.iter().map(|f| f.file_path.as_str()).collect();
-            files.sort_unstable();
-            files.dedup();
-            assert_eq!(
-                files.len(),
-                FAN_NOTES,
-                "trial {trial}: every note staged, none twice"
-            );
-            runtime.read_workspace(|ws| {
-                for i in 0..FAN_NOTES {
-                    let file = ws.review().file(&fan_note(i)).unwrap();
-                    let hunks = file
-                        .entries()
-                        .iter()
-                        .filter(|e| e.hunk_id.is_some())
-                        .count();
-                    assert_eq!(hunks, 1, "trial {trial}: {} has {hunks} hunks", fan_note(i));
-                }
-                let checkpoints = ws.checkpoints(None, 50).unwrap().checkpoints;
-                let run: Vec<_> = checkpoints
-                    .iter()
-                    .filter(|c| c.job_id.as_deref() == Some("job_1"))
-                    .collect();
-                assert_eq!(run.len(), 1, "trial {trial}: one checkpoint for the run");
-                assert_eq!(run[0].affected_files.len(), FAN_NOTES, "trial {trial}");
-            });
-        });
+        }
     }
     eprintln!(
         "{resumed} of {trials} kills landed after the run had staged notes, and were resumed"
@@ -780,5 +804,33 @@ fn sigkill_during_a_run_over_many_notes_resumes_it_with_no_note_twice() {
     assert!(
         resumed > 0,
         "no kill landed midway: the trial proved nothing"
+    );
+}
+
+/// The narrowest window: the process ends right after a part's hunks are
+/// staged and before the job's record says so. The part journaled with
+/// the hunks tells the resumed run those notes are done.
+#[test]
+fn a_crash_between_staging_a_part_and_recording_it_stages_no_note_twice() {
+    let rt = two_core_runtime();
+    let (_vault, data, root) = fan_vault();
+    // At the second part: the first is in the job's record and the run's
+    // saved state, so the run resumes.
+    let mut child = child_command(&root, data.path(), "fan_out", 0)
+        .env("REDLINE_TEST_CRASH", "staged:2")
+        .spawn()
+        .unwrap();
+    // Read to the end: the child's stdout closes when it crashes.
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    lines.for_each(drop);
+    let status = child.wait().unwrap();
+    assert!(
+        !status.success(),
+        "the child crashed: {}",
+        child_stderr(data.path())
+    );
+    assert!(
+        fan_out_resumed(&rt, &root, data.path(), 0),
+        "resumed after the crash"
     );
 }

@@ -62,12 +62,18 @@ impl Store {
     /// of their own while `compute` works out the rest on this one: the
     /// checkpoint's files and the staged review, from which `staged` picks
     /// the files to store. An error from `compute` stores nothing.
+    ///
+    /// `journal`, when it gives a document, records it in the same
+    /// transaction as a staging of the header's job (see
+    /// [`Store::stagings`]): a run that stages as it goes knows after a
+    /// crash exactly what it staged.
     pub(crate) fn add_proposal<R, E: From<StoreError>>(
         &mut self,
         what: &Header<'_>,
         texts: &[&[u8]],
         compute: impl FnOnce() -> Result<(R, Vec<NewCheckpointFile>), E>,
         staged: impl Fn(&R) -> Vec<&FileReview>,
+        journal: impl FnOnce(&R) -> Option<String>,
     ) -> Result<(Checkpoint, R), E> {
         let texts: Vec<Packed> = texts.par_iter().map(|t| Packed::new(t)).collect();
         std::thread::scope(|scope| {
@@ -80,8 +86,17 @@ impl Store {
                     }
                     // A closed channel: `compute` failed; the transaction
                     // is rolled back.
-                    let (files, review) = rows.recv().map_err(|_| StoreError::Abandoned)?;
-                    write_checkpoint(&mut blobs, what, files, &review)
+                    let (files, review, journal) =
+                        rows.recv().map_err(|_| StoreError::Abandoned)?;
+                    let checkpoint = write_checkpoint(&mut blobs, what, files, &review)?;
+                    if let (Some(doc), Some(job)) = (journal, what.job_id) {
+                        tx.execute(
+                            "INSERT INTO stagings (job_id, seq, checkpoint_id, doc)
+                             SELECT ?1, COALESCE(MAX(seq), 0) + 1, ?2, ?3 FROM stagings WHERE job_id = ?1",
+                            params![job, checkpoint.checkpoint_id, doc],
+                        )?;
+                    }
+                    Ok(checkpoint)
                 })
             });
             let computed = compute();
@@ -94,8 +109,9 @@ impl Store {
                 }
             };
             let review: Vec<PackedFile> = staged(&out).par_iter().map(|f| pack_file(f)).collect();
+            let journal = journal(&out);
             // The writer only hangs up by failing, which `join` reports.
-            let _ = send.send((pack_checkpoint_files(files), review));
+            let _ = send.send((pack_checkpoint_files(files), review, journal));
             let checkpoint = writer.join().expect("the store's writer does not panic")?;
             Ok((checkpoint, out))
         })
@@ -294,8 +310,9 @@ fn file_of(path: String, stored: StoredFile, text_hash: Option<String>) -> Check
     }
 }
 
-/// A checkpoint's files and the review state stored with it, packed.
-type Rows = (Vec<PackedCheckpointFile>, Vec<PackedFile>);
+/// A checkpoint's files and the review state stored with it, packed, and
+/// the staging to journal with them.
+type Rows = (Vec<PackedCheckpointFile>, Vec<PackedFile>, Option<String>);
 
 /// What a checkpoint is: its kind, the session and job it belongs to, the
 /// request it is named by, and when it was made.
@@ -506,6 +523,7 @@ mod tests {
             &texts,
             || Err::<((), Vec<NewCheckpointFile>), _>(StoreError::Corrupt("no".into())),
             |()| Vec::new(),
+            |()| None,
         );
         assert!(matches!(failed, Err(StoreError::Corrupt(_))));
         assert_eq!(store.blob_count().unwrap(), 0, "the texts went with it");
@@ -517,6 +535,7 @@ mod tests {
                 &texts,
                 || Ok::<_, StoreError>((7, vec![file("a.md", "before\n")])),
                 |_| Vec::new(),
+                |_| Some("{\"staged\":7}".into()),
             )
             .unwrap();
         assert_eq!(out, 7);
@@ -527,5 +546,12 @@ mod tests {
             store.checkpoint("cp_1").unwrap(),
             "stored as returned"
         );
+        assert_eq!(
+            store.stagings("job_1").unwrap(),
+            vec![("cp_1".to_owned(), "{\"staged\":7}".to_owned())],
+            "the staging journaled with it"
+        );
+        store.forget_stagings("job_1").unwrap();
+        assert!(store.stagings("job_1").unwrap().is_empty());
     }
 }

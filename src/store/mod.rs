@@ -13,6 +13,7 @@ mod history_state;
 mod job_state;
 pub use job_state::{EventRow, JobColumns};
 mod review_state;
+mod staging_state;
 
 use std::path::{Path, PathBuf};
 
@@ -201,6 +202,15 @@ pub const MIGRATIONS: &[&str] = &[
         seq INTEGER PRIMARY KEY,
         step TEXT NOT NULL,
         undone INTEGER NOT NULL DEFAULT 0
+    );",
+    // 9: the stagings of a run that stages as it goes, each written with
+    // its review and checkpoint (store::staging_state).
+    "CREATE TABLE stagings (
+        job_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        checkpoint_id TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        PRIMARY KEY (job_id, seq)
     );",
 ];
 

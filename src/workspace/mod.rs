@@ -32,6 +32,7 @@ pub use files::{
 };
 pub use history::{History, Step, StepKind};
 pub use outside_hunks::{NotReviewable, NotReviewableReason, OutsideChange, OutsideGroup};
+pub use propose::Staging;
 pub use undo::{HistoryHeads, StepHead, Stepped, step_label};
 
 use std::collections::BTreeSet;

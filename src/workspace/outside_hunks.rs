@@ -292,14 +292,18 @@ impl Workspace {
             )?;
             Ok::<_, WorkspaceError>(((staged, bundle), files))
         };
-        let (checkpoint, (staged, bundle)) =
-            self.store
-                .add_proposal(&what, &texts, compute, |(staged, _)| {
-                    changes
-                        .iter()
-                        .map(|c| staged.file(&c.path).expect("staged"))
-                        .collect()
-                })?;
+        let (checkpoint, (staged, bundle)) = self.store.add_proposal(
+            &what,
+            &texts,
+            compute,
+            |(staged, _)| {
+                changes
+                    .iter()
+                    .map(|c| staged.file(&c.path).expect("staged"))
+                    .collect()
+            },
+            |_| None,
+        )?;
         self.review = staged;
         Ok(Some(OutsideGroup {
             paths: changes.iter().map(|c| c.path.clone()).collect(),

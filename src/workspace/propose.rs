@@ -19,6 +19,32 @@ use crate::project::{Project, View};
 use crate::review::{Review, ReviewError, TieKind};
 use crate::store::{Header, NewCheckpointFile, Store, StoreError};
 
+/// One part of a run that stages as it goes, as [`Workspace::stagings`]
+/// reads it back.
+#[derive(Clone, Debug)]
+pub struct Staging {
+    /// The run's checkpoint, which the part's files were added to.
+    pub checkpoint_id: String,
+    /// Its hunks, with their ids.
+    pub bundle: DiffBundle,
+    /// The edits it staged.
+    pub edits: Vec<ProposedEdit>,
+}
+
+/// A part as journaled.
+#[derive(serde::Deserialize)]
+struct Part {
+    bundle: DiffBundle,
+    edits: Vec<ProposedEdit>,
+}
+
+/// A part to journal, borrowed.
+#[derive(serde::Serialize)]
+struct PartRef<'a> {
+    bundle: &'a DiffBundle,
+    edits: &'a [ProposedEdit],
+}
+
 impl Workspace {
     /// Checks `edits` against the working state (so a proposal may stack on
     /// pending hunks and unsaved edits), takes a checkpoint of every file
@@ -35,6 +61,43 @@ impl Workspace {
         self.propose_into(run, edits, limits, None)
     }
 
+    /// [`Workspace::propose_into`] for one part of a run that stages as it
+    /// goes: the part is journaled with its hunks, in one transaction, so
+    /// that after a crash [`Workspace::stagings`] says exactly what the run
+    /// staged.
+    pub fn propose_part(
+        &mut self,
+        run: &RunInfo,
+        edits: &[ProposedEdit],
+        limits: &HunkLimits,
+        into: Option<&str>,
+    ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
+        self.stage_proposal(run, edits, limits, into, true)
+    }
+
+    /// The parts journaled by [`Workspace::propose_part`] for `job_id`, in
+    /// the order they were staged.
+    pub fn stagings(&self, job_id: &str) -> Result<Vec<Staging>, WorkspaceError> {
+        let rows = self.store.stagings(job_id)?;
+        rows.into_iter()
+            .map(|(checkpoint_id, doc)| {
+                let part: Part = serde_json::from_str(&doc)
+                    .map_err(|e| StoreError::Corrupt(format!("a staging of {job_id}: {e}")))?;
+                Ok(Staging {
+                    checkpoint_id,
+                    bundle: part.bundle,
+                    edits: part.edits,
+                })
+            })
+            .collect()
+    }
+
+    /// Drops the parts journaled for `job_id`: its run ended, and its job
+    /// holds them.
+    pub fn forget_stagings(&self, job_id: &str) -> Result<(), WorkspaceError> {
+        Ok(self.store.forget_stagings(job_id)?)
+    }
+
     /// [`Workspace::propose`], the files recorded in the checkpoint `into`
     /// (an earlier staging of the same run) when given, so a run that
     /// stages as it goes is one checkpoint. The checkpoint returned lists
@@ -45,6 +108,17 @@ impl Workspace {
         edits: &[ProposedEdit],
         limits: &HunkLimits,
         into: Option<&str>,
+    ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
+        self.stage_proposal(run, edits, limits, into, false)
+    }
+
+    fn stage_proposal(
+        &mut self,
+        run: &RunInfo,
+        edits: &[ProposedEdit],
+        limits: &HunkLimits,
+        into: Option<&str>,
+        journal: bool,
     ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
         crate::faults::check(crate::faults::Site::Stage);
         self.refuse_protected(edits)?;
@@ -216,31 +290,38 @@ impl Workspace {
             )?;
             Ok::<_, WorkspaceError>(((staged, bundle), files))
         };
-        let (checkpoint, (staged, bundle)) =
-            self.store
-                .add_proposal(&what, &texts, compute, |(staged, _)| {
-                    let mut paths: Vec<&str> =
-                        proposals.iter().map(|p| p.file_path.as_str()).collect();
-                    paths.extend(
-                        ops.iter()
-                            .map(|op| op.file_path.as_str())
-                            .filter(|p| !proposals.iter().any(|x| x.file_path == *p)),
-                    );
-                    // The moves that new hunks follow keep them listed.
-                    let leaders: Vec<String> = follow_earlier
-                        .iter()
-                        .filter_map(|(leader, _)| Some(staged.find_hunk(leader).ok()?.0))
-                        .collect();
-                    for leader in &leaders {
-                        if !paths.contains(&leader.as_str()) {
-                            paths.push(leader);
-                        }
+        let (checkpoint, (staged, bundle)) = self.store.add_proposal(
+            &what,
+            &texts,
+            compute,
+            |(staged, _)| {
+                let mut paths: Vec<&str> = proposals.iter().map(|p| p.file_path.as_str()).collect();
+                paths.extend(
+                    ops.iter()
+                        .map(|op| op.file_path.as_str())
+                        .filter(|p| !proposals.iter().any(|x| x.file_path == *p)),
+                );
+                // The moves that new hunks follow keep them listed.
+                let leaders: Vec<String> = follow_earlier
+                    .iter()
+                    .filter_map(|(leader, _)| Some(staged.find_hunk(leader).ok()?.0))
+                    .collect();
+                for leader in &leaders {
+                    if !paths.contains(&leader.as_str()) {
+                        paths.push(leader);
                     }
-                    paths
-                        .into_iter()
-                        .map(|p| staged.file(p).expect("staged"))
-                        .collect()
-                })?;
+                }
+                paths
+                    .into_iter()
+                    .map(|p| staged.file(p).expect("staged"))
+                    .collect()
+            },
+            |(_, bundle)| {
+                journal.then(|| {
+                    serde_json::to_string(&PartRef { bundle, edits }).expect("a bundle serializes")
+                })
+            },
+        )?;
         self.review = staged;
         Ok((checkpoint, bundle))
     }

@@ -477,6 +477,10 @@ impl Runtime {
             record_status(j, status, None);
         });
         let _ = self.db().put_loop_state(job_id, None);
+        // The job's record holds what its parts staged now.
+        if let Err(e) = self.ws().forget_stagings(job_id) {
+            tracing::error!(job = job_id, error = %e, "could not drop the run's stagings");
+        }
         self.emit(job_id, event);
         // Last: a reader that sees the terminal `job.status` has seen all.
         self.announce_status(job_id, status, None, job.as_ref());

@@ -42,7 +42,7 @@ impl JobHost {
         match self
             .runtime
             .ws()
-            .propose_into(&run, edits, &HunkLimits::default(), into)
+            .propose_part(&run, edits, &HunkLimits::default(), into)
         {
             Ok((checkpoint, bundle)) => Ok(Staged {
                 checkpoint_id: checkpoint.checkpoint_id,
@@ -112,6 +112,7 @@ impl Host for JobHost {
         into: Option<&str>,
     ) -> Result<Staged, Refusal> {
         let staged = self.stage(edits, asked, into, Reads::new())?;
+        crate::faults::crash(crate::faults::Site::Staged);
         self.runtime.set_job(&self.run.job_id, |j| {
             j.checkpoint_id
                 .get_or_insert_with(|| staged.checkpoint_id.clone());
@@ -124,13 +125,36 @@ impl Host for JobHost {
         Ok(staged)
     }
 
+    /// The parts journaled with the hunks they staged: the job's record,
+    /// written after each part, may be one part behind after a crash.
     fn staged(&self) -> Option<Staged> {
-        let job = self.runtime.job(&self.run.job_id).ok()?;
-        Some(Staged {
-            checkpoint_id: job.checkpoint_id?,
-            bundle: job.diff_bundle?,
-            edits: job.proposed_edits,
-        })
+        let parts = match self.runtime.ws().stagings(&self.run.job_id) {
+            Ok(parts) => parts,
+            Err(e) => {
+                tracing::error!(job = %self.run.job_id, error = %e, "could not read the run's stagings");
+                Vec::new()
+            }
+        };
+        let mut parts = parts.into_iter();
+        let Some(first) = parts.next() else {
+            // A run staged before parts were journaled.
+            let job = self.runtime.job(&self.run.job_id).ok()?;
+            return Some(Staged {
+                checkpoint_id: job.checkpoint_id?,
+                bundle: job.diff_bundle?,
+                edits: job.proposed_edits,
+            });
+        };
+        let mut staged = Staged {
+            checkpoint_id: first.checkpoint_id,
+            bundle: first.bundle,
+            edits: first.edits,
+        };
+        for part in parts {
+            staged.bundle.absorb(part.bundle);
+            staged.edits.extend(part.edits);
+        }
+        Some(staged)
     }
 
     fn protection(&self) -> Protection {
