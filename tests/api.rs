@@ -917,6 +917,14 @@ async fn a_big_review_is_served_a_page_at_a_time_from_one_moment_and_applied_wit
     let snapshot = first["snapshot"].as_u64().unwrap();
     let mut ids = page_ids(&first);
     assert_eq!(ids.len(), 5);
+    // The sessions of that moment come with the first page, and only with it.
+    let listed: Vec<&str> = first["sessions"]
+        .as_array()
+        .expect("the first page lists the sessions")
+        .iter()
+        .map(|s| s["session_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, [sid.as_str()]);
 
     // A decision between pages: the later pages still come from the same
     // moment, so no hunk is skipped or seen twice.
@@ -942,6 +950,7 @@ async fn a_big_review_is_served_a_page_at_a_time_from_one_moment_and_applied_wit
             (Some(snapshot), Some(offset))
         );
         ids.extend(page_ids(&page));
+        assert!(page.get("sessions").is_none(), "a later page lists none");
     }
     let mut unique = ids.clone();
     unique.sort();
@@ -973,6 +982,19 @@ async fn a_big_review_is_served_a_page_at_a_time_from_one_moment_and_applied_wit
         door.get("/api/review?snapshot=987654&limit=1").await["total"],
         10
     );
+    // A session renamed is a new moment: the next listing names it.
+    let before = door.get("/api/review?limit=1").await["snapshot"].clone();
+    let (status, renamed) = door
+        .call(
+            Method::PATCH,
+            &format!("/api/agent/sessions/{sid}"),
+            Some(json!({ "name": "Renumbered ünïcode notes" })),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{renamed}");
+    let after = door.get("/api/review?limit=1").await;
+    assert_ne!(after["snapshot"], before);
+    assert_eq!(after["sessions"][0]["name"], "Renumbered ünïcode notes");
 
     // The changed files, a page at a time, sorted, each once.
     let mut files = Vec::new();

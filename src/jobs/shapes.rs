@@ -252,9 +252,15 @@ pub struct ReviewQueue {
     /// The project feed's cursor when the listing was taken: followed from
     /// it, the feed misses nothing that happened after (`GET /api/feed`).
     pub feed_cursor: u64,
+    /// Every session at the listing's moment, most recently updated first:
+    /// on its first page only (`offset` 0), so that the session picker
+    /// lists what the review lists. `null` on later pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sessions: Option<Vec<Session>>,
 }
 
-/// The review and the changed files as they were at one revision of the
+/// The review, the changed files and the sessions as they were at one revision of the
 /// runtime (see `Runtime::listing`): what the API serves a page at a time.
 #[derive(Clone, Debug)]
 pub struct ProjectListing {
@@ -294,6 +300,7 @@ impl ReviewQueue {
             offset: rows.start,
             snapshot,
             feed_cursor: self.feed_cursor,
+            sessions: self.sessions.clone().filter(|_| rows.start == 0),
         }
     }
 }

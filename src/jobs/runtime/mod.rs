@@ -166,8 +166,8 @@ impl Runtime {
     }
 
     /// The revision of what the runtime holds: it moves whenever the
-    /// workspace is borrowed to change, or a session's jobs are deleted (a
-    /// listing made at one revision is still true while it stays).
+    /// workspace is borrowed to change, or a session is written or deleted
+    /// (a listing made at one revision is still true while it stays).
     pub fn revision(&self) -> u64 {
         self.inner
             .revision
@@ -334,19 +334,20 @@ impl Runtime {
         let removed = self.db().gc(&self.config().limits, now)?;
         if removed != (0, 0) {
             tracing::info!(jobs = removed.0, sessions = removed.1, "lifecycle gc");
+            self.touch();
         }
         Ok(removed)
     }
 }
 
-/// A locked part of the runtime that counts a revision each time it is
-/// borrowed to change (see [`Runtime::revision`]).
 /// The protected notes `config` sets for the folder at `root`, compiled.
 fn protection(config: &Config, root: &Path) -> Result<Protection, RuntimeError> {
     Protection::new(config.protected_in(root))
         .map_err(|e| RuntimeError::Invalid(format!("protected: {e}")))
 }
 
+/// A locked part of the runtime that counts a revision each time it is
+/// borrowed to change (see [`Runtime::revision`]).
 struct Counted<'a, T> {
     guard: MutexGuard<'a, T>,
     revision: &'a std::sync::atomic::AtomicU64,

@@ -196,8 +196,8 @@ impl Runtime {
             .collect())
     }
 
-    /// The review queue and the files with a working buffer (their review
-    /// state), both taken at one revision with the feed's cursor before it:
+    /// The review queue, the files with a working buffer (their review
+    /// state) and the sessions, all taken at one revision with the feed's cursor before it:
     /// the window lists them as one moment, so that nothing it shows has to
     /// be reconciled. A change made while they are read is a new revision,
     /// and they are read again (five tries; then the last, which the feed's
@@ -207,7 +207,8 @@ impl Runtime {
         loop {
             tries += 1;
             let revision = self.revision();
-            let review = self.review_queue()?;
+            let mut review = self.review_queue()?;
+            review.sessions = Some(self.sessions()?);
             let files = self.ws().tree("", true)?;
             if self.revision() == revision || tries == 5 {
                 return Ok(ProjectListing {
@@ -287,6 +288,7 @@ impl Runtime {
             snapshot: 0,
             feed_cursor,
             jobs,
+            sessions: None,
         })
     }
 

@@ -25,6 +25,7 @@ impl Runtime {
             reported_hunks: Default::default(),
         };
         self.db().put_session(&session)?;
+        self.touch();
         self.gc()?;
         Ok(session)
     }
@@ -51,6 +52,9 @@ impl Runtime {
         change(&mut session);
         session.updated_at = now();
         db.put_session(&session)?;
+        drop(db);
+        // Listed with the review: a listing of before is out of date.
+        self.touch();
         Ok(session)
     }
 
@@ -89,7 +93,7 @@ impl Runtime {
         if !self.db().delete_session(id)? {
             return Err(not_found("session", id));
         }
-        // Its jobs' hunks are listed under no job from now on.
+        // Listed no more, and its jobs' hunks are listed under no job.
         self.touch();
         Ok(())
     }

@@ -18,12 +18,12 @@ export async function loadAgents() {
   if (list) agents.value = list;
 }
 
-/** Loads the sessions and shows the newest (or none). */
+/** Lists the sessions (with the review, from one moment of the engine)
+ * and shows the newest, unless one is shown. */
 export async function loadSessions() {
-  const list = await attempt("Loading sessions", () => api.sessions());
-  if (!list) return;
-  sessions.value = list;
-  if (!session.value && list.length > 0) await selectSession(list[0].session_id);
+  await refreshTree();
+  const newest = sessions.value[0];
+  if (!session.value && newest) await selectSession(newest.session_id);
 }
 
 /** The latest selection: an earlier one answered late does not undo it. */
@@ -53,13 +53,8 @@ export async function selectSession(id: string) {
 export async function newSession(agentId?: string) {
   const created = await attempt("Creating a session", () => api.createSession({ agent_id: agentId ?? null }));
   if (!created) return;
-  sessions.value = (await api.sessions()) ?? sessions.value;
+  await refreshTree();
   await selectSession(created.session_id);
-}
-
-async function refreshSessions() {
-  const list = await attempt("Loading sessions", () => api.sessions());
-  if (list) sessions.value = list;
 }
 
 /** Renames the shown session. */
@@ -69,7 +64,7 @@ export async function renameSession(name: string) {
   const renamed = await attempt("Renaming", () => api.renameSession(s.session_id, { name }));
   if (renamed) {
     session.value = renamed;
-    await refreshSessions();
+    await refreshTree();
   }
 }
 
@@ -130,7 +125,7 @@ export async function run(instruction: string): Promise<boolean> {
   contextRows.value = contextRows.value.filter((r) => r.pinned);
   void follow(started.job_id);
   // The first instruction titles the session.
-  if (!s.name) void refreshSessions().then(() => {
+  if (!s.name) void refreshTree().then(() => {
     const titled = sessions.value.find((x) => x.session_id === s.session_id);
     if (titled && session.value?.session_id === s.session_id) session.value = { ...session.value, name: titled.name };
   });
@@ -210,7 +205,7 @@ export async function jobUpdated(update: JobUpdated) {
     // stopped waiting on the job's review).
     else void refetchShown(update.job_id);
   }
-  await refreshSessions();
+  await refreshTree();
   const shown = session.value;
   const current = job.value;
   // The user's own runs are followed by `run`; only an external agent
@@ -248,7 +243,7 @@ export async function showAgentWrite(id: string) {
     void follow(id);
     return;
   }
-  await refreshSessions();
+  await refreshTree();
   await selectSession(write.session_id);
 }
 

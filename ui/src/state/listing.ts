@@ -1,13 +1,13 @@
 // The review as the engine lists it: the files with a working buffer (the
-// tree's rows, with their review state) and the review's jobs and hunks,
-// fetched a page at a time from one moment and taken in as they come. A
-// cold load paints its first rows from the first pages.
+// tree's rows, with their review state), the review's jobs and hunks and
+// the sessions, fetched a page at a time from one moment and taken in as
+// they come. A cold load paints its first rows from the first pages.
 
 import { api } from "../api/client";
 import type { ChangedFiles, PendingHunk, ReviewQueue, TreeEntry } from "../api/types";
 import { metrics } from "./metrics";
 import { checkDrawn } from "./check";
-import { attempt, hunkInfo, reviewJobs, settling, tree } from "./store";
+import { attempt, hunkInfo, reviewJobs, sessions, settling, tree } from "./store";
 
 /** Rows per page of the review and of the changed files: a page is what
  * the page can take in within one frame (about 0.5 MB of JSON). */
@@ -118,15 +118,15 @@ class Listing {
     this.answers++;
   }
 
-  /** Lists both again; resolves once the newest listing is taken in. */
+  /** Lists them again; resolves once the newest listing is taken in. */
   refresh(): Promise<void> {
     this.latest = this.list();
     return this.latest;
   }
 
-  /** Lists the review and the files from one moment of the engine: the
-   * review's first page names it, and every later page of both is cut
-   * from it, so the two always agree. `tries` counts the listings begun
+  /** Lists the review, the files and the sessions from one moment of the
+   * engine: the review's first page names it (and lists the sessions),
+   * and every later page of both is cut from it, so they always agree. `tries` counts the listings begun
    * again because the engine dropped their moment meanwhile. */
   private async list(tries = 0): Promise<void> {
     const started = performance.now();
@@ -150,6 +150,7 @@ class Listing {
         firstCursor.done(page.feed_cursor);
         if (cold && !overtaken()) {
           performance.mark("rows");
+          if (page.sessions) sessions.value = page.sessions;
           reviewJobs.value = jobsOf(page);
           hunkInfo.value = new Map(info);
           firstRows.done();
@@ -181,6 +182,7 @@ class Listing {
     // An answer taken meanwhile may be newer than these pages: list again.
     if (this.answers !== answered) return this.refresh();
     if (review && review !== "dropped") {
+      if (review.sessions && !sameJson(review.sessions, sessions.value)) sessions.value = review.sessions;
       const jobs = jobsOf(review);
       if (!sameJson(jobs, reviewJobs.value)) reviewJobs.value = jobs;
       if (info.size !== hunkInfo.value.size || [...info].some(([id, h]) => hunkInfo.value.get(id) !== h)) hunkInfo.value = info;
@@ -210,8 +212,8 @@ function jobsOf(page: ReviewQueue) {
 const listing = new Listing();
 
 /** Fetches the files with a working buffer again (their review state), and
- * the review's jobs and previews with them: a page at a time, taken in as
- * they come. Resolves once the newest refresh under way has been taken in. */
+ * the review's jobs and previews and the sessions with them: a page at a
+ * time, taken in as they come. Resolves once the newest refresh under way has been taken in. */
 export function refreshTree(): Promise<void> {
   return listing.refresh();
 }
