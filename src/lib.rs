@@ -42,9 +42,11 @@ pub use jobs::{Runtime, RuntimeError};
 pub use watch::{WatchError, Watcher};
 
 // The doors and what their requests and answers are made of.
+pub mod about;
 pub mod api;
 pub mod checkpoints;
 pub mod config;
+pub mod doctor;
 pub mod hooks;
 pub mod instance;
 pub mod jobs;

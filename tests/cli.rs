@@ -242,3 +242,91 @@ fn propose_prints_a_bundle_and_writes_nothing() {
     assert_eq!(codes, ["out_of_range", "hidden"]);
     assert_eq!(tree_digest(&demo()), before);
 }
+
+#[test]
+fn version_says_which_build_this_is() {
+    let out = redline(&["--version"]).output().unwrap();
+    assert!(out.status.success());
+    let line = String::from_utf8(out.stdout).unwrap();
+    let version = env!("CARGO_PKG_VERSION");
+    match option_env!("REDLINE_COMMIT") {
+        // A build scripts/test or scripts/package made: its commit and day.
+        Some(commit) if !commit.is_empty() => assert!(
+            line.starts_with(&format!("redline {version} (commit {commit}, built ")),
+            "{line}"
+        ),
+        _ => assert_eq!(
+            line.trim(),
+            format!("redline {version} (development build)")
+        ),
+    }
+}
+
+#[test]
+fn generate_prints_a_man_page_and_completions_from_the_parser() {
+    let run = |what: &str| {
+        let out = redline(&["generate", what]).output().unwrap();
+        assert!(out.status.success(), "generate {what}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let man = run("man");
+    assert!(
+        man.contains(".TH redline 1"),
+        "{}",
+        &man[..200.min(man.len())]
+    );
+    // Every subcommand is in the page and in each shell's completions.
+    for command in ["serve", "mcp", "hook", "doctor", "generate"] {
+        assert!(man.contains(command), "the man page lacks {command}");
+        assert!(run("bash").contains(command), "bash lacks {command}");
+        assert!(run("zsh").contains(command), "zsh lacks {command}");
+        assert!(run("fish").contains(command), "fish lacks {command}");
+    }
+    assert!(run("bash").contains("complete -F _redline"));
+    assert!(run("zsh").starts_with("#compdef redline"));
+}
+
+#[test]
+fn doctor_checks_the_machine_and_the_vault_and_says_each_fix() {
+    let vault = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(vault.path().join("Réunions/2026")).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let out = redline(&["doctor", "--json", &vault.path().display().to_string()])
+        .env("REDLINE_DATA_DIR", data.path().join("ünïcode data"))
+        .env("REDLINE_NO_KEYCHAIN", "1")
+        .env("REDLINE_LOCAL_SERVERS", "")
+        .env_remove("REDLINE_BUNDLED_MODEL_URL")
+        .output()
+        .unwrap();
+    let checks = json(&out);
+    let by_name = |prefix: &str| {
+        checks
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"].as_str().unwrap().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} check: {checks}"))
+            .clone()
+    };
+    let watches = by_name("File watch limit");
+    assert!(
+        watches["found"]
+            .as_str()
+            .unwrap()
+            .starts_with("3 folders in"),
+        "{watches}"
+    );
+    let data_dir = by_name("Data directory");
+    assert_eq!(data_dir["outcome"], "ok", "{data_dir}");
+    assert!(
+        data.path().join("ünïcode data").is_dir(),
+        "made when missing"
+    );
+    let keychain = by_name("Keychain");
+    assert_eq!(keychain["outcome"], "warn");
+    assert!(keychain["fix"].as_str().unwrap().contains("OPENAI_API_KEY"));
+    // WebKitGTK decides the exit status here: a miss is status 1.
+    let webkit = by_name("WebKitGTK");
+    let missing = webkit["outcome"] == "miss";
+    assert_eq!(out.status.code(), Some(i32::from(missing)), "{checks}");
+}

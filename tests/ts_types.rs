@@ -99,6 +99,7 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         Settings,
         SettingsSaved,
         Setup,
+        redline::about::About,
         redline::api::QuickOpenQuery,
         redline::find::paths::FoundPaths,
         redline::find::lines::SearchRequest,

@@ -6,12 +6,15 @@
 //! - `open_folder`, `pick_folder` (the native dialog, shown from Rust),
 //!   `recent_folders`.
 //!
-//! `redline-desktop [FOLDER]` opens FOLDER at start. Closing the window while
-//! files hold unsaved work asks first. The webview is granted no other
+//! `redline-desktop [FOLDER]` opens FOLDER at start; launched again while it
+//! runs, it hands FOLDER to the window already open and ends
+//! ([`single_instance`]). Closing the window while files hold unsaved work
+//! asks first. The webview is granted no other
 //! permission (`capabilities/main.json`, `build.rs`).
 
 mod recent;
 mod shell;
+mod single_instance;
 
 use std::path::PathBuf;
 
@@ -63,14 +66,73 @@ fn folder_argument() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// Where the recent folders are kept: Redline's data directory
-/// (`$REDLINE_DATA_DIR`, else the platform's).
-fn recent_file() -> PathBuf {
+/// Redline's data directory (`$REDLINE_DATA_DIR`, else the platform's):
+/// where the recent folders are kept and the running app listens.
+fn data_dir() -> PathBuf {
     let config = redline::config::Config::load().unwrap_or_else(|e| {
         tracing::warn!(error = %e, "configuration not loaded; using the defaults");
         redline::config::Config::default()
     });
-    config.data_dir().join("desktop-recent-folders.json")
+    config.data_dir()
+}
+
+/// Opens `folder`, handed over by a later launch, in the window (asking
+/// first when the folder open now has unsaved work), and brings the
+/// window forward; a launch that named no folder only brings it forward.
+fn open_handed(app: &AppHandle, folder: Option<PathBuf>) {
+    let Some(window) = app.get_webview_window("main") else {
+        return;
+    };
+    let _ = window.unminimize();
+    let _ = window.show();
+    let _ = window.set_focus();
+    let Some(folder) = folder else { return };
+    let open = {
+        let window = window.clone();
+        move || {
+            // Inside the async runtime, as at start (see `Shell::open`).
+            let shell = window.state::<Shell>();
+            let opened = tauri::async_runtime::block_on(async { shell.open(&folder) });
+            match opened {
+                // The page lists the project it is given at load.
+                Ok(_) => {
+                    let _ = window.eval("window.location.reload()");
+                }
+                Err(e) => {
+                    tracing::warn!(folder = %folder.display(), error = %e, "cannot open the folder");
+                    window
+                        .dialog()
+                        .message(e.to_string())
+                        .title("Cannot open the folder")
+                        .kind(MessageDialogKind::Error)
+                        .parent(&window)
+                        .show(|_| {});
+                }
+            }
+        }
+    };
+    let unsaved = window.state::<Shell>().unsaved_files();
+    if unsaved.is_empty() {
+        return open();
+    }
+    window
+        .dialog()
+        .message(shell::unsaved_question(
+            unsaved.len(),
+            "Open the other folder",
+        ))
+        .title("Unsaved changes")
+        .kind(MessageDialogKind::Warning)
+        .buttons(MessageDialogButtons::OkCancelCustom(
+            "Open".into(),
+            "Cancel".into(),
+        ))
+        .parent(&window)
+        .show(move |yes| {
+            if yes {
+                open();
+            }
+        });
 }
 
 /// Prevents closing `window` while files hold unsaved work, and closes it
@@ -84,7 +146,7 @@ fn confirm_close(window: &tauri::Window, api: &tauri::CloseRequestApi) {
     let closing = window.clone();
     window
         .dialog()
-        .message(shell::unsaved_question(unsaved.len()))
+        .message(shell::unsaved_question(unsaved.len(), "Close"))
         .title("Unsaved changes")
         .kind(MessageDialogKind::Warning)
         .buttons(MessageDialogButtons::OkCancelCustom(
@@ -101,16 +163,35 @@ fn confirm_close(window: &tauri::Window, api: &tauri::CloseRequestApi) {
 
 fn main() -> Result<(), tauri::Error> {
     redline::logging::init();
+    let data_dir = data_dir();
+    let socket = single_instance::socket_path(&data_dir);
+    let listener = match single_instance::claim(&socket, folder_argument().as_deref()) {
+        Ok(single_instance::Launch::Handed) => return Ok(()),
+        Ok(single_instance::Launch::First(listener)) => Some(listener),
+        Err(e) => {
+            tracing::warn!(socket = %socket.display(), error = %e, "a later launch will open a second window");
+            None
+        }
+    };
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-        .manage(Shell::new(RecentFolders::new(recent_file())))
+        .manage(Shell::new(RecentFolders::new(
+            data_dir.join("desktop-recent-folders.json"),
+        )))
         .invoke_handler(tauri::generate_handler![
             api,
             open_folder,
             pick_folder,
             recent_folders
         ])
-        .setup(|app| {
+        .setup(move |app| {
+            if let Some(listener) = listener {
+                let handle = app.handle().clone();
+                single_instance::serve(listener, move |folder| {
+                    let on_main = handle.clone();
+                    let _ = handle.run_on_main_thread(move || open_handed(&on_main, folder));
+                });
+            }
             if let Some(folder) = folder_argument() {
                 let shell = app.state::<Shell>();
                 // Opened before the page loads, inside the async runtime (the
@@ -130,9 +211,10 @@ fn main() -> Result<(), tauri::Error> {
             }
         })
         .build(tauri::generate_context!())?;
-    app.run(|app, event| {
+    app.run(move |app, event| {
         if let RunEvent::Exit = event {
             app.state::<Shell>().close();
+            let _ = std::fs::remove_file(&socket);
         }
     });
     Ok(())

@@ -181,12 +181,13 @@ impl Shell {
     }
 }
 
-/// The question asked before closing a window with unsaved work.
-pub fn unsaved_question(count: usize) -> String {
+/// The question asked before `doing` something (closing the window,
+/// opening another folder) with unsaved work: "… `doing` anyway?".
+pub fn unsaved_question(count: usize, doing: &str) -> String {
     if count == 1 {
-        "1 file has unsaved changes. Close anyway?".to_owned()
+        format!("1 file has unsaved changes. {doing} anyway?")
     } else {
-        format!("{count} files have unsaved changes. Close anyway?")
+        format!("{count} files have unsaved changes. {doing} anyway?")
     }
 }
 
@@ -205,11 +206,11 @@ mod tests {
     #[test]
     fn the_question_counts_the_files() {
         assert_eq!(
-            unsaved_question(1),
+            unsaved_question(1, "Close"),
             "1 file has unsaved changes. Close anyway?"
         );
         assert_eq!(
-            unsaved_question(3),
+            unsaved_question(3, "Close"),
             "3 files have unsaved changes. Close anyway?"
         );
     }

@@ -207,6 +207,10 @@ macro_rules! operations {
 }
 
 operations! {
+    /// This build of Redline: its version, commit and build date.
+    about: GET "/api/about" ((), (), ()) -> crate::about::About =
+        |_api: Api, (), (), ()| async move { Ok(crate::about::about()) };
+
     /// The open folder.
     project: GET "/api/project" ((), (), ()) -> super::ProjectInfo =
         |api: Api, (), (), ()| async move { Ok(api.project()) };

@@ -104,6 +104,18 @@ pub fn lookup(provider: &str) -> Option<ApiKey> {
     }
 }
 
+/// Whether the OS keychain answers (a read of an entry that need not
+/// exist): `Err` says why not. `REDLINE_NO_KEYCHAIN` makes it unreachable.
+pub fn keychain_reachable() -> Result<(), String> {
+    if std::env::var_os("REDLINE_NO_KEYCHAIN").is_some() {
+        return Err("REDLINE_NO_KEYCHAIN is set".into());
+    }
+    match keyring::Entry::new(KEYCHAIN_SERVICE, "doctor").and_then(|e| e.get_password()) {
+        Ok(_) | Err(keyring::Error::NoEntry) => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Stores `key` for `provider` in the OS keychain, or, when none can be
 /// reached (or `REDLINE_NO_KEYCHAIN` is set), in memory for this run. The key
 /// is used from now on either way (an environment variable still wins).

@@ -77,6 +77,8 @@ let tmp;
 let driverUrl;
 let vault;
 let modelUrl;
+/** The environment every app of the run is started with (tauri-driver's). */
+let appEnv;
 
 /** A free loopback port. */
 function freePort() {
@@ -332,14 +334,14 @@ before(async () => {
   // The app inherits tauri-driver's environment (through WebKitWebDriver).
   const port = await freePort();
   const nativePort = await freePort();
-  const env = {
+  appEnv = {
     ...process.env,
     REDLINE_CONFIG: config,
     REDLINE_DATA_DIR: path.join(tmp, "data"),
     REDLINE_NO_KEYCHAIN: "1",
     OPENAI_API_KEY: KEY,
   };
-  start(DRIVER, ["--port", String(port), "--native-port", String(nativePort)], { env }, "desktop-driver.log");
+  start(DRIVER, ["--port", String(port), "--native-port", String(nativePort)], { env: appEnv }, "desktop-driver.log");
   driverUrl = `http://127.0.0.1:${port}`;
   await until("tauri-driver", async () => (await fetch(`${driverUrl}/status`)).ok, 20_000);
 });
@@ -448,15 +450,63 @@ test("an agent edit is run, accepted in the editor and saved to disk", async () 
   });
 });
 
+test("a second launch hands its folder to the window already open, which shows that folder's tree", async () => {
+  const other = path.join(tmp, "Carnet d’été");
+  fs.mkdirSync(path.join(other, "Réunions"), { recursive: true });
+  fs.writeFileSync(path.join(other, "Réunions/Compte rendu.md"), "# Compte rendu\n\nÉté 2026.\n");
+  await withApp("second-launch", vault, async (page) => {
+    const name = await page.waitFor('[data-testid="project-name"]', 30_000);
+    await until("the project's name", async () => (await page.text(name)) === "vault");
+    // This build, as the help panel shows it.
+    const about = await page.run(`return window.__TAURI_INTERNALS__.invoke("api", { request: { method: "GET", path: "/api/about" } });`);
+    assert.equal(about.ok.status, 200);
+    assert.match(about.ok.body.version, /^\d+\.\d+\.\d+/);
+    if (process.env.REDLINE_COMMIT) assert.equal(about.ok.body.commit, process.env.REDLINE_COMMIT, "the commit it was built from");
+
+    // The window's class is the one the packages' desktop entry names
+    // (StartupWMClass), so a dock groups the window under its launcher.
+    const entry = fs.readFileSync(path.join(ROOT, "src-tauri/packaging/redline.desktop"), "utf8");
+    const wmClass = entry.match(/^StartupWMClass=(.*)$/m)[1];
+    assert.ok(xwindow("class", "Redline").trim().split(" ").includes(wmClass), `WM_CLASS ${xwindow("class", "Redline")} names no ${wmClass}`);
+
+    const second = spawn(APP, [other], { env: appEnv, stdio: ["ignore", "pipe", "pipe"] });
+    children.push(second);
+    const [code] = await Promise.race([
+      new Promise((resolve) => second.once("exit", (...args) => resolve(args))),
+      sleep(15_000).then(() => ["still running after 15 s"]),
+    ]);
+    assert.equal(code, 0, "the second launch handed over and ended");
+    await until("the other folder in the window", async () => {
+      const names = await page.findAll('[data-testid="project-name"]');
+      return names.length > 0 && (await page.text(names[0])) === "Carnet d’été";
+    });
+    // The folder's note, the folder opened first if it is not.
+    const folder = await page.waitFor('[data-testid="tree-folder"]');
+    if ((await wd("GET", `/session/${page.id}/element/${folder}/attribute/aria-expanded`)) !== "true") {
+      await wd("POST", `/session/${page.id}/element/${folder}/click`, {});
+    }
+    await until("the folder's note in the tree", async () => {
+      const files = await page.run(`return [...document.querySelectorAll('[data-testid="tree-file"]')].map((e) => e.textContent);`);
+      return files.ok?.some((text) => text.includes("Compte rendu.md"));
+    });
+    await page.screenshot("07-second-launch");
+  });
+});
+
 test("a recent folder opens from the open-folder screen", async () => {
   await withApp("recent", undefined, async (page) => {
-    const recent = await page.waitFor('[data-testid="recent-folder"]');
-    assert.equal(await page.text(recent), fs.realpathSync(vault));
-    await page.screenshot("07-recent");
-    await wd("POST", `/session/${page.id}/element/${recent}/click`, {});
+    // The folder opened last comes first; the one before it follows.
+    await page.waitFor('[data-testid="recent-folder"]');
+    await until("the recent folders", async () => (await page.findAll('[data-testid="recent-folder"]')).length === 2);
+    const [latest, earlier] = await page.findAll('[data-testid="recent-folder"]');
+    assert.equal(await page.text(latest), fs.realpathSync(path.join(tmp, "Carnet d’été")));
+    assert.equal(await page.text(earlier), fs.realpathSync(vault));
+    const recentVault = earlier;
+    await page.screenshot("08-recent");
+    await wd("POST", `/session/${page.id}/element/${recentVault}/click`, {});
     const name = await page.waitFor('[data-testid="project-name"]');
     await until("the project's name", async () => (await page.text(name)) === "vault");
-    await page.screenshot("08-reopened");
+    await page.screenshot("09-reopened");
   });
 });
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """What a window manager would do, for the desktop test under Xvfb (which
 has none): list the top-level windows by name, ask one to close
-(WM_DELETE_WINDOW, as a title bar's close button does), or press a key in it.
+(WM_DELETE_WINDOW, as a title bar's close button does), press a key in it,
+or say its class (WM_CLASS: what a desktop entry's StartupWMClass names).
 Uses only the standard library and the X client libraries WebKitGTK already
 brings (libX11, libXtst), through ctypes.
 
     xwindow.py list
     xwindow.py close NAME        (NAME: the window's exact title)
     xwindow.py key NAME KEYSYM   (e.g. Return, Escape)
+    xwindow.py class NAME        (prints the instance and class names)
 
 Exits 1 when no window has that name.
 """
@@ -60,6 +62,11 @@ class XEvent(ctypes.Union):
     _fields_ = [("xclient", ClientMessage), ("pad", ctypes.c_long * 24)]
 
 
+class ClassHint(ctypes.Structure):
+    _fields_ = [("res_name", ctypes.c_char_p), ("res_class", ctypes.c_char_p)]
+
+
+x11.XGetClassHint.argtypes = [Display, Window, ctypes.POINTER(ClassHint)]
 x11.XSendEvent.argtypes = [Display, Window, ctypes.c_int, ctypes.c_long, ctypes.POINTER(XEvent)]
 CLIENT_MESSAGE = 33
 REVERT_TO_PARENT = 2
@@ -112,6 +119,12 @@ def main(argv):
         code = x11.XKeysymToKeycode(display, x11.XStringToKeysym(argv[3].encode()))
         xtst.XTestFakeKeyEvent(display, code, 1, 0)
         xtst.XTestFakeKeyEvent(display, code, 0, 0)
+    elif argv[1] == "class":
+        hint = ClassHint()
+        if not x11.XGetClassHint(display, window, ctypes.byref(hint)):
+            print(f"window {argv[2]!r} has no WM_CLASS", file=sys.stderr)
+            return 1
+        print(hint.res_name.decode(), hint.res_class.decode())
     else:
         sys.exit(__doc__)
     x11.XFlush(display)

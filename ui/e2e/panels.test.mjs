@@ -3,11 +3,12 @@
 // local Ollama found and offered) and the shortcuts overlay.
 
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { api, browser, call, disk, scriptedRemote, serve, shot, vault } from "./support.mjs";
+import { api, browser, call, disk, redline, scriptedRemote, serve, shot, vault } from "./support.mjs";
 
 const NOTE = "# Plan\n\nStatus: draft\nOwner: Ann\n";
 
@@ -187,6 +188,9 @@ test("F1 lists every shortcut", async () => {
   await help.waitFor();
   for (const keys of ["Ctrl+S", "Alt+Y", "Alt+N", "Alt+U", "Alt+J", "Alt+K", "Alt+A"]) await help.getByText(keys, { exact: true }).waitFor();
   await help.getByTestId("help-leave-editor").waitFor();
+  // Which build this is, as `redline --version` says it.
+  const version = execFileSync(redline, ["--version"], { encoding: "utf8" }).trim().replace(/^redline /, "");
+  assert.equal(await help.getByTestId("about").innerText(), `Redline ${version}`);
   await shot(page, "panels-4-help");
   await page.keyboard.press("Escape");
   await help.waitFor({ state: "detached" });

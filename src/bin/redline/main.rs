@@ -13,9 +13,14 @@ mod eval;
 mod hook;
 mod run_job;
 
+/// This build's version line: the version, and the commit and day it was
+/// built from (see `redline::about`).
+static VERSION: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| redline::about::about().to_string());
+
 /// Redline: project-wide agent edits, reviewed hunk by hunk.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(name = "redline", version = VERSION.as_str(), about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -122,6 +127,24 @@ enum Command {
     Tools,
     /// Print the configuration in force, as TOML.
     Config,
+    /// Check what this machine needs to run Redline, and say how to fix
+    /// each miss in one line: the desktop window's WebKitGTK, a keychain,
+    /// the file watch limit against FOLDER's folders, the data directory,
+    /// a local model server. Exit status 1 when something is missing.
+    Doctor {
+        /// The vault to check the file watch limit against (default: none).
+        folder: Option<PathBuf>,
+        /// Print the checks as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the man page (roff) or a shell's completions, generated from
+    /// this command line's own definition.
+    Generate {
+        /// What to print.
+        #[arg(value_enum)]
+        what: Generated,
+    },
     /// Write a deterministic vault of generated notes, for tests and benchmarks.
     GenVault {
         /// Where to write it.
@@ -133,6 +156,19 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+}
+
+/// What `redline generate` prints.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Generated {
+    /// The man page, redline(1).
+    Man,
+    /// Completions for bash.
+    Bash,
+    /// Completions for zsh.
+    Zsh,
+    /// Completions for fish.
+    Fish,
 }
 
 /// `redline eval`'s arguments.
@@ -276,10 +312,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// The UI folder to serve: the one given, else this checkout's build if any.
+/// The UI folder to serve: the one given, else the one installed beside
+/// this binary by the packages (`../lib/redline/ui`), else this checkout's
+/// build if any.
 fn ui_dir(given: Option<PathBuf>) -> Option<PathBuf> {
-    let dir =
-        given.unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/ui/dist")));
+    let installed = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.join("lib/redline/ui")))
+        .filter(|dir| dir.join("index.html").is_file());
+    let dir = given
+        .or(installed)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/ui/dist")));
     if dir.join("index.html").is_file() {
         Some(dir)
     } else {
@@ -453,6 +496,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             })
         }
         Command::Eval(args) => run_eval(args, config),
+        Command::Doctor { folder, json } => doctor(&config, folder.as_deref(), json),
+        Command::Generate { what } => {
+            generate(what)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Tools => {
             println!(
                 "{}",
@@ -510,4 +558,54 @@ fn run_eval(args: EvalArgs, mut config: Config) -> anyhow::Result<ExitCode> {
         json: args.json,
     };
     tokio_runtime()?.block_on(eval::run(suite, config))
+}
+
+/// `redline doctor`: every check, a line each (and its fix), or JSON.
+fn doctor(
+    config: &Config,
+    folder: Option<&std::path::Path>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    use redline::doctor::Outcome;
+    let checks = tokio_runtime()?.block_on(redline::doctor::checks(config, folder));
+    if json {
+        println!("{}", serde_json::to_string_pretty(&checks)?);
+    } else {
+        println!("Redline {}", *VERSION);
+        for check in &checks {
+            let mark = match check.outcome {
+                Outcome::Ok => "ok  ",
+                Outcome::Warn => "warn",
+                Outcome::Miss => "MISS",
+            };
+            println!("{mark}  {}: {}", check.name, check.found);
+            if let Some(fix) = &check.fix {
+                println!("      fix: {fix}");
+            }
+        }
+    }
+    let missing = checks.iter().any(|c| c.outcome == Outcome::Miss);
+    Ok(if missing {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `redline generate`: the man page or a shell's completions, on stdout.
+fn generate(what: Generated) -> anyhow::Result<()> {
+    use clap::CommandFactory;
+    use clap_complete::Shell;
+    let mut command = Cli::command();
+    let mut out = std::io::stdout().lock();
+    let shell = match what {
+        Generated::Man => return Ok(clap_mangen::Man::new(command).render(&mut out)?),
+        Generated::Bash => Shell::Bash,
+        Generated::Zsh => Shell::Zsh,
+        Generated::Fish => Shell::Fish,
+    };
+    // Made whole first: the generator panics on a closed pipe.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "redline", &mut script);
+    Ok(std::io::Write::write_all(&mut out, &script)?)
 }

@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { AgentDefinition, AgentWrite, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, HistoryHeads, Image, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, OperationsPreview, OperationsRequest, OutcomeRequest, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SavedAll, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, Stepped, TakeStep, ThreeWay, TreeEntry, TreeQuery, WriteOutcome } from "./types";
+import type { About, AgentDefinition, AgentWrite, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, HistoryHeads, Image, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, OperationsPreview, OperationsRequest, OutcomeRequest, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SavedAll, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, Stepped, TakeStep, ThreeWay, TreeEntry, TreeQuery, WriteOutcome } from "./types";
 
 const q = encodeURIComponent;
 
@@ -17,6 +17,8 @@ function search(query: object): string {
 }
 
 export const api = {
+  /** This build of Redline: its version, commit and build date. */
+  about: () => call<About>("GET", `/api/about`),
   /** The open folder. */
   project: () => call<ProjectInfo>("GET", `/api/project`),
   /** The project's files under a prefix, with their review state. */

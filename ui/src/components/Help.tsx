@@ -1,7 +1,10 @@
-// The keyboard shortcuts, from the one table that also handles them.
+// The keyboard shortcuts, from the one table that also handles them, and
+// which Redline this is.
 
+import { api } from "../api/client";
 import { overlay } from "../state/store";
 import { shortcuts } from "../shortcuts";
+import { useLoaded } from "./loaded";
 import { Overlay } from "./Overlay";
 
 export function Help() {
@@ -42,6 +45,19 @@ export function Help() {
             </tr>
           </tbody>
         </table>
+        <About />
     </Overlay>
+  );
+}
+
+/** This build: its version, and the commit and day it was built from. */
+function About() {
+  const about = useLoaded(() => api.about().catch(() => null));
+  if (!about) return null;
+  const from = about.commit ? [`commit ${about.commit}`, about.built && `built ${about.built}`].filter(Boolean).join(", ") : "development build";
+  return (
+    <p class="about" data-testid="about">
+      Redline {about.version} ({from})
+    </p>
   );
 }
