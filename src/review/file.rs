@@ -49,6 +49,10 @@ pub struct Span {
     pub before: String,
     /// Those lines now.
     pub now: String,
+    /// Those lines now without what the user typed inside agent changes'
+    /// text: the agent's words as the changes make them. `None` when the
+    /// user typed nothing there.
+    pub untyped: Option<String>,
     /// The bytes of the buffer those lines are.
     pub bytes: std::ops::Range<usize>,
 }
@@ -558,13 +562,15 @@ impl FileReview {
         // Before it: the changes recorded earlier, as decided now; none of
         // the later ones, whether they build on it or not.
         let before = |c: u32| (c == BASE || c < i as u32) && now(c);
-        let (mut old, mut was) = (String::new(), String::new());
+        let (mut old, mut was, mut untyped) = (String::new(), String::new(), String::new());
+        let mut typed = false;
         let from = offsets.partition_point(|&o| o < start).saturating_sub(1);
         for (p, &o) in self.pieces[from..].iter().zip(&offsets[from..]) {
             if o > end {
                 break;
             }
-            let (text, shown) = if p.visible(&now) {
+            let visible = p.visible(&now);
+            let (text, shown) = if visible {
                 let (a, b) = (o.max(start), (o + p.len()).min(end));
                 (a < b).then(|| &p.text()[a - o..b - o]).map_or(("", false), |t| (t, true))
             } else {
@@ -576,6 +582,13 @@ impl FileReview {
             if shown && p.visible(&before) {
                 was.push_str(text);
             }
+            if shown && visible {
+                if p.within.is_some() && self.is_user_text(p) {
+                    typed = true;
+                } else {
+                    untyped.push_str(text);
+                }
+            }
         }
         Span {
             entry: i,
@@ -584,6 +597,7 @@ impl FileReview {
             old,
             before: was,
             now: rope.byte_slice(start..end).to_string(),
+            untyped: typed.then_some(untyped),
             bytes: start..end,
         }
     }

@@ -248,6 +248,11 @@ fn typing_inside_a_hunk_goes_and_comes_with_it() {
     assert_eq!(disk(&review), BASE.replace("title\n", "My title\n"));
     assert!(review.file("f.md").unwrap().typed_inside().contains(&1));
     assert!(!review.file("f.md").unwrap().typed_inside().contains(&0));
+    // The hunk's lines say which words are the agent's: without the typing.
+    let spans = review.file("f.md").unwrap().spans();
+    assert_eq!(spans[1].now, "FI-VE\nfive and a half\n");
+    assert_eq!(spans[1].untyped.as_deref(), Some("FIVE\nfive and a half\n"));
+    assert_eq!(spans[0].untyped, None, "nothing typed in the first");
     let planned = review.plan("h_2", Status::Rejected).unwrap();
     assert_eq!(planned.hidden_user_text, ["-"]);
     review.decide("h_2", Status::Rejected, None).unwrap();

@@ -105,6 +105,12 @@ pub struct HunkSpan {
     pub dependents: Vec<String>,
     /// The user typed inside its text: rejecting it takes that out too.
     pub typed_inside: bool,
+    /// Its lines now without what the user typed inside agent changes'
+    /// text there: the words that are the agent's, so that a view marks
+    /// the user's own typing as theirs. Absent when the user typed none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub agent_text: Option<String>,
     /// The moves it follows (a link rewritten because its note moves): its
     /// decisions go with theirs, and rejecting it may leave a link naming a
     /// note's old path.
@@ -133,6 +139,7 @@ fn spans_of(file: &FileReview) -> Vec<HunkSpan> {
                 depends_on: file.depends_on(s.entry).filter_map(hunk).collect(),
                 dependents: file.dependents(s.entry).filter_map(hunk).collect(),
                 typed_inside: typed.contains(&s.entry),
+                agent_text: s.untyped,
                 follows: e.leaders().cloned().collect(),
             })
         })

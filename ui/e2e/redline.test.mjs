@@ -35,6 +35,8 @@ const NOTE = [
   "",
   "![[chart.png]]",
   "",
+  "![[Budget 2027#Costs]]",
+  "",
 ].join("\n");
 
 const HOSTILE = [
@@ -66,7 +68,7 @@ before(async () => {
   const docs = Object.fromEntries([1, 2, 3].map((n) => [`Docs/Meeting ${n}.md`, `# Meeting ${n}\n\nWe met about **Atlas** — café at ${n}.\n\n- agenda ${n}\n`]));
   // A 1×1 PNG, for the embed.
   const chart = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
-  dir = vault({ "Rendered.md": NOTE, "Source.md": NOTE, "Hostile.md": HOSTILE, "Budget 2027.md": "# Budget 2027\n", ...docs });
+  dir = vault({ "Rendered.md": NOTE, "Source.md": NOTE, "Hostile.md": HOSTILE, "Budget 2027.md": "# Budget 2027\n\nThe year's plan.\n\n## Costs\n\nCafé: **3 €** a day.\n\n## Later\n\nNot shown.\n", ...docs });
   const meeting = (n) => ({ file_path: `Docs/Meeting ${n}.md`, operation: "replace", start_line: 3, end_line: 3, old_text: `We met about **Atlas** — café at ${n}.`, new_text: `We met about **Meridian** — café at ${n}.`, rationale: null });
   server = await serve(dir, [
     call("propose_edits", { edits: [...edits("Rendered.md"), ...edits("Source.md")], summary: "Final." }),
@@ -115,6 +117,12 @@ test("a note reads rendered, each change marked where it stands, and decided the
   assert.match(await img.getAttribute("src"), /^data:image\/png;base64,iVBOR/);
   assert.equal(await img.evaluate((e) => e.naturalWidth), 1);
   assert.ok((await note.locator(".footnotes, section.footnotes, .footnote-list").count()) > 0 || (await note.innerText()).includes("A footnote."));
+  // A note embed: a titled excerpt of the section it names, rendered.
+  const embedded = note.locator(".embed-note-drawn");
+  await embedded.waitFor();
+  assert.equal(await embedded.locator(".embed-title").innerText(), "↪ Budget 2027 › Costs");
+  assert.equal(await embedded.locator(".embed-body strong").innerText(), "3 €");
+  assert.ok(!(await embedded.innerText()).includes("Not shown"), "the section only");
 
   // Each change where the source's diff puts it, tied to its hunk.
   const cell = note.locator("table:not(.properties) td").nth(1);
@@ -250,4 +258,35 @@ test("a run reads as one document: its notes rendered one after another, decided
   assert.ok(!html.includes("<script"), "no script in the export");
   await page.keyboard.press("Escape");
   await doc.waitFor({ state: "detached" });
+});
+
+test("your own typing inside a change reads as yours in the redline, the agent's words as its change's", async () => {
+  await page.locator('[data-testid="tree-file"][data-path="Docs/Meeting 2.md"]').click();
+  await page.getByTestId("open-path").filter({ hasText: "Meeting 2.md" }).waitFor();
+  if ((await redline().count()) > 0) await page.getByTestId("redline-toggle").click();
+  // Typed inside the agent's word, in the source view (typed beside it, a
+  // word is the user's own and stays whatever is decided).
+  const word = page.locator(".cm-content [data-testid=word-added]").filter({ hasText: "Meridian" });
+  const box = await word.boundingBox();
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  await page.keyboard.type("-");
+  // The engine has it (an edit reaches it after a moment), as typed inside the change.
+  let file;
+  await waitFor(page, async () => {
+    file = await api(server, "/api/files/content?path=Docs/Meeting 2.md");
+    return /\*\*Mer[a-z]*-[a-z]*an\*\*/.test(file.text);
+  }, "the typing in the engine");
+  assert.ok(file.hunks[0].typed_inside, `typed inside the change: ${JSON.stringify(file.hunks)}`);
+  assert.match(file.hunks[0].agent_text ?? "", /\*\*Meridian\*\*/, "the change's words without the typing");
+  await page.keyboard.press("Alt+KeyR");
+  await redline().waitFor();
+  const note = redline().locator(".redline-note");
+  await note.locator("ins.rl-own").waitFor();
+  // The word the user changed is theirs; the change's struck word keeps its controls.
+  assert.match((await note.locator("ins.rl-own").innerText()).trim(), /^Mer[a-z]*-[a-z]*an$/);
+  assert.equal(await note.locator("ins.rl-own").getAttribute("data-hunk"), null, "no change's controls on your words");
+  assert.equal(await note.locator("strong del.rl-del").innerText(), "Atlas");
+  assert.equal(await note.locator("strong del.rl-del").getAttribute("data-hunk"), file.hunks[0].hunk_id);
+  await page.getByTestId("redline-toggle").click();
+  await redline().waitFor({ state: "detached" });
 });

@@ -1,6 +1,6 @@
 // The window against the engine, through a random sequence of what a user
 // does: run the agent (a scripted model proposing line edits), decide a
-// hunk, undo, type, save, rename a note from the keyboard, delete one from
+// hunk (in the source, or where the note reads rendered), undo, type, save, rename a note from the keyboard, delete one from
 // the tree, find and replace across the vault, roll a run back, reload the
 // page. It begins with no model configured: review, renames, replaces and
 // rollbacks work and show meanwhile, a run only shows the setup card, until
@@ -195,6 +195,30 @@ const actions = {
     await answer();
     return key === "Alt+KeyY" ? "accept" : "reject";
   },
+  async redline() {
+    // A change decided where the note reads rendered (Alt+R), then, half
+    // the time, the note back to its source.
+    const items = page.getByTestId("review-item");
+    const n = await items.count();
+    if (n === 0) return "redline (nothing pending)";
+    await items.nth(pick(n)).click();
+    const view = page.getByTestId("redline");
+    if ((await view.count()) === 0) await page.keyboard.press("Alt+KeyR");
+    if (!(await view.waitFor({ timeout: 1500 }).then(() => true, () => false))) return "redline (no text note)";
+    const marks = view.locator(".redline-note [data-hunk]");
+    // Drawn once the note is read (a note with only a move has no mark).
+    await marks.first().waitFor({ timeout: 1500 }).catch(() => {});
+    const m = await marks.count();
+    const key = rnd() < 0.6 ? "Alt+KeyY" : "Alt+KeyN";
+    if (m > 0) {
+      await marks.nth(pick(m)).click();
+      await page.keyboard.press(key);
+      await page.waitForTimeout(50);
+      await answer();
+    }
+    if (rnd() < 0.5 && (await view.count()) > 0) await page.keyboard.press("Alt+KeyR");
+    return m === 0 ? "redline (no change drawn)" : `redline ${key === "Alt+KeyY" ? "accept" : "reject"}`;
+  },
   async undo() {
     if (!(await page.locator(".cm-content").isVisible())) return "undo (no file open)";
     await page.locator(".cm-content").click();
@@ -310,6 +334,7 @@ const actions = {
 const WEIGHTS = [
   ["run", 3],
   ["decide", 6],
+  ["redline", 1.5],
   ["undo", 2],
   ["type", 2],
   ["save", 2],

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { atomize } from "../.unit-build/redline/atoms.js";
 import { beforeHunks, redline } from "../.unit-build/redline/mark.js";
+import { EXCERPT_LINES, excerpt } from "../.unit-build/redline/markdown.js";
 
 const CASES = Number(process.env.REDLINE_REDLINE_CASES ?? 300);
 const SEED = process.env.REDLINE_REDLINE_SEED === "random" ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.REDLINE_REDLINE_SEED ?? 7);
@@ -87,7 +88,26 @@ function edit(rnd, lines) {
 const unescape = (s) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
 // Words only: the spaces between blocks are the renderer's, not the note's.
 const text = (html) => unescape(html.replace(/<[^>]*>/g, "")).replace(/\s+/g, "");
-const without = (html, kind) => html.replace(new RegExp(`<${kind} class="rl-${kind}"[^>]*>[\\s\\S]*?</${kind}>`, "g"), "");
+// The user's own typing (`rl-own`) is inserted text too.
+const without = (html, kind) => html.replace(new RegExp(`<${kind} class="rl-(${kind}|own)"[^>]*>[\\s\\S]*?</${kind}>`, "g"), "");
+
+/** The user types a word at the end of a line of a pending hunk (one that
+ * stays the same kind of block with a word more), as the engine reports
+ * it: the buffer with the word, the hunk's `agent_text` without it. */
+function typeInside(rnd, after, hunks, word) {
+  const lines = after.split(/(?<=\n)/);
+  // Not in a code block (shown whole, the hunk's with the user's word in it).
+  let fenced = false;
+  const inCode = lines.map((l) => (l.startsWith("```") ? ((fenced = !fenced), true) : fenced));
+  const plainLine = (l, i) => !inCode[i] && /\p{L}/u.test(l) && !/^(\||---|\s*$|\[\^)/.test(l);
+  const open = hunks.filter((h) => h.lines > 0 && lines.slice(h.line, h.line + h.lines).some((l, k) => plainLine(l, h.line + k)));
+  if (open.length === 0) return null;
+  const hunk = open[Math.floor(rnd() * open.length)];
+  const at = hunk.line + lines.slice(hunk.line, hunk.line + hunk.lines).findIndex((l, k) => plainLine(l, hunk.line + k));
+  const agentText = lines.slice(hunk.line, hunk.line + hunk.lines).join("");
+  lines[at] = lines[at].replace(/\n$/, ` ${word}\n`);
+  return { after: lines.join(""), hunks: hunks.map((h) => (h === hunk ? { ...h, agent_text: agentText } : h)) };
+}
 const plain = (note) => atomize(note).map((a) => a.html()).join("");
 
 test(`marking the changes loses and repeats nothing (${CASES} random notes, seed ${SEED})`, () => {
@@ -95,7 +115,10 @@ test(`marking the changes loses and repeats nothing (${CASES} random notes, seed
   for (let n = 0; n < CASES; n++) {
     const lines = note(rnd, 1 + Math.floor(rnd() * 14));
     const before = lines.map((l) => `${l}\n`).join("");
-    const { after, hunks } = edit(rnd, lines);
+    let { after, hunks } = edit(rnd, lines);
+    // Sometimes the user typed inside a change: their word is theirs.
+    const typed = rnd() < 0.3 ? typeInside(rnd, after, hunks, "ⓤser") : null;
+    if (typed) ({ after, hunks } = typed);
     const view = beforeHunks(after, hunks);
     assert.equal(view.before, before, `case ${n}: the note before its hunks is rebuilt from the buffer`);
     const html = redline(view);
@@ -104,8 +127,24 @@ test(`marking the changes loses and repeats nothing (${CASES} random notes, seed
     assert.equal(text(without(html, "del")), text(plain(after)), `without deletions it reads as after: ${why}`);
     const ids = new Set(hunks.map((h) => h.hunk_id));
     for (const [, id] of html.matchAll(/data-hunk="([^"]*)"/g)) assert.ok(ids.has(id), `a mark names a hunk of the note: ${id} in ${why}`);
-    if (text(plain(before)) !== text(plain(after))) assert.match(html, /class="rl-(ins|del)/, `a change that reads differently is marked: ${why}`);
+    if (text(plain(before)) !== text(plain(after))) assert.match(html, /class="rl-(ins|del|own)/, `a change that reads differently is marked: ${why}`);
+    // The word as a word of the note (not inside a piece shown whole, a
+    // code block or front matter, which stays the hunk's).
+    if (typed && atomize(after, () => true).some((a) => a.kind === "text" && a.html().includes("ⓤser"))) {
+      assert.match(html, /<ins class="rl-own" title="Your typing">[^<]*ⓤser/, `the user's word is marked as theirs: ${why}`);
+      for (const [mark] of html.matchAll(/<ins class="rl-ins"[^>]*>[\s\S]*?<\/ins>/g)) assert.ok(!mark.includes("ⓤser"), `the user's word is not the agent's: ${mark} in ${why}`);
+    }
   }
+});
+
+test("your own typing inside a change shows as yours, the agent's words as its hunk's", () => {
+  const text = "# Plan\n\nStatus: final review soon\n";
+  const view = beforeHunks(text, [{ hunk_id: "h1", status: "pending", line: 2, lines: 1, old_text: "Status: draft\n", agent_text: "Status: final review\n" }]);
+  assert.equal(view.agentAfter, "# Plan\n\nStatus: final review\n");
+  const html = redline(view);
+  assert.match(html, /<del class="rl-del" data-hunk="h1">draft<\/del><ins class="rl-ins" data-hunk="h1">final review ?<\/ins><ins class="rl-own" title="Your typing"> ?soon<\/ins>/);
+  // Untyped, no one's words are the user's.
+  assert.doesNotMatch(redline(beforeHunks("# Plan\n\nStatus: final review\n", [{ hunk_id: "h1", status: "pending", line: 2, lines: 1, old_text: "Status: draft\n" }])), /rl-own/);
 });
 
 test("a rendered redline shows the note's structure, with each change in place", () => {
@@ -130,4 +169,17 @@ test("a Markdown image is drawn as its address, never loaded, and a link to java
   assert.doesNotMatch(html, /\ssrc=/, html);
   assert.match(html, /<img class="rl-image" alt="chart \(not loaded: https:\/\/example.org\/c.png\)"/);
   assert.doesNotMatch(html, /href="javascript/i, html);
+});
+
+test("a note embed shows the note's first lines, or the section under its heading", () => {
+  const note = "---\ntags: [x]\n---\n\n# Été\n\nIntro.\n\n## Goals\n\n- one\n- two\n\n### Detail\n\nMore.\n\n## Risks\n\nNone.\n";
+  assert.deepEqual(excerpt(note, null), { text: "# Été\n\nIntro.\n\n## Goals\n\n- one\n- two\n\n### Detail\n\nMore.", cut: true });
+  // The section runs to the next heading of its level: its subsections are in it.
+  assert.deepEqual(excerpt(note, "goals"), { text: "## Goals\n\n- one\n- two\n\n### Detail\n\nMore.", cut: false });
+  assert.deepEqual(excerpt(note, "Risks"), { text: "## Risks\n\nNone.", cut: false });
+  assert.equal(excerpt(note, "Nowhere"), null);
+  const long = Array.from({ length: 40 }, (_, i) => `Line ${i}`).join("\r\n");
+  const part = excerpt(long, null);
+  assert.equal(part.text.split("\n").length, EXCERPT_LINES);
+  assert.equal(part.cut, true);
 });

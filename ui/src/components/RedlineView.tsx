@@ -9,7 +9,7 @@ import type { FileContent } from "../api/types";
 import { flagLabel } from "../flags";
 import { mayHoldHtml } from "../redline/markdown";
 import { beforeHunks, redline } from "../redline/mark";
-import { drawImages, resolve } from "../redline/embeds";
+import { drawEmbeds, resolve } from "../redline/embeds";
 import { sanitize } from "../redline/safe";
 import { openPath } from "../state/navigation";
 import { decidedNow } from "../state/redline";
@@ -82,9 +82,9 @@ export function RedlineView({ file }: { file: FileContent }) {
     [shown],
   );
 
-  // Image embeds drawn from the vault once the note is.
+  // Embeds drawn from the vault once the note is.
   useEffect(() => {
-    if (host.current) void drawImages(host.current);
+    if (host.current) void drawEmbeds(host.current);
   }, [shown]);
 
   // The bar sits over the first mark of the change it acts on.

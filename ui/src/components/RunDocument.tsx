@@ -4,13 +4,14 @@
 // change decided where it is read. Export writes the whole of it as one
 // HTML file for someone who has no Redline.
 
+import { computed } from "@preact/signals";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { FileContent } from "../api/types";
 import { flagLabel } from "../flags";
 import { mayHoldHtml } from "../redline/markdown";
 import { beforeHunks, redline } from "../redline/mark";
-import { drawImages } from "../redline/embeds";
+import { drawEmbeds } from "../redline/embeds";
 import { sanitize } from "../redline/safe";
 import { openPath } from "../state/navigation";
 import { decideMany, undoDecision } from "../state/review";
@@ -35,20 +36,48 @@ function notesOf(jobId: string | null): string[] {
   return [...paths];
 }
 
+/** The changed files' review states by path (a thousand notes each
+ * looking theirs up in the list was a million comparisons a refresh). */
+const statesByPath = computed(() => new Map(tree.value.map((e) => [e.path, e.state])));
+
+/** The one observer of the notes coming near the screen (800 px ahead),
+ * and what each note does then. */
+const nearing = new Map<Element, () => void>();
+const observer = new IntersectionObserver(
+  (seen) => {
+    for (const s of seen) {
+      if (!s.isIntersecting) continue;
+      nearing.get(s.target)?.();
+      nearing.delete(s.target);
+      observer.unobserve(s.target);
+    }
+  },
+  { rootMargin: "800px 0px" },
+);
+
+/** Calls `near` once `el` comes within 800 px of the screen; the returned
+ * function stops watching. */
+function whenNear(el: Element, near: () => void): () => void {
+  nearing.set(el, near);
+  observer.observe(el);
+  return () => {
+    nearing.delete(el);
+    observer.unobserve(el);
+  };
+}
+
 /** One note of the document: drawn once it comes near the screen, and
  * again when the engine says it changed. */
 function Note({ path }: { path: string }) {
   const host = useRef<HTMLElement>(null);
   const [near, setNear] = useState(false);
   const [html, setHtml] = useState<string | null>(null);
-  const state = tree.value.find((e) => e.path === path)?.state;
+  const state = statesByPath.value.get(path);
   const pending = state?.pending_hunks.length ?? 0;
   useEffect(() => {
     const el = host.current;
     if (!el) return;
-    const watch = new IntersectionObserver((seen) => seen.some((s) => s.isIntersecting) && setNear(true), { rootMargin: "800px 0px" });
-    watch.observe(el);
-    return () => watch.disconnect();
+    return whenNear(el, () => setNear(true));
   }, []);
   // Its review state as the engine lists it: a decision changes it.
   const version = JSON.stringify(state ?? null);
@@ -61,7 +90,7 @@ function Note({ path }: { path: string }) {
     };
   }, [near, version]);
   useEffect(() => {
-    if (html !== null && host.current) void drawImages(host.current);
+    if (html !== null && host.current) void drawEmbeds(host.current);
   }, [html]);
   return (
     <section class="run-note" data-testid="run-note" data-path={path} ref={host}>
@@ -180,7 +209,7 @@ const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "
 const EXPORT_CSS = `body{font:15px/1.6 system-ui,sans-serif;max-width:48em;margin:2em auto;padding:0 1em;color:#1f2328}
 h2.path{font:600 13px ui-monospace,monospace;border-top:1px solid #d0d7de;padding-top:1em;margin-top:2em}
 .meta{color:#656d76;font-size:13px}del.rl-del{background:#ffebe9;color:#82071e;text-decoration:line-through}
-ins.rl-ins{background:#dafbe1;color:#116329;text-decoration:underline dotted}.rl-del-block{background:#fff5f5}.rl-ins-block{background:#f0fff4}
+ins.rl-ins{background:#dafbe1;color:#116329;text-decoration:underline dotted}ins.rl-own{text-decoration:underline #2f6fed 2px}.rl-del-block{background:#fff5f5}.rl-ins-block{background:#f0fff4}
 .rl-retarget{border-bottom:2px solid #0969da}table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left}
 pre{background:#f6f8fa;padding:8px;overflow:auto}blockquote{border-left:3px solid #d0d7de;margin:0;padding:0 1em;color:#656d76}
 .callout{border-left-color:#0969da;background:#f6f8fa;color:inherit}.callout-title{display:block;font-weight:600}.tag,.wikilink{color:#0969da}

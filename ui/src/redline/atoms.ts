@@ -24,6 +24,11 @@ export interface Atom {
 }
 
 const escape = md.utils.escapeHtml;
+
+/** Markdown whose rendering depends on the rest of the note: a footnote
+ * (`[^1]`), a reference link (`[text][ref]`, `[ref][]`) or its definition;
+ * `[ref]` alone is one too where the note defines links. */
+const ELSEWHERE = /\[\^|\]\[|^\s{0,3}\[[^\]]+\]:/m;
 const plain = (html: string) => () => html;
 
 /** Each word and each run of spaces of `text`, apart. */
@@ -67,12 +72,18 @@ function whole(tokens: Token[], i: number, line: number, env: object): Atom {
 }
 
 /** The atoms of an inline run of `tokens` (a paragraph's or a heading's
- * words), from line `first`: each line break moves the line on. */
-function inline(tokens: Token[], first: number, out: Atom[], env: object) {
+ * words), from line `first`: each line break moves the line on. Text on a
+ * line that is not `changed` is one atom: only a changed line is compared
+ * word by word (a paragraph of six lines with one changed was six times
+ * the atoms, and the comparison's time with them). */
+function inline(tokens: Token[], first: number, out: Atom[], env: object, changed: (line: number) => boolean) {
   let line = first;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
-    if (t.type === "text") words(t.content, line, out);
+    if (t.type === "text") {
+      if (changed(line)) words(t.content, line, out);
+      else if (t.content !== "") out.push({ kind: "text", key: `t${t.content}`, html: plain(escape(t.content)), line });
+    }
     else if (t.type === "softbreak" || t.type === "hardbreak") {
       out.push(whole(tokens, i, line, env));
       line++;
@@ -89,9 +100,11 @@ function inline(tokens: Token[], first: number, out: Atom[], env: object) {
 /** The note `text` as atoms: its front matter as a properties table, then
  * its body as markdown-it renders it. A top-level block (a paragraph, a
  * list, a table) none of whose lines `near` holds is one atom, its whole
- * HTML: only the blocks around a change are taken apart word by word (a
- * 5,000-line note was 90,000 atoms a side, and four fifths of the time). */
-export function atomize(text: string, near: (start: number, end: number) => boolean = () => true): Atom[] {
+ * HTML: only the blocks around a change are taken apart (a 5,000-line
+ * note was 90,000 atoms a side, and four fifths of the time), and in them
+ * only the `changed` lines word by word. Both sides of a comparison must
+ * say the same of a line they share. */
+export function atomize(text: string, near: (start: number, end: number) => boolean = () => true, changed: (line: number) => boolean = () => true): Atom[] {
   const out: Atom[] = [];
   const { properties, body } = frontMatter(text);
   if (properties.length > 0) {
@@ -122,6 +135,9 @@ export function atomize(text: string, near: (start: number, end: number) => bool
   // What the parse learns (footnotes) its rendering reads.
   const env = {};
   const tokens = md.parse(body, env);
+  const lines = body.split("\n");
+  // With link definitions in the note, any `[text]` may be a link to one.
+  const defined = Object.keys((env as { references?: object }).references ?? {}).length > 0;
   let line = 0;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
@@ -129,12 +145,24 @@ export function atomize(text: string, near: (start: number, end: number) => bool
     if (t.level === 0 && t.map && !near(t.map[0], t.map[1])) {
       let end = i;
       if (t.nesting === 1) for (let depth = 0; end < tokens.length; end++) if ((depth += tokens[end].nesting) === 0 && end > i) break;
-      const html = md.renderer.render(tokens.slice(i, end + 1), md.options, env);
-      out.push({ kind: "whole", key: `b${html}`, html: plain(html), line });
+      const block = tokens.slice(i, end + 1);
+      const source = lines.slice(t.map[0], t.map[1]).join("\n");
+      // Compared by its source and rendered only if drawn: a block far
+      // from every change is the same on both sides, and only the note's
+      // side is drawn (rendering each twice was half of a 5,000-line
+      // note's time). One whose rendering reads what the rest of the note
+      // defines (a footnote, a reference link) is compared as rendered.
+      if (ELSEWHERE.test(source) || (defined && source.includes("["))) {
+        const html = md.renderer.render(block, md.options, env);
+        out.push({ kind: "whole", key: `b${html}`, html: plain(html), line });
+      } else {
+        let html: string | undefined;
+        out.push({ kind: "whole", key: `s${source}`, html: () => (html ??= md.renderer.render(block, md.options, env)), line });
+      }
       i = end;
       continue;
     }
-    if (t.type === "inline") inline(t.children ?? [], line, out, env);
+    if (t.type === "inline") inline(t.children ?? [], line, out, env, changed);
     else if (t.nesting !== 0) {
       // A tight list's paragraphs are not drawn: only their words are.
       if (!t.hidden) out.push(tag(tokens, i, line, t.block, env));

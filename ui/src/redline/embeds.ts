@@ -1,8 +1,13 @@
-// Image embeds (`![[diagram.png]]`) drawn from the vault in a rendered
-// note: the engine sends the image's bytes, and the window shows them as a
-// `data:` address, so nothing is loaded from anywhere else.
+// Embeds drawn from the vault in a rendered note. An image (`![[diagram.png]]`):
+// the engine sends its bytes, and the window shows them as a `data:`
+// address, so nothing is loaded from anywhere else. A note (`![[Plan]]`,
+// `![[Plan#Goals]]`): a titled excerpt of it as the engine has it now,
+// rendered and sanitized like the note around it; embeds inside an excerpt
+// keep their names (a note that embeds itself draws once).
 
 import { api } from "../api/client";
+import { excerpt, md, mayHoldHtml } from "./markdown";
+import { sanitize } from "./safe";
 
 /** The vault's path for a link's or an embed's `target` (heading dropped):
  * itself when it names a path, else the file of that name the quick-open
@@ -36,4 +41,46 @@ export async function drawImages(root: HTMLElement) {
     img.className = "embed-drawn";
     embed.replaceChildren(img);
   }
+}
+
+/** Draws every note embed under `root` that is not drawn yet as a titled
+ * excerpt; a note that cannot be found, read or holds no such heading
+ * keeps its name, with why on hover. */
+export async function drawNotes(root: HTMLElement) {
+  for (const embed of root.querySelectorAll<HTMLElement>(".embed-note[data-target]:not([data-drawn])")) {
+    embed.dataset.drawn = "1";
+    const target = embed.dataset.target ?? "";
+    const heading = target.includes("#") ? target.slice(target.indexOf("#") + 1).replace(/^\^/, "") : null;
+    const path = await resolve(target);
+    const file = path ? await api.file({ path }).catch((e: unknown) => (e instanceof Error ? e.message : String(e))) : "no note of that name";
+    const part = typeof file === "string" ? null : excerpt(file.text, heading);
+    if (typeof file === "string" || !part) {
+      embed.title = `${target}: ${typeof file === "string" ? file : `no heading “${heading}” in it`}`;
+      continue;
+    }
+    const title = document.createElement("span");
+    title.className = "embed-title";
+    title.textContent = `↪ ${(path ?? target).replace(/\.md$/, "")}${heading ? ` › ${heading}` : ""}`;
+    const body = document.createElement("span");
+    body.className = "embed-body";
+    body.innerHTML = sanitize(md.render(part.text), mayHoldHtml(part.text));
+    // Embeds in an excerpt stay names: no note is drawn inside itself.
+    for (const inner of body.querySelectorAll<HTMLElement>(".embed-note")) inner.dataset.drawn = "nested";
+    embed.classList.add("embed-note-drawn");
+    embed.title = part.cut ? `${path}: the first lines (open the note for the rest)` : (path ?? target);
+    embed.replaceChildren(title, body);
+    if (part.cut) {
+      const more = document.createElement("span");
+      more.className = "embed-more";
+      more.textContent = "…";
+      embed.append(more);
+    }
+  }
+}
+
+/** Draws the note embeds under `root`, then the image embeds (those of
+ * the excerpts too). */
+export async function drawEmbeds(root: HTMLElement) {
+  await drawNotes(root);
+  await drawImages(root);
 }

@@ -21,8 +21,15 @@ export interface Redline {
   before: string;
   /** The note with them (the working buffer). */
   after: string;
+  /** The note with them as the agent made them, without what the user
+   * typed inside their text; absent when the user typed nothing there. */
+  agentAfter?: string;
   hunks: HunkLines[];
 }
+
+/** Whom a change is marked for: a hunk (its id, or `null` when no hunk
+ * holds it), or the user's own typing. */
+type Mark = { hunk: string | null; own?: boolean };
 
 /** The hunk whose lines (`side` of it) hold `line`; a change on a line no
  * hunk holds (the comparison matched words across lines) goes to the
@@ -51,24 +58,30 @@ function balanced(atoms: readonly Atom[]): boolean {
 
 const attr = (hunk: string | null) => (hunk ? ` data-hunk="${hunk.replace(/[&"<>]/g, "")}"` : "");
 
+/** A mark's class and attributes: the user's own typing is theirs, with no
+ * hunk's controls. */
+const markAttrs = (kind: "del" | "ins", mark: Mark) => (mark.own ? ` class="rl-own" title="Your typing"` : ` class="rl-${kind}"${attr(mark.hunk)}`);
+
 /** A run of removed (`del`) or inserted (`ins`) atoms as HTML: words and
  * whole pieces in one `<del>`/`<ins>` a hunk, tags as the side's structure
  * needs them. */
-function changed(atoms: readonly Atom[], kind: "del" | "ins", hunkOf: (a: Atom) => string | null): string {
+function changed(atoms: readonly Atom[], kind: "del" | "ins", markOf: (a: Atom) => Mark): string {
   const whole = balanced(atoms);
   let out = "";
-  let open: string | null | undefined; // the hunk of the mark open now (undefined: none)
+  let open: string | undefined; // the key of the mark open now (undefined: none)
   const close = () => {
     if (open !== undefined) out += `</${kind}>`;
     open = undefined;
   };
   for (const a of atoms) {
-    const hunk = hunkOf(a);
+    const mark = markOf(a);
+    const hunk = mark.hunk;
+    const key = mark.own ? "\u0000own" : (hunk ?? "");
     if (a.kind === "text" || a.kind === "whole") {
-      if (open !== hunk) {
+      if (open !== key) {
         close();
-        out += `<${kind} class="rl-${kind}"${attr(hunk)}>`;
-        open = hunk;
+        out += `<${kind}${markAttrs(kind, mark)}>`;
+        open = key;
       }
       out += a.html();
       continue;
@@ -144,6 +157,50 @@ function retargeted(removed: readonly Atom[], next: Part | undefined): { html: s
   return { html: now.html(), title: `Link: ${target(was)} → ${target(now)}` };
 }
 
+/** Each atom of `atoms` with its place among the atoms of its line that
+ * have its key: the same place in two atomizations of one text. */
+function placed(atoms: readonly Atom[]): Map<Atom, string> {
+  const seen = new Map<string, number>();
+  const out = new Map<Atom, string>();
+  for (const a of atoms) {
+    const key = `${a.line}\u0000${a.key}`;
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    out.set(a, `${key}\u0000${n}`);
+  }
+  return out;
+}
+
+const isSpace = (a: Atom) => a.kind === "text" && a.key.trim() === "";
+
+/** The atoms of `after` (the note's atoms as the redline compares them)
+ * that the user typed inside a hunk's text: in the note and not in the
+ * agent's version of it. Both are compared word by word throughout, and
+ * the user's atoms found there by their place in their line. Words and
+ * spaces only; a space is the user's only before a word of theirs (where
+ * the comparison may put a space the two share). */
+function ownAtoms(note: Redline, after: readonly Atom[]): Set<Atom> {
+  const own = new Set<Atom>();
+  if (note.agentAfter === undefined || note.agentAfter === note.after) return own;
+  const full = atomize(note.after, () => true);
+  const added = new Set<Atom>();
+  for (const part of diffArrays(atomize(note.agentAfter, () => true), full, { comparator: (a, b) => a.key === b.key })) {
+    if (part.added) for (const a of part.value) added.add(a);
+  }
+  const places = new Set<string>();
+  const fullPlaces = placed(full);
+  full.forEach((a, i) => {
+    // A piece shown whole (a code block, a link) that the user typed in
+    // holds the agent's change too: it stays the hunk's, with its controls.
+    if (!added.has(a) || a.kind !== "text") return;
+    const next = full[i + 1];
+    if (isSpace(a) && !(next && added.has(next) && !isSpace(next))) return;
+    places.add(fullPlaces.get(a) as string);
+  });
+  for (const [a, place] of placed(after)) if (places.has(place)) own.add(a);
+  return own;
+}
+
 /** The note's redline as HTML (not yet sanitized): its structure after the
  * hunks, every change marked in place with its hunk's id (`data-hunk`). */
 export function redline(note: Redline): string {
@@ -154,19 +211,24 @@ export function redline(note: Redline): string {
       const [s, e] = h[side];
       return e > s ? start < e && s < end : start <= s && s - 1 < end;
     });
-  const before = atomize(note.before, near("old"));
-  const after = atomize(note.after, near("new"));
+  // And in them only the hunks' own lines word by word: a line no hunk
+  // holds is the same on both sides, whole.
+  const inHunk = (side: "old" | "new") => (line: number) => note.hunks.some((h) => h[side][0] <= line && line < h[side][1]);
+  const before = atomize(note.before, near("old"), inHunk("old"));
+  const after = atomize(note.after, near("new"), inHunk("new"));
   if (note.hunks.length === 0) return after.map((a) => a.html()).join("");
   let out = "";
-  const parts = aligned(diffArrays(before, after, { comparator: (a, b) => a.key === b.key }));
+  const comparator = (a: Atom, b: Atom) => a.key === b.key;
+  const parts = aligned(diffArrays(before, after, { comparator }));
+  const own = ownAtoms(note, after);
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
     const link = part.removed ? retargeted(part.value, parts[i + 1]) : null;
     if (link) {
       out += `<span class="rl-retarget"${attr(owner(note.hunks, "new", parts[i + 1].value[0].line))} title="${link.title}">${link.html}</span>`;
       i++;
-    } else if (part.removed) out += changed(part.value, "del", (a) => owner(note.hunks, "old", a.line));
-    else if (part.added) out += changed(part.value, "ins", (a) => owner(note.hunks, "new", a.line));
+    } else if (part.removed) out += changed(part.value, "del", (a) => ({ hunk: owner(note.hunks, "old", a.line) }));
+    else if (part.added) out += changed(part.value, "ins", (a) => ({ hunk: owner(note.hunks, "new", a.line), own: own.has(a) }));
     else out += part.value.map((a) => a.html()).join("");
   }
   return out;
@@ -176,20 +238,30 @@ export function redline(note: Redline): string {
  * before and after, from the editor's view of it: its buffer `text` and
  * its hunks where they stand (`line`, `lines`, and the `old_text`
  * rejecting one leaves). */
-export function beforeHunks(text: string, hunks: readonly { hunk_id: string; status: string; line: number; lines: number; old_text: string }[]): Redline {
+export function beforeHunks(
+  text: string,
+  hunks: readonly { hunk_id: string; status: string; line: number; lines: number; old_text: string; agent_text?: string }[],
+): Redline {
   const lines = text.split(/(?<=\n)/);
   const out: string[] = [];
+  const agent: string[] = [];
   const spans: HunkLines[] = [];
+  let typed = false;
   let at = 0;
   for (const h of [...hunks].filter((h) => h.status === "pending").sort((a, b) => a.line - b.line)) {
     if (h.line < at) continue; // overlapping spans: the first one's stands
     out.push(...lines.slice(at, h.line));
+    agent.push(...lines.slice(at, h.line));
     const start = out.length;
     const old = h.old_text === "" ? [] : h.old_text.split(/(?<=\n)/);
     out.push(...old);
     spans.push({ id: h.hunk_id, old: [start, start + old.length], new: [h.line, h.line + h.lines] });
+    // The hunk's lines as the agent made them, when the user typed there.
+    if (h.agent_text !== undefined) typed = true;
+    agent.push(h.agent_text ?? lines.slice(h.line, h.line + h.lines).join(""));
     at = h.line + h.lines;
   }
   out.push(...lines.slice(at));
-  return { before: out.join(""), after: text, hunks: spans };
+  agent.push(...lines.slice(at));
+  return { before: out.join(""), after: text, hunks: spans, ...(typed ? { agentAfter: agent.join("") } : {}) };
 }

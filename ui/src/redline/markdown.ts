@@ -172,4 +172,27 @@ export function frontMatter(text: string): { properties: Property[]; body: strin
   return { properties, body };
 }
 
+/** The most lines of a note an embed shows. */
+export const EXCERPT_LINES = 12;
+
+/** What an embed of a note shows: its body (front matter left out) from
+ * the start, or, under `heading`, the section that heading opens (to the
+ * next heading of its level or above; `null` when the note has no such
+ * heading); at most [`EXCERPT_LINES`] lines, and whether more were cut. */
+export function excerpt(text: string, heading: string | null): { text: string; cut: boolean } | null {
+  let lines = frontMatter(text.replace(/\r\n/g, "\n")).body.split("\n");
+  if (heading) {
+    const want = heading.trim().toLowerCase();
+    const start = lines.findIndex((l) => /^#{1,6}\s/.test(l) && l.replace(/^#{1,6}\s+/, "").replace(/\s+#*\s*$/, "").trim().toLowerCase() === want);
+    if (start < 0) return null;
+    const level = /^#+/.exec(lines[start])?.[0].length ?? 1;
+    const end = lines.findIndex((l, i) => i > start && /^#{1,6}\s/.test(l) && (/^#+/.exec(l)?.[0].length ?? 7) <= level);
+    lines = lines.slice(start, end < 0 ? undefined : end);
+  }
+  while (lines.length > 0 && lines[0].trim() === "") lines.shift();
+  while (lines.length > 0 && lines[lines.length - 1].trim() === "") lines.pop();
+  const cut = lines.length > EXCERPT_LINES;
+  return { text: lines.slice(0, EXCERPT_LINES).join("\n"), cut };
+}
+
 export type { Token };

@@ -54,6 +54,12 @@ dependents: Array<string>,
  */
 typed_inside: boolean,
 /**
+ * Its lines now without what the user typed inside agent changes'
+ * text there: the words that are the agent's, so that a view marks
+ * the user's own typing as theirs. Absent when the user typed none.
+ */
+agent_text?: string,
+/**
  * The moves it follows (a link rewritten because its note moves): its
  * decisions go with theirs, and rejecting it may leave a link naming a
  * note's old path.
