@@ -1,9 +1,10 @@
-// A module loaded on first use (a view whose code the window's first paint
-// should not wait for), for a component to draw once it is in.
+// Something loaded on first use — a view's module, whose code the window's
+// first paint should not wait for, or an answer of the engine that never
+// changes (which build this is) — for a component to draw once it is in.
 
 import { useEffect, useState } from "preact/hooks";
 
-/** The module `load` brings, once it has; `null` until then. */
+/** What `load` brings, once it has; `null` until then. */
 export function useLoaded<M>(load: () => Promise<M>): M | null {
   const [module, setModule] = useState<M | null>(null);
   useEffect(() => {
