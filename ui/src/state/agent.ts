@@ -18,10 +18,16 @@ export async function loadAgents() {
   if (list) agents.value = list;
 }
 
-/** Lists the sessions (with the review, from one moment of the engine)
- * and shows the newest, unless one is shown. */
+/** Shows the newest session once the listing under way (which lists the
+ * sessions with the review, from one moment of the engine: a cold load's
+ * first) is in, unless one is shown. */
 export async function loadSessions() {
-  await refreshTree();
+  await treeListed();
+  await showNewest();
+}
+
+/** Shows the newest session listed, unless one is shown. */
+async function showNewest() {
   const newest = sessions.value[0];
   if (!session.value && newest) await selectSession(newest.session_id);
 }
@@ -90,7 +96,8 @@ export async function deleteSession() {
   job.value = null;
   jobEvents.value = [];
   contextRows.value = [];
-  await loadSessions();
+  await refreshTree();
+  await showNewest();
 }
 
 /** Adds a context row for the next run (pinned by default). */
