@@ -58,24 +58,10 @@ impl Workspace {
         edits: &[ProposedEdit],
         limits: &HunkLimits,
     ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
-        self.propose_into(run, edits, limits, None)
+        self.stage_proposal(run, edits, limits, None, false)
     }
 
-    /// [`Workspace::propose_into`] for one part of a run that stages as it
-    /// goes: the part is journaled with its hunks, in one transaction, so
-    /// that after a crash [`Workspace::stagings`] says exactly what the run
-    /// staged.
-    pub fn propose_part(
-        &mut self,
-        run: &RunInfo,
-        edits: &[ProposedEdit],
-        limits: &HunkLimits,
-        into: Option<&str>,
-    ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
-        self.stage_proposal(run, edits, limits, into, true)
-    }
-
-    /// The parts journaled by [`Workspace::propose_part`] for `job_id`, in
+    /// The parts journaled by [`Workspace::propose_into`] for `job_id`, in
     /// the order they were staged.
     pub fn stagings(&self, job_id: &str) -> Result<Vec<Staging>, WorkspaceError> {
         let rows = self.store.stagings(job_id)?;
@@ -98,10 +84,12 @@ impl Workspace {
         Ok(self.store.forget_stagings(job_id)?)
     }
 
-    /// [`Workspace::propose`], the files recorded in the checkpoint `into`
-    /// (an earlier staging of the same run) when given, so a run that
-    /// stages as it goes is one checkpoint. The checkpoint returned lists
-    /// the files of this staging.
+    /// [`Workspace::propose`] for one part of a run that stages as it goes:
+    /// the files recorded in the checkpoint `into` (an earlier part's) when
+    /// given, so the run is one checkpoint, and the part journaled with its
+    /// hunks in one transaction, so that after a crash
+    /// [`Workspace::stagings`] says exactly what the run staged. The
+    /// checkpoint returned lists the files of this part.
     pub fn propose_into(
         &mut self,
         run: &RunInfo,
@@ -109,7 +97,7 @@ impl Workspace {
         limits: &HunkLimits,
         into: Option<&str>,
     ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
-        self.stage_proposal(run, edits, limits, into, false)
+        self.stage_proposal(run, edits, limits, into, true)
     }
 
     fn stage_proposal(

@@ -42,7 +42,7 @@ impl JobHost {
         match self
             .runtime
             .ws()
-            .propose_part(&run, edits, &HunkLimits::default(), into)
+            .propose_into(&run, edits, &HunkLimits::default(), into)
         {
             Ok((checkpoint, bundle)) => Ok(Staged {
                 checkpoint_id: checkpoint.checkpoint_id,
