@@ -115,7 +115,8 @@ fn proposed(path: &str, operation: Operation) -> ProposedEdit {
     }
 }
 
-/// The pending or decided hunks that are not link updates, in order.
+/// The pending or decided hunks that are not link updates, in order: those
+/// the review offers a decision on (a final one it does not).
 fn hunks(ws: &Workspace, decided: bool) -> Vec<String> {
     let mut out = Vec::new();
     for file in ws.review().files() {
@@ -123,11 +124,25 @@ fn hunks(ws: &Workspace, decided: bool) -> Vec<String> {
             if let Some(hunk) = &entry.hunk_id
                 && entry.follows.is_empty()
                 && (entry.status != Status::Pending) == decided
+                && !ws.review().is_final(hunk)
             {
                 out.push(hunk.clone());
             }
         }
     }
+    out.sort();
+    out
+}
+
+/// The hunks whose decisions are final (see `Review::is_final`), in order.
+fn final_hunks(ws: &Workspace) -> Vec<String> {
+    let mut out: Vec<String> = ws
+        .review()
+        .files()
+        .flat_map(|f| f.entries())
+        .filter_map(|e| e.hunk_id.clone())
+        .filter(|h| ws.review().is_final(h))
+        .collect();
     out.sort();
     out
 }
@@ -247,6 +262,17 @@ fn undo_rollback(
 ) -> Result<(), TestCaseError> {
     prop_assert_eq!(&disk::texts(root), before, "step {}: a rollback wrote", n);
     if undo {
+        if std::env::var_os("REDLINE_MODEL_TRACE").is_some() {
+            trace(n, step, ws, root);
+            let cp = ws.checkpoint(&report.undo_checkpoint_id).unwrap();
+            eprintln!(
+                "  undo checkpoint: {:?}",
+                cp.affected_files
+                    .iter()
+                    .map(|f| &f.file_path)
+                    .collect::<Vec<_>>()
+            );
+        }
         ws.rollback(&report.undo_checkpoint_id, RollbackMode::HardAll, &[])
             .map_err(|e| TestCaseError::fail(format!("step {n}: undo: {e}")))?;
         if std::env::var_os("REDLINE_MODEL_TRACE").is_some() {
@@ -372,6 +398,7 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
         let shown = view(&ws, root);
         let mut writes = false;
         let steps_before: Vec<String> = ws.history().done().map(|s| s.id.clone()).collect();
+        STEP.with(|s| *s.borrow_mut() = format!("step {n}: {step:?}"));
         match step {
             Step::Edit { note, line, text } => {
                 let Some(path) = shown_at(&shown, *note) else {
@@ -494,6 +521,25 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 );
             }
             Step::Undo { pick } => {
+                let finals = final_hunks(&ws);
+                if pick % 4 == 0 && !finals.is_empty() {
+                    // Not offered; a client that sends it all the same is
+                    // refused, with nothing changed.
+                    let hunk = &finals[pick / 4 % finals.len()];
+                    let refused = ws.decide(hunk, Status::Pending, None);
+                    prop_assert!(
+                        matches!(
+                            refused,
+                            Err(WorkspaceError::Review(ReviewError::Settled(_)))
+                        ),
+                        "step {}: undoing the final {}: {:?}",
+                        n,
+                        hunk,
+                        refused.map(drop)
+                    );
+                    prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: refused", n);
+                    continue;
+                }
                 let decided_hunks = hunks(&ws, true);
                 if decided_hunks.is_empty() {
                     continue;
@@ -613,7 +659,14 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 }
                 if *redo && undone.rollback.is_none() {
                     decided(ws.redo_step(Some(&step_id)).map(drop));
-                    prop_assert_eq!(statuses_of(&ws), statuses, "step {}: redo", n);
+                    // Every hunk as before the undo; a link update the
+                    // undo staged (a link following a move it brought
+                    // back) is taken back with it.
+                    let mut now = statuses_of(&ws);
+                    now.retain(|hunk, status| {
+                        statuses.contains_key(hunk) || *status != Status::Rejected
+                    });
+                    prop_assert_eq!(now, statuses, "step {}: redo", n);
                     prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: redo", n);
                 }
             }
@@ -701,10 +754,11 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                     // A move saved and moved on since cannot be taken back:
                     // refused, with nothing changed.
                     Err(
-                        WorkspaceError::Review(ReviewError::Settled(_))
+                        e @ (WorkspaceError::Review(ReviewError::Settled(_))
                         | WorkspaceError::LinksLeftBehind { .. }
-                        | WorkspaceError::MovedSince { .. },
+                        | WorkspaceError::MovedSince { .. }),
                     ) => {
+                        rollback_refused(&e);
                         prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: refused", n);
                         continue;
                     }
@@ -718,10 +772,13 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                     continue;
                 }
                 let checkpoint = ws.checkpoint(&runs[pick % runs.len()]).unwrap();
+                // The run's hunks still under review: those the window
+                // offers to revert (one a hard rollback dropped is gone).
                 let listed: Vec<String> = checkpoint
                     .affected_files
                     .iter()
                     .flat_map(|f| f.hunk_ids.iter().cloned())
+                    .filter(|h| ws.review().find_hunk(h).is_ok())
                     .collect();
                 if listed.is_empty() {
                     continue;
@@ -737,7 +794,8 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                     Ok(report) => report,
                     // A hunk gone from review (dropped by a hard rollback)
                     // or settled: refused, with nothing changed.
-                    Err(_) => {
+                    Err(e) => {
+                        rollback_refused(&e);
                         prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: refused", n);
                         continue;
                     }
@@ -898,13 +956,34 @@ static STEPS: AtomicUsize = AtomicUsize::new(0);
 static DECISIONS: AtomicUsize = AtomicUsize::new(0);
 static REFUSED: AtomicUsize = AtomicUsize::new(0);
 
+/// Rollbacks refused (a rollback to before a later saved move of the same
+/// note, a hunk no longer under review), counted apart from decisions.
+static ROLLBACKS_REFUSED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a rollback refused.
+fn rollback_refused(e: &WorkspaceError) {
+    ROLLBACKS_REFUSED.fetch_add(1, Ordering::Relaxed);
+    if std::env::var_os("REDLINE_MODEL_REFUSALS").is_some() {
+        STEP.with(|step| eprintln!("rollback refused: {e} ({})", step.borrow()));
+    }
+}
+
+thread_local! {
+    /// The step being checked, for a refusal's print.
+    static STEP: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
 /// Counts a decision and whether it was refused.
 fn decided<E: std::fmt::Display>(outcome: Result<(), E>) {
     DECISIONS.fetch_add(1, Ordering::Relaxed);
     if let Err(e) = outcome {
         REFUSED.fetch_add(1, Ordering::Relaxed);
         if std::env::var_os("REDLINE_MODEL_REFUSALS").is_some() {
-            eprintln!("refused: {e}");
+            STEP.with(|step| eprintln!("refused: {e} ({})", step.borrow()));
+        }
+        // A refusal as a failure, for the sequence it shrinks to.
+        if std::env::var_os("REDLINE_MODEL_STRICT").is_some() {
+            panic!("refused: {e}");
         }
     }
 }
@@ -948,9 +1027,11 @@ fn every_sequence_keeps_the_disk_the_links_and_the_undo() {
         // An explore run says how far it got as it goes.
         if explore.is_some() && sequences.fetch_add(1, Ordering::Relaxed) % 1000 == 999 {
             eprintln!(
-                "explored {} sequences, {total} steps, {} s",
+                "explored {} sequences, {total} steps, {} s; {} decisions, {} refused",
                 sequences.load(Ordering::Relaxed),
-                started.elapsed().as_secs()
+                started.elapsed().as_secs(),
+                DECISIONS.load(Ordering::Relaxed),
+                REFUSED.load(Ordering::Relaxed)
             );
         }
         check(&steps)
@@ -959,11 +1040,12 @@ fn every_sequence_keeps_the_disk_the_links_and_the_undo() {
         panic!("{e}");
     }
     eprintln!(
-        "explored {} sequences, {} steps; {} decisions, {} refused",
+        "explored {} sequences, {} steps; {} decisions, {} refused; {} rollbacks refused",
         explore.unwrap_or(200),
         STEPS.load(Ordering::Relaxed),
         DECISIONS.load(Ordering::Relaxed),
-        REFUSED.load(Ordering::Relaxed)
+        REFUSED.load(Ordering::Relaxed),
+        ROLLBACKS_REFUSED.load(Ordering::Relaxed)
     );
 }
 
@@ -3727,14 +3809,104 @@ fn undoing_an_apply_under_a_conversion_moves_what_it_says() {
     .unwrap();
 }
 
-/// Found by an unpinned run once the rule across notes carried: Alpha's
-/// move rejected, a retarget to Alpha written at its old path, then the
-/// history's undo of the rejection. Bringing the move back would leave
-/// the retarget's links behind, and taking it back again would undo the
-/// undo: refused, with nothing changed.
+/// Found by the strict explore run: a run's move and a link conversion it
+/// stood on accepted together, saved, the note moved again (the first move
+/// is final), then the conversion's hunk undone. The undo takes back what
+/// it can and leaves the final move as it is (it was refused whole).
 #[test]
-fn undoing_a_moves_rejection_under_links_written_since_is_refused_whole() {
+fn undoing_a_hunk_decided_with_a_move_since_final_leaves_the_move() {
     check(&[
+        Step::Convert { markdown: true },
+        Step::Move { note: 0 },
+        Step::DecideRun {
+            pick: 9209197594262530751,
+            accept: true,
+        },
+        Step::Save,
+        Step::Move { note: 0 },
+        Step::Undo {
+            pick: 4746482667940390921,
+        },
+    ])
+    .unwrap();
+}
+
+/// Found by the strict explore run: a move rejected, links retargeted to
+/// where the note was, and the rejection undone and redone: the undo's
+/// link updates (the retarget's links following the move it brought back)
+/// are rejected again with the move by the redo.
+#[test]
+fn redoing_a_moves_rejection_takes_back_the_links_its_undo_made_follow() {
+    check(&[
+        Step::Edit {
+            note: 2,
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Move { note: 2 },
+        Step::Decide {
+            pick: 4220378880660904682,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Retarget { from: 0, to: 2 },
+        Step::UndoLast { redo: true },
+    ])
+    .unwrap();
+}
+
+/// Found by the strict explore run: a move a rollback took back (with a
+/// link update of its own), brought back by an undo (its link follows it,
+/// staged anew), then a scoped rollback and its undo: the undo gives back
+/// the move with its links.
+#[test]
+fn a_scoped_rollback_undone_gives_back_a_move_whose_link_followed_it_again() {
+    check(&[
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Outside {
+            note: 1,
+            review: true,
+        },
+        Step::Retarget { from: 2, to: 3 },
+        Step::Move { note: 3 },
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::Rollback {
+            pick: 6784398654652006282,
+            undo: false,
+        },
+        Step::Undo { pick: 0 },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ب".into(),
+        },
+        Step::Scoped {
+            pick: 7245165022566927668,
+            hunk: 9300983208832837870,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// A move rejected, links written since to where the note was (a
+/// retarget), and the rejection undone: the move comes back and those links
+/// follow it, as link updates of the move staged by the undo (before, the
+/// undo was refused). Undoing the undo takes them back with it.
+#[test]
+fn undoing_a_moves_rejection_under_links_written_since_takes_them_along() {
+    let steps = [
         Step::Move { note: 0 },
         Step::Decide {
             pick: 0,
@@ -3742,8 +3914,39 @@ fn undoing_a_moves_rejection_under_links_written_since_is_refused_whole() {
         },
         Step::Retarget { from: 1, to: 0 },
         Step::UndoLast { redo: false },
+    ];
+    let shown = walk(&steps).unwrap();
+    assert!(shown.contains_key("Archive/Alpha 0.md"), "{shown:?}");
+    assert_eq!(
+        shown["Notes/Delta.md"]
+            .lines()
+            .find(|l| l.starts_with("Links")),
+        Some("Links: [[Alpha 0]] and [[Alpha 0]].")
+    );
+    // The undo is a step of its own: redone, the move goes with its links.
+    let mut again = steps.to_vec();
+    again.push(Step::UndoLast { redo: true });
+    walk(&again).unwrap();
+}
+
+/// A rollback that takes a move's link update from a note it restores
+/// (the move goes back to rejected with it), then the move brought back:
+/// the restored link follows it, staged anew (before, the move could only
+/// be rejected: "it lost a link update to a rollback").
+#[test]
+fn a_move_brought_back_after_a_rollback_took_its_link_update_takes_the_link_along() {
+    let shown = walk(&[
+        edit(0, 4),
+        Step::Move { note: 1 },
+        Step::Rollback {
+            pick: 1,
+            undo: false,
+        },
+        Step::Undo { pick: 1 },
     ])
     .unwrap();
+    assert!(shown.contains_key("Archive/Beta 1.md"), "{shown:?}");
+    assert!(shown["Notes/Alpha.md"].contains("[[Beta 1]]"), "{shown:?}");
 }
 
 /// Found by an unpinned run: Alpha moved, the move rolled back by hunk and

@@ -206,7 +206,7 @@ impl Review {
         self.files[&path].entries()[i].leaders().any(|leader| {
             self.status_of(leader)
                 .is_some_and(|s| s != Status::Rejected)
-                && self.settled(leader)
+                && self.is_final(leader)
                 && self.updates_links_of(update, leader)
         })
     }
@@ -360,7 +360,7 @@ impl Review {
     fn can_take(&self, leader: &str) -> bool {
         self.status_of(leader)
             .is_some_and(|s| s != Status::Rejected)
-            && !self.settled(leader)
+            && !self.is_final(leader)
     }
 
     /// Accepts every pending hunk of `path`; returns the moves.

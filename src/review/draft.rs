@@ -43,6 +43,11 @@ impl Review {
         done
     }
 
+    /// How many transactions are open.
+    pub(crate) fn depth(&self) -> usize {
+        self.journal.len()
+    }
+
     /// Begins a transaction; [`Review::end`] keeps or drops it.
     pub(crate) fn begin(&mut self) {
         self.journal.push(Savepoint {

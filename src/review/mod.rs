@@ -186,12 +186,6 @@ pub enum ReviewError {
         "`{0}` already has a move or deletion under review; decide that one (and save it) before proposing another"
     )]
     OpStaged(String),
-    /// A move one of whose link updates a rollback took away: kept, it would
-    /// leave that link behind.
-    #[error(
-        "the move `{0}` lost a link update to a rollback and can only be rejected; propose the move again to have every link follow it"
-    )]
-    LinksLost(String),
     /// A move or deletion, or a link update following one, whose file has
     /// had another move or deletion proposed since it was settled.
     #[error(
@@ -519,9 +513,8 @@ impl Review {
     pub(crate) fn remove_file(&mut self, path: &str) -> Option<FileReview> {
         self.keep(path);
         let file = self.files.remove(path)?;
-        // The followers stay listed, both ways: a move restored from a
-        // checkpoint leads its link updates again, and one whose link update
-        // went with this file knows it lost it (`ReviewError::LinksLost`).
+        // The followers stay listed: a move restored from a checkpoint leads
+        // its link updates again.
         for hunk in file.entries().iter().filter_map(|e| e.hunk_id.as_ref()) {
             self.hunks.remove(hunk);
             self.undo.remove(hunk);

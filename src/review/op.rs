@@ -32,9 +32,8 @@ pub struct StagedOp {
     /// review; saves move it, delete it or bring it back whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<String>,
-    /// Its own link updates in other files (their hunk ids, staged by its
-    /// job), kept with it so that one a rollback took away is known after a
-    /// restart.
+    /// Its own link updates in other files (their hunk ids), kept with it
+    /// so that one a rollback took away is known after a restart.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub followers: Vec<String>,
 }
@@ -408,7 +407,7 @@ impl Review {
                 }
             };
             for other in next {
-                if seen.insert(other) && self.find_hunk(other).is_ok() && !self.settled(other) {
+                if seen.insert(other) && self.find_hunk(other).is_ok() && !self.is_final(other) {
                     carried.push(other.to_owned());
                     todo.push(other);
                 }
@@ -523,7 +522,7 @@ impl Review {
     /// rejected or no longer under review (a rollback dropped it). The file
     /// no longer takes the path either gave, so changing it would leave
     /// links to a path nothing is at.
-    pub(crate) fn settled(&self, hunk_id: &str) -> bool {
+    pub fn is_final(&self, hunk_id: &str) -> bool {
         let Ok((path, i)) = self.find_hunk(hunk_id) else {
             return false;
         };
@@ -532,7 +531,7 @@ impl Review {
         if !entry.follows.is_empty() {
             return entry.leaders().any(|leader| match self.status_of(leader) {
                 None => true,
-                Some(status) => status == Status::Rejected && self.settled(leader),
+                Some(status) => status == Status::Rejected && self.is_final(leader),
             });
         }
         // An operation's entry changes no text; once retired, no operation
@@ -586,8 +585,7 @@ impl Review {
     }
 
     /// Refuses a decision setting `hunk_ids` to `status` that would bring
-    /// back a settled hunk (see [`Review::settled`]) or keep a move that
-    /// lost a link update (only its rejection is allowed).
+    /// back a settled hunk (see [`Review::is_final`]).
     pub(crate) fn check_decidable(
         &self,
         hunk_ids: &[String],
@@ -598,29 +596,45 @@ impl Review {
             self.status_of(h) != Some(status)
                 && !(status == Status::Rejected && self.follows_a_move(h))
         };
-        if let Some(settled) = hunk_ids.iter().find(|h| changes(h) && self.settled(h)) {
-            return Err(ReviewError::Settled(settled.clone()));
+        match hunk_ids.iter().find(|h| changes(h) && self.is_final(h)) {
+            Some(settled) => Err(ReviewError::Settled(settled.clone())),
+            None => Ok(()),
         }
-        if status != Status::Rejected
-            && let Some(lost) = hunk_ids.iter().find(|h| self.lost_links(h))
-        {
-            return Err(ReviewError::LinksLost(lost.clone()));
-        }
-        Ok(())
     }
 
-    /// Whether `hunk_id` is a move that lost one of its link updates: a
-    /// rollback restored the note it was in to a time before it.
-    pub(crate) fn lost_links(&self, hunk_id: &str) -> bool {
-        let gone = |f: &[String]| f.iter().any(|h| self.find_hunk(h).is_err());
-        let kept = self.find_hunk(hunk_id).ok().and_then(|(path, i)| {
-            let op = self.files[&path].op()?;
-            (op.entry == i).then_some(&op.followers)
-        });
-        match kept {
-            Some(own) => gone(own),
-            None => self.followers.get(hunk_id).is_some_and(|f| gone(f)),
+    /// Drops from the move `hunk_id` the link updates of its own no longer
+    /// under review (a rollback took them); returns its file when it had
+    /// any.
+    pub(crate) fn forget_lost_updates(&mut self, hunk_id: &str) -> Option<String> {
+        let (path, i) = self.find_hunk(hunk_id).ok()?;
+        let op = self.files[&path].op().filter(|op| op.entry == i)?;
+        let kept: Vec<String> = op
+            .followers
+            .iter()
+            .filter(|f| self.hunks.contains_key(*f))
+            .cloned()
+            .collect();
+        if kept.len() == op.followers.len() {
+            return None;
         }
+        self.file_mut(&path)?.op.as_mut()?.followers = kept;
+        Some(path)
+    }
+
+    /// Sets the hunks `hunk_ids` of `path`, staged pending in the open
+    /// decision, to `status`.
+    pub(crate) fn set_new_hunks(&mut self, path: &str, hunk_ids: &[String], status: Status) {
+        let Some(file) = self.file_mut(path) else {
+            return;
+        };
+        let moves: Vec<(usize, Status)> = file
+            .entries()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.hunk_id.as_ref().is_some_and(|h| hunk_ids.contains(h)))
+            .map(|(i, _)| (i, status))
+            .collect();
+        file.set_statuses(&moves);
     }
 
     /// Whether deciding `hunk_id` (`pending`: undoing its latest decision)

@@ -47,6 +47,9 @@ impl Review {
         let mut now: BTreeMap<(String, usize), Status> = BTreeMap::new();
         for step in &steps {
             for (hunk, from, to) in &step.moves {
+                if self.stays_put(hunk, *from) {
+                    continue;
+                }
                 let Ok((path, i)) = self.find_hunk(hunk) else {
                     continue;
                 };
@@ -56,6 +59,20 @@ impl Review {
                     .unwrap_or(self.files[&path].entries()[i].status);
                 if status == *to {
                     now.insert((path, i), *from);
+                }
+            }
+        }
+        // What a hunk that stays stands on stays with it.
+        let mut staying: Vec<(String, usize)> = steps
+            .iter()
+            .flat_map(|step| &step.moves)
+            .filter(|(hunk, from, _)| self.stays_put(hunk, *from))
+            .filter_map(|(hunk, _, _)| self.find_hunk(hunk).ok())
+            .collect();
+        while let Some((path, i)) = staying.pop() {
+            for j in self.files[&path].depends_on(i) {
+                if now.remove(&(path.clone(), j)).is_some() {
+                    staying.push((path.clone(), j));
                 }
             }
         }
@@ -139,6 +156,14 @@ impl Review {
         Ok(decision)
     }
 
+    /// Whether an undo or redo leaves `hunk` where it is rather than set it
+    /// to `to`: its decision is final (see [`Review::is_final`]), or it is a
+    /// link update of a move saved and moved on since, which the move cannot
+    /// follow back.
+    fn stays_put(&self, hunk: &str, to: Status) -> bool {
+        self.is_final(hunk) || (to != Status::Accepted && self.updates_a_settled_move(hunk))
+    }
+
     /// What [`Review::undo`] would move, changing nothing.
     pub fn plan_undo(&self, hunk_id: &str) -> Result<Decision, ReviewError> {
         match self.undo_moves(hunk_id)? {
@@ -175,6 +200,7 @@ impl Review {
         let moves: Option<Vec<(usize, Status)>> = step
             .moves
             .iter()
+            .filter(|(h, from, _)| !self.stays_put(h, *from))
             .map(|(h, from, to)| {
                 let i = index(h)?;
                 (file.entries()[i].status == *to).then_some((i, *from))
@@ -191,7 +217,7 @@ impl Review {
     /// and a hunk written since over the same words as one it brings back
     /// is rejected (with the moves such a link update follows). Returns one
     /// decision per file touched and the hunks left as they are: moved
-    /// since, no longer under review, settled (see [`Review::settled`]), or
+    /// since, no longer under review, settled (see [`Review::is_final`]), or
     /// the link update of a move saved and moved on since.
     pub fn restore(
         &mut self,
@@ -201,12 +227,9 @@ impl Review {
         let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
         for (hunk, now, to) in targets {
             match self.find_hunk(hunk) {
-                // A link update of a move saved and moved on since stays:
-                // the move cannot follow it back.
                 Ok((path, i))
                     if self.files[&path].entries()[i].status == *now
-                        && !self.settled(hunk)
-                        && (*to == Status::Accepted || !self.updates_a_settled_move(hunk)) =>
+                        && !self.stays_put(hunk, *to) =>
                 {
                     let moves = by_file.entry(path).or_default();
                     match moves.iter_mut().find(|(j, _)| *j == i) {

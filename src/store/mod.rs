@@ -368,6 +368,16 @@ impl Store {
         })
     }
 
+    /// The number [`Store::reserve`] would give `name` next, reserving
+    /// nothing (a plan's, which must name what the act will).
+    pub fn peek(&self, name: &str) -> Result<u64, StoreError> {
+        let next: Option<i64> = self
+            .conn
+            .query_row("SELECT next FROM counters WHERE name = ?1", [name], |r| r.get(0))
+            .optional()?;
+        Ok(next.unwrap_or(1) as u64)
+    }
+
     /// The bytes the content store keeps under `hash` (an attachment's,
     /// which a save brings back after its deletion was undone).
     pub fn bytes(&self, hash: &str) -> Result<Vec<u8>, StoreError> {

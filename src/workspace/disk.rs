@@ -319,7 +319,7 @@ impl Workspace {
             if accepted.contains(*hunk) {
                 // A link update whose move is gone (rolled back) stays as it
                 // is: accepted, it would count without its move.
-                if status != Status::Accepted && !self.review.settled(hunk) {
+                if status != Status::Accepted && !self.review.is_final(hunk) {
                     to_accept.push((*hunk).to_owned());
                 }
             } else if status != Status::Rejected {

@@ -29,11 +29,12 @@ pub enum WorkspaceError {
     #[error("finding links failed: {0}")]
     Links(#[from] crate::tools::ToolError),
     /// A decision or rollback would leave links that resolved before it
-    /// dangling to a path a note left, and the move that took it away can
-    /// no longer be taken back (saved, and moved on since): refused, with
-    /// nothing changed (see docs/architecture.md#changes-across-notes).
+    /// dangling to a path a note left by a move saved and moved on since,
+    /// and the link engine cannot point them at the note (several notes
+    /// answer to them): refused, with nothing changed (see
+    /// docs/architecture.md#changes-across-notes).
     #[error(
-        "this would leave the links in {} to `{from}` dangling: the note is at `{to}` now, by a move already saved that cannot be taken back; nothing was changed",
+        "this would leave the links in {} to `{from}` dangling: the note is at `{to}` now, by a move already saved, and several notes answer to those links so they cannot follow it; nothing was changed",
         files.join(", ")
     )]
     LinksLeftBehind {
@@ -45,11 +46,11 @@ pub enum WorkspaceError {
         files: Vec<String>,
     },
     /// A decision would bring back a move that takes its note away from
-    /// links written since it was proposed (no link update follows them):
-    /// carrying the move's rejection would undo the decision itself, so it
-    /// is refused, with nothing changed.
+    /// links the link engine cannot point at the note (several notes answer
+    /// to them), and carrying the move's rejection would undo the decision
+    /// itself: refused, with nothing changed.
     #[error(
-        "bringing back the move `{hunk}` would take the note away from `{from}`, where the links in {} point (written since the move was proposed, so none of its link updates follows them); nothing was changed: propose the move again to have them follow it",
+        "bringing back the move `{hunk}` would take the note away from `{from}`, where the links in {} point, and several notes answer to them so they cannot follow it; nothing was changed",
         files.join(", ")
     )]
     MoveLeavesLinks {

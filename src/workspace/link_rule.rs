@@ -2,27 +2,30 @@
 //! checked once at the end of every decision path (one hunk, a batch or
 //! pattern, an apply, an undo or redo, a rollback) against the working
 //! state before it: **no decision leaves a link dangling to a path a note
-//! was moved away from**. Where one would, the decision carries the move
-//! that took the note away (rejected, with what follows it), and the rule
-//! is checked again.
+//! was moved away from**. Where one would, the decision carries what mends
+//! it, and the rule is checked again: the move that took the note away,
+//! rejected with what follows it; or, where the decision itself brought
+//! that move back or the move is final, a link update of the move that
+//! points the link where the note is (the link follows it, as it did when
+//! the move was proposed).
 //!
 //! A link is known by the note it is in and the path it names. A note that
 //! shows more links dangling to a path a moved note left than it did
-//! before the decision has one the decision broke. Mended by taking the
-//! move back, it is refused only where that cannot be: the move was saved
-//! and moved on since (and the note lost a link that resolved before), or
-//! the decision itself brought the move back (taking it back again would
-//! undo the decision). A link whose own update the user rejected is their
+//! before the decision has one the decision broke. Only a link the link
+//! engine leaves alone (several notes answer to it) cannot be mended: the
+//! decision is refused. A link whose own update the user rejected is their
 //! choice to leave it as it is (the decision reports it as `links_left`),
 //! and undoing a rollback gives back the notes it restores exactly.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Workspace, WorkspaceError, overlay_of};
-use crate::edits::FileOp;
-use crate::links::{self, Link, Vault, name_key};
+use crate::edits::{FileOp, FileProposal};
+use crate::hunks::{HunkLimits, bundle_from};
+use crate::links::{self, Link, LinkSettings, Vault, apply_edits, name_key, retarget_links};
+use crate::project::text::content_hash;
 use crate::project::{Overlay, Project, View};
-use crate::review::{Decision, FileReview, Review, Status};
+use crate::review::{Decision, FileReview, HunkMove, Review, Status, TieKind};
 use crate::tools::links::linking_to;
 
 /// A link the decision left dangling: in the note at `source`, naming
@@ -74,76 +77,212 @@ impl<'a> Left<'a> {
 
 impl Workspace {
     /// Checks the rule against the working state before the open
-    /// transaction, carrying the moves it must (their decisions are added
-    /// to `decisions`); `left` says which links the user chose to leave.
+    /// transaction, carrying what it must (the decisions are added to
+    /// `decisions`); `left` says which links the user chose to leave.
     pub(super) fn keep_links(
         &mut self,
         left: Left<'_>,
         decisions: &mut Vec<Decision>,
     ) -> Result<(), WorkspaceError> {
-        keep_links(&self.project, &mut self.review, left, decisions)
+        loop {
+            let broken = broken_links(&self.project, &self.review, left)?;
+            let brought_back = |decisions: &[Decision], hunk: &str| {
+                decisions.iter().flat_map(|d| &d.moves).any(|m| {
+                    m.hunk_id == hunk && m.from == Status::Rejected && m.to != Status::Rejected
+                })
+            };
+            let mut moves = Vec::new();
+            let mut follow: Vec<(&Broken, String)> = Vec::new();
+            for b in &broken {
+                match takeable_move(&self.review, &b.note) {
+                    // Taking back the move a decision brings back would
+                    // undo the decision itself: the link follows it instead.
+                    Some(hunk)
+                        if matches!(left, Left::Named(_)) && brought_back(decisions, &hunk) =>
+                    {
+                        follow.push((b, hunk))
+                    }
+                    Some(hunk) => moves.push(hunk),
+                    // A link brought back naming where a note was, which
+                    // resolved to nothing before either: nothing to mend.
+                    None if !b.lost => {}
+                    // A move saved and moved on since: the link follows it.
+                    None => match settled_move(&self.review, &b.note) {
+                        Some(hunk) => follow.push((b, hunk)),
+                        None => return Err(left_behind(&self.review, &broken, b)),
+                    },
+                }
+            }
+            if !follow.is_empty() {
+                for (b, hunk) in follow {
+                    let to = self.review.file(&b.note).and_then(FileReview::view_path);
+                    let mended = match to.map(str::to_owned) {
+                        Some(to) => self.follow_move(&b.source, &b.left, &to, &hunk)?,
+                        None => None,
+                    };
+                    match mended {
+                        Some(decision) => decisions.push(decision),
+                        // A link the link engine leaves alone (several
+                        // notes answer to it): nothing mends it.
+                        None if brought_back(decisions, &hunk) => {
+                            return Err(WorkspaceError::MoveLeavesLinks {
+                                hunk,
+                                from: b.left.clone(),
+                                files: vec![b.source.clone()],
+                            });
+                        }
+                        None => return Err(left_behind(&self.review, &broken, b)),
+                    }
+                }
+                continue;
+            }
+            if moves.is_empty() {
+                self.forget_lost_updates(decisions);
+                return Ok(());
+            }
+            moves.sort_unstable();
+            moves.dedup();
+            decisions.extend(self.review.decide_many(&moves, Status::Rejected)?);
+        }
+    }
+
+    /// Forgets the link updates a rollback took from each move `decisions`
+    /// brought back: the rule has checked the links they were for (each
+    /// follows the move again, or is no longer there), and a later rollback
+    /// must not take the move back for them.
+    fn forget_lost_updates(&mut self, decisions: &[Decision]) {
+        let brought: Vec<&str> = decisions
+            .iter()
+            .flat_map(|d| &d.moves)
+            .filter(|m| m.from == Status::Rejected && m.to != Status::Rejected)
+            .map(|m| m.hunk_id.as_str())
+            .collect();
+        for hunk in brought {
+            if let Some(path) = self.review.forget_lost_updates(hunk) {
+                self.relinked.insert(path);
+            }
+        }
+    }
+
+    /// Stages, in the note the working state shows at `source`, a link
+    /// update of the move `hunk` (its job's, tied to it, counting as it
+    /// counts) that points the links naming `gone`, where the note was, at
+    /// `to`, where it is. The decision it returns sets it from rejected, so
+    /// that undoing the step takes it back with the move. `None` when the
+    /// link engine rewrites nothing there.
+    fn follow_move(
+        &mut self,
+        source: &str,
+        gone: &str,
+        to: &str,
+        hunk: &str,
+    ) -> Result<Option<Decision>, WorkspaceError> {
+        let overlay = overlay_of(self.review.files());
+        let view = View::with(&self.project, &overlay);
+        let Ok(read) = view.read_text(source) else {
+            return Ok(None);
+        };
+        let text = read.text;
+        let vault = view.with_paths(|paths| Vault::new(paths.iter().copied()));
+        let settings = LinkSettings::read(self.project.root());
+        let plan = retarget_links(&text, source, gone, to, &vault, &settings);
+        let proposed = apply_edits(&text, &plan.edits);
+        let (Some(status), Some(job)) = (self.review.status_of(hunk), self.review.job_of(hunk))
+        else {
+            return Ok(None);
+        };
+        if proposed == text {
+            return Ok(None);
+        }
+        let job = job.to_owned();
+        let key = self
+            .review
+            .file_at(source)
+            .map_or_else(|| source.to_owned(), |f| f.path.clone());
+        let proposal = FileProposal {
+            file_path: key.clone(),
+            created: false,
+            base_file_hash: Some(content_hash(text.as_bytes())),
+            base: text,
+            proposed,
+            edits: Vec::new(),
+        };
+        let proposals = [proposal];
+        let mut bundle = bundle_from(&proposals, &HunkLimits::default(), 0);
+        let first = self.reserve_hunks(bundle.hunk_count() as u64)?;
+        for (k, hunk) in bundle
+            .files
+            .iter_mut()
+            .flat_map(|f| &mut f.hunks)
+            .enumerate()
+        {
+            hunk.hunk_id = format!("h_{}", first + k as u64);
+        }
+        self.review.stage(&job, &proposals, &bundle)?;
+        let ids: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+        self.review.follow(hunk, &ids, TieKind::Update);
+        self.review.set_new_hunks(&key, &ids, status);
+        self.relinked.insert(key.clone());
+        // The move's file keeps its own link updates with it.
+        if let Ok((leader, _)) = self.review.find_hunk(hunk) {
+            self.relinked.insert(leader);
+        }
+        let file = self.review.file(&key).expect("staged");
+        let at = |id: &String| {
+            file.entries()
+                .iter()
+                .find(|e| e.hunk_id.as_ref() == Some(id))
+                .map(|e| e.id.clone())
+                .unwrap_or_default()
+        };
+        Ok(Some(Decision {
+            path: key.clone(),
+            entry_ids: ids.iter().map(at).collect(),
+            moves: ids
+                .iter()
+                .map(|id| HunkMove {
+                    hunk_id: id.clone(),
+                    from: Status::Rejected,
+                    to: status,
+                })
+                .collect(),
+            hidden_user_text: Vec::new(),
+            links_left: Vec::new(),
+        }))
     }
 }
 
-/// [`Workspace::keep_links`] for `review` (a draft, for a dry run) over
-/// `project`.
-pub(super) fn keep_links(
-    project: &Project,
-    review: &mut Review,
-    left: Left<'_>,
-    decisions: &mut Vec<Decision>,
-) -> Result<(), WorkspaceError> {
-    loop {
-        let broken = broken_links(project, review, left)?;
-        let brought_back = |hunk: &str| {
-            decisions.iter().flat_map(|d| &d.moves).any(|m| {
-                m.hunk_id == hunk && m.from == Status::Rejected && m.to != Status::Rejected
-            })
-        };
-        let mut moves = Vec::new();
-        for b in &broken {
-            match takeable_move(review, &b.note) {
-                // Taking back the move a decision brings back would undo
-                // the decision itself: it is refused instead.
-                Some(hunk) if matches!(left, Left::Named(_)) && brought_back(&hunk) => {
-                    return Err(WorkspaceError::MoveLeavesLinks {
-                        hunk,
-                        from: b.left.clone(),
-                        files: broken
-                            .iter()
-                            .filter(|o| o.note == b.note)
-                            .map(|o| o.source.clone())
-                            .collect(),
-                    });
-                }
-                Some(hunk) => moves.push(hunk),
-                // A link brought back naming where a note was, which
-                // resolved to nothing before either: nothing to mend it by.
-                None if !b.lost => {}
-                None => {
-                    let to = review
-                        .file(&b.note)
-                        .and_then(FileReview::view_path)
-                        .unwrap_or(&b.note);
-                    return Err(WorkspaceError::LinksLeftBehind {
-                        from: b.left.clone(),
-                        to: to.to_owned(),
-                        files: broken
-                            .iter()
-                            .filter(|o| o.note == b.note && o.lost)
-                            .map(|o| o.source.clone())
-                            .collect(),
-                    });
-                }
-            }
-        }
-        if moves.is_empty() {
-            return Ok(());
-        }
-        moves.sort_unstable();
-        moves.dedup();
-        decisions.extend(review.decide_many(&moves, Status::Rejected)?);
+/// The refusal for a link `b` of `broken` lost to a note that no move can
+/// mend.
+fn left_behind(review: &Review, broken: &[Broken], b: &Broken) -> WorkspaceError {
+    let to = review
+        .file(&b.note)
+        .and_then(FileReview::view_path)
+        .unwrap_or(&b.note);
+    WorkspaceError::LinksLeftBehind {
+        from: b.left.clone(),
+        to: to.to_owned(),
+        files: broken
+            .iter()
+            .filter(|o| o.note == b.note && o.lost)
+            .map(|o| o.source.clone())
+            .collect(),
     }
+}
+
+/// The move of the note under review by `note` that was accepted, saved
+/// and moved on since (retired): the latest whole-file entry of its log.
+fn settled_move(review: &Review, note: &str) -> Option<String> {
+    let file = review.file(note)?;
+    if file.op().is_some() {
+        return None;
+    }
+    let entries = file.entries();
+    (0..entries.len())
+        .rev()
+        .find(|&i| entries[i].hunk_id.is_some() && !file.changes_text(i))
+        .filter(|&i| entries[i].status == Status::Accepted)
+        .and_then(|i| entries[i].hunk_id.clone())
 }
 
 /// The move of the note under review by `note` that counts and can still
@@ -155,7 +294,7 @@ fn takeable_move(review: &Review, note: &str) -> Option<String> {
     let hunk = entry.hunk_id.clone()?;
     (matches!(op.op, FileOp::Move { .. })
         && entry.status != Status::Rejected
-        && !review.settled(&hunk))
+        && !review.is_final(&hunk))
     .then_some(hunk)
 }
 

@@ -115,6 +115,12 @@ pub struct Workspace {
     history: History,
     /// The step decisions are recorded into, while one is open.
     open_step: Option<undo::OpenStep>,
+    /// The files whose logs the open transaction gave hunks (a link that
+    /// follows a move, see `link_rule`): stored when it is kept.
+    relinked: BTreeSet<String>,
+    /// While a plan runs: the hunk numbers it has taken, which the store
+    /// keeps for the act (a plan names what the act will).
+    planned_hunks: Option<u64>,
 }
 
 impl Workspace {
@@ -182,6 +188,8 @@ impl Workspace {
             protection: Protection::default(),
             history,
             open_step: None,
+            relinked: BTreeSet::new(),
+            planned_hunks: None,
         };
         if !unfinished.is_empty() {
             let saved = workspace.save_many(&unfinished, &mut |_| {})?;
@@ -324,6 +332,7 @@ impl Workspace {
         reason: Option<&str>,
         decision: Decision,
     ) -> Result<Decision, WorkspaceError> {
+        self.store_relinked()?;
         let rows: Vec<(String, Status)> = decision
             .entry_ids
             .iter()
@@ -399,13 +408,31 @@ impl Workspace {
         change: impl FnOnce(&mut Workspace) -> Result<T, WorkspaceError>,
     ) -> Result<T, WorkspaceError> {
         self.review.begin();
-        let done = change(self);
+        let mut done = change(self);
+        if self.review.depth() == 1 {
+            match &done {
+                Ok(_) => {
+                    if let Err(e) = self.store_relinked() {
+                        done = Err(e.into());
+                    }
+                }
+                Err(_) => self.relinked.clear(),
+            }
+        }
         self.review.end(done.is_ok());
         done
     }
 
-    /// Stores the statuses `decisions` set, in one transaction.
+    /// Stores the files the open transaction gave hunks (see `relinked`).
+    fn store_relinked(&mut self) -> Result<(), StoreError> {
+        let relinked: Vec<String> = std::mem::take(&mut self.relinked).into_iter().collect();
+        self.persist_all(&relinked)
+    }
+
+    /// Stores the statuses `decisions` set, in one transaction, with the
+    /// files whose hunks they staged.
     fn store_statuses(&mut self, decisions: &[Decision]) -> Result<(), StoreError> {
+        self.store_relinked()?;
         let rows: Vec<(String, Status)> = decisions
             .iter()
             .flat_map(|d| {
@@ -449,14 +476,38 @@ impl Workspace {
         status: Status,
     ) -> Result<Decision, WorkspaceError> {
         let (path, _) = self.review.find_hunk(hunk_id)?;
-        self.review.begin();
-        let planned = self.decide_on_draft(hunk_id, &path, status, None);
-        let planned = planned.map(|mut planned| {
-            planned.links_left = self.review.links_left(&planned.moves);
+        self.planning(|ws| {
+            ws.review.begin();
+            let planned = ws.decide_on_draft(hunk_id, &path, status, None);
+            let planned = planned.map(|mut planned| {
+                planned.links_left = ws.review.links_left(&planned.moves);
+                planned
+            });
+            ws.review.end(false);
             planned
-        });
-        self.review.end(false);
+        })
+    }
+
+    /// Runs `plan`, which makes a decision on a draft and drops it: the hunks
+    /// it stages take numbers the store keeps for the act.
+    fn planning<T>(&mut self, plan: impl FnOnce(&mut Workspace) -> T) -> T {
+        self.planned_hunks = Some(0);
+        let planned = plan(self);
+        self.planned_hunks = None;
+        self.relinked.clear();
         planned
+    }
+
+    /// The first of `count` new hunk numbers.
+    fn reserve_hunks(&mut self, count: u64) -> Result<u64, StoreError> {
+        match &mut self.planned_hunks {
+            Some(taken) => {
+                let first = self.store.peek("hunk")? + *taken;
+                *taken += count;
+                Ok(first)
+            }
+            None => self.store.reserve("hunk", count),
+        }
     }
 
     /// The path `path` is under review by: its own, or, for a file the

@@ -279,6 +279,16 @@ impl Workspace {
         mode: RollbackMode,
         hunk_ids: &[String],
     ) -> Result<RollbackPlan, WorkspaceError> {
+        self.planning(|ws| ws.plan_rollback_on_draft(id, mode, hunk_ids))
+    }
+
+    /// [`Workspace::plan_rollback`], in [`Workspace::planning`].
+    fn plan_rollback_on_draft(
+        &mut self,
+        id: &str,
+        mode: RollbackMode,
+        hunk_ids: &[String],
+    ) -> Result<RollbackPlan, WorkspaceError> {
         let checkpoint = self.checkpoint(id)?;
         let (files, listed, typed) = match mode {
             RollbackMode::HardAll => {

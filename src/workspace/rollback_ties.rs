@@ -69,7 +69,7 @@ impl Workspace {
     /// The moves, in other files, that count (pending or accepted) while a
     /// link update of theirs in the file under review at `path` is
     /// rejected: brought back that way, the file's link would be left
-    /// behind. A settled move stays (see [`Review::settled`]).
+    /// behind. A settled move stays (see [`Review::is_final`]).
     pub(super) fn leaders_apart(&self, path: &str) -> Vec<String> {
         let Some(file) = self.review.file(path) else {
             return Vec::new();
@@ -85,7 +85,7 @@ impl Workspace {
                         .is_some_and(|h| self.review.updates_links_of(h, l))
                 })
             })
-            .filter(|l| self.counts(l) && !self.review.settled(l))
+            .filter(|l| self.counts(l) && !self.review.is_final(l))
             .cloned()
             .collect()
     }
@@ -97,7 +97,7 @@ impl Workspace {
         let Some(file) = self.review.file(path) else {
             return Vec::new();
         };
-        let stands = |leader: &String| self.counts(leader) && self.review.settled(leader);
+        let stands = |leader: &String| self.counts(leader) && self.review.is_final(leader);
         // The move's own link updates only (a retarget at its note needs
         // no keeping); and not one whose line shows a link that follows the
         // move without it (see `FileReview::covered`).
