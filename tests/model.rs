@@ -772,13 +772,15 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                     continue;
                 }
                 let checkpoint = ws.checkpoint(&runs[pick % runs.len()]).unwrap();
-                // The run's hunks still under review: those the window
-                // offers to revert (one a hard rollback dropped is gone).
+                // The run's hunks the window offers to revert: those the
+                // engine says stand somewhere now (not one a hard rollback
+                // dropped, nor a final one).
                 let listed: Vec<String> = checkpoint
                     .affected_files
                     .iter()
-                    .flat_map(|f| f.hunk_ids.iter().cloned())
-                    .filter(|h| ws.review().find_hunk(h).is_ok())
+                    .flat_map(|f| f.hunk_ids.iter().zip(&f.hunks_now))
+                    .filter(|(_, now)| now.is_some())
+                    .map(|(h, _)| h.clone())
                     .collect();
                 if listed.is_empty() {
                     continue;
@@ -965,6 +967,15 @@ fn rollback_refused(e: &WorkspaceError) {
     ROLLBACKS_REFUSED.fetch_add(1, Ordering::Relaxed);
     if std::env::var_os("REDLINE_MODEL_REFUSALS").is_some() {
         STEP.with(|step| eprintln!("rollback refused: {e} ({})", step.borrow()));
+    }
+    // One to before a later saved move of the same note is the design's.
+    if std::env::var_os("REDLINE_MODEL_STRICT").is_some()
+        && !matches!(
+            e,
+            WorkspaceError::MovedSince { .. } | WorkspaceError::Review(ReviewError::Settled(_))
+        )
+    {
+        panic!("rollback refused: {e}");
     }
 }
 
@@ -3895,6 +3906,34 @@ fn a_scoped_rollback_undone_gives_back_a_move_whose_link_followed_it_again() {
             pick: 7245165022566927668,
             hunk: 9300983208832837870,
             undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// Found by the strict explore run: a move proposed after a rollback that
+/// the history's undo then takes back (the move's file is given back as it
+/// was, so the move's link update is final), and a retarget written over
+/// that link update: it stands on a final rejection, so it is final too,
+/// and not offered (undoing it was refused).
+#[test]
+fn a_hunk_over_a_link_update_whose_move_an_undone_rollback_took_is_final() {
+    check(&[
+        Step::Retarget { from: 3, to: 0 },
+        Step::Rollback {
+            pick: 0,
+            undo: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "本".into(),
+        },
+        Step::Move { note: 2 },
+        Step::Retarget { from: 2, to: 0 },
+        Step::UndoLast { redo: false },
+        Step::Undo {
+            pick: 4464448494554984473,
         },
     ])
     .unwrap();

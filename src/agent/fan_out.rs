@@ -1,10 +1,9 @@
-//! One model call per note: an instruction that needs judgement in each
-//! note ("add a one-line summary under the title") runs over a set of notes
-//! as one job. Each note gets a small call of its own — that note and the
-//! instruction, allowed to edit only that note — with bounded concurrency
-//! (one at a time on a local server), and its hunks are staged into the
-//! job as they arrive, so review starts before the run ends
-//! (docs/operations.md#one-model-call-per-note).
+//! One model call per note: an instruction that needs judgement in each note
+//! ("add a one-line summary under the title") runs over a set of notes as one
+//! job. Each note gets a small call of its own (that note and the instruction,
+//! allowed to edit only that note) with bounded concurrency (one at a time on a
+//! local server); its hunks are staged into the job as they arrive, so review
+//! starts before the run ends (docs/operations.md#one-model-call-per-note).
 //!
 //! The run is planned first ([`plan`]): its notes, and the tokens and cost
 //! it is projected to take, confirmed by the user past the configured

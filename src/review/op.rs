@@ -518,16 +518,25 @@ impl Review {
 
     /// Whether `hunk_id`'s decision is final: a move or deletion retired
     /// when a later one of the same file was proposed (see
-    /// [`Review::retire_op`]), or a link update that follows one retired
-    /// rejected or no longer under review (a rollback dropped it). The file
-    /// no longer takes the path either gave, so changing it would leave
-    /// links to a path nothing is at.
+    /// [`Review::retire_op`]), a link update that follows one retired
+    /// rejected or no longer under review (a rollback dropped it), or a
+    /// hunk that stands on a final rejection. The file no longer takes the
+    /// path either gave, so changing it would leave links to a path
+    /// nothing is at.
     pub fn is_final(&self, hunk_id: &str) -> bool {
         let Ok((path, i)) = self.find_hunk(hunk_id) else {
             return false;
         };
         let file = &self.files[&path];
         let entry = &file.entries()[i];
+        // One that stands on a final rejection can never count again.
+        let on_final = file.depends_on(i).any(|j| {
+            let under = &file.entries()[j];
+            under.status == Status::Rejected && under.hunk_id.as_ref().is_some_and(|h| self.is_final(h))
+        });
+        if on_final {
+            return true;
+        }
         if !entry.follows.is_empty() {
             return entry.leaders().any(|leader| match self.status_of(leader) {
                 None => true,

@@ -84,6 +84,21 @@ impl Workspace {
         left: Left<'_>,
         decisions: &mut Vec<Decision>,
     ) -> Result<(), WorkspaceError> {
+        // A link update of a move saved and moved on since, rejected with
+        // what it was written on: its link follows the move again.
+        if let Left::Named(named) = left {
+            let unfollowed: Vec<String> = decisions
+                .iter()
+                .flat_map(|d| &d.moves)
+                .filter(|m| m.from != Status::Rejected && m.to == Status::Rejected)
+                .filter(|m| !named.contains(&m.hunk_id))
+                .filter(|m| self.review.updates_a_settled_move(&m.hunk_id))
+                .map(|m| m.hunk_id.clone())
+                .collect();
+            for update in unfollowed {
+                decisions.extend(self.follow_update(&update)?);
+            }
+        }
         loop {
             let broken = broken_links(&self.project, &self.review, left)?;
             let brought_back = |decisions: &[Decision], hunk: &str| {
@@ -114,27 +129,32 @@ impl Workspace {
                 }
             }
             if !follow.is_empty() {
-                for (b, hunk) in follow {
+                // One rewrite of a note can mend several of its links: each
+                // is checked again on what the last one left.
+                let mut mended = false;
+                for (b, hunk) in &follow {
                     let to = self.review.file(&b.note).and_then(FileReview::view_path);
-                    let mended = match to.map(str::to_owned) {
-                        Some(to) => self.follow_move(&b.source, &b.left, &to, &hunk)?,
-                        None => None,
-                    };
-                    match mended {
-                        Some(decision) => decisions.push(decision),
-                        // A link the link engine leaves alone (several
-                        // notes answer to it): nothing mends it.
-                        None if brought_back(decisions, &hunk) => {
-                            return Err(WorkspaceError::MoveLeavesLinks {
-                                hunk,
-                                from: b.left.clone(),
-                                files: vec![b.source.clone()],
-                            });
-                        }
-                        None => return Err(left_behind(&self.review, &broken, b)),
+                    if let Some(to) = to.map(str::to_owned)
+                        && let Some(decision) = self.follow_move(&b.source, &b.left, &to, hunk)?
+                    {
+                        decisions.push(decision);
+                        mended = true;
                     }
                 }
-                continue;
+                if mended {
+                    continue;
+                }
+                // A link the link engine leaves alone (several notes
+                // answer to it): nothing mends it.
+                let (b, hunk) = &follow[0];
+                return Err(match takeable_move(&self.review, &b.note) {
+                    Some(_) => WorkspaceError::MoveLeavesLinks {
+                        hunk: hunk.clone(),
+                        from: b.left.clone(),
+                        files: vec![b.source.clone()],
+                    },
+                    None => left_behind(&self.review, &broken, b),
+                });
             }
             if moves.is_empty() {
                 self.forget_lost_updates(decisions);
@@ -165,17 +185,71 @@ impl Workspace {
     }
 
     /// Stages, in the note the working state shows at `source`, a link
-    /// update of the move `hunk` (its job's, tied to it, counting as it
-    /// counts) that points the links naming `gone`, where the note was, at
-    /// `to`, where it is. The decision it returns sets it from rejected, so
-    /// that undoing the step takes it back with the move. `None` when the
-    /// link engine rewrites nothing there.
+    /// update of the move `hunk` that points the links naming `gone`, where
+    /// the note was, at `to`, where it is (see [`Workspace::stage_follower`]).
     fn follow_move(
         &mut self,
         source: &str,
         gone: &str,
         to: &str,
         hunk: &str,
+    ) -> Result<Option<Decision>, WorkspaceError> {
+        self.stage_follower(source, hunk, |text, vault, settings| {
+            apply_edits(
+                text,
+                &retarget_links(text, source, gone, to, vault, settings).edits,
+            )
+        })
+    }
+
+    /// Points again the link of `update`, a link update of a move saved
+    /// and moved on since that the decision rejected with what it was
+    /// written on (or over): the links its old text named, dangling now,
+    /// follow the move to where it took the note, as a new link update of
+    /// the move. `None` when nothing dangles there.
+    fn follow_update(&mut self, update: &str) -> Result<Option<Decision>, WorkspaceError> {
+        let Ok((key, i)) = self.review.find_hunk(update) else {
+            return Ok(None);
+        };
+        let file = self.review.file(&key).expect("found");
+        let Some(source) = file.view_path().map(str::to_owned) else {
+            return Ok(None);
+        };
+        let settled = file.entries()[i].leaders().find(|l| {
+            self.review.updates_links_of(update, l)
+                && self.review.is_final(l)
+                && self.review.status_of(l) == Some(Status::Accepted)
+        });
+        let (Some(mv), Some(fate)) = (settled.cloned(), self.review.hunk_fate(update)) else {
+            return Ok(None);
+        };
+        // The note is under review by the path the move gave it.
+        let (to, _) = self.review.find_hunk(&mv)?;
+        let named: BTreeSet<String> = links::parse(&fate.old)
+            .iter()
+            .map(|l| l.path().into_owned())
+            .collect();
+        self.stage_follower(&source, &mv, |text, vault, settings| {
+            let mut text = text.to_owned();
+            for gone in &named {
+                let plan = retarget_links(&text, &source, gone, &to, vault, settings);
+                text = apply_edits(&text, &plan.edits);
+            }
+            text
+        })
+    }
+
+    /// Stages, in the note the working state shows at `source`, the text
+    /// `rewrite` makes of it (with the view's files and the vault's link
+    /// settings) as a link update of the move `hunk`: its job's, tied to it,
+    /// counting as it counts. The decision it returns sets it from rejected,
+    /// so that undoing the step takes it back with the move. `None` when
+    /// the rewrite changes nothing.
+    fn stage_follower(
+        &mut self,
+        source: &str,
+        hunk: &str,
+        rewrite: impl FnOnce(&str, &Vault, &LinkSettings) -> String,
     ) -> Result<Option<Decision>, WorkspaceError> {
         let overlay = overlay_of(self.review.files());
         let view = View::with(&self.project, &overlay);
@@ -184,9 +258,7 @@ impl Workspace {
         };
         let text = read.text;
         let vault = view.with_paths(|paths| Vault::new(paths.iter().copied()));
-        let settings = LinkSettings::read(self.project.root());
-        let plan = retarget_links(&text, source, gone, to, &vault, &settings);
-        let proposed = apply_edits(&text, &plan.edits);
+        let proposed = rewrite(&text, &vault, &LinkSettings::read(self.project.root()));
         let (Some(status), Some(job)) = (self.review.status_of(hunk), self.review.job_of(hunk))
         else {
             return Ok(None);
@@ -199,24 +271,23 @@ impl Workspace {
             .review
             .file_at(source)
             .map_or_else(|| source.to_owned(), |f| f.path.clone());
-        let proposal = FileProposal {
+        let proposals = [FileProposal {
             file_path: key.clone(),
             created: false,
             base_file_hash: Some(content_hash(text.as_bytes())),
             base: text,
             proposed,
             edits: Vec::new(),
-        };
-        let proposals = [proposal];
+        }];
         let mut bundle = bundle_from(&proposals, &HunkLimits::default(), 0);
         let first = self.reserve_hunks(bundle.hunk_count() as u64)?;
-        for (k, hunk) in bundle
+        for (k, staged) in bundle
             .files
             .iter_mut()
             .flat_map(|f| &mut f.hunks)
             .enumerate()
         {
-            hunk.hunk_id = format!("h_{}", first + k as u64);
+            staged.hunk_id = format!("h_{}", first + k as u64);
         }
         self.review.stage(&job, &proposals, &bundle)?;
         let ids: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
@@ -228,7 +299,7 @@ impl Workspace {
             self.relinked.insert(leader);
         }
         let file = self.review.file(&key).expect("staged");
-        let at = |id: &String| {
+        let entry_of = |id: &String| {
             file.entries()
                 .iter()
                 .find(|e| e.hunk_id.as_ref() == Some(id))
@@ -237,7 +308,7 @@ impl Workspace {
         };
         Ok(Some(Decision {
             path: key.clone(),
-            entry_ids: ids.iter().map(at).collect(),
+            entry_ids: ids.iter().map(entry_of).collect(),
             moves: ids
                 .iter()
                 .map(|id| HunkMove {

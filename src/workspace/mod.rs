@@ -606,7 +606,10 @@ impl Workspace {
                 .hunk_ids
                 .iter()
                 .map(|h| {
-                    let fate = self.review.hunk_fate(h)?;
+                    // A final decision is history, and so is the link
+                    // update of a final move: nothing to revert.
+                    let history = self.review.is_final(h) || self.review.updates_a_settled_move(h);
+                    let fate = self.review.hunk_fate(h).filter(|_| !history)?;
                     Some(crate::checkpoints::HunkNow {
                         status: fate.status,
                         line: fate.line,

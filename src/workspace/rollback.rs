@@ -485,6 +485,9 @@ impl Workspace {
             reverted.extend(
                 self.review.file(&path).expect("found").entries()[i]
                     .leaders()
+                    .filter(|leader| {
+                        self.review.find_hunk(leader).is_ok() && !self.review.is_final(leader)
+                    })
                     .cloned(),
             );
             let decisions = self.review.decide_many(&reverted, Status::Rejected)?;
