@@ -23,7 +23,8 @@ hunk_ids: Array<string>,
 reverse_patches: Array<string>,
 /**
  * Where each hunk stands now, in the order of `hunk_ids` (`None`: no
- * longer under review, saved and settled or rolled back): filled in
+ * longer under review, final or a final move's link update, or rolled
+ * back): filled in
  * when checkpoints are listed, so that a scoped rollback is offered
  * only what it can revert, at the line it is on now.
  */
