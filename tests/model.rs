@@ -3939,6 +3939,84 @@ fn a_hunk_over_a_link_update_whose_move_an_undone_rollback_took_is_final() {
     .unwrap();
 }
 
+/// Found by the unpinned run: a save after an undo broke a link on disk
+/// (Alpha's to Beta).
+#[test]
+fn a_save_after_an_undo_keeps_a_moved_notes_links_on_disk() {
+    check(&[
+        Step::Move { note: 2 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Convert { markdown: true },
+        Step::Apply {
+            pick: 15905142754137908131,
+            accept: 57,
+            crash: None,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::DecideRun {
+            pick: 1246098870381179825,
+            accept: false,
+        },
+        Step::Retarget { from: 0, to: 2 },
+        Step::Move { note: 1 },
+        Step::Decide {
+            pick: 13321722237571050965,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 8111686477445934209,
+            accept: true,
+        },
+        Step::SaveAll { crash: None },
+        Step::Undo {
+            pick: 59927742262985602,
+        },
+        Step::Save,
+    ])
+    .unwrap();
+}
+
+/// Found by the unpinned run: a note moved, saved and moved again, then
+/// an apply of the first move's run broke a link to it (Alpha's to Delta).
+#[test]
+fn an_apply_after_a_note_moved_on_breaks_no_link_to_it() {
+    check(&[
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "本".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "".into(),
+        },
+        Step::Retarget { from: 2, to: 3 },
+        Step::Retarget { from: 1, to: 2 },
+        Step::Convert { markdown: true },
+        Step::Move { note: 3 },
+        Step::DecideRun {
+            pick: 11312629900706626229,
+            accept: true,
+        },
+        Step::Save,
+        Step::Move { note: 3 },
+        Step::Apply {
+            pick: 9176946447595476525,
+            accept: 110,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}
+
 /// A move rejected, links written since to where the note was (a
 /// retarget), and the rejection undone: the move comes back and those links
 /// follow it, as link updates of the move staged by the undo (before, the

@@ -282,17 +282,22 @@ impl Review {
 
 /// `moves` of `file`'s entries, with the hunks written since on one they
 /// reject (rejected with it, as a decision rejects what builds on a hunk)
-/// and those that replaced the same words as one they bring back (its
-/// alternatives, see [`FileReview::with_exclusions`]).
+/// or set back from accepted to pending (those accepted go pending with it:
+/// the disk never holds a hunk without what it stands on), and those that
+/// replaced the same words as one they bring back (its alternatives, see
+/// [`FileReview::with_exclusions`]).
 fn with_dependents(file: &FileReview, moves: Vec<(usize, Status)>) -> Vec<(usize, Status)> {
     let mut moves = file.with_exclusions(moves);
-    let rejected: Vec<usize> = moves
+    let leaving: Vec<(usize, Status)> = moves
         .iter()
-        .filter(|(_, s)| *s == Status::Rejected)
-        .map(|(i, _)| *i)
+        .filter(|&&(i, s)| {
+            s == Status::Rejected
+                || (s == Status::Pending && file.entries()[i].status == Status::Accepted)
+        })
+        .copied()
         .collect();
-    for i in rejected {
-        for (j, status) in file.plan(i, Status::Rejected).into_iter().skip(1) {
+    for (i, to) in leaving {
+        for (j, status) in file.plan(i, to).into_iter().skip(1) {
             if !moves.iter().any(|(k, _)| *k == j) {
                 moves.push((j, status));
             }

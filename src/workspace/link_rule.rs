@@ -225,9 +225,17 @@ impl Workspace {
         };
         // The note is under review by the path the move gave it.
         let (to, _) = self.review.find_hunk(&mv)?;
+        // Named as a note's path (`.md` and all), so that a link written
+        // without the extension is written again without it.
         let named: BTreeSet<String> = links::parse(&fate.old)
             .iter()
-            .map(|l| l.path().into_owned())
+            .map(|l| {
+                let path = l.path();
+                match path.to_lowercase().ends_with(".md") {
+                    true => path.into_owned(),
+                    false => format!("{path}.md"),
+                }
+            })
             .collect();
         self.stage_follower(&source, &mv, |text, vault, settings| {
             let mut text = text.to_owned();

@@ -191,7 +191,8 @@ pub fn retarget_paths(
 fn link_names(text: &str) -> Vec<String> {
     let wiki = text.match_indices("[[").filter_map(|(at, _)| {
         let link = text[at + 2..].split("]]").next()?;
-        Some((at, link.split(['|', '#']).next().unwrap().to_owned()))
+        let name = link.split(['|', '#']).next().unwrap();
+        Some((at, name.strip_suffix(".md").unwrap_or(name).to_owned()))
     });
     let markdown = text.match_indices("](").filter_map(|(at, _)| {
         let target = text[at + 2..].split(')').next()?;

@@ -248,7 +248,7 @@ function Detail({ cp }: { cp: Checkpoint }) {
               const now = f.hunks_now[i];
               const line = now ? now.line : hunkLine(f, i);
               const revertible = now !== undefined && now !== null && now.status !== "rejected";
-              const why = !now ? "no longer under review" : now.status === "rejected" ? "rejected" : null;
+              const why = !now ? "final, or no longer under review" : now.status === "rejected" ? "rejected" : null;
               const words = hunkWords(f, i);
               return (
                 <label key={h} class={`cp-hunk${revertible ? "" : " cp-hunk-done"}`} title={why ? `${h}: ${why}` : h}>
