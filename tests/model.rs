@@ -4017,6 +4017,32 @@ fn an_apply_after_a_note_moved_on_breaks_no_link_to_it() {
     .unwrap();
 }
 
+/// Found by the unpinned release run while a saved move's link update,
+/// rejected with what it was written on, was made to follow the move
+/// again: a move saved, the note then staged for deletion (the move is
+/// final), and a run rejected whole by an apply broke the links on disk.
+/// That decision is refused again (`LinkOfSettledMove`).
+#[test]
+fn an_apply_rejecting_under_a_final_moves_links_breaks_none_on_disk() {
+    check(&[
+        Step::Convert { markdown: true },
+        Step::Move { note: 3 },
+        Step::Retarget { from: 0, to: 1 },
+        Step::DecideRun {
+            pick: 2470752444453882439,
+            accept: true,
+        },
+        Step::Save,
+        Step::Delete { note: 3 },
+        Step::Apply {
+            pick: 6060332805397202092,
+            accept: 0,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}
+
 /// A move rejected, links written since to where the note was (a
 /// retarget), and the rejection undone: the move comes back and those links
 /// follow it, as link updates of the move staged by the undo (before, the

@@ -11,8 +11,8 @@
 //!
 //! A link is known by the note it is in and the path it names. A note that
 //! shows more links dangling to a path a moved note left than it did
-//! before the decision has one the decision broke. Only a link the link
-//! engine leaves alone (several notes answer to it) cannot be mended: the
+//! before the decision has one the decision broke. A link the link engine
+//! leaves alone (several notes answer to it) cannot be mended: the
 //! decision is refused. A link whose own update the user rejected is their
 //! choice to leave it as it is (the decision reports it as `links_left`),
 //! and undoing a rollback gives back the notes it restores exactly.
@@ -84,21 +84,6 @@ impl Workspace {
         left: Left<'_>,
         decisions: &mut Vec<Decision>,
     ) -> Result<(), WorkspaceError> {
-        // A link update of a move saved and moved on since, rejected with
-        // what it was written on: its link follows the move again.
-        if let Left::Named(named) = left {
-            let unfollowed: Vec<String> = decisions
-                .iter()
-                .flat_map(|d| &d.moves)
-                .filter(|m| m.from != Status::Rejected && m.to == Status::Rejected)
-                .filter(|m| !named.contains(&m.hunk_id))
-                .filter(|m| self.review.updates_a_settled_move(&m.hunk_id))
-                .map(|m| m.hunk_id.clone())
-                .collect();
-            for update in unfollowed {
-                decisions.extend(self.follow_update(&update)?);
-            }
-        }
         loop {
             let broken = broken_links(&self.project, &self.review, left)?;
             let brought_back = |decisions: &[Decision], hunk: &str| {
@@ -199,51 +184,6 @@ impl Workspace {
                 text,
                 &retarget_links(text, source, gone, to, vault, settings).edits,
             )
-        })
-    }
-
-    /// Points again the link of `update`, a link update of a move saved
-    /// and moved on since that the decision rejected with what it was
-    /// written on (or over): the links its old text named, dangling now,
-    /// follow the move to where it took the note, as a new link update of
-    /// the move. `None` when nothing dangles there.
-    fn follow_update(&mut self, update: &str) -> Result<Option<Decision>, WorkspaceError> {
-        let Ok((key, i)) = self.review.find_hunk(update) else {
-            return Ok(None);
-        };
-        let file = self.review.file(&key).expect("found");
-        let Some(source) = file.view_path().map(str::to_owned) else {
-            return Ok(None);
-        };
-        let settled = file.entries()[i].leaders().find(|l| {
-            self.review.updates_links_of(update, l)
-                && self.review.is_final(l)
-                && self.review.status_of(l) == Some(Status::Accepted)
-        });
-        let (Some(mv), Some(fate)) = (settled.cloned(), self.review.hunk_fate(update)) else {
-            return Ok(None);
-        };
-        // The note is under review by the path the move gave it.
-        let (to, _) = self.review.find_hunk(&mv)?;
-        // Named as a note's path (`.md` and all), so that a link written
-        // without the extension is written again without it.
-        let named: BTreeSet<String> = links::parse(&fate.old)
-            .iter()
-            .map(|l| {
-                let path = l.path();
-                match path.to_lowercase().ends_with(".md") {
-                    true => path.into_owned(),
-                    false => format!("{path}.md"),
-                }
-            })
-            .collect();
-        self.stage_follower(&source, &mv, |text, vault, settings| {
-            let mut text = text.to_owned();
-            for gone in &named {
-                let plan = retarget_links(&text, &source, gone, &to, vault, settings);
-                text = apply_edits(&text, &plan.edits);
-            }
-            text
         })
     }
 
