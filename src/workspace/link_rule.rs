@@ -171,33 +171,16 @@ impl Workspace {
 
     /// Stages, in the note the working state shows at `source`, a link
     /// update of the move `hunk` that points the links naming `gone`, where
-    /// the note was, at `to`, where it is (see [`Workspace::stage_follower`]).
+    /// the note was, at `to`, where it is: its job's, tied to it, counting
+    /// as it counts. The decision it returns sets it from rejected, so that
+    /// undoing the step takes it back with the move. `None` when the link
+    /// engine rewrites nothing there.
     fn follow_move(
         &mut self,
         source: &str,
         gone: &str,
         to: &str,
         hunk: &str,
-    ) -> Result<Option<Decision>, WorkspaceError> {
-        self.stage_follower(source, hunk, |text, vault, settings| {
-            apply_edits(
-                text,
-                &retarget_links(text, source, gone, to, vault, settings).edits,
-            )
-        })
-    }
-
-    /// Stages, in the note the working state shows at `source`, the text
-    /// `rewrite` makes of it (with the view's files and the vault's link
-    /// settings) as a link update of the move `hunk`: its job's, tied to it,
-    /// counting as it counts. The decision it returns sets it from rejected,
-    /// so that undoing the step takes it back with the move. `None` when
-    /// the rewrite changes nothing.
-    fn stage_follower(
-        &mut self,
-        source: &str,
-        hunk: &str,
-        rewrite: impl FnOnce(&str, &Vault, &LinkSettings) -> String,
     ) -> Result<Option<Decision>, WorkspaceError> {
         let overlay = overlay_of(self.review.files());
         let view = View::with(&self.project, &overlay);
@@ -206,7 +189,9 @@ impl Workspace {
         };
         let text = read.text;
         let vault = view.with_paths(|paths| Vault::new(paths.iter().copied()));
-        let proposed = rewrite(&text, &vault, &LinkSettings::read(self.project.root()));
+        let settings = LinkSettings::read(self.project.root());
+        let plan = retarget_links(&text, source, gone, to, &vault, &settings);
+        let proposed = apply_edits(&text, &plan.edits);
         let (Some(status), Some(job)) = (self.review.status_of(hunk), self.review.job_of(hunk))
         else {
             return Ok(None);
