@@ -373,6 +373,15 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
     walk(steps).map(|_| ())
 }
 
+/// [`check`], failing on any refused decision: for a sequence whose
+/// decisions the engine once refused.
+fn check_unrefused(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
+    REFUSED_HERE.set(0);
+    let shown = walk(steps)?;
+    prop_assert_eq!(REFUSED_HERE.get(), 0, "a decision was refused");
+    Ok(shown)
+}
+
 /// [`check`], returning what the working state shows at the end.
 fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
     quiet_crashes();
@@ -982,6 +991,8 @@ fn rollback_refused(e: &WorkspaceError) {
 thread_local! {
     /// The step being checked, for a refusal's print.
     static STEP: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    /// Decisions refused on this thread (see [`check_unrefused`]).
+    static REFUSED_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Counts a decision and whether it was refused.
@@ -989,6 +1000,7 @@ fn decided<E: std::fmt::Display>(outcome: Result<(), E>) {
     DECISIONS.fetch_add(1, Ordering::Relaxed);
     if let Err(e) = outcome {
         REFUSED.fetch_add(1, Ordering::Relaxed);
+        REFUSED_HERE.set(REFUSED_HERE.get() + 1);
         if std::env::var_os("REDLINE_MODEL_REFUSALS").is_some() {
             STEP.with(|step| eprintln!("refused: {e} ({})", step.borrow()));
         }
@@ -4021,10 +4033,12 @@ fn an_apply_after_a_note_moved_on_breaks_no_link_to_it() {
 /// rejected with what it was written on, was made to follow the move
 /// again: a move saved, the note then staged for deletion (the move is
 /// final), and a run rejected whole by an apply broke the links on disk.
-/// That decision is refused again (`LinkOfSettledMove`).
+/// The note keeps the path its move took it from, so the links that name
+/// it again follow it to where the disk keeps it until the deletion is
+/// saved (before, the apply was refused: `LinkOfSettledMove`).
 #[test]
 fn an_apply_rejecting_under_a_final_moves_links_breaks_none_on_disk() {
-    check(&[
+    check_unrefused(&[
         Step::Convert { markdown: true },
         Step::Move { note: 3 },
         Step::Retarget { from: 0, to: 1 },
@@ -4037,6 +4051,139 @@ fn an_apply_rejecting_under_a_final_moves_links_breaks_none_on_disk() {
         Step::Apply {
             pick: 6060332805397202092,
             accept: 0,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}
+
+/// A move saved, the note moved again, and an apply that rejects the run
+/// under the first move's link updates, and the second move: the links
+/// those updates were written on name where the note was before its saved
+/// move, and they follow it to where it is, as new link updates of the
+/// saved move (before, the apply was refused: `LinkOfSettledMove`). The
+/// apply's undo and redo take them back and bring them again.
+#[test]
+fn rejecting_what_a_saved_moves_link_updates_stand_on_makes_the_links_follow() {
+    let steps = [
+        Step::Convert { markdown: true },
+        Step::Move { note: 3 },
+        Step::Retarget { from: 0, to: 1 },
+        Step::DecideRun {
+            pick: 2470752444453882439,
+            accept: true,
+        },
+        Step::Save,
+        Step::Move { note: 3 },
+        Step::Apply {
+            pick: 6060332805397202092,
+            accept: 0,
+            crash: None,
+        },
+    ];
+    let shown = check_unrefused(&steps).unwrap();
+    let links = |note: &str| {
+        shown[note]
+            .lines()
+            .find(|l| l.starts_with("Links"))
+            .map(str::to_owned)
+    };
+    assert_eq!(
+        links("Notes/Beta.md").as_deref(),
+        Some("Links: [[Gamma]] and [[Delta 1]].")
+    );
+    assert_eq!(
+        links("Notes/Gamma.md").as_deref(),
+        Some("Links: [[Delta 1]] and [[Alpha]].")
+    );
+    let mut again = steps.to_vec();
+    again.extend([
+        Step::UndoLast { redo: false },
+        Step::UndoLast { redo: true },
+    ]);
+    check_unrefused(&again).unwrap();
+    // The path the note left is stored with the review: after a restart
+    // the links follow it the same way.
+    let mut restarted = steps.to_vec();
+    restarted.insert(6, Step::Restart);
+    assert_eq!(check_unrefused(&restarted).unwrap(), shown);
+}
+
+/// Found by a strict run: a move rejected with its link update, which a
+/// rejection of what the update stands on carried, then that rejection set
+/// back to pending: the link update comes back, and with it its move and
+/// its other link updates (before, the decision was refused: the link
+/// named where the note was not).
+#[test]
+fn setting_back_what_carried_a_moves_rejection_brings_the_move_back() {
+    check_unrefused(&[
+        edit(0, 5),
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ب".into(),
+        },
+        Step::Convert { markdown: true },
+        Step::Move { note: 3 },
+        Step::Decide {
+            pick: 2219794542282421106,
+            accept: false,
+        },
+        Step::Scoped {
+            pick: 9680311608009739682,
+            hunk: 0,
+            undo: false,
+        },
+        Step::Undo {
+            pick: 10884026308509464737,
+        },
+    ])
+    .unwrap();
+}
+
+/// Found by a strict run: a note linking to itself by its name on disk
+/// (an accepted, saved retarget), the link hidden in the working state by
+/// a pending edit when the note is renamed (so the move has no link update
+/// for it), then an apply that saves the move: the save keeps the move
+/// back, as it does for another note that would still link to the old
+/// path, instead of leaving the note's link to itself dangling on disk.
+#[test]
+fn a_save_keeps_back_a_move_whose_note_would_still_link_to_itself_by_its_old_name() {
+    check_unrefused(&[
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "ß".into(),
+        },
+        Step::Retarget { from: 1, to: 0 },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 2523623860796905431,
+            accept: true,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "本".into(),
+        },
+        Step::EachNote {
+            line: 3,
+            text: "日".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "本".into(),
+        },
+        Step::Save,
+        Step::Apply {
+            pick: 13100868799595187635,
+            accept: 161,
             crash: None,
         },
     ])

@@ -43,7 +43,6 @@ impl Review {
         let moves = self.files[&path].plan(i, status);
         let by_file = BTreeMap::from([(path.clone(), moves.clone())]);
         self.check_moves(&by_file)?;
-        self.check_links_kept(std::slice::from_ref(&hunk_id.to_owned()), &rejected_by(&self.files, &by_file))?;
         let file = self.file_mut(&path).expect("found above");
         let decision = decision(file, &moves);
         file.set_statuses(&moves);
@@ -82,9 +81,6 @@ impl Review {
         self.check_decidable(hunk_ids, status)?;
         let all = self.closure(hunk_ids, status);
         self.check_decidable(&all, status)?;
-        if status == Status::Rejected {
-            self.check_links_kept(hunk_ids, &all)?;
-        }
         // A rejected move brought back (accepting what stands on one of its
         // link updates) brings back its other link updates rejected with it:
         // a move never shows without them. Accepted, it accepts its own
@@ -159,17 +155,6 @@ impl Review {
                 links_left: Vec::new(),
             });
         }
-        // Each file planned on what the files before it left: what it
-        // rejected is known once all are decided.
-        let lost = decisions.iter().flat_map(|d| &d.moves).find(|m| {
-            m.from != Status::Rejected
-                && m.to == Status::Rejected
-                && self.updates_a_settled_move(&m.hunk_id)
-                && !hunk_ids.contains(&m.hunk_id)
-        });
-        if let Some(lost) = lost {
-            return Err(self.link_of_settled_move(hunk_ids, &lost.hunk_id));
-        }
         let step = Arc::new(step);
         // Every hunk it moved, those it carried within their files too:
         // undoing any of them undoes the whole step, so a link update never
@@ -178,23 +163,6 @@ impl Review {
             self.undo.insert(hunk.clone(), Arc::clone(&step));
         }
         Ok(decisions)
-    }
-
-    /// Refuses a decision on `named` that would reject, with them, a link
-    /// update of a move that stays (counting and settled) among `carried`
-    /// (hunks it rejects, as they are before it): that link would point at
-    /// the note's old path. One rejected by name is the user leaving that
-    /// link as it is.
-    pub(super) fn check_links_kept(&self, named: &[String], carried: &[String]) -> Result<(), ReviewError> {
-        // The cheap tests first: a pattern names thousands of hunks.
-        match carried.iter().find(|h| {
-            self.updates_a_settled_move(h)
-                && self.status_of(h).is_some_and(|s| s != Status::Rejected)
-                && !named.contains(h)
-        }) {
-            Some(update) => Err(self.link_of_settled_move(named, update)),
-            None => Ok(()),
-        }
     }
 
     /// Whether `update` is a link update of a move that stays (counting
@@ -209,23 +177,6 @@ impl Review {
                 && self.is_final(leader)
                 && self.updates_links_of(update, leader)
         })
-    }
-
-    /// The refusal of a decision on `named` that rejects `update`.
-    fn link_of_settled_move(&self, named: &[String], update: &str) -> ReviewError {
-        let path = self
-            .find_hunk(update)
-            .ok()
-            .map(|(path, _)| {
-                let file = &self.files[&path];
-                file.view_path().unwrap_or(&file.path).to_owned()
-            })
-            .unwrap_or_default();
-        ReviewError::LinkOfSettledMove {
-            hunk: named.first().cloned().unwrap_or_default(),
-            update: update.to_owned(),
-            path,
-        }
     }
 
     /// The rejected link updates of their own (see
@@ -379,24 +330,6 @@ impl Review {
         file.set_statuses(&moves);
         Ok(decision)
     }
-}
-
-/// The hunks `by_file` (per file, entry index and the status it gets)
-/// rejects.
-pub(super) fn rejected_by(
-    files: &BTreeMap<String, FileReview>,
-    by_file: &BTreeMap<String, Vec<(usize, Status)>>,
-) -> Vec<String> {
-    by_file
-        .iter()
-        .flat_map(|(path, moves)| {
-            let entries = files[path].entries();
-            moves
-                .iter()
-                .filter(|(_, to)| *to == Status::Rejected)
-                .filter_map(move |&(i, _)| entries[i].hunk_id.clone())
-        })
-        .collect()
 }
 
 /// What `moves` does to `file`, described before it is done.

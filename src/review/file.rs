@@ -94,6 +94,8 @@ pub struct FileReview {
     excludes: Vec<BTreeSet<usize>>,
     /// A move or deletion of the whole file (see [`super::op`]).
     pub(super) op: Option<super::StagedOp>,
+    /// The paths its retired moves took it from (see [`super::op`]).
+    pub(super) moved_from: Vec<super::PastPath>,
 }
 
 impl FileReview {
@@ -116,6 +118,7 @@ impl FileReview {
             dependents: Vec::new(),
             excludes: Vec::new(),
             op: None,
+            moved_from: Vec::new(),
         }
     }
 
@@ -148,6 +151,7 @@ impl FileReview {
             dependents: Vec::new(),
             excludes: Vec::new(),
             op: None,
+            moved_from: Vec::new(),
         };
         file.buffer = Rope::from_str(&pieces::render(&file.pieces, &in_buffer(&file.entries)));
         file.find_dependencies();

@@ -32,7 +32,7 @@ mod undo;
 use decide::UndoStep;
 pub(crate) use file::StoredLog;
 pub use file::{FileReview, Span};
-pub use op::StagedOp;
+pub use op::{PastPath, StagedOp};
 pub use tie::{Tie, TieKind};
 
 use std::collections::{BTreeMap, HashMap};
@@ -192,22 +192,6 @@ pub enum ReviewError {
         "`{0}` is final: a later move or deletion of the same note was proposed after it was settled"
     )]
     Settled(String),
-    /// A decision that would reject, as a consequence, a link update of a
-    /// move already settled (saved, and moved on since): a rejection of
-    /// what the update was written on, or bringing back a hunk it was
-    /// written over. The move stays, so that link would point at the
-    /// note's old path.
-    #[error(
-        "deciding `{hunk}` so would reject with it `{update}`, the link update in `{path}` of a move already saved, and leave that link pointing at the note's old path; reject `{update}` on its own first to leave that link as it is"
-    )]
-    LinkOfSettledMove {
-        /// The hunk decided.
-        hunk: String,
-        /// The link update it would take.
-        update: String,
-        /// The note the link update is in.
-        path: String,
-    },
 }
 
 /// One hunk a decision moved.

@@ -38,7 +38,46 @@ pub struct StagedOp {
     pub followers: Vec<String>,
 }
 
+/// A path a file under review left by a move that is retired (see
+/// [`Review::retire_op`]): links written before the move may still name it,
+/// and a decision that brings one back makes it follow the file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PastPath {
+    /// The path the file was at.
+    pub path: String,
+    /// The move that took it away, a hunk of the file's log.
+    pub hunk_id: String,
+}
+
 impl FileReview {
+    /// The paths its retired moves took it from, oldest first: those whose
+    /// move is still in its log and is not its staged operation (a
+    /// rollback can bring that back), and that it is not at.
+    pub fn moved_from(&self) -> impl Iterator<Item = &PastPath> {
+        let staged = self
+            .op
+            .as_ref()
+            .and_then(|op| self.entries()[op.entry].hunk_id.as_deref());
+        self.moved_from.iter().filter(move |past| {
+            past.path != self.path
+                && staged != Some(past.hunk_id.as_str())
+                && self
+                    .entries()
+                    .iter()
+                    .any(|e| e.hunk_id.as_ref() == Some(&past.hunk_id))
+        })
+    }
+
+    /// Puts back stored past paths (loading).
+    pub(crate) fn set_moved_from(&mut self, moved_from: Vec<PastPath>) {
+        self.moved_from = moved_from;
+    }
+
+    /// The paths as stored, unfiltered (see [`FileReview::moved_from`]).
+    pub(crate) fn stored_moved_from(&self) -> &[PastPath] {
+        &self.moved_from
+    }
+
     /// The whole-file operation staged on it, if any.
     pub fn op(&self) -> Option<&StagedOp> {
         self.op.as_ref()
@@ -195,7 +234,17 @@ impl Review {
         }
         if status == Status::Accepted {
             match op_target(&file) {
-                Some(to) => file.path = to,
+                Some(to) => {
+                    let entry = file.op.as_ref().map_or(0, |op| op.entry);
+                    if let Some(hunk_id) = file.entries()[entry].hunk_id.clone() {
+                        file.moved_from.push(PastPath {
+                            path: std::mem::replace(&mut file.path, to),
+                            hunk_id,
+                        });
+                    } else {
+                        file.path = to;
+                    }
+                }
                 // A deleted file: nothing is left to review.
                 None => return Some((key, String::new())),
             }
@@ -272,6 +321,15 @@ impl Review {
         binary: Option<&str>,
         job_id: Option<&str>,
     ) {
+        // Where the file has been stays known: a checkpoint keeps its log,
+        // not the paths its retired moves left.
+        if let Some(was) = holder.and_then(|h| self.files.get(h)) {
+            for past in &was.moved_from {
+                if !file.moved_from.contains(past) {
+                    file.moved_from.push(past.clone());
+                }
+            }
+        }
         if let Some(holder) = holder
             && holder != file.path
         {
@@ -666,13 +724,11 @@ impl Review {
             if step.moves.iter().any(|(h, _, _)| self.hunks.get(h) != path) {
                 return true;
             }
-            // What it rejects again takes what was written on it since, and
-            // a link update among that its move.
+            // A link update among what it moves (what it rejects again, or
+            // what it brings back with it) takes its move.
             return self.undo_moves(hunk_id).ok().flatten().is_some_and(|(path, moves)| {
                 let entries = self.files[&path].entries();
-                moves
-                    .iter()
-                    .any(|&(j, s)| s == Status::Rejected && !entries[j].follows.is_empty())
+                moves.iter().any(|&(j, _)| !entries[j].follows.is_empty())
             });
         }
         // What it moves in its file may carry hunks of other files in turn,

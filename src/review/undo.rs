@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::decide::{UndoStep, decision, rejected_by};
+use super::decide::{UndoStep, decision};
 use super::{Decision, FileReview, Review, ReviewError, Status};
 
 impl Review {
@@ -87,7 +87,6 @@ impl Review {
             *moves = with_dependents(&self.files[path], std::mem::take(moves));
         }
         self.check_moves(&by_file)?;
-        self.check_links_kept(hunk_ids, &rejected_by(&self.files, &by_file))?;
         for step in &steps {
             for (hunk, _, _) in &step.moves {
                 self.undo.remove(hunk);
@@ -148,10 +147,6 @@ impl Review {
         };
         let by_file = BTreeMap::from([(path.clone(), moves.clone())]);
         self.check_moves(&by_file)?;
-        self.check_links_kept(
-            std::slice::from_ref(&hunk_id.to_owned()),
-            &rejected_by(&self.files, &by_file),
-        )?;
         self.undo.remove(hunk_id);
         let file = self.file_mut(&path).expect("found above");
         let decision = decision(file, &moves);

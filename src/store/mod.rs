@@ -212,6 +212,9 @@ pub const MIGRATIONS: &[&str] = &[
         doc TEXT NOT NULL,
         PRIMARY KEY (job_id, seq)
     );",
+    // 10: the paths a file's retired moves took it from (review::PastPath),
+    // as a JSON list.
+    "ALTER TABLE review_files ADD COLUMN moved_from TEXT;",
 ];
 
 /// An open store.

@@ -158,12 +158,13 @@ impl Store {
             Option<Vec<u8>>,
             Option<String>,
             Option<String>,
+            Option<String>,
         );
         let rows: Vec<Row> = self
             .conn
             .prepare(
                 "SELECT path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_text,
-                        pieces_hash, op
+                        pieces_hash, op, moved_from
                  FROM review_files ORDER BY path",
             )?
             .query_map([], |r| r.try_into())?
@@ -180,6 +181,7 @@ impl Store {
             pieces_text,
             pieces_hash,
             op,
+            moved_from,
         ) in rows
         {
             let base = text_blob(&self.conn, &base_hash)?;
@@ -243,6 +245,12 @@ impl Store {
                 return Err(corrupt("its move or deletion names no entry".into()));
             }
             file.set_op(op);
+            if let Some(moved_from) = moved_from {
+                file.set_moved_from(
+                    serde_json::from_str(&moved_from)
+                        .map_err(|e| corrupt(format!("moved_from: {e}")))?,
+                );
+            }
             review.insert_file(file);
         }
         if !migrated.is_empty() {
@@ -376,6 +384,8 @@ pub(super) struct PackedFile {
     entries: Vec<Entry>,
     /// The staged whole-file operation, as JSON.
     op: Option<String>,
+    /// The paths its retired moves left, as JSON (`None`: none).
+    moved_from: Option<String>,
 }
 
 /// Packs `file` for [`save_files`]; pure, so many files pack on every core.
@@ -393,6 +403,9 @@ pub(super) fn pack_file(file: &FileReview) -> PackedFile {
         op: file
             .op()
             .map(|op| serde_json::to_string(op).expect("an op serializes")),
+        moved_from: (!file.stored_moved_from().is_empty()).then(|| {
+            serde_json::to_string(file.stored_moved_from()).expect("paths serialize")
+        }),
     }
 }
 
@@ -436,11 +449,11 @@ fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<i64, StoreError
     let empty = blobs.put(&EMPTY)?;
     let tx = blobs.conn();
     tx.prepare_cached(
-        "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_text, op)
-         VALUES (?1, ?2, ?3, ?4, ?5, '[]', ?6, ?7, ?8)
+        "INSERT INTO review_files (path, base_hash, disk_hash, created, buffer_hash, doc_order, pieces, pieces_text, op, moved_from)
+         VALUES (?1, ?2, ?3, ?4, ?5, '[]', ?6, ?7, ?8, ?9)
          ON CONFLICT(path) DO UPDATE SET base_hash = ?2, disk_hash = ?3, created = ?4, buffer_hash = ?5,
                                          doc_order = '[]', pieces = ?6, pieces_text = ?7, pieces_hash = NULL,
-                                         op = ?8",
+                                         op = ?8, moved_from = ?9",
     )?
     .execute(params![
             file.path,
@@ -451,6 +464,7 @@ fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<i64, StoreError
             file.pieces_json,
             file.pieces_text,
             file.op,
+            file.moved_from,
         ],
     )?;
     // The columns of the line-region log (old and new text, region) are

@@ -94,6 +94,12 @@ impl Workspace {
             let mut moves = Vec::new();
             let mut follow: Vec<(&Broken, String)> = Vec::new();
             for b in &broken {
+                // A path a retired move took the note from: that move stays,
+                // so the link follows the note, whatever it resolved to before.
+                if let Some(hunk) = past_move(&self.review, &b.note, &b.left) {
+                    follow.push((b, hunk));
+                    continue;
+                }
                 match takeable_move(&self.review, &b.note) {
                     // Taking back the move a decision brings back would
                     // undo the decision itself: the link follows it instead.
@@ -118,7 +124,7 @@ impl Workspace {
                 // is checked again on what the last one left.
                 let mut mended = false;
                 for (b, hunk) in &follow {
-                    let to = self.review.file(&b.note).and_then(FileReview::view_path);
+                    let to = self.review.file(&b.note).and_then(kept_at);
                     if let Some(to) = to.map(str::to_owned)
                         && let Some(decision) = self.follow_move(&b.source, &b.left, &to, hunk)?
                     {
@@ -188,7 +194,11 @@ impl Workspace {
             return Ok(None);
         };
         let text = read.text;
-        let vault = view.with_paths(|paths| Vault::new(paths.iter().copied()));
+        let mut vault = view.with_paths(|paths| Vault::new(paths.iter().copied()));
+        // A note a pending deletion hides is still where the link goes.
+        if !vault.contains(to) {
+            vault.insert(to.to_owned());
+        }
         let settings = LinkSettings::read(self.project.root());
         let plan = retarget_links(&text, source, gone, to, &vault, &settings);
         let proposed = apply_edits(&text, &plan.edits);
@@ -289,6 +299,25 @@ fn settled_move(review: &Review, note: &str) -> Option<String> {
         .and_then(|i| entries[i].hunk_id.clone())
 }
 
+/// Where the note of `file` is shown, or, hidden by a pending deletion,
+/// where the disk keeps it until that is saved.
+fn kept_at(file: &FileReview) -> Option<&str> {
+    file.view_path().or_else(|| file.saved_path())
+}
+
+/// The move a link that names `left`, a path the note under review by
+/// `note` left by a retired move, follows: the note's staged move where it
+/// counts (it takes the note where it is shown), else that retired move.
+fn past_move(review: &Review, note: &str, left: &str) -> Option<String> {
+    let file = review.file(note)?;
+    let past = file.moved_from().find(|p| p.path == left)?;
+    let staged = file
+        .op()
+        .filter(|op| matches!(op.op, FileOp::Move { .. }) && file.entries()[op.entry].in_buffer())
+        .and_then(|op| file.entries()[op.entry].hunk_id.clone());
+    Some(staged.unwrap_or_else(|| past.hunk_id.clone()))
+}
+
 /// The move of the note under review by `note` that counts and can still
 /// be rejected.
 fn takeable_move(review: &Review, note: &str) -> Option<String> {
@@ -368,6 +397,7 @@ fn broken_links(
     let moving = review.files().any(|f| {
         f.op()
             .is_some_and(|op| matches!(op.op, FileOp::Move { .. }))
+            || f.moved_from().next().is_some()
     });
     let shifted = || {
         review.journaled().any(|key| {
@@ -394,14 +424,23 @@ fn broken_links(
     // there then may have lost a link.
     let mut vacated: Vec<String> = Vec::new();
     for file in review.files().filter(|f| f.binary().is_none()) {
-        let Some(at) = file.view_path() else { continue };
+        let Some(at) = kept_at(file) else { continue };
         let was = shown_before(&file.path, file);
-        let left: BTreeSet<String> = file
-            .paths()
-            .map(str::to_owned)
-            .chain(was.clone())
-            .filter(|p| p != at && !now.vault.contains(p))
-            .collect();
+        let past = file.moved_from().map(|p| p.path.clone());
+        // A note a pending deletion hides is still on disk: only the links
+        // to where it was before a retired move are mended to there.
+        let left: BTreeSet<String> = match file.view_path() {
+            Some(_) => file
+                .paths()
+                .map(str::to_owned)
+                .chain(was.clone())
+                .chain(past)
+                .collect(),
+            None => past.collect(),
+        };
+        let left = left
+            .into_iter()
+            .filter(|p| p != at && !now.vault.contains(p));
         for path in left {
             if was.as_deref() == Some(path.as_str()) {
                 vacated.push(path.clone());
@@ -480,12 +519,15 @@ fn left_by_choice(
     note: &str,
     left: Left<'_>,
 ) -> bool {
-    let Some(mv) = review
-        .file(note)
-        .and_then(|f| f.entries()[f.op()?.entry].hunk_id.clone())
-    else {
+    let Some(file) = review.file(note) else {
         return false;
     };
+    let moves: Vec<&str> = file
+        .op()
+        .and_then(|op| file.entries()[op.entry].hunk_id.as_deref())
+        .into_iter()
+        .chain(file.moved_from().map(|p| p.hunk_id.as_str()))
+        .collect();
     let was_rejected = |hunk: &str| {
         before.get(source).is_some_and(|file| {
             file.entries()
@@ -497,7 +539,8 @@ fn left_by_choice(
         file.entries().iter().any(|e| {
             e.status == Status::Rejected
                 && e.hunk_id.as_ref().is_some_and(|h| {
-                    left.contains(h, was_rejected) && review.updates_links_of(h, &mv)
+                    left.contains(h, was_rejected)
+                        && moves.iter().any(|mv| review.updates_links_of(h, mv))
                 })
         })
     })

@@ -61,7 +61,10 @@ impl Workspace {
             }
         }
         for (mover, from, linking) in self.links_left_on_disk(paths) {
-            for member in groups.of(&mover).iter().filter(|p| !linking.contains(p)) {
+            // A note that links there may be saved: its link resolves
+            // until the move is. The moved note goes with the move.
+            let held_too = |p: &&String| !linking.contains(p) || **p == mover;
+            for member in groups.of(&mover).iter().filter(held_too) {
                 held.entry(member.clone())
                     .or_insert_with(|| Held::LinkedFrom {
                         from: from.clone(),
@@ -140,9 +143,11 @@ impl Workspace {
         moving
             .into_iter()
             .filter_map(|(key, at, _)| {
-                let mut from: Vec<String> = linking.remove(at)?.into_iter().collect();
-                from.retain(|k| k != key);
-                (!from.is_empty()).then(|| (key.to_owned(), at.to_owned(), from))
+                // The moved note itself among them: a link to itself by its
+                // old path that a pending change hides from the working
+                // state, which the move's link updates were planned on.
+                let from: Vec<String> = linking.remove(at)?.into_iter().collect();
+                Some((key.to_owned(), at.to_owned(), from))
             })
             .collect()
     }
