@@ -8,6 +8,15 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { api, browser, call, disk, docsShot, serve, vault, waitFor } from "./support.mjs";
 
+/** Hovers the change `mark` (an element with its hunk's id, or inside
+ * one) and waits for the bar `bar` to act on it: the bar goes to a change
+ * once the pointer rests there. */
+async function hoverChange(page, mark, bar = "redline-bar") {
+  const id = await mark.evaluate((el) => el.closest("[data-hunk]").dataset.hunk);
+  await mark.hover();
+  await page.locator(`[data-testid="${bar}"][data-for="${id}"]`).waitFor();
+}
+
 const NOTE = [
   "---",
   "title: Plan",
@@ -142,13 +151,22 @@ test("a note reads rendered, each change marked where it stands, and decided the
   // Decide in the rendered view: accept the property from its bar, reject
   // the table's change by key, accept the link's and undo it, reject the
   // removed item.
-  await note.locator("td.property-value ins.rl-ins").first().hover();
+  await hoverChange(page, note.locator("td.property-value ins.rl-ins").first());
+  // The bar stands in the note's margin: none of the note's text is under it.
+  const overText = await page.evaluate(() => {
+    const bar = document.querySelector('[data-testid="redline-bar"]').getBoundingClientRect();
+    const article = document.querySelector(".redline-note");
+    const textRight = article.getBoundingClientRect().right - parseFloat(getComputedStyle(article).paddingRight);
+    return bar.left < textRight;
+  });
+  assert.equal(overText, false, "the bar covers none of the note's text");
+  await docsShot(page, "redline-1b-bar", "redline-bar");
   await page.getByTestId("redline-accept").click();
   await page.getByTestId("file-pending").filter({ hasText: "3 pending" }).waitFor();
   await cell.locator("ins.rl-ins").click();
   await page.keyboard.press("Alt+KeyN");
   await page.getByTestId("file-pending").filter({ hasText: "2 pending" }).waitFor();
-  await note.locator(".rl-retarget").first().hover();
+  await hoverChange(page, note.locator(".rl-retarget").first());
   await page.getByTestId("redline-accept").click();
   await page.getByTestId("file-pending").filter({ hasText: "1 pending" }).waitFor();
   await page.keyboard.press("Alt+KeyU");
@@ -159,7 +177,7 @@ test("a note reads rendered, each change marked where it stands, and decided the
   // What is decided reads as plain text; what is pending is still marked.
   assert.equal(await note.locator("td.property-value").nth(1).innerText(), "final");
   assert.equal(await note.locator("[data-hunk]").evaluateAll((els) => new Set(els.map((e) => e.dataset.hunk)).size), 1);
-  await note.locator(".rl-retarget").first().hover();
+  await hoverChange(page, note.locator(".rl-retarget").first());
   await page.getByTestId("redline-accept").click();
   // Every change of the note decided: the window goes on to the next note.
   await waitFor(page, async () => (await api(server, "/api/files/content?path=Rendered.md")).state.pending_hunks.length === 0, "the last decision");
@@ -239,7 +257,7 @@ test("a run reads as one document: its notes rendered one after another, decided
   await docsShot(page, "redline-2-run-document", "redline-run");
 
   // Decided where it is read: the engine has it, and the note is redrawn.
-  await first.locator("ins.rl-ins").hover();
+  await hoverChange(page, first.locator("ins.rl-ins"), "run-document-bar");
   await page.getByTestId("run-document-accept").click();
   await first.getByText("0 pending").waitFor();
   await first.locator("ins.rl-ins").waitFor({ state: "detached" });

@@ -10,6 +10,7 @@ import { flagLabel } from "../flags";
 import { mayHoldHtml } from "../redline/markdown";
 import { beforeHunks, redline } from "../redline/mark";
 import { drawEmbeds, resolve } from "../redline/embeds";
+import { hoverIntent, inMargin } from "../redline/margin";
 import { sanitize } from "../redline/safe";
 import { openPath } from "../state/navigation";
 import { decidedNow } from "../state/redline";
@@ -40,6 +41,9 @@ export function RedlineView({ file }: { file: FileContent }) {
   const [hovered, setHovered] = useState<string | null>(null);
   const [bar, setBar] = useState<{ top: number; left: number } | null>(null);
   const target = hovered ?? currentHunk.value;
+  const hoveredNow = useRef(hovered);
+  hoveredNow.current = hovered;
+  const onHover = useMemo(() => hoverIntent(() => hoveredNow.current, setHovered), []);
   const pending = target !== null && file.hunks.some((h) => h.hunk_id === target && h.status === "pending");
 
   // The current hunk's marks stand out, and come into view when it changes.
@@ -87,14 +91,12 @@ export function RedlineView({ file }: { file: FileContent }) {
     if (host.current) void drawEmbeds(host.current);
   }, [shown]);
 
-  // The bar sits over the first mark of the change it acts on.
+  // The bar sits in the note's margin beside the first mark of the change
+  // it acts on, so it never covers the text.
   useEffect(() => {
     const root = host.current;
     const mark = target && root ? root.querySelector<HTMLElement>(`[data-hunk="${CSS.escape(target)}"]`) : null;
-    if (!mark || !root) return setBar(null);
-    const box = mark.getBoundingClientRect();
-    const frame = root.getBoundingClientRect();
-    setBar({ top: box.top - frame.top + root.scrollTop - 30, left: Math.max(0, box.left - frame.left) });
+    setBar(mark && root ? inMargin(mark, root) : null);
   }, [target, shown]);
 
   if ("error" in shown) {
@@ -110,12 +112,9 @@ export function RedlineView({ file }: { file: FileContent }) {
       class="redline"
       data-testid="redline"
       ref={host}
-      onMouseOver={(e) => {
-        // The bar stays with the last change the pointer was over, so that
-        // the way to its buttons does not take it elsewhere.
-        const id = (e.target as Element).closest("[data-hunk]")?.getAttribute("data-hunk");
-        if (id) setHovered(id);
-      }}
+      // The bar stays with the last change the pointer rested on, so that
+      // the way to its buttons does not take it elsewhere.
+      onMouseOver={onHover}
       onMouseLeave={() => setHovered(null)}
       onClick={(e) => {
         const el = e.target as Element;
@@ -126,6 +125,7 @@ export function RedlineView({ file }: { file: FileContent }) {
         if (id && id !== currentHunk.value) {
           e.preventDefault();
           currentHunk.value = id;
+          setHovered(id);
           return;
         }
         const link = el.closest<HTMLElement>(".wikilink, .embed-note");
@@ -144,7 +144,7 @@ export function RedlineView({ file }: { file: FileContent }) {
       }}
     >
       {bar && target && (
-        <div class="redline-bar" data-testid="redline-bar" style={{ top: `${bar.top}px`, left: `${bar.left}px` }}>
+        <div class="redline-bar" data-testid="redline-bar" data-for={target} style={{ top: `${bar.top}px`, left: `${bar.left}px` }}>
           {flag && (
             <span class="flag" title={hunkInfo.value.get(target)?.flags?.map((f) => f.reason).join("\n")}>
               {flag}

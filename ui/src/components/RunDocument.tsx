@@ -12,6 +12,7 @@ import { flagLabel } from "../flags";
 import { mayHoldHtml } from "../redline/markdown";
 import { beforeHunks, redline } from "../redline/mark";
 import { drawEmbeds } from "../redline/embeds";
+import { hoverIntent, inMargin } from "../redline/margin";
 import { sanitize } from "../redline/safe";
 import { openPath } from "../state/navigation";
 import { decideMany, undoDecision } from "../state/review";
@@ -120,6 +121,12 @@ export function RunDocument({ jobId }: { jobId: string | null }) {
   const root = useRef<HTMLDivElement>(null);
   const [hovered, setHovered] = useState<{ id: string; top: number; left: number } | null>(null);
   const pending = hovered ? hunkInfo.value.has(hovered.id) : false;
+  const hoveredNow = useRef(hovered?.id ?? null);
+  hoveredNow.current = hovered?.id ?? null;
+  const onHover = useMemo(
+    () => hoverIntent(() => hoveredNow.current, (id, mark) => root.current && setHovered({ id, ...inMargin(mark, root.current) })),
+    [],
+  );
   const decideHere = async (status: "accepted" | "rejected") => {
     if (!hovered) return;
     await decideMany({ kind: "hunks", hunk_ids: [hovered.id] }, status, `a change in ${hunkInfo.value.get(hovered.id)?.path ?? "a note"}`);
@@ -141,21 +148,14 @@ export function RunDocument({ jobId }: { jobId: string | null }) {
       <div
         class="run-document-body"
         ref={root}
-        onMouseOver={(e) => {
-          const mark = (e.target as Element).closest<HTMLElement>("[data-hunk]");
-          const id = mark?.dataset.hunk;
-          if (!mark || !id || !root.current || id === hovered?.id) return;
-          const box = mark.getBoundingClientRect();
-          const frame = root.current.getBoundingClientRect();
-          setHovered({ id, top: box.top - frame.top + root.current.scrollTop - 30, left: Math.max(0, box.left - frame.left) });
-        }}
+        onMouseOver={onHover}
         onClick={(e) => {
           const link = (e.target as Element).closest("a[href]");
           if (link) e.preventDefault();
         }}
       >
         {hovered && (
-          <div class="redline-bar" data-testid="run-document-bar" style={{ top: `${hovered.top}px`, left: `${hovered.left}px` }}>
+          <div class="redline-bar" data-testid="run-document-bar" data-for={hovered.id} style={{ top: `${hovered.top}px`, left: `${hovered.left}px` }}>
             {flagLabel(hunkInfo.value.get(hovered.id)?.flags) && <span class="flag">{flagLabel(hunkInfo.value.get(hovered.id)?.flags)}</span>}
             {pending && (
               <>
