@@ -24,6 +24,7 @@ mod draft;
 mod file;
 pub(crate) mod legacy;
 mod op;
+mod span;
 pub(crate) mod pieces;
 pub(crate) mod preview;
 mod tie;
@@ -31,8 +32,9 @@ mod undo;
 
 use decide::UndoStep;
 pub(crate) use file::StoredLog;
-pub use file::{FileReview, Span};
+pub use file::FileReview;
 pub use op::{PastPath, StagedOp};
+pub use span::Span;
 pub use tie::{Tie, TieKind};
 
 use std::collections::{BTreeMap, HashMap};

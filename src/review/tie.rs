@@ -1,8 +1,12 @@
 //! Ties between hunks across notes: which hunk follows which, and of what
 //! kind, as stored with the follower (bare ids from before ties had kinds
-//! included).
+//! included); and what a decision on one carries across to the others.
+
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
+
+use super::{Review, Status};
 
 /// A hunk's tie to another it follows across notes, stored once, with its
 /// kind, when it is staged (docs/architecture.md#changes-across-notes).
@@ -47,5 +51,243 @@ impl From<TieRepr> for Tie {
             TieRepr::Id(leader) => Tie { leader, kind: None },
             TieRepr::Tie { leader, kind } => Tie { leader, kind },
         }
+    }
+}
+
+impl Review {
+    /// Ties the hunks `followers` to `hunk_id` (a move, or a heading's
+    /// rename) as `kind`: its own link updates, or hunks that need it. A
+    /// tie given again takes the kind given last.
+    pub(crate) fn follow(&mut self, hunk_id: &str, followers: &[String], kind: TieKind) {
+        for follower in followers {
+            let Ok((path, i)) = self.find_hunk(follower) else {
+                continue;
+            };
+            let entry = self.file_mut(&path).expect("found").entry_mut(i);
+            match entry.follows.iter_mut().find(|t| t.leader == hunk_id) {
+                Some(tie) => tie.kind = Some(kind),
+                None => entry.follows.push(Tie {
+                    leader: hunk_id.to_owned(),
+                    kind: Some(kind),
+                }),
+            }
+            let list = self.followers.entry(hunk_id.to_owned()).or_default();
+            if !list.contains(follower) {
+                list.push(follower.clone());
+            }
+            // The move keeps its own link updates only: a later hunk that
+            // links to where the note goes needs the move, not the reverse.
+            if let Some(op) = self
+                .find_hunk(hunk_id)
+                .ok()
+                .and_then(|(path, _)| self.file_mut(&path)?.op.as_mut())
+            {
+                match kind {
+                    TieKind::Update if !op.followers.contains(follower) => {
+                        op.followers.push(follower.clone())
+                    }
+                    TieKind::Needs => op.followers.retain(|f| f != follower),
+                    TieKind::Update => {}
+                }
+            }
+        }
+    }
+
+    /// The hunks in other files a decision setting `hunk_ids` to `status`
+    /// carries with them, transitively, so that a link update never counts
+    /// without its move: rejecting a move rejects the link hunks that follow
+    /// it; accepting a link hunk accepts the moves it follows, and
+    /// accepting a move its own pending link updates (one rejected since is
+    /// the user's choice to leave that link); setting a move back to
+    /// pending does so to its accepted followers, and a link hunk to
+    /// pending does so to its rejected moves and the move it is its own
+    /// update of. Not `hunk_ids` themselves; empty when nothing crosses
+    /// files.
+    pub fn carried_across(&self, hunk_ids: &[String], status: Status) -> Vec<String> {
+        let followers = |hunk: &str| -> Vec<&str> {
+            self.followers
+                .get(hunk)
+                .map(|f| f.iter().map(String::as_str).collect())
+                .unwrap_or_default()
+        };
+        let leaders = |hunk: &str| -> Vec<&str> {
+            self.find_hunk(hunk)
+                .ok()
+                .map(|(path, i)| {
+                    self.files[&path].entries()[i]
+                        .leaders()
+                        .map(String::as_str)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let mut seen: BTreeSet<&str> = hunk_ids.iter().map(String::as_str).collect();
+        let mut todo: Vec<&str> = hunk_ids.iter().map(String::as_str).collect();
+        let mut carried = Vec::new();
+        while let Some(hunk) = todo.pop() {
+            let next: Vec<&str> = match status {
+                Status::Rejected => followers(hunk),
+                // A move and its own link updates are one change:
+                // accepting the move accepts those still pending.
+                Status::Accepted => {
+                    let mut next = leaders(hunk);
+                    next.extend(followers(hunk).into_iter().filter(|f| {
+                        self.status_of(f) == Some(Status::Pending) && self.updates_links_of(f, hunk)
+                    }));
+                    next
+                }
+                Status::Pending => {
+                    let mut next: Vec<&str> = followers(hunk)
+                        .into_iter()
+                        .filter(|h| self.status_of(h) == Some(Status::Accepted))
+                        .collect();
+                    // A move and its own link updates are one change: one
+                    // of them back to pending takes an accepted move with
+                    // it (a save would write the move without that link).
+                    next.extend(leaders(hunk).into_iter().filter(|h| {
+                        match self.status_of(h) {
+                            Some(Status::Rejected) => true,
+                            Some(Status::Accepted) => self.updates_links_of(hunk, h),
+                            _ => false,
+                        }
+                    }));
+                    next
+                }
+            };
+            for other in next {
+                if seen.insert(other) && self.find_hunk(other).is_ok() && !self.is_final(other) {
+                    carried.push(other.to_owned());
+                    todo.push(other);
+                }
+            }
+        }
+        carried
+    }
+
+    /// The moves and link updates of their own whose statuses split what is
+    /// one change, each with its status now and the one that mends it
+    /// (pending, for both): an accepted update of a pending move, and an
+    /// accepted move with a pending update of its own. A rollback leaves
+    /// them so when it restores one side and not the other, and a save
+    /// would then write a link to where the note is not, or move the note
+    /// from under a link.
+    pub(crate) fn split_changes(&self) -> Vec<(String, Status, Status)> {
+        let mut out = Vec::new();
+        for file in self.files.values() {
+            let Some(op) = file.op() else { continue };
+            let entry = &file.entries()[op.entry];
+            let Some(mv) = entry.hunk_id.as_ref() else {
+                continue;
+            };
+            let own: Vec<&String> = self
+                .followers
+                .get(mv)
+                .into_iter()
+                .flatten()
+                .filter(|u| self.updates_links_of(u, mv))
+                .collect();
+            match entry.status {
+                Status::Pending => out.extend(
+                    own.into_iter()
+                        .filter(|u| self.status_of(u) == Some(Status::Accepted))
+                        .map(|u| (u.clone(), Status::Accepted, Status::Pending)),
+                ),
+                Status::Accepted
+                    if own
+                        .iter()
+                        .any(|u| self.status_of(u) == Some(Status::Pending)) =>
+                {
+                    out.push((mv.clone(), Status::Accepted, Status::Pending));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The files under review tied to `path` by a move: those holding link
+    /// hunks that follow its move, and those whose moves its link hunks
+    /// follow (whatever their statuses).
+    pub(crate) fn tied_files(&self, path: &str) -> BTreeSet<String> {
+        let Some(file) = self.files.get(path) else {
+            return BTreeSet::new();
+        };
+        let own = file
+            .op()
+            .and_then(|op| file.entries()[op.entry].hunk_id.as_ref());
+        let followers = own
+            .and_then(|m| self.followers.get(m))
+            .into_iter()
+            .flatten();
+        let leaders = file.entries().iter().flat_map(|e| e.leaders());
+        followers
+            .chain(leaders)
+            .filter_map(|h| self.hunks.get(h))
+            .filter(|p| p.as_str() != path)
+            .cloned()
+            .collect()
+    }
+
+    /// Whether `follower`, which follows the move `leader`, is one of its
+    /// link updates (staged with it, by its job), which the move needs: a
+    /// later hunk that follows it only because it links to where the note
+    /// goes (a retarget, a conversion) needs the move, and the move not it.
+    pub(crate) fn updates_links_of(&self, follower: &str, leader: &str) -> bool {
+        let tie = self
+            .find_hunk(follower)
+            .ok()
+            .and_then(|(path, i)| Some(self.files[&path].entries()[i].tie_to(leader)?.kind));
+        match tie {
+            Some(Some(kind)) => kind == TieKind::Update,
+            // Stored before ties had kinds: its own update is its job's.
+            Some(None) => self.job_of(follower) == self.job_of(leader),
+            None => false,
+        }
+    }
+
+    /// Whether deciding `hunk_id` (`pending`: undoing its latest decision)
+    /// moves hunks of other files, so that it must go through
+    /// [`Review::decide_many`] or [`Review::undo_many`].
+    pub fn crosses_files(&self, hunk_id: &str, status: Status) -> bool {
+        let linked = self.followers.contains_key(hunk_id)
+            || self
+                .find_hunk(hunk_id)
+                .is_ok_and(|(path, i)| !self.files[&path].entries()[i].follows.is_empty());
+        if linked {
+            // A move or a link update: what it carries depends on the other's
+            // status at the time.
+            return true;
+        }
+        if status == Status::Pending
+            && let Some(step) = self.undo.get(hunk_id)
+        {
+            let path = self.hunks.get(hunk_id);
+            if step.moves.iter().any(|(h, _, _)| self.hunks.get(h) != path) {
+                return true;
+            }
+            // A link update among what it moves (what it rejects again, or
+            // what it brings back with it) takes its move.
+            return self.undo_moves(hunk_id).ok().flatten().is_some_and(|(path, moves)| {
+                let entries = self.files[&path].entries();
+                moves.iter().any(|&(j, _)| !entries[j].follows.is_empty())
+            });
+        }
+        // What it moves in its file may carry hunks of other files in turn,
+        // or a move of its own file (a link update it takes with it).
+        let path = self.hunks.get(hunk_id);
+        let closure = self.closure(&[hunk_id.to_owned()], status);
+        if closure.iter().any(|h| self.hunks.get(h) != path) {
+            return true;
+        }
+        let Ok((key, i)) = self.find_hunk(hunk_id) else {
+            return false;
+        };
+        let file = &self.files[&key];
+        let planned: BTreeSet<&str> = file
+            .plan(i, status)
+            .into_iter()
+            .filter_map(|(j, _)| file.entries()[j].hunk_id.as_deref())
+            .collect();
+        closure.iter().any(|h| !planned.contains(h.as_str()))
     }
 }
