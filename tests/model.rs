@@ -4190,6 +4190,81 @@ fn a_save_keeps_back_a_move_whose_note_would_still_link_to_itself_by_its_old_nam
     .unwrap();
 }
 
+/// Found by the release explore run: a move rejected with its link
+/// updates, the rejection set back to pending (the links follow the move as
+/// new link updates), and a scoped rollback that rejects, as a consequence,
+/// one of those new updates: the old update, rejected with the move before,
+/// read as the user's choice to leave the link, so the link dangled. The
+/// rollback now takes the move back with it.
+#[test]
+fn a_scoped_rollback_rejecting_a_link_that_followed_a_move_back_takes_the_move() {
+    check(&[
+        Step::Replace {
+            word: 0,
+            with: "ß".into(),
+            whole_word: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::EachNote {
+            line: 5,
+            text: "本".into(),
+        },
+        Step::Edit {
+            note: 3,
+            line: 5,
+            text: "é".into(),
+        },
+        Step::Decide {
+            pick: 132688686397026072,
+            accept: false,
+        },
+        Step::Rollback {
+            pick: 0,
+            undo: false,
+        },
+        Step::Type { note: 0 },
+        Step::Move { note: 1 },
+        Step::Move { note: 0 },
+        Step::Scoped {
+            pick: 3722046730993035125,
+            hunk: 0,
+            undo: false,
+        },
+        Step::Rollback {
+            pick: 1190479313015817687,
+            undo: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Replace {
+            word: 0,
+            with: " ".into(),
+            whole_word: false,
+        },
+        Step::UndoLast { redo: false },
+        Step::UndoLast { redo: false },
+        Step::Convert { markdown: true },
+        Step::Decide {
+            pick: 4717280860095763893,
+            accept: false,
+        },
+        Step::Undo {
+            pick: 5970544710775992681,
+        },
+        Step::Scoped {
+            pick: 6345648110582747837,
+            hunk: 0,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}
+
 /// A move rejected, links written since to where the note was (a
 /// retarget), and the rejection undone: the move comes back and those links
 /// follow it, as link updates of the move staged by the undo (before, the

@@ -511,7 +511,9 @@ fn broken_links(
 
 /// Whether the note under review by `source` holds a rejected link update
 /// of the move of the note under review by `note` that is among `left`:
-/// the user's choice to leave that link as it is.
+/// the user's choice to leave that link as it is. Not when the decision
+/// also rejected, as a consequence, another update of that move there (one
+/// staged since for the same link, say): that one left the link.
 fn left_by_choice(
     review: &Review,
     before: &BTreeMap<&str, &FileReview>,
@@ -535,13 +537,21 @@ fn left_by_choice(
                 .any(|e| e.hunk_id.as_deref() == Some(hunk) && e.status == Status::Rejected)
         })
     };
-    review.file(source).is_some_and(|file| {
-        file.entries().iter().any(|e| {
-            e.status == Status::Rejected
-                && e.hunk_id.as_ref().is_some_and(|h| {
-                    left.contains(h, was_rejected)
-                        && moves.iter().any(|mv| review.updates_links_of(h, mv))
-                })
-        })
-    })
+    let Some(file) = review.file(source) else {
+        return false;
+    };
+    let rejected_updates = file.entries().iter().filter_map(|e| {
+        let h = e.hunk_id.as_deref()?;
+        (e.status == Status::Rejected && moves.iter().any(|mv| review.updates_links_of(h, mv)))
+            .then_some(h)
+    });
+    let (mut chosen, mut carried) = (false, false);
+    for h in rejected_updates {
+        if left.contains(h, was_rejected) {
+            chosen = true;
+        } else if !was_rejected(h) {
+            carried = true;
+        }
+    }
+    chosen && !carried
 }
