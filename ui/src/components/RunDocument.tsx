@@ -1,7 +1,7 @@
 // A run read as one document: every note with its pending changes, rendered
-// one after another with the changes marked, each note drawn only as it
-// comes near the screen (a vault-wide run is a thousand notes), and each
-// change decided where it is read. Export writes the whole of it as one
+// one after another with the changes marked, only the notes near the screen
+// in the page (a vault-wide run is a thousand notes), and each change
+// decided where it is read. Export writes the whole of it as one
 // HTML file for someone who has no Redline.
 
 import { computed } from "@preact/signals";
@@ -41,58 +41,50 @@ function notesOf(jobId: string | null): string[] {
  * looking theirs up in the list was a million comparisons a refresh). */
 const statesByPath = computed(() => new Map(tree.value.map((e) => [e.path, e.state])));
 
-/** The one observer of the notes coming near the screen (800 px ahead),
- * and what each note does then. */
-const nearing = new Map<Element, () => void>();
-const observer = new IntersectionObserver(
-  (seen) => {
-    for (const s of seen) {
-      if (!s.isIntersecting) continue;
-      nearing.get(s.target)?.();
-      nearing.delete(s.target);
-      observer.unobserve(s.target);
-    }
-  },
-  { rootMargin: "800px 0px" },
-);
+/** How far beyond the screen notes are drawn, above and below (px). */
+const AHEAD = 800;
 
-/** Calls `near` once `el` comes within 800 px of the screen; the returned
- * function stops watching. */
-function whenNear(el: Element, near: () => void): () => void {
-  nearing.set(el, near);
-  observer.observe(el);
-  return () => {
-    nearing.delete(el);
-    observer.unobserve(el);
-  };
-}
+/** The height a note not drawn yet is given: its header and a few lines. */
+const ESTIMATE = 240;
 
-/** One note of the document: drawn once it comes near the screen, and
- * again when the engine says it changed. */
-function Note({ path }: { path: string }) {
+/** Notes drawn already, by path, with the review state they were drawn
+ * for: a note scrolled away and back is not read again. */
+const drawnNotes = new Map<string, { version: string; html: string }>();
+
+/** One note of the document: read and drawn when it is mounted (only notes
+ * near the screen are), and again when the engine says it changed; its
+ * height told to `measured` as it is laid out. */
+function Note({ path, measured }: { path: string; measured: (path: string, height: number) => void }) {
   const host = useRef<HTMLElement>(null);
-  const [near, setNear] = useState(false);
-  const [html, setHtml] = useState<string | null>(null);
   const state = statesByPath.value.get(path);
   const pending = state?.pending_hunks.length ?? 0;
-  useEffect(() => {
-    const el = host.current;
-    if (!el) return;
-    return whenNear(el, () => setNear(true));
-  }, []);
   // Its review state as the engine lists it: a decision changes it.
   const version = JSON.stringify(state ?? null);
+  const cached = drawnNotes.get(path);
+  const [html, setHtml] = useState<string | null>(cached?.version === version ? cached.html : null);
   useEffect(() => {
-    if (!near) return;
+    if (drawnNotes.get(path)?.version === version) return;
     let live = true;
-    void attempt(`Reading ${path}`, () => api.file({ path })).then((file) => live && file && setHtml(drawn(file)));
+    void attempt(`Reading ${path}`, () => api.file({ path })).then((file) => {
+      if (!file) return;
+      const html = drawn(file);
+      drawnNotes.set(path, { version, html });
+      if (live) setHtml(html);
+    });
     return () => {
       live = false;
     };
-  }, [near, version]);
+  }, [version]);
   useEffect(() => {
     if (html !== null && host.current) void drawEmbeds(host.current);
   }, [html]);
+  useEffect(() => {
+    const el = host.current;
+    if (!el) return;
+    const watch = new ResizeObserver(() => measured(path, el.offsetHeight));
+    watch.observe(el);
+    return () => watch.disconnect();
+  }, []);
   return (
     <section class="run-note" data-testid="run-note" data-path={path} ref={host}>
       <header class="run-note-head">
@@ -104,6 +96,25 @@ function Note({ path }: { path: string }) {
       {html === null ? <div class="run-note-placeholder" /> : <article class="redline-note" dangerouslySetInnerHTML={{ __html: html }} />}
     </section>
   );
+}
+
+/** The notes of `paths` to draw for a screen at `top` of `height` px (with
+ * [`AHEAD`] px either side), and the room the others take above and below,
+ * each note at its measured height or [`ESTIMATE`]. */
+function windowOf(paths: readonly string[], heights: ReadonlyMap<string, number>, top: number, height: number) {
+  let [first, last, y, above] = [paths.length, paths.length, 0, 0];
+  for (let k = 0; k < paths.length; k++) {
+    const h = heights.get(paths[k]) ?? ESTIMATE;
+    if (first === paths.length && y + h > top - AHEAD) [first, above] = [k, y];
+    y += h;
+    if (first !== paths.length && y > top + height + AHEAD) {
+      last = k + 1;
+      break;
+    }
+  }
+  let below = 0;
+  for (let k = last; k < paths.length; k++) below += heights.get(paths[k]) ?? ESTIMATE;
+  return { first, last, above, below };
 }
 
 /** The job shown in the document: the one in the sidebar, else the review's first. */
@@ -119,6 +130,47 @@ export function RunDocument({ jobId }: { jobId: string | null }) {
   }, [jobId, reviewItems.value, hunkInfo.value]);
   const job = reviewJobs.value.find((j) => j.job_id === jobId);
   const root = useRef<HTMLDivElement>(null);
+  // Only the notes near the screen are in the page (a thousand notes were
+  // a thousand sections to lay out before the first one showed): the rest
+  // are room above and below, at their measured heights.
+  const heights = useRef(new Map<string, number>());
+  const [screen, setScreen] = useState({ top: 0, height: 800 });
+  const [, remeasured] = useState(0);
+  const measured = useMemo(() => {
+    let queued = false;
+    return (path: string, height: number) => {
+      if (heights.current.get(path) === height) return;
+      heights.current.set(path, height);
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        remeasured((n) => n + 1);
+      });
+    };
+  }, []);
+  useEffect(() => {
+    const el = root.current;
+    if (!el) return;
+    let queued = false;
+    const look = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        setScreen({ top: el.scrollTop, height: el.clientHeight });
+      });
+    };
+    look();
+    el.addEventListener("scroll", look, { passive: true });
+    const watch = new ResizeObserver(look);
+    watch.observe(el);
+    return () => {
+      el.removeEventListener("scroll", look);
+      watch.disconnect();
+    };
+  }, []);
+  const shownNow = windowOf(paths, heights.current, screen.top, screen.height);
   const [hovered, setHovered] = useState<{ id: string; top: number; left: number } | null>(null);
   const pending = hovered ? hunkInfo.value.has(hovered.id) : false;
   const hoveredNow = useRef(hovered?.id ?? null);
@@ -172,9 +224,11 @@ export function RunDocument({ jobId }: { jobId: string | null }) {
             </button>
           </div>
         )}
-        {paths.map((path) => (
-          <Note key={path} path={path} />
+        <div style={{ height: `${shownNow.above}px` }} />
+        {paths.slice(shownNow.first, shownNow.last).map((path) => (
+          <Note key={path} path={path} measured={measured} />
         ))}
+        <div style={{ height: `${shownNow.below}px` }} />
         {paths.length === 0 && <p class="muted">Nothing of this run is left to review.</p>}
       </div>
     </Overlay>
