@@ -90,6 +90,11 @@ test(`the redline of a ${BIG.toLocaleString()}-line note with ${CHANGED} changes
       }),
   );
 
+  // The engine's answer drawn (the note again, with one change fewer)
+  // before the next figure starts.
+  await page.getByTestId("file-pending").filter({ hasText: `${CHANGED - 1} pending` }).waitFor();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
   // The run as one document: its first screen, then frames while it scrolls.
   await page.keyboard.press("Escape");
   const firstNote = page.locator('[data-testid="run-note"] article.redline-note').first();
