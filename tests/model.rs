@@ -41,7 +41,7 @@ use redline::project::Project;
 use redline::project::View;
 use redline::review::{ReviewError, Status};
 use redline::store::Store;
-use redline::workspace::{FileChange, OutsideChange, RunInfo, Workspace, WorkspaceError};
+use redline::workspace::{FileChange, OutsideChange, RunInfo, StepKind, Workspace, WorkspaceError};
 use vault_model::{
     FRONT, NOTES, Step, WORDS, broken, edit, is_note, links, note, replace, retarget_paths,
     shown_at, step,
@@ -631,12 +631,21 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 decided(ws.decide_many(&pending, status).map(drop));
             }
             Step::UndoLast { redo } => {
-                let Some(step_id) = ws.history().last_done().map(|s| s.id.clone()) else {
+                let Some((step_id, rollback)) = ws
+                    .history()
+                    .last_done()
+                    .map(|s| (s.id.clone(), matches!(s.kind, StepKind::Rollback { .. })))
+                else {
                     continue;
                 };
                 let statuses = statuses_of(&ws);
                 let undone = ws.undo_step(None);
-                decided(undone.as_ref().map(drop));
+                match &undone {
+                    // Undoing a rollback, or the undo of one, is a rollback
+                    // (to the checkpoint it took first), refused as one.
+                    Err(e) if rollback => rollback_refused(e),
+                    _ => decided(undone.as_ref().map(drop)),
+                }
                 let Ok(undone) = undone else {
                     prop_assert_eq!(view(&ws, root), shown.clone(), "step {}: a refused undo", n);
                     continue;
@@ -4261,6 +4270,41 @@ fn a_scoped_rollback_rejecting_a_link_that_followed_a_move_back_takes_the_move()
             hunk: 0,
             undo: false,
         },
+    ])
+    .unwrap();
+}
+
+/// Found by a strict release explore run: a move accepted with its run's
+/// other hunks rejected by an apply, a rollback undone, the move saved and
+/// its note staged for deletion (the move is final), then the history's
+/// undo of the rollback's undo: that is a rollback to before the saved
+/// move, refused as a rollback is (the design's one refusal), and the
+/// model now counts it with the rollbacks, not as a refused decision.
+#[test]
+fn undoing_a_rollbacks_undo_across_a_saved_move_is_refused_as_a_rollback() {
+    check_unrefused(&[
+        Step::Replace {
+            word: 0,
+            with: "日".into(),
+            whole_word: false,
+        },
+        Step::Move { note: 2 },
+        Step::Apply {
+            pick: 0,
+            accept: 0,
+            crash: None,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Rollback {
+            pick: 474026757506491637,
+            undo: true,
+        },
+        Step::Save,
+        Step::Delete { note: 2 },
+        Step::UndoLast { redo: false },
     ])
     .unwrap();
 }
