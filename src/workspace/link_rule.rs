@@ -7,7 +7,9 @@
 //! rejected with what follows it; or, where the decision itself brought
 //! that move back or the move is final, a link update of the move that
 //! points the link where the note is (the link follows it, as it did when
-//! the move was proposed).
+//! the move was proposed). A link that names a path the note left by a
+//! move saved and moved on since (`FileReview::moved_from`) always
+//! follows the note: that move stays.
 //!
 //! A link is known by the note it is in and the path it names. A note that
 //! shows more links dangling to a path a moved note left than it did
