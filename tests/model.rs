@@ -4309,6 +4309,40 @@ fn undoing_a_rollbacks_undo_across_a_saved_move_is_refused_as_a_rollback() {
     .unwrap();
 }
 
+/// Found by a strict release explore run: two notes moved with a run's
+/// conversions, an apply that accepts and saves them, one of them moved
+/// again (its first move final), and the history's undo of the apply:
+/// it left the final move's accepted link update where it was but set the
+/// conversion under it back to pending, which took the update along, and
+/// the next save wrote the note's link to where the note was. What a hunk
+/// that stays stands on now stays with it, as an undo of a decision keeps.
+#[test]
+fn undoing_an_apply_keeps_what_a_final_moves_link_update_stands_on() {
+    check_unrefused(&[
+        Step::Convert { markdown: true },
+        Step::Move { note: 3 },
+        Step::Move { note: 1 },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "é".into(),
+        },
+        Step::Decide {
+            pick: 1819848234503191622,
+            accept: false,
+        },
+        Step::Apply {
+            pick: 6026898050536713906,
+            accept: 55,
+            crash: None,
+        },
+        Step::Move { note: 1 },
+        Step::UndoLast { redo: false },
+        Step::Save,
+    ])
+    .unwrap();
+}
+
 /// A move rejected, links written since to where the note was (a
 /// retarget), and the rejection undone: the move comes back and those links
 /// follow it, as link updates of the move staged by the undo (before, the

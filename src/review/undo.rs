@@ -1,7 +1,7 @@
 //! Undo: a decision's step taken back, each hunk to the status it had
 //! before, and the statuses a step of the decision history left put back.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::decide::{UndoStep, decision};
@@ -238,9 +238,7 @@ impl Review {
                 _ => left.push(hunk.clone()),
             }
         }
-        for (path, moves) in &mut by_file {
-            *moves = with_dependents(&self.files[path], std::mem::take(moves));
-        }
+        let by_file = self.staying_with(by_file, &mut left);
         let mut decisions = Vec::new();
         for (path, moves) in by_file {
             let file = self.file_mut(&path).expect("found above");
@@ -277,6 +275,63 @@ impl Review {
             decisions.extend(more);
         }
         (decisions, left)
+    }
+}
+
+impl Review {
+    /// `by_file` (per file, entry index and the status it gets) with what
+    /// each move carries within its file (see [`with_dependents`]), but
+    /// for a hunk that stays where it is (see [`Review::stays_put`]) and
+    /// what it stands on, which stay with it: setting a hunk back that a
+    /// saved move's link update stands on would take the update along.
+    /// The hunks asked for and so kept are added to `left`.
+    fn staying_with(
+        &self,
+        by_file: BTreeMap<String, Vec<(usize, Status)>>,
+        left: &mut Vec<String>,
+    ) -> BTreeMap<String, Vec<(usize, Status)>> {
+        let mut kept: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+        loop {
+            let mut out = BTreeMap::new();
+            let mut more = false;
+            for (path, moves) in &by_file {
+                let file = &self.files[path];
+                let kept_here = kept.entry(path.clone()).or_default();
+                let asked: Vec<(usize, Status)> =
+                    moves.iter().filter(|(i, _)| !kept_here.contains(i)).copied().collect();
+                let carried = with_dependents(file, asked);
+                let mut todo: Vec<usize> = carried
+                    .iter()
+                    .filter(|&&(j, to)| {
+                        file.entries()[j]
+                            .hunk_id
+                            .as_deref()
+                            .is_some_and(|h| self.stays_put(h, to))
+                    })
+                    .map(|&(j, _)| j)
+                    .collect();
+                while let Some(j) = todo.pop() {
+                    if kept_here.insert(j) {
+                        more = true;
+                        todo.extend(file.depends_on(j));
+                    }
+                }
+                out.insert(path.clone(), carried);
+            }
+            if !more {
+                for (path, indexes) in kept {
+                    let entries = self.files[&path].entries();
+                    let asked = &by_file[&path];
+                    left.extend(
+                        indexes
+                            .into_iter()
+                            .filter(|i| asked.iter().any(|(j, _)| j == i))
+                            .filter_map(|i| entries[i].hunk_id.clone()),
+                    );
+                }
+                return out;
+            }
+        }
     }
 }
 
