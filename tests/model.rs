@@ -4343,6 +4343,57 @@ fn undoing_an_apply_keeps_what_a_final_moves_link_update_stands_on() {
     .unwrap();
 }
 
+/// Found by a strict release explore run (the one refused decision of the
+/// long run before): a note moved and its move rejected, then staged for
+/// deletion (the move retired, final, and its link updates with it), and
+/// another note's rejected move, whose link update in that note stands on
+/// one of them, set back to pending: the final update was to come back
+/// with it, and the decision was refused (`Settled`). It stays rejected
+/// now, and the link follows the move as a new update.
+#[test]
+fn bringing_a_move_back_leaves_its_final_link_update_and_the_link_follows() {
+    check_unrefused(&[
+        Step::Convert { markdown: true },
+        Step::Move { note: 3 },
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 13855496078506566996,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 108458173016260676,
+            accept: false,
+        },
+        Step::Delete { note: 3 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Restart,
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::DecideRun {
+            pick: 13640950726734314276,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ب".into(),
+        },
+        Step::Undo {
+            pick: 3823387135670271269,
+        },
+    ])
+    .unwrap();
+}
+
 /// A move rejected, links written since to where the note was (a
 /// retarget), and the rejection undone: the move comes back and those links
 /// follow it, as link updates of the move staged by the undo (before, the

@@ -187,20 +187,24 @@ impl Review {
             .filter(|h| self.status_of(h) == Some(Status::Rejected))
             .flat_map(|m| {
                 self.followers.get(m).into_iter().flatten().filter(move |f| {
-                    self.status_of(f) == Some(Status::Rejected) && self.updates_links_of(f, m)
+                    self.status_of(f) == Some(Status::Rejected)
+                        && self.updates_links_of(f, m)
+                        && !self.is_final(f)
                 })
             })
             .cloned()
             .collect()
     }
 
-    /// The rejected link updates of the rejected moves among `hunk_ids`.
+    /// The rejected link updates of the rejected moves among `hunk_ids`,
+    /// but final ones (see [`Review::is_final`]): those stay rejected, and
+    /// the rule across notes makes their links follow the move.
     fn rejected_followers_of(&self, hunk_ids: &[String]) -> Vec<String> {
         hunk_ids
             .iter()
             .filter(|h| self.status_of(h) == Some(Status::Rejected))
             .flat_map(|h| self.followers.get(h).into_iter().flatten())
-            .filter(|f| self.status_of(f) == Some(Status::Rejected))
+            .filter(|f| self.status_of(f) == Some(Status::Rejected) && !self.is_final(f))
             .cloned()
             .collect()
     }
