@@ -61,12 +61,14 @@ fn export_roots(cfg: &ts_rs::Config) -> Result<(), ts_rs::ExportError> {
         redline::api::PageQuery,
         redline::api::JobQuery,
         FileQuery,
+        redline::api::FilesRequest,
         Diff3Query,
         // The desktop shell's one command.
         LocalRequest,
         LocalReply,
         // Responses.
         ProjectInfo,
+        redline::api::FileRead,
         SessionCreated,
         Session,
         SessionDeleted,

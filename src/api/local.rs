@@ -152,6 +152,38 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_batched_read_answers_each_file_and_fails_none_for_another() {
+        let (dir, door) = door();
+        std::fs::write(dir.path().join("é ü.md"), "zwölf\n").unwrap();
+        let paths = serde_json::json!({ "paths": ["a.md", "gone.md", "../x", "é ü.md"] });
+        let read = door
+            .call(call("POST", "/api/files/contents", Some(paths)))
+            .await;
+        assert_eq!(read.status, 200, "{:?}", read.body);
+        let files = read.body.as_array().unwrap();
+        assert_eq!(files.len(), 4);
+        assert_eq!(files[0]["file"]["text"], "alpha\n");
+        assert!(files[0]["error"].is_null());
+        for bad in &files[1..3] {
+            assert!(bad["file"].is_null(), "{bad:?}");
+            assert!(bad["error"].as_str().is_some_and(|e| !e.is_empty()));
+        }
+        assert_eq!(files[3]["path"], "é ü.md");
+        assert_eq!(files[3]["file"]["text"], "zwölf\n");
+
+        let many = vec!["a.md"; crate::api::MAX_FILES_READ + 1];
+        let refused = door
+            .call(call(
+                "POST",
+                "/api/files/contents",
+                Some(serde_json::json!({ "paths": many })),
+            ))
+            .await;
+        assert_eq!(refused.status, 400);
+        assert_eq!(refused.body["error"]["code"], "invalid_request");
+    }
+
+    #[tokio::test]
     async fn errors_keep_their_status_and_shape() {
         let (_dir, door) = door();
         let escaped = door

@@ -25,6 +25,9 @@ use crate::workspace::{FileContent, Resolved, ThreeWay, TreeEntry, WorkspaceErro
 /// Longest note a decision may carry, in characters.
 const MAX_REASON: usize = 500;
 
+/// The most files one batched read takes (`POST /api/files/contents`).
+pub const MAX_FILES_READ: usize = 200;
+
 /// An API error: `{"error": {"code", "message"}}` with a matching HTTP status.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, ts_rs::TS)]
 #[error("{code}: {message}")]
@@ -416,6 +419,39 @@ impl Api {
     /// One file as the editor shows it.
     pub fn file(&self, path: &str) -> Result<FileContent, ApiError> {
         Ok(self.runtime.file_content(path)?)
+    }
+
+    /// Several files as the editor shows them, read under one lock: each
+    /// its content or why it could not be read. More than
+    /// [`MAX_FILES_READ`] paths is an `invalid_request`.
+    pub fn files(&self, paths: &[String]) -> Result<Vec<FileRead>, ApiError> {
+        if paths.len() > MAX_FILES_READ {
+            return Err(ApiError::new(
+                "invalid_request",
+                format!(
+                    "at most {MAX_FILES_READ} files are read at once, not {}",
+                    paths.len()
+                ),
+            ));
+        }
+        Ok(self
+            .runtime
+            .file_contents(paths)
+            .into_iter()
+            .zip(paths)
+            .map(|(read, path)| match read {
+                Ok(file) => FileRead {
+                    path: path.clone(),
+                    file: Some(file),
+                    error: None,
+                },
+                Err(e) => FileRead {
+                    path: path.clone(),
+                    file: None,
+                    error: Some(e.to_string()),
+                },
+            })
+            .collect())
     }
 
     /// An image of the vault, its bytes in base64.

@@ -18,9 +18,9 @@ use ts_rs::TS;
 
 use super::{
     Api, ApiError, Apply, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Diff3Query,
-    EditBuffer, EventsQuery, FileOpRequest, FileQuery, FileRequest, JobQuery, ModelsQuery,
-    OperationsPreview, OperationsRequest, PageQuery, QuickOpenQuery, RenameSession, Resolve,
-    Rollback, TakeStep, TreeQuery,
+    EditBuffer, EventsQuery, FileOpRequest, FileQuery, FileRequest, FilesRequest, JobQuery,
+    ModelsQuery, OperationsPreview, OperationsRequest, PageQuery, QuickOpenQuery, RenameSession,
+    Resolve, Rollback, TakeStep, TreeQuery,
 };
 use crate::jobs::RunRequest;
 use crate::settings::SettingsUpdate;
@@ -230,6 +230,9 @@ operations! {
     /// One file as the editor shows it (its working buffer, or the disk).
     file: GET "/api/files/content" ((), QueryOf<FileQuery>, ()) -> crate::workspace::FileContent =
         |api: Api, (), QueryOf(q): QueryOf<FileQuery>, ()| async move { api.file(&q.path) };
+    /// Several files as the editor shows them, in one call (the run document reads the notes ahead of the screen together).
+    files: POST "/api/files/contents" ((), (), BodyOf<FilesRequest>) -> Vec<super::FileRead> =
+        |api: Api, (), (), BodyOf(b)| async move { api.files(&b.paths) };
     /// An image of the vault, its bytes in base64, for the redline view.
     image: GET "/api/files/image" ((), QueryOf<FileQuery>, ()) -> super::Image =
         |api: Api, (), QueryOf(q): QueryOf<FileQuery>, ()| async move { api.image(&q.path) };

@@ -313,6 +313,27 @@ pub struct FileQuery {
     pub path: String,
 }
 
+/// The body of `POST /api/files/contents`: several files to read at once.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+pub struct FilesRequest {
+    /// The files, relative to the project root (at most
+    /// [`MAX_FILES_READ`](super::MAX_FILES_READ)).
+    pub paths: Vec<String>,
+}
+
+/// One file of a batched read: its content, or why it could not be read
+/// (one missing note does not fail the others).
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
+pub struct FileRead {
+    /// The file asked for.
+    pub path: String,
+    /// The file as the editor shows it; absent when it could not be read.
+    pub file: Option<FileContent>,
+    /// Why it could not be read; absent when it was.
+    pub error: Option<String>,
+}
+
 /// The query of `GET /api/agent/checkpoints`: a page of them, newest first.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ts_rs::TS)]
 #[ts(optional_fields = nullable)]

@@ -78,7 +78,7 @@ export function App() {
   if (needsFolder.value) return <OpenFolder />;
   const shown = notice.value;
   return (
-    <div class="app" style={{ "--left-width": `${leftWidth.value}px` }}>
+    <div class={overlay.value === "document" ? "app reading" : "app"} style={{ "--left-width": `${leftWidth.value}px` }}>
       <header class="topbar">
         <span class="brand">Redline</span>
         <span class="project" data-testid="project-name" title={project.value?.root}>

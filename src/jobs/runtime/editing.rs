@@ -26,6 +26,13 @@ impl Runtime {
         Ok(self.ws().file_content(path)?)
     }
 
+    /// The files of `paths` as the editor shows them, each read (or not)
+    /// under one hold of the workspace.
+    pub fn file_contents(&self, paths: &[String]) -> Vec<Result<FileContent, RuntimeError>> {
+        let ws = self.ws();
+        paths.iter().map(|p| Ok(ws.file_content(p)?)).collect()
+    }
+
     /// The image at `path` as the working view holds it, with its media
     /// type (see [`Workspace::image`]).
     pub fn image(&self, path: &str) -> Result<(&'static str, Vec<u8>), RuntimeError> {

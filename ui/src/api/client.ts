@@ -2,7 +2,7 @@
 // Every route of the API, typed with the generated types.
 
 import { call } from "./transport";
-import type { About, AgentDefinition, AgentWrite, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRequest, FoundPaths, HistoryHeads, Image, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, OperationsPreview, OperationsRequest, OutcomeRequest, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SavedAll, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, Stepped, TakeStep, ThreeWay, TreeEntry, TreeQuery, WriteOutcome } from "./types";
+import type { About, AgentDefinition, AgentWrite, Applied, Apply, ChangedFiles, Checkpoint, CheckpointPage, CheckpointsQuery, Clarify, CreateSession, Decide, DecideMany, Decided, DecidedMany, Diff3Query, EditBuffer, EventPage, EventsQuery, FeedPage, FileContent, FileOpRequest, FileQuery, FileRead, FileRequest, FilesRequest, FoundPaths, HistoryHeads, Image, Job, JobQuery, JobStarted, Listing, ModelList, ModelsQuery, OperationsPreview, OperationsRequest, OutcomeRequest, PageQuery, ProjectInfo, QuickOpenQuery, RenameSession, Resolve, Resolved, ReviewQueue, Rollback, RollbackPlan, RollbackReport, RunRequest, SavedAll, SearchRequest, SearchResults, Session, SessionCreated, SessionDeleted, Settings, SettingsSaved, SettingsUpdate, Setup, SetupChoice, Stepped, TakeStep, ThreeWay, TreeEntry, TreeQuery, WriteOutcome } from "./types";
 
 const q = encodeURIComponent;
 
@@ -31,6 +31,8 @@ export const api = {
   review: (query: PageQuery) => call<ReviewQueue>("GET", `/api/review${search(query)}`),
   /** One file as the editor shows it (its working buffer, or the disk). */
   file: (query: FileQuery) => call<FileContent>("GET", `/api/files/content${search(query)}`),
+  /** Several files as the editor shows them, in one call (the run document reads the notes ahead of the screen together). */
+  files: (body: FilesRequest) => call<Array<FileRead>>("POST", `/api/files/contents`, body),
   /** An image of the vault, its bytes in base64, for the redline view. */
   image: (query: FileQuery) => call<Image>("GET", `/api/files/image${search(query)}`),
   /** The user's edit of a working buffer. */

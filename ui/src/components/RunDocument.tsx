@@ -5,6 +5,7 @@
 // HTML file for someone who has no Redline.
 
 import { computed } from "@preact/signals";
+import { memo } from "preact/compat";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api/client";
 import type { FileContent } from "../api/types";
@@ -47,43 +48,52 @@ const AHEAD = 800;
 /** The height a note not drawn yet is given: its header and a few lines. */
 const ESTIMATE = 240;
 
-/** Notes drawn already, by path, with the review state they were drawn
- * for: a note scrolled away and back is not read again. */
-const drawnNotes = new Map<string, { version: string; html: string }>();
+/** How many notes past the drawn ones a read takes along, below (and a
+ * quarter of it above): a note scrolled to is read already. */
+const READ_AHEAD = 40;
 
-/** One note of the document: read and drawn when it is mounted (only notes
- * near the screen are), and again when the engine says it changed; its
- * height told to `measured` as it is laid out. */
-function Note({ path, measured }: { path: string; measured: (path: string, height: number) => void }) {
+/** A note as read, for the review state it was read in (`version`): drawn
+ * the first time it is shown, and not read again when it is scrolled away
+ * and back. */
+interface Read {
+  version: string;
+  file: FileContent | null;
+  /** Why it could not be read. */
+  error?: string;
+  html?: string;
+}
+
+/** The most notes one read takes (the engine's limit). */
+const MAX_READ = 200;
+
+/** The notes read so far, by path. */
+const reads = new Map<string, Read>();
+
+/** A note's review state as the engine lists it: a decision changes it,
+ * and then the note is read again. */
+const versionOf = (path: string) => JSON.stringify(statesByPath.value.get(path) ?? null);
+
+/** The redline of a note as read (drawn once). */
+function htmlOf(read: Read): string {
+  read.html ??= read.file ? drawn(read.file) : `<p class="redline-error">This note could not be read (${sanitize(read.error ?? "unknown")}).</p>`;
+  return read.html;
+}
+
+/** One note of the document, drawn from its read (only notes near the
+ * screen are in the page); its height watched by `sizes` as it is laid
+ * out. */
+const Note = memo(function Note({ path, read, sizes }: { path: string; read: Read | undefined; sizes: ResizeObserver }) {
   const host = useRef<HTMLElement>(null);
-  const state = statesByPath.value.get(path);
-  const pending = state?.pending_hunks.length ?? 0;
-  // Its review state as the engine lists it: a decision changes it.
-  const version = JSON.stringify(state ?? null);
-  const cached = drawnNotes.get(path);
-  const [html, setHtml] = useState<string | null>(cached?.version === version ? cached.html : null);
-  useEffect(() => {
-    if (drawnNotes.get(path)?.version === version) return;
-    let live = true;
-    void attempt(`Reading ${path}`, () => api.file({ path })).then((file) => {
-      if (!file) return;
-      const html = drawn(file);
-      drawnNotes.set(path, { version, html });
-      if (live) setHtml(html);
-    });
-    return () => {
-      live = false;
-    };
-  }, [version]);
+  const pending = statesByPath.value.get(path)?.pending_hunks.length ?? 0;
+  const html = read ? htmlOf(read) : null;
   useEffect(() => {
     if (html !== null && host.current) void drawEmbeds(host.current);
   }, [html]);
   useEffect(() => {
     const el = host.current;
     if (!el) return;
-    const watch = new ResizeObserver(() => measured(path, el.offsetHeight));
-    watch.observe(el);
-    return () => watch.disconnect();
+    sizes.observe(el);
+    return () => sizes.unobserve(el);
   }, []);
   return (
     <section class="run-note" data-testid="run-note" data-path={path} ref={host}>
@@ -96,6 +106,18 @@ function Note({ path, measured }: { path: string; measured: (path: string, heigh
       {html === null ? <div class="run-note-placeholder" /> : <article class="redline-note" dangerouslySetInnerHTML={{ __html: html }} />}
     </section>
   );
+});
+
+/** The notes to read next for a window `[first, last)` of `paths`: none
+ * while the window and the half batch below it are read; else those in
+ * it, then those below it and above it, whose read is missing or older
+ * than their review state, a batch at most (a note a call was a call a
+ * frame while scrolling). */
+function toRead(paths: readonly string[], first: number, last: number): string[] {
+  const stale = (p: string) => reads.get(p)?.version !== versionOf(p);
+  if (!paths.slice(first, last + READ_AHEAD / 2).some(stale) && !paths.slice(Math.max(0, first - READ_AHEAD / 8), first).some(stale)) return [];
+  const near = [...paths.slice(first, last), ...paths.slice(last, last + READ_AHEAD), ...paths.slice(Math.max(0, first - READ_AHEAD / 4), first)];
+  return near.filter(stale).slice(0, READ_AHEAD);
 }
 
 /** The notes of `paths` to draw for a screen at `top` of `height` px (with
@@ -134,21 +156,33 @@ export function RunDocument({ jobId }: { jobId: string | null }) {
   // a thousand sections to lay out before the first one showed): the rest
   // are room above and below, at their measured heights.
   const heights = useRef(new Map<string, number>());
+  const pathsNow = useRef(paths);
+  pathsNow.current = paths;
+  const drawnWindow = useRef({ first: 0, last: 0 });
   const [screen, setScreen] = useState({ top: 0, height: 800 });
   const [, remeasured] = useState(0);
-  const measured = useMemo(() => {
+  // One watch over the notes in the page: a note's height, as it is laid
+  // out, places the ones after it.
+  const sizes = useMemo(() => {
     let queued = false;
-    return (path: string, height: number) => {
-      if (heights.current.get(path) === height) return;
-      heights.current.set(path, height);
-      if (queued) return;
+    return new ResizeObserver((seen) => {
+      let changed = false;
+      for (const { target } of seen) {
+        const el = target as HTMLElement;
+        const path = el.dataset.path ?? "";
+        if (heights.current.get(path) === el.offsetHeight) continue;
+        heights.current.set(path, el.offsetHeight);
+        changed = true;
+      }
+      if (!changed || queued) return;
       queued = true;
       requestAnimationFrame(() => {
         queued = false;
         remeasured((n) => n + 1);
       });
-    };
+    });
   }, []);
+  useEffect(() => () => sizes.disconnect(), []);
   useEffect(() => {
     const el = root.current;
     if (!el) return;
@@ -158,7 +192,11 @@ export function RunDocument({ jobId }: { jobId: string | null }) {
       queued = true;
       requestAnimationFrame(() => {
         queued = false;
-        setScreen({ top: el.scrollTop, height: el.clientHeight });
+        // A frame whose screen still shows the same notes draws nothing.
+        const [top, height] = [el.scrollTop, el.clientHeight];
+        const now = windowOf(pathsNow.current, heights.current, top, height);
+        if (now.first === drawnWindow.current.first && now.last === drawnWindow.current.last) return;
+        setScreen({ top, height });
       });
     };
     look();
@@ -171,6 +209,26 @@ export function RunDocument({ jobId }: { jobId: string | null }) {
     };
   }, []);
   const shownNow = windowOf(paths, heights.current, screen.top, screen.height);
+  drawnWindow.current = shownNow;
+  // The notes near the screen read in one call, then the next ones as the
+  // screen moves (a note a call was a thousand calls, each redrawing).
+  const reading = useRef(false);
+  const [, wereRead] = useState(0);
+  useEffect(() => {
+    if (reading.current) return;
+    const want = toRead(paths, shownNow.first, shownNow.last);
+    if (want.length === 0) return;
+    reading.current = true;
+    const versions = want.map(versionOf);
+    void attempt(`Reading ${want.length} note(s)`, () => api.files({ paths: want })).then((got) => {
+      reading.current = false;
+      want.forEach((path, k) => {
+        const read = got?.[k];
+        reads.set(path, { version: versions[k], file: read?.file ?? null, error: read ? (read.error ?? undefined) : "the read failed" });
+      });
+      wereRead((n) => n + 1);
+    });
+  });
   const [hovered, setHovered] = useState<{ id: string; top: number; left: number } | null>(null);
   const pending = hovered ? hunkInfo.value.has(hovered.id) : false;
   const hoveredNow = useRef(hovered?.id ?? null);
@@ -226,7 +284,7 @@ export function RunDocument({ jobId }: { jobId: string | null }) {
         )}
         <div style={{ height: `${shownNow.above}px` }} />
         {paths.slice(shownNow.first, shownNow.last).map((path) => (
-          <Note key={path} path={path} measured={measured} />
+          <Note key={path} path={path} read={reads.get(path)} sizes={sizes} />
         ))}
         <div style={{ height: `${shownNow.below}px` }} />
         {paths.length === 0 && <p class="muted">Nothing of this run is left to review.</p>}
@@ -240,12 +298,18 @@ export function RunDocument({ jobId }: { jobId: string | null }) {
  * and the redline itself, with its styles inline. */
 async function exportRun(instruction: string, source: string | null, paths: string[]) {
   const sections: string[] = [];
-  for (const path of paths) {
-    const file = await attempt(`Reading ${path}`, () => api.file({ path }));
-    if (!file) return;
-    const pending = file.hunks.filter((h) => h.status === "pending").length;
-    const decided = file.hunks.length - pending;
-    sections.push(`<section><h2 class="path">${escapeHtml(path)}</h2><p class="meta">${pending} change(s) pending, ${decided} decided</p><article>${drawn(file)}</article></section>`);
+  for (let k = 0; k < paths.length; k += MAX_READ) {
+    const got = await attempt("Reading the notes", () => api.files({ paths: paths.slice(k, k + MAX_READ) }));
+    if (!got) return;
+    for (const { path, file, error } of got) {
+      if (!file) {
+        tell("error", `Reading ${path}: ${error ?? "it could not be read"}`);
+        return;
+      }
+      const pending = file.hunks.filter((h) => h.status === "pending").length;
+      const decided = file.hunks.length - pending;
+      sections.push(`<section><h2 class="path">${escapeHtml(path)}</h2><p class="meta">${pending} change(s) pending, ${decided} decided</p><article>${drawn(file)}</article></section>`);
+    }
   }
   const title = `Redline: ${instruction}`;
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${EXPORT_CSS}</style></head><body><header><h1>${escapeHtml(instruction)}</h1><p class="meta">Proposed by ${escapeHtml(source ?? "the agent")} · exported ${new Date().toLocaleString()} · ${paths.length} note(s)</p></header>${sections.join("")}</body></html>`;
