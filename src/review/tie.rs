@@ -166,7 +166,8 @@ impl Review {
 
     /// The moves and link updates of their own whose statuses split what is
     /// one change, each with its status now and the one that mends it
-    /// (pending, for both): an accepted update of a pending move, and an
+    /// (pending, for both): an accepted hunk following a pending move (an
+    /// update of its own, or a retarget at its note's new name), and an
     /// accepted move with a pending update of its own. A rollback leaves
     /// them so when it restores one side and not the other, and a save
     /// would then write a link to where the note is not, or move the note
@@ -179,16 +180,17 @@ impl Review {
             let Some(mv) = entry.hunk_id.as_ref() else {
                 continue;
             };
-            let own: Vec<&String> = self
-                .followers
-                .get(mv)
-                .into_iter()
-                .flatten()
+            let followers = self.followers.get(mv).into_iter().flatten();
+            let own: Vec<&String> = followers
+                .clone()
                 .filter(|u| self.updates_links_of(u, mv))
                 .collect();
             match entry.status {
+                // Every hunk that follows a pending move links to where the
+                // note is not yet: its own link updates, and a retarget at
+                // the note by its new name alike.
                 Status::Pending => out.extend(
-                    own.into_iter()
+                    followers
                         .filter(|u| self.status_of(u) == Some(Status::Accepted))
                         .map(|u| (u.clone(), Status::Accepted, Status::Pending)),
                 ),
