@@ -216,10 +216,14 @@ impl Review {
     /// is rejected (with the moves such a link update follows). Returns one
     /// decision per file touched and the hunks left as they are: moved
     /// since, no longer under review, settled (see [`Review::is_final`]), or
-    /// the link update of a move saved and moved on since.
+    /// the link update of a move saved and moved on since. A `redo` puts
+    /// back exactly what its step moved, the link update of such a move
+    /// too: the step moved it from a state where it was allowed, and its
+    /// undo brought that state back.
     pub fn restore(
         &mut self,
         targets: &[(String, Status, Status)],
+        redo: bool,
     ) -> (Vec<Decision>, Vec<String>) {
         let mut left = Vec::new();
         let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
@@ -227,7 +231,7 @@ impl Review {
             match self.find_hunk(hunk) {
                 Ok((path, i))
                     if self.files[&path].entries()[i].status == *now
-                        && !self.stays_put(hunk, *to) =>
+                        && (redo || !self.stays_put(hunk, *to)) =>
                 {
                     let moves = by_file.entry(path).or_default();
                     match moves.iter_mut().find(|(j, _)| *j == i) {
@@ -238,7 +242,17 @@ impl Review {
                 _ => left.push(hunk.clone()),
             }
         }
-        let by_file = self.staying_with(by_file, &mut left);
+        let by_file = if redo {
+            by_file
+                .into_iter()
+                .map(|(path, moves)| {
+                    let carried = with_dependents(&self.files[&path], moves);
+                    (path, carried)
+                })
+                .collect()
+        } else {
+            self.staying_with(by_file, &mut left)
+        };
         let mut decisions = Vec::new();
         for (path, moves) in by_file {
             let file = self.file_mut(&path).expect("found above");
@@ -271,6 +285,7 @@ impl Review {
                     .iter()
                     .filter_map(|h| Some((h.clone(), self.status_of(h)?, Status::Rejected)))
                     .collect::<Vec<_>>(),
+                redo,
             );
             decisions.extend(more);
         }

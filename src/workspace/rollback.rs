@@ -433,7 +433,7 @@ impl Workspace {
             if mirrored.is_empty() {
                 break;
             }
-            let (decisions, _) = self.review.restore(&mirrored);
+            let (decisions, _) = self.review.restore(&mirrored, false);
             if decisions.is_empty() {
                 break;
             }

@@ -182,7 +182,7 @@ impl Workspace {
         expect_step(step_id, &step)?;
         let (done, stepped) = match &step.kind {
             StepKind::Decisions { .. } => {
-                let (moves, left) = self.restore_statuses(&step.undo_targets())?;
+                let (moves, left) = self.restore_statuses(&step.undo_targets(), false)?;
                 let stepped = self.stepped(&step, true, moves.clone(), left);
                 (
                     Step::reversed(step.id.clone(), step.label.clone(), &moves),
@@ -221,7 +221,7 @@ impl Workspace {
                     .iter()
                     .map(|m| (m.hunk_id.clone(), m.from, m.to))
                     .collect();
-                let (moves, left) = self.restore_statuses(&targets)?;
+                let (moves, left) = self.restore_statuses(&targets, true)?;
                 let stepped = self.stepped(&step, false, moves.clone(), left);
                 let done = Step {
                     kind: StepKind::Decisions { moves },
@@ -257,12 +257,13 @@ impl Workspace {
     }
 
     /// Sets the hunks of `targets` as [`crate::review::Review::restore`]
-    /// does, checkpointing first the files whose typing it would take out,
+    /// does (for an undo, or exactly for a `redo`), checkpointing first the files whose typing it would take out,
     /// checking that no link is left behind, and storing the statuses.
     /// Returns what moved and the hunks left as they are.
     fn restore_statuses(
         &mut self,
         targets: &[(String, Status, Status)],
+        redo: bool,
     ) -> Result<(Vec<HunkMove>, Vec<String>), WorkspaceError> {
         let typed: BTreeSet<String> = targets
             .iter()
@@ -282,7 +283,7 @@ impl Workspace {
             self.checkpoint_files(&what, typed)?;
         }
         self.transaction(|ws| {
-            let (mut decisions, left) = ws.review.restore(targets);
+            let (mut decisions, left) = ws.review.restore(targets, redo);
             // What the step itself moves is as it was; what it carries
             // beyond (a link update an alternative excludes) may take its
             // move.
