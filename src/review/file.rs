@@ -207,8 +207,18 @@ impl FileReview {
         in_buffer(&self.entries)
     }
 
+    /// Which entries a save leaves on disk: those whose status does (see
+    /// [`Entry::on_disk`]) and whose every entry they were written on does
+    /// too. A hunk accepted over a pending one's words (a move's link
+    /// update following a link the pending hunk wrote) would otherwise
+    /// splice its words into the text the pending one replaced.
     fn on_disk(&self) -> impl Fn(u32) -> bool + '_ {
-        |c| c == BASE || self.entries[c as usize].on_disk()
+        let mut counts: Vec<bool> = Vec::with_capacity(self.entries.len());
+        for (i, entry) in self.entries.iter().enumerate() {
+            let under = self.depends_on[i].iter().all(|&d| counts.get(d).copied().unwrap_or(true));
+            counts.push(entry.on_disk() && under);
+        }
+        move |c| c == BASE || counts[c as usize]
     }
 
     fn is_agent(&self) -> impl Fn(u32) -> bool + '_ {

@@ -664,3 +664,26 @@ fn a_replacement_beside_a_rejected_replacement_keeps_its_place() {
     review.decide(&one[0], Status::Accepted, None).unwrap();
     assert_eq!(buffer(&review), replaced);
 }
+
+#[test]
+fn a_save_leaves_out_a_hunk_accepted_over_a_pending_ones_words() {
+    let limits = HunkLimits::default();
+    let mut review = Review::new();
+    let base = "Links: [[Alpha 1]] and [[Beta]].\n";
+    stage(&mut review, "job_1", base, "Links: [[Gamma]] and [[Beta]].\n", &limits, 1);
+    let over = "Links: [[Gamma 4]] and [[Beta]].\n";
+    let first = buffer(&review);
+    stage(&mut review, "job_2", &first, over, &limits, 2);
+    let file = review.file("f.md").unwrap();
+    let (under, top) = (0, file.entries().len() - 1);
+    assert!(file.depends_on(top).any(|d| d == under), "written on the first");
+    // Accepted over words still pending (a link update a move staged over
+    // a pending retarget): the buffer shows both, the disk neither.
+    let file = review.file_mut("f.md").unwrap();
+    file.set_statuses(&[(top, Status::Accepted)]);
+    assert_eq!(buffer(&review), over);
+    assert_eq!(disk(&review), base);
+    let file = review.file_mut("f.md").unwrap();
+    file.set_statuses(&[(under, Status::Accepted)]);
+    assert_eq!(disk(&review), over);
+}
