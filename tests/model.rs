@@ -4702,11 +4702,11 @@ fn an_apply_after_a_second_move_and_an_undo_breaks_no_link_on_disk() {
 }
 
 /// Found by an unpinned explore run: a note typed in, rolled back, moved and
-/// saved, moved again, then a hard rollback: the rollback fails in the store
-/// (`UNIQUE constraint failed: entries.id`), a file put back from its
-/// snapshot holding entry ids the moved note's review still has.
+/// saved, moved again, then a hard rollback: the note (only the user's
+/// typing in the checkpoint, no hunk) is found where it is under review by
+/// its log's entries; it was put back a second time at its old path, and
+/// the store refused the same entry ids twice.
 #[test]
-#[ignore = "an explore find not fixed yet: the rollback's store write collides on entry ids"]
 fn a_rollback_after_a_second_move_of_a_typed_note_is_stored() {
     check(&[
         Step::Type { note: 3 },

@@ -184,7 +184,8 @@ impl Workspace {
         let mut holders = BTreeSet::new();
         for (path, snapshot, _) in &snapshots {
             paths.push(path.clone());
-            let Some(holder) = self.holder(path, &hunks_of(checkpoint, path, snapshot)) else {
+            let Some(holder) = self.holder(path, &hunks_of(checkpoint, path, snapshot), snapshot)
+            else {
                 continue;
             };
             if !holders.insert(holder.key.clone()) {

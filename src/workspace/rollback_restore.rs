@@ -2,6 +2,8 @@
 //! the working state: found where it is under review now, restored, or
 //! removed when the run created it.
 
+use std::collections::BTreeSet;
+
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{
     Checkpoint, CheckpointKind, FileSnapshot, RolledBackFile, edited_since_created,
@@ -26,15 +28,33 @@ pub(super) struct Holder {
 impl Workspace {
     /// The file under review that holds `path` of a checkpoint now: the one
     /// that holds the checkpoint's hunks of it (`hunk_ids`), where a settled
-    /// move took it to another path, else the file of that path or the one
-    /// a move takes there. The hunks come first: the file put back holds
-    /// them, and a note an earlier rollback restored at its old path (while
-    /// they stayed with the moved file) is the same note twice.
-    pub(super) fn holder(&self, path: &str, hunk_ids: &[String]) -> Option<Holder> {
+    /// move took it to another path, else the one holding an entry of the
+    /// snapshot's log (the user's typing: a note with no hunk then), else
+    /// the file of that path or the one a move takes there. What the note
+    /// had comes first: the file put back holds it, and a note an earlier
+    /// rollback restored at its old path (while it stayed with the moved
+    /// file) is the same note twice.
+    pub(super) fn holder(
+        &self,
+        path: &str,
+        hunk_ids: &[String],
+        snapshot: &FileSnapshot,
+    ) -> Option<Holder> {
+        let logged: BTreeSet<&str> = snapshot
+            .log
+            .iter()
+            .flat_map(|log| &log.entries)
+            .map(|e| e.id.as_str())
+            .collect();
         let file = hunk_ids
             .iter()
             .find_map(|h| self.review.find_hunk(h).ok())
             .and_then(|(key, _)| self.review.file(&key))
+            .or_else(|| {
+                self.review
+                    .files()
+                    .find(|f| f.entries().iter().any(|e| logged.contains(e.id.as_str())))
+            })
             .or_else(|| self.review.file_of(path))?;
         Some(Holder {
             key: file.path.clone(),
@@ -58,7 +78,7 @@ impl Workspace {
         checkpoint: &Checkpoint,
     ) -> Result<RolledBackFile, WorkspaceError> {
         let done = |status: &str, message| RolledBackFile::new(path, status, message);
-        let holder = self.holder(path, hunk_ids);
+        let holder = self.holder(path, hunk_ids, snapshot);
         let job = checkpoint.job_id.as_deref();
         if let Some(holder) = &holder
             && snapshot.text.is_none()
