@@ -242,17 +242,7 @@ impl Review {
                 _ => left.push(hunk.clone()),
             }
         }
-        let by_file = if redo {
-            by_file
-                .into_iter()
-                .map(|(path, moves)| {
-                    let carried = with_dependents(&self.files[&path], moves);
-                    (path, carried)
-                })
-                .collect()
-        } else {
-            self.staying_with(by_file, &mut left)
-        };
+        let by_file = self.staying_with(by_file, redo, &mut left);
         let mut decisions = Vec::new();
         for (path, moves) in by_file {
             let file = self.file_mut(&path).expect("found above");
@@ -298,11 +288,13 @@ impl Review {
     /// each move carries within its file (see [`with_dependents`]), but
     /// for a hunk that stays where it is (see [`Review::stays_put`]) and
     /// what it stands on, which stay with it: setting a hunk back that a
-    /// saved move's link update stands on would take the update along.
+    /// saved move's link update stands on would take the update along. A
+    /// `redo` keeps nothing back (see [`Review::restore`]).
     /// The hunks asked for and so kept are added to `left`.
     fn staying_with(
         &self,
         by_file: BTreeMap<String, Vec<(usize, Status)>>,
+        redo: bool,
         left: &mut Vec<String>,
     ) -> BTreeMap<String, Vec<(usize, Status)>> {
         let mut kept: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
@@ -321,7 +313,7 @@ impl Review {
                         file.entries()[j]
                             .hunk_id
                             .as_deref()
-                            .is_some_and(|h| self.stays_put(h, to))
+                            .is_some_and(|h| !redo && self.stays_put(h, to))
                     })
                     .map(|&(j, _)| j)
                     .collect();
