@@ -157,9 +157,17 @@ impl Review {
     /// Whether an undo or redo leaves `hunk` where it is rather than set it
     /// to `to`: its decision is final (see [`Review::is_final`]), or it is a
     /// link update of a move saved and moved on since, which the move cannot
-    /// follow back.
+    /// follow back, and `to` would count it less (a rejected one coming
+    /// back to pending follows its move again, as it should).
     fn stays_put(&self, hunk: &str, to: Status) -> bool {
-        self.is_final(hunk) || (to != Status::Accepted && self.updates_a_settled_move(hunk))
+        let rank = |s: Status| match s {
+            Status::Rejected => 0,
+            Status::Pending => 1,
+            Status::Accepted => 2,
+        };
+        self.is_final(hunk)
+            || (self.status_of(hunk).is_some_and(|now| rank(to) < rank(now))
+                && self.updates_a_settled_move(hunk))
     }
 
     /// What [`Review::undo`] would move, changing nothing.
