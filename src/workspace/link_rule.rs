@@ -286,11 +286,17 @@ fn left_behind(review: &Review, broken: &[Broken], b: &Broken) -> WorkspaceError
     }
 }
 
-/// The move of the note under review by `note` that was accepted, saved
-/// and moved on since (retired): the latest whole-file entry of its log.
+/// The accepted move that holds the note under review by `note` where it
+/// is while no staged move of its own counts: the latest whole-file entry
+/// of its log, accepted. It was saved and moved on since (retired), or a
+/// rollback rejected the move that took the note back from where it put
+/// it (an entry of the rollback's own, which no link update follows).
 fn settled_move(review: &Review, note: &str) -> Option<String> {
     let file = review.file(note)?;
-    if file.op().is_some() {
+    if file
+        .op()
+        .is_some_and(|op| file.entries()[op.entry].in_buffer())
+    {
         return None;
     }
     let entries = file.entries();

@@ -10,8 +10,10 @@ pub fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut todo = vec![root.to_path_buf()];
     while let Some(dir) = todo.pop() {
         for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            // The entry's own type: no second look-up by path.
+            if entry.file_type().unwrap().is_dir() {
                 todo.push(path);
             } else {
                 let rel = path
