@@ -94,6 +94,16 @@ test(`the redline of a ${BIG.toLocaleString()}-line note with ${CHANGED} changes
   // before the next figure starts.
   await page.getByTestId("file-pending").filter({ hasText: `${CHANGED - 1} pending` }).waitFor();
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  // Two more at once, the second before the hidden editor took the first
+  // in: each key decides its own change.
+  await page.evaluate(() => {
+    for (let i = 0; i < 2; i++) window.dispatchEvent(new KeyboardEvent("keydown", { key: "y", code: "KeyY", altKey: true, bubbles: true }));
+  });
+  await page.getByTestId("file-pending").filter({ hasText: `${CHANGED - 3} pending` }).waitFor();
+  const accepted = (await api(server, `/api/files/content?path=${encodeURIComponent(BIG_NOTE)}`)).hunks.filter((h) => h.status === "accepted");
+  assert.equal(accepted.length, 3, "three keys, three changes accepted");
+  assert.equal((await page.locator('[data-testid="redline"] .redline-note').textContent()).includes("Atlas ships, naïve 3."), false, "the first change reads decided");
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
   // The run as one document: its first screen, then frames while it scrolls.
   await page.keyboard.press("Escape");

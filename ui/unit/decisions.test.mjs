@@ -121,6 +121,23 @@ test("a decision is shown at once, sent, and its answer taken when it is the new
   assert.equal(d.shown.has("h1"), false, "the answer's file row takes over");
 });
 
+test("a decision the redline shows goes to the view the user sees first, and to the hidden editor after that frame", async () => {
+  for (const seen of [true, false]) {
+    const d = desk();
+    d.port.decidedShown = (id, status) => {
+      d.log.push(`redline ${id} ${status}`);
+      return seen;
+    };
+    d.view.markDecidedSoon = (id, status) => d.log.push(`editor soon ${id} ${status}`);
+    const done = d.decisions.decide("rejected", "h1");
+    assert.deepEqual(d.log, seen ? ["redline h1 rejected", "editor soon h1 rejected"] : ["redline h1 rejected", "shown h1 rejected"], `redline seen: ${seen}`);
+    await settle();
+    d.calls[0].answer.resolve(decided("h1", 1));
+    await done;
+    assert.deepEqual(d.taken, ["v1"]);
+  }
+});
+
 test("a second decision waits for the first's answer, and the first answer is not taken over it", async () => {
   const d = desk();
   const first = d.decisions.decide("accepted", "h1");

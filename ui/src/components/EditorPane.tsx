@@ -12,7 +12,7 @@ import { reviewListed } from "../state/listing";
 import { bindEditor, step } from "../state/navigation";
 import { decide, pendingInView } from "../state/review";
 import { acceptAllInFile, markUnsynced, resolve, save, sendEdit } from "../state/saving";
-import { renderedNotes, toggleRendered } from "../state/redline";
+import { readsRendered, toggleRendered } from "../state/redline";
 import { currentHunk, dirtyPaths, hunkInfo, openFile, reviewJobs } from "../state/store";
 import { listings } from "../state/tree";
 
@@ -125,7 +125,7 @@ export function EditorPane() {
   const pending = file?.state.pending_hunks.length ?? 0;
   const dirty = file ? dirtyPaths.value.has(file.path) : false;
   // A note read as a redline: rendered, its changes marked in place.
-  const rendered = file !== null && !file.binary && renderedNotes.value.has(file.path);
+  const rendered = readsRendered(file);
   return (
     <div class="editor-pane">
       <div class="editor-bar">

@@ -60,7 +60,11 @@ const HUNK_LANDING = 120;
 const SEND_AFTER_MS = 250;
 
 export class EditorController {
-  readonly view: EditorView;
+  /** The CodeMirror view itself: read through {@link EditorController.view}. */
+  private readonly editor: EditorView;
+  /** A decision the redline showed first, for this view to take in after
+   * that frame (see {@link EditorController.markDecidedSoon}). */
+  private decidedLater: (() => void) | null = null;
   private readonly field: HunkField;
   private path: string | null = null;
   /** The engine's hash of the text it last confirmed. */
@@ -86,7 +90,7 @@ export class EditorController {
   ) {
     this.keys = Prec.highest(keymap.of(keys));
     this.field = hunkField(host);
-    this.view = new EditorView({ parent, state: this.stateFor("") });
+    this.editor = new EditorView({ parent, state: this.stateFor("") });
     const scroller = this.view.scrollDOM;
     scroller.addEventListener("scroll", () => (this.scrolled = scroller.scrollTop), { passive: true });
   }
@@ -121,6 +125,13 @@ export class EditorController {
         EditorView.contentAttributes.of({ "data-testid": "editor", "aria-label": "File text" }),
       ],
     });
+  }
+
+  /** The CodeMirror view, with any decision shown first elsewhere taken
+   * in: nothing reads or changes it before that decision is in it. */
+  get view(): EditorView {
+    this.takeInDecided();
+    return this.editor;
   }
 
   /** The open file's path. */
@@ -222,6 +233,25 @@ export class EditorController {
       selection: target ? EditorSelection.cursor(changes.mapPos(target.from, -1)) : undefined,
       annotations: engine,
     });
+  }
+
+  /** {@link EditorController.markDecided} once the frame that shows the
+   * decision elsewhere (the redline, while this view is hidden) is
+   * painted, or sooner, the moment anything reads or changes this view:
+   * a hidden editor's update of a long note would hold that frame back. */
+  markDecidedSoon(id: string, status: Status, next: string | null = null) {
+    this.takeInDecided();
+    this.decidedLater = () => this.markDecided(id, status, next);
+    // The next key acts on the next hunk, whether or not this view has
+    // taken the decision in by then.
+    this.host.current(next);
+    requestAnimationFrame(() => setTimeout(() => this.takeInDecided(), 0));
+  }
+
+  private takeInDecided() {
+    const later = this.decidedLater;
+    this.decidedLater = null;
+    later?.();
   }
 
   /** Moves the cursor to a hunk and brings it into view: one in view with

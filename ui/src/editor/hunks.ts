@@ -214,6 +214,22 @@ function worthMarking(changes: readonly Change[], oldText: string, newText: stri
   return changes.length > 0 && changed < 0.8 * (oldText.length + newText.length);
 }
 
+/** Word changes of hunks drawn before, by their two texts: every update
+ * draws every hunk again, and a note of hundreds would diff them all on
+ * each decision. Cleared when it grows past a few notes' worth. */
+const wordCache = new Map<string, readonly Change[]>();
+
+function cachedWordChanges(oldText: string, newText: string): readonly Change[] {
+  const key = `${oldText}\u0000${newText}`;
+  let changes = wordCache.get(key);
+  if (!changes) {
+    if (wordCache.size >= 2000) wordCache.clear();
+    changes = wordChanges(oldText, newText);
+    wordCache.set(key, changes);
+  }
+  return changes;
+}
+
 function decorate(state: EditorState, hunks: Hunk[], current: string | null, actions: HunkActions): DecorationSet {
   const ranges: Range<Decoration>[] = [];
   for (const h of hunks) {
@@ -223,7 +239,7 @@ function decorate(state: EditorState, hunks: Hunk[], current: string | null, act
     const newText = h.lines > 0 ? state.doc.sliceString(h.from, h.to) : "";
     let changes: readonly Change[] = [];
     if (oldText && newText) {
-      const all = wordChanges(oldText, newText);
+      const all = cachedWordChanges(oldText, newText);
       if (worthMarking(all, oldText, newText)) changes = all;
     }
     ranges.push(Decoration.widget({ widget: new Removed(h, isCurrent, actions, changes, actions.label(h.jobId), actions.flag(h.id)), block: true, side: -1 }).range(h.from));

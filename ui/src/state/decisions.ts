@@ -19,6 +19,9 @@ export interface DecisionView {
   neighbour(direction: 1 | -1, id?: string | null): string | null;
   /** Shows `id` decided at once, the cursor on `next`. */
   markDecided(id: string, status: Status, next: string | null): void;
+  /** The same, once the frame that shows it in another view is painted
+   * (or sooner, when the editor is read); absent: at once. */
+  markDecidedSoon?(id: string, status: Status, next: string | null): void;
   /** Sends typing not yet sent; rejects when the engine refused it. */
   flush(): Promise<void>;
   /** Puts the cursor on hunk `id`. */
@@ -55,8 +58,10 @@ export interface Port {
   /** Shows hunks `add` as settling (out of the lists) and `remove` as the tree says again. */
   showSettling(add: string[], remove: string[]): void;
   /** Tells the other views of the note (the redline) that hunk `id` was
-   * just decided here, shown before the engine's answer. */
-  decidedShown?(id: string, status: "accepted" | "rejected"): void;
+   * just decided here, shown before the engine's answer; whether one of
+   * them is what the user sees (the editor is hidden), so that it shows
+   * the decision first and the editor takes it in after that frame. */
+  decidedShown?(id: string, status: "accepted" | "rejected"): boolean;
   /** The pending hunks `selection` names, with their files, as the window knows them. */
   selected(selection: Selection): [string, string][];
   /** Asks the user before a decision that moves more than its hunk. */
@@ -117,8 +122,9 @@ export class Decisions {
     const path = view.openPath;
     if (status !== "pending") {
       const next = view.neighbour(1, id) ?? view.neighbour(-1, id);
-      view.markDecided(id, status, next);
-      if (status === "accepted" || status === "rejected") port.decidedShown?.(id, status);
+      const elsewhere = port.decidedShown?.(id, status) ?? false;
+      if (elsewhere && view.markDecidedSoon) view.markDecidedSoon(id, status, next);
+      else view.markDecided(id, status, next);
       port.shown(started, next !== null, false);
       this.settle(id, path);
       if (!next) this.leaveFile(path, status, () => port.nextFile(path, this.settling).then((moved) => moved && port.shown(started, true, true)));

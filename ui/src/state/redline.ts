@@ -19,6 +19,11 @@ function load(): ReadonlySet<string> {
 /** The notes shown rendered. */
 export const renderedNotes = signal<ReadonlySet<string>>(load());
 
+/** Whether `file` is read rendered now (a text note chosen so). */
+export function readsRendered(file: { path: string; binary?: boolean } | null): boolean {
+  return file !== null && !file.binary && renderedNotes.value.has(file.path);
+}
+
 /** Shows `path` rendered, or as source again; remembered. */
 export function toggleRendered(path: string) {
   const next = new Set(renderedNotes.value);

@@ -9,7 +9,7 @@ import { Decisions } from "./decisions";
 import { idle, refreshTree } from "./listing";
 import { metrics } from "./metrics";
 import { getEditor, goToNextFile, openPath, reloadOpen, takeAnswer } from "./navigation";
-import { decidedNow } from "./redline";
+import { decidedNow, readsRendered } from "./redline";
 import { attempt, currentHunk, dirtyPaths, hunkInfo, openFile, outsideAlert, reviewJobs, settling, tell } from "./store";
 
 /** This window's decisions. */
@@ -30,7 +30,10 @@ export const decisions = new Decisions({
   view: getEditor,
   span: (id) => openFile.value?.hunks.find((h) => h.hunk_id === id),
   takeAnswer,
-  decidedShown: (id, status) => (decidedNow.value = { id, status }),
+  decidedShown: (id, status) => {
+    decidedNow.value = { id, status };
+    return readsRendered(openFile.value);
+  },
   showSettling(add, remove) {
     const next = new Set(settling.value);
     for (const id of add) next.add(id);
