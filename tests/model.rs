@@ -4838,3 +4838,55 @@ fn a_rollback_to_where_a_rolled_back_move_had_put_a_note_takes_its_links_along()
     steps.push(Step::SaveAll { crash: None });
     check_unrefused(&steps).unwrap();
 }
+
+/// Found by an unpinned strict run on 5d5810ed: a rollback that brings back
+/// a deleted note staged a link update in it to follow a pending move of
+/// another note; undoing the rollback dropped that update and, as the move
+/// of a dropped link update, rejected the move too, so the undo did not
+/// give back what was (the note shown at its old path). A note put back as
+/// deleted leaves no link behind: the move stays.
+#[test]
+fn undoing_a_rollback_that_brought_a_deleted_note_back_leaves_a_move_pending() {
+    check(&[
+        Step::Delete { note: 2 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Rollback {
+            pick: 0,
+            undo: false,
+        },
+        Step::Replace {
+            word: 0,
+            with: "ب".into(),
+            whole_word: false,
+        },
+        Step::UndoLast { redo: false },
+        Step::Move { note: 0 },
+        Step::EachNote {
+            line: 4,
+            text: "日".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "本".into(),
+        },
+        Step::Decide {
+            pick: 515637690499839765,
+            accept: true,
+        },
+        Step::Apply {
+            pick: 0,
+            accept: 13,
+            crash: None,
+        },
+        Step::Move { note: 0 },
+        Step::Rollback {
+            pick: 1148291068215131873,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

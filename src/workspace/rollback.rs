@@ -12,6 +12,7 @@ use crate::checkpoints::{
     Checkpoint, CheckpointKind, FileSnapshot, PlannedHunk, RollbackMode, RollbackPlan,
     RollbackReport, RolledBackFile,
 };
+use crate::edits::FileOp;
 use crate::project::PathError;
 use crate::review::{Decision, Review, Status};
 use crate::store::NewCheckpointFile;
@@ -182,6 +183,8 @@ impl Workspace {
             .map(|e| e.id.as_str())
             .collect();
         let mut holders = BTreeSet::new();
+        // The notes it puts back as not there: no link of theirs is left.
+        let mut gone = BTreeSet::new();
         for (path, snapshot, _) in &snapshots {
             paths.push(path.clone());
             let Some(holder) = self.holder(path, &hunks_of(checkpoint, path, snapshot), snapshot)
@@ -190,6 +193,17 @@ impl Workspace {
             };
             if !holders.insert(holder.key.clone()) {
                 continue;
+            }
+            let deleted = snapshot.op.as_ref().is_some_and(|op| {
+                matches!(op.op, FileOp::Delete)
+                    && snapshot
+                        .log
+                        .as_ref()
+                        .and_then(|log| log.entries.get(op.entry))
+                        .is_some_and(|e| e.status != Status::Rejected)
+            });
+            if deleted || (snapshot.text.is_none() && !snapshot.binary) {
+                gone.insert(holder.key.clone());
             }
             let file = self.review.file(&holder.key).expect("under review");
             let later = file
@@ -214,7 +228,9 @@ impl Workspace {
         // with its other link updates. A dropped hunk that follows a move
         // only because it links to where the note goes (a later retarget or
         // conversion) leaves the move alone: the text under it links there
-        // too, or the move's own link update is dropped with it.
+        // too, or the move's own link update is dropped with it. So does a
+        // link update in a note put back as not there (a deletion undone,
+        // say): no link of it is left behind.
         let restoring: BTreeSet<String> = paths.iter().cloned().collect();
         let elsewhere = |hunk: &str| {
             self.review
@@ -225,6 +241,9 @@ impl Workspace {
         let mut leaders = Vec::new();
         for hunk in &dropped {
             let (path, i) = self.review.find_hunk(hunk)?;
+            if gone.contains(&path) {
+                continue;
+            }
             let entry = &self.review.file(&path).expect("under review").entries()[i];
             leaders.extend(
                 entry
