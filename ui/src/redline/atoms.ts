@@ -97,6 +97,26 @@ function inline(tokens: Token[], first: number, out: Atom[], env: object, change
   }
 }
 
+/** The last few bodies parsed, with their tokens and what the parse
+ * learned: a decision changes one side of a redline (accepted, the note
+ * without its pending changes; rejected, the note with them), and reading
+ * a note again changes neither, so the other side is not parsed again.
+ * Nothing here changes a token: a mark renders a copy. */
+const parsed = new Map<string, { tokens: Token[]; env: object }>();
+const PARSED_KEPT = 4;
+
+function parse(body: string): { tokens: Token[]; env: object } {
+  let hit = parsed.get(body);
+  if (hit) parsed.delete(body);
+  else {
+    const env = {};
+    hit = { tokens: md.parse(body, env), env };
+  }
+  parsed.set(body, hit);
+  if (parsed.size > PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
+  return hit;
+}
+
 /** The note `text` as atoms: its front matter as a properties table, then
  * its body as markdown-it renders it. A top-level block (a paragraph, a
  * list, a table) none of whose lines `near` holds is one atom, its whole
@@ -133,8 +153,7 @@ export function atomize(text: string, near: (start: number, end: number) => bool
     out.push(close("</table>", properties[properties.length - 1].line));
   }
   // What the parse learns (footnotes) its rendering reads.
-  const env = {};
-  const tokens = md.parse(body, env);
+  const { tokens, env } = parse(body);
   const lines = body.split("\n");
   // With link definitions in the note, any `[text]` may be a link to one.
   const defined = Object.keys((env as { references?: object }).references ?? {}).length > 0;
