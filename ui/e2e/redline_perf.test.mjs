@@ -84,6 +84,9 @@ test(`the redline of a ${BIG.toLocaleString()}-line note with ${CHANGED} changes
   await open(BIG_TOO);
   const fresh = await timed(() => page.keyboard.press("Alt+KeyR"), marks.first());
   assert.equal(await changes(), CHANGED);
+  // Its blocks are drawn in chunks, every one of them in one.
+  const chunks = await page.locator('[data-testid="redline"] .redline-note').evaluate((a) => [a.children.length, a.querySelectorAll(":scope > .rl-chunk").length, a.querySelectorAll(":scope > .rl-chunk > *").length]);
+  assert.ok(chunks[0] > 10 && chunks[0] === chunks[1] && chunks[2] > 32 * (chunks[1] - 1), `chunks: ${chunks}`);
   await page.keyboard.press("Alt+KeyR");
   await page.getByTestId("redline").waitFor({ state: "detached" });
   const warm = await timed(() => page.keyboard.press("Alt+KeyR"), marks.first());

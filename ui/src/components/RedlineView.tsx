@@ -4,10 +4,11 @@
 // pointer or the current one, or by the same keys as the source view.
 
 import { effect } from "@preact/signals";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { FileContent } from "../api/types";
 import { flagLabel } from "../flags";
 import { mayHoldHtml } from "../redline/markdown";
+import { chunk } from "../redline/chunks";
 import { beforeHunks, redline } from "../redline/mark";
 import { drawEmbeds, resolve } from "../redline/embeds";
 import { hoverIntent, inMargin } from "../redline/margin";
@@ -61,6 +62,12 @@ export function RedlineView({ file }: { file: FileContent }) {
       }),
     [shown],
   );
+
+  // A long note in chunks, before anything looks for its marks.
+  const article = useRef<HTMLElement>(null);
+  useLayoutEffect(() => {
+    if (article.current) chunk(article.current);
+  }, [shown]);
 
   const patched = useRef(decidedNow.peek());
   // A decision made here shows at once (within the frame): accepted, its
@@ -180,7 +187,7 @@ export function RedlineView({ file }: { file: FileContent }) {
           </button>
         </div>
       )}
-      <article class="redline-note" dangerouslySetInnerHTML={{ __html: shown.html }} />
+      <article class="redline-note" ref={article} dangerouslySetInnerHTML={{ __html: shown.html }} />
     </div>
   );
 }
