@@ -1,7 +1,7 @@
 // A long note's blocks drawn in chunks. Off screen, a chunk is neither laid
 // out nor painted (`content-visibility: auto`), and the browser watches a
-// few hundred chunks rather than thousands of paragraphs, each of which it
-// would otherwise track and lay out on every frame that changes the note.
+// few dozen chunks rather than hundreds of blocks, each of which it would
+// otherwise track and lay out on every frame that changes the note.
 
 /** Blocks a chunk holds. */
 const BLOCKS = 32;
