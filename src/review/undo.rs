@@ -355,7 +355,8 @@ impl Review {
 /// or set back from accepted to pending (those accepted go pending with it:
 /// the disk never holds a hunk without what it stands on), and those that
 /// replaced the same words as one they bring back (its alternatives, see
-/// [`FileReview::with_exclusions`]).
+/// [`FileReview::with_exclusions`]); but none that would make a hunk count
+/// while what it was written on stays rejected (see [`standing`]).
 fn with_dependents(file: &FileReview, moves: Vec<(usize, Status)>) -> Vec<(usize, Status)> {
     let mut moves = file.with_exclusions(moves);
     let leaving: Vec<(usize, Status)> = moves
@@ -373,5 +374,31 @@ fn with_dependents(file: &FileReview, moves: Vec<(usize, Status)>) -> Vec<(usize
             }
         }
     }
-    moves
+    standing(file, moves)
+}
+
+/// `moves` without those that would make a hunk count (pending or
+/// accepted) while a hunk it was written on stays rejected: its words
+/// replace words that are not there. A step undone brings back a hunk
+/// whose ground was rejected by a later decision: that hunk stays where
+/// that decision left it, as a decision rejecting its ground would have.
+fn standing(file: &FileReview, mut moves: Vec<(usize, Status)>) -> Vec<(usize, Status)> {
+    loop {
+        let after = |k: usize| {
+            moves
+                .iter()
+                .rev()
+                .find(|(e, _)| *e == k)
+                .map_or(file.entries()[k].status, |m| m.1)
+        };
+        let baseless = moves.iter().position(|&(i, to)| {
+            to != Status::Rejected && file.depends_on(i).any(|j| after(j) == Status::Rejected)
+        });
+        match baseless {
+            Some(p) => {
+                moves.remove(p);
+            }
+            None => return moves,
+        }
+    }
 }

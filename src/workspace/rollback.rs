@@ -183,7 +183,8 @@ impl Workspace {
             .map(|e| e.id.as_str())
             .collect();
         let mut holders = BTreeSet::new();
-        // The notes it puts back as not there: no link of theirs is left.
+        // The notes it puts back as not there (deleted and saved, or not yet
+        // made): no link of theirs is left.
         let mut gone = BTreeSet::new();
         for (path, snapshot, _) in &snapshots {
             paths.push(path.clone());
@@ -194,13 +195,16 @@ impl Workspace {
             if !holders.insert(holder.key.clone()) {
                 continue;
             }
+            // Deleted and saved: a deletion still pending keeps the note
+            // on disk, and may be rejected yet.
             let deleted = snapshot.op.as_ref().is_some_and(|op| {
                 matches!(op.op, FileOp::Delete)
+                    && op.done
                     && snapshot
                         .log
                         .as_ref()
                         .and_then(|log| log.entries.get(op.entry))
-                        .is_some_and(|e| e.status != Status::Rejected)
+                        .is_some_and(|e| e.status == Status::Accepted)
             });
             if deleted || (snapshot.text.is_none() && !snapshot.binary) {
                 gone.insert(holder.key.clone());
