@@ -165,6 +165,13 @@ test("a removed list item is drawn as the item it was", () => {
   assert.match(html, /<li class="rl-del-block" data-hunk="h1"><del class="rl-del" data-hunk="h1">two<\/del><\/li>/);
 });
 
+test("a change of spaces only is drawn as the spaces, to be seen and clicked", () => {
+  const html = redline({ before: "one  two\n", after: "one two\n", hunks: [{ id: "h1", old: [0, 1], new: [0, 1] }] });
+  assert.match(html, /<del class="rl-space rl-del" data-hunk="h1">\s+<\/del>/);
+  const words = redline({ before: "one two\n", after: "one three\n", hunks: [{ id: "h1", old: [0, 1], new: [0, 1] }] });
+  assert.doesNotMatch(words, /rl-space/);
+});
+
 test("a Markdown image is drawn as its address, never loaded, and a link to javascript: is no link", () => {
   const html = redline({ before: "![chart](https://example.org/c.png) [x](javascript:alert(1))\n", after: "![chart](https://example.org/c.png) [x](javascript:alert(1))\n", hunks: [] });
   assert.doesNotMatch(html, /\ssrc=/, html);

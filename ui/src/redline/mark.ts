@@ -69,8 +69,14 @@ function changed(atoms: readonly Atom[], kind: "del" | "ins", markOf: (a: Atom) 
   const whole = balanced(atoms);
   let out = "";
   let open: string | undefined; // the key of the mark open now (undefined: none)
+  let openAt = 0; // where the open mark's tag starts in `out`
+  let inner = ""; // what the open mark holds
   const close = () => {
-    if (open !== undefined) out += `</${kind}>`;
+    if (open === undefined) return;
+    // Only spaces: kept as they are (`rl-space`), or the change would be
+    // drawn as nothing, to be neither seen nor clicked.
+    if (inner !== "" && /^\s*$/.test(inner.replace(/<[^>]*>/g, ""))) out = out.slice(0, openAt) + out.slice(openAt).replace(/^<(del|ins) class="/, '<$1 class="rl-space ');
+    out += `</${kind}>`;
     open = undefined;
   };
   for (const a of atoms) {
@@ -80,10 +86,14 @@ function changed(atoms: readonly Atom[], kind: "del" | "ins", markOf: (a: Atom) 
     if (a.kind === "text" || a.kind === "whole") {
       if (open !== key) {
         close();
+        openAt = out.length;
+        inner = "";
         out += `<${kind}${markAttrs(kind, mark)}>`;
         open = key;
       }
-      out += a.html();
+      const html = a.html();
+      inner += html;
+      out += html;
       continue;
     }
     close();
