@@ -432,9 +432,12 @@ impl Workspace {
             apart.extend(self.followers_apart(path));
         }
         if !apart.is_empty() {
-            for decision in self.review.decide_many(&apart, Status::Rejected)? {
-                paths.push(decision.path);
-            }
+            // What that rejects in turn carries its moves, as a decision's
+            // consequences do: a move left pending beside a link update
+            // rejected here would leave that link behind.
+            let mut decisions = self.review.decide_many(&apart, Status::Rejected)?;
+            self.review.carry_moves(&apart, &mut decisions)?;
+            paths.extend(decisions.into_iter().map(|d| d.path));
         }
         // A link update put back rejected or pending while its move stands
         // settled (saved and moved on since, so no rollback takes it back)
