@@ -5027,3 +5027,60 @@ fn undoing_a_rejection_over_a_hunk_rejected_since_garbles_no_link() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run on b9466592: a saved move, a pending deletion
+/// of the moved note, a rollback to before the move was saved (taking the
+/// move back, and its link updates in Alpha and Delta with it), then a
+/// rollback to the deletion's checkpoint, which puts the note back where
+/// the move had taken it. The link updates the first rollback rejected
+/// were read as the user's choice to leave those links, and `[[Beta]]`
+/// dangled: a link update rejected while its move did not count is no
+/// one's choice, and its links follow the move brought back.
+#[test]
+fn a_second_rollback_after_a_deletion_leaves_no_link_to_the_old_path() {
+    check(&[
+        Step::Move { note: 1 },
+        Step::Edit {
+            note: 3,
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Apply {
+            pick: 7373808245988491594,
+            accept: 188,
+            crash: None,
+        },
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Apply {
+            pick: 3116813668423631433,
+            accept: 1,
+            crash: None,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Delete { note: 1 },
+        Step::Rollback {
+            pick: 8095411877857254901,
+            undo: false,
+        },
+        Step::Rollback {
+            pick: 10453925858618350412,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}

@@ -548,14 +548,28 @@ fn left_by_choice(
     let Some(file) = review.file(source) else {
         return false;
     };
+    // A link update rejected while its move did not count (taken back, by
+    // a rollback say) left no link by choice: a rollback that brings the
+    // move back takes the link along.
+    let counted_before = |mv: &str| {
+        before
+            .values()
+            .flat_map(|f| f.entries())
+            .find(|e| e.hunk_id.as_deref() == Some(mv))
+            .is_none_or(|e| e.status != Status::Rejected)
+    };
     let rejected_updates = file.entries().iter().filter_map(|e| {
         let h = e.hunk_id.as_deref()?;
-        (e.status == Status::Rejected && moves.iter().any(|mv| review.updates_links_of(h, mv)))
-            .then_some(h)
+        let mv = moves
+            .iter()
+            .find(|mv| review.updates_links_of(h, mv))
+            .filter(|_| e.status == Status::Rejected)?;
+        Some((h, *mv))
     });
     let (mut chosen, mut carried) = (false, false);
-    for h in rejected_updates {
-        if left.contains(h, was_rejected) {
+    for (h, mv) in rejected_updates {
+        if left.contains(h, was_rejected) && (matches!(left, Left::Named(_)) || counted_before(mv))
+        {
             chosen = true;
         } else if !was_rejected(h) {
             carried = true;
