@@ -5084,3 +5084,39 @@ fn a_second_rollback_after_a_deletion_leaves_no_link_to_the_old_path() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run on b9466592: an apply that accepts a move
+/// rejected before, while a note that holds one of its link updates is
+/// hidden by a pending deletion and links by a later retarget to where
+/// the note was. The move was kept back (a saved link would name its old
+/// path), but the hidden note was written, with its link update naming
+/// where the move takes the note: on disk it dangled. A note that links
+/// to both is kept back with the move.
+#[test]
+fn an_apply_after_a_deletion_leaves_no_link_broken_on_disk() {
+    check(&[
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "ب".into(),
+        },
+        Step::Move { note: 1 },
+        Step::Apply {
+            pick: 6673274476018147129,
+            accept: 158,
+            crash: None,
+        },
+        Step::Retarget { from: 2, to: 1 },
+        Step::Delete { note: 0 },
+        Step::Decide {
+            pick: 13746607287607695433,
+            accept: true,
+        },
+        Step::Apply {
+            pick: 833583620188532101,
+            accept: 157,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}

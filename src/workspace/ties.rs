@@ -24,6 +24,20 @@ pub(super) enum Held {
     },
 }
 
+/// A move a save carries out whose note's old path a note would still
+/// link to after it.
+struct Left {
+    /// The moved note's key.
+    mover: String,
+    /// Its path on disk, which the move leaves.
+    from: String,
+    /// The keys of the notes that would link there.
+    linking: Vec<String>,
+    /// The keys of the notes of the save that link to where the move takes
+    /// the note.
+    ahead: BTreeSet<String>,
+}
+
 /// The files a save ties together, as groups: each file's group, by path.
 struct Groups {
     of: HashMap<String, usize>,
@@ -60,10 +74,18 @@ impl Workspace {
                 }
             }
         }
-        for (mover, from, linking) in self.links_left_on_disk(paths) {
+        for Left {
+            mover,
+            from,
+            linking,
+            ahead,
+        } in self.links_left_on_disk(paths)
+        {
             // A note that links there may be saved: its link resolves
-            // until the move is. The moved note goes with the move.
-            let held_too = |p: &&String| !linking.contains(p) || **p == mover;
+            // until the move is; but not one that also links to where the
+            // move takes the note, which resolves only once it is. The
+            // moved note goes with the move.
+            let held_too = |p: &&String| !linking.contains(p) || **p == mover || ahead.contains(*p);
             for member in groups.of(&mover).iter().filter(held_too) {
                 held.entry(member.clone())
                     .or_insert_with(|| Held::LinkedFrom {
@@ -82,9 +104,7 @@ impl Workspace {
     /// moving note is tied into the batch already), every moved note at its
     /// new path. A link that resolves then, by name or path, follows; one
     /// that resolves to nothing but would to the old path is left behind.
-    /// Returns each mover's key, its path on disk and the linking notes'
-    /// keys.
-    fn links_left_on_disk(&self, paths: &[String]) -> Vec<(String, String, Vec<String>)> {
+    fn links_left_on_disk(&self, paths: &[String]) -> Vec<Left> {
         let batch: HashSet<&str> = paths.iter().map(String::as_str).collect();
         let moving: Vec<(&str, &str, &str)> = paths
             .iter()
@@ -119,6 +139,8 @@ impl Workspace {
             (Vault::new(after), there)
         });
         let mut linking: HashMap<&str, BTreeSet<String>> = HashMap::new();
+        let mut ahead: HashMap<&str, BTreeSet<String>> = HashMap::new();
+        let new: HashMap<&str, &str> = moving.iter().map(|(_, at, to)| (*to, *at)).collect();
         for file in self.review.files().filter(|f| f.binary().is_none()) {
             let source = if batch.contains(file.path.as_str()) {
                 file.saved_path()
@@ -130,7 +152,12 @@ impl Workspace {
             let Some(source) = source else { continue };
             let text = file.disk_view();
             for link in links::parse(&text) {
-                if after.resolve(&link, source).file().is_some() {
+                if let Some(to) = after.resolve(&link, source).file() {
+                    if let Some(&at) = new.get(to)
+                        && !disk.exists(to)
+                    {
+                        ahead.entry(at).or_default().insert(file.path.clone());
+                    }
                     continue;
                 }
                 if let Some(at) = there.resolve(&link, source).file()
@@ -147,7 +174,12 @@ impl Workspace {
                 // old path that a pending change hides from the working
                 // state, which the move's link updates were planned on.
                 let from: Vec<String> = linking.remove(at)?.into_iter().collect();
-                Some((key.to_owned(), at.to_owned(), from))
+                Some(Left {
+                    mover: key.to_owned(),
+                    from: at.to_owned(),
+                    linking: from,
+                    ahead: ahead.remove(at).unwrap_or_default(),
+                })
             })
             .collect()
     }
