@@ -5120,3 +5120,84 @@ fn an_apply_after_a_deletion_leaves_no_link_broken_on_disk() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned strict run on 9aff4a3e (and failing on the engine
+/// before this session too), open: conversions rejected
+/// by an apply, a move accepted and saved with its link updates (written
+/// on the rejected conversions), a deletion of the moved note, then an
+/// undo of the apply. The conversions come back pending; the link rule
+/// writes new link updates of the move over them (needing them) and the
+/// saved ones are set aside. The working state is whole, but the disk view
+/// counts neither update (the new ones stand on pending conversions), so
+/// saving Beta writes `[[Delta]]` back, where no note is. What to build: a
+/// saved link update stays on disk until what replaces it counts there.
+#[test]
+#[ignore = "an explore find not fixed yet: a save after an undo writes a saved link update off the disk"]
+fn a_save_after_undoing_a_deletion_of_a_moved_note_leaves_its_links_whole() {
+    check(&[
+        Step::Convert { markdown: true },
+        Step::Apply {
+            pick: 0,
+            accept: 0,
+            crash: None,
+        },
+        Step::Move { note: 3 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::SaveAll { crash: None },
+        Step::Delete { note: 3 },
+        Step::Undo {
+            pick: 1583289110477024149,
+        },
+        Step::Save,
+    ])
+    .unwrap();
+}
+
+/// Found by an unpinned run on 9aff4a3e (and failing on the engine before
+/// this session too), open: two saved moves of Delta, a
+/// move of Alpha, a rollback and its undo, a typed edit in Alpha, a
+/// deletion of Delta, then an apply of the last run: Delta's note on disk
+/// keeps `[[Alpha]]` while its review says the save wrote `[[Alpha 6]]`.
+#[test]
+#[ignore = "an explore find not fixed yet: an apply leaves a note on disk unlike its review"]
+fn an_apply_after_a_rolled_back_move_writes_what_its_review_says() {
+    check(&[
+        Step::Move { note: 3 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Save,
+        Step::Move { note: 3 },
+        Step::DecideRun {
+            pick: 723732050698512253,
+            accept: true,
+        },
+        Step::Save,
+        Step::Move { note: 0 },
+        Step::Rollback {
+            pick: 4030994009956278419,
+            undo: false,
+        },
+        Step::UndoLast { redo: false },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "本".into(),
+        },
+        Step::Decide {
+            pick: 1415414325488452921,
+            accept: true,
+        },
+        Step::Delete { note: 3 },
+        Step::Apply {
+            pick: 3388833655486819939,
+            accept: 30,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}
