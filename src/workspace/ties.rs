@@ -26,7 +26,7 @@ pub(super) enum Held {
 
 /// A move a save carries out whose note's old path a note would still
 /// link to after it.
-struct Left {
+struct LeftBehind {
     /// The moved note's key.
     mover: String,
     /// Its path on disk, which the move leaves.
@@ -74,7 +74,7 @@ impl Workspace {
                 }
             }
         }
-        for Left {
+        for LeftBehind {
             mover,
             from,
             linking,
@@ -104,7 +104,7 @@ impl Workspace {
     /// moving note is tied into the batch already), every moved note at its
     /// new path. A link that resolves then, by name or path, follows; one
     /// that resolves to nothing but would to the old path is left behind.
-    fn links_left_on_disk(&self, paths: &[String]) -> Vec<Left> {
+    fn links_left_on_disk(&self, paths: &[String]) -> Vec<LeftBehind> {
         let batch: HashSet<&str> = paths.iter().map(String::as_str).collect();
         let moving: Vec<(&str, &str, &str)> = paths
             .iter()
@@ -174,7 +174,7 @@ impl Workspace {
                 // old path that a pending change hides from the working
                 // state, which the move's link updates were planned on.
                 let from: Vec<String> = linking.remove(at)?.into_iter().collect();
-                Some(Left {
+                Some(LeftBehind {
                     mover: key.to_owned(),
                     from: at.to_owned(),
                     linking: from,
