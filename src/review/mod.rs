@@ -505,7 +505,10 @@ impl Review {
             self.hunks.remove(hunk);
             self.undo.remove(hunk);
         }
-        if let Some(to) = file.op().and_then(|op| op.op.target()) {
+        // Only its own: a file restored beside it may take the same path.
+        if let Some(to) = file.op().and_then(|op| op.op.target())
+            && self.moved_to.get(to).is_some_and(|from| from == path)
+        {
             self.moved_to.remove(to);
         }
         Some(file)
@@ -521,6 +524,13 @@ impl Review {
             .position(|e| e.hunk_id.as_deref() == Some(hunk_id))
             .ok_or_else(unknown)?;
         Ok((path.clone(), i))
+    }
+
+    /// The text a save writes for `file` (see [`FileReview::disk_view_with`]):
+    /// a move's link update set aside for one written on a pending hunk
+    /// stays on disk while the move does.
+    pub fn disk_view(&self, file: &FileReview) -> String {
+        file.disk_view_with(&|leader| self.status_of(leader) == Some(Status::Accepted))
     }
 
     /// What became of the hunk `hunk_id`, or `None` when it is no longer

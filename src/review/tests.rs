@@ -67,7 +67,7 @@ fn buffer(review: &Review) -> String {
 }
 
 fn disk(review: &Review) -> String {
-    review.file("f.md").unwrap().disk_view()
+    review.disk_view(review.file("f.md").unwrap())
 }
 
 fn statuses(review: &Review) -> Vec<Status> {

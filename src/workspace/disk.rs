@@ -126,7 +126,7 @@ impl Workspace {
                 outcomes.push(None);
                 continue;
             }
-            let text = file.disk_view();
+            let text = self.review.disk_view(file);
             let hash = text::content_hash(text.as_bytes());
             let unmade =
                 text.is_empty() && !file.entries().iter().any(|e| e.status == Status::Accepted);
@@ -157,7 +157,7 @@ impl Workspace {
                 let file = self.review.file(path).expect("found above");
                 let hash = match file.binary() {
                     Some(bytes) => bytes.to_owned(),
-                    None => text::content_hash(file.disk_view().as_bytes()),
+                    None => text::content_hash(self.review.disk_view(file).as_bytes()),
                 };
                 ((*path).to_owned(), hash)
             }))
@@ -201,7 +201,7 @@ impl Workspace {
         let mut paths: Vec<String> = self
             .review
             .files()
-            .filter(|f| super::files::unsaved(f))
+            .filter(|f| super::files::unsaved(&self.review, f))
             .map(|f| f.path.clone())
             .collect();
         paths.sort_unstable();
@@ -231,7 +231,7 @@ impl Workspace {
         if file.binary().is_some() {
             return self.save_attachment(path);
         }
-        let text = file.disk_view();
+        let text = self.review.disk_view(file);
         let hash = text::content_hash(text.as_bytes());
         let now = file
             .disk_hash
@@ -443,14 +443,14 @@ impl Workspace {
             if file.op().is_some() {
                 let at = file.disk_hash.as_ref().and(file.disk_path());
                 let want = file.saved_path();
-                let text = text::content_hash(file.disk_view().as_bytes());
+                let text = text::content_hash(self.review.disk_view(file).as_bytes());
                 return at == want
                     && want.is_none_or(|w| {
                         file.disk_hash.as_deref() == Some(text.as_str())
                             && self.project.disk_hash(w).ok().flatten() == file.disk_hash
                     });
             }
-            let wanted = text::content_hash(file.disk_view().as_bytes());
+            let wanted = text::content_hash(self.review.disk_view(file).as_bytes());
             let written = match &file.disk_hash {
                 Some(known) => *known == wanted,
                 // A file the run would create and that stays uncreated.

@@ -9,7 +9,7 @@ use super::{Workspace, WorkspaceError};
 use crate::edits::FileOp;
 use crate::project::{PathError, Project, ProjectPath, order, text};
 use crate::review::preview::{HunkPreview, preview};
-use crate::review::{FileReview, ReviewError, Status};
+use crate::review::{FileReview, Review, ReviewError, Status};
 
 /// Where a file stands with Redline.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -267,18 +267,18 @@ pub struct Resolved {
 }
 
 /// Whether a save of `file` has something to write: text, or where it is.
-pub(super) fn unsaved(file: &FileReview) -> bool {
+pub(super) fn unsaved(review: &Review, file: &FileReview) -> bool {
     let placed = file.disk_hash.as_ref().and(file.disk_path()) == file.saved_path();
     // An attachment has no text of its own, and a deletion accepted none
     // to write: only where it is can differ.
     let rewritten = file.binary().is_none()
         && file.saved_path().is_some()
-        && Some(text::content_hash(file.disk_view().as_bytes())) != file.disk_hash;
+        && Some(text::content_hash(review.disk_view(file).as_bytes())) != file.disk_hash;
     rewritten || !placed
 }
 
 /// The review state of `file`, whose disk copy hashes to `on_disk` now.
-pub(super) fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState {
+pub(super) fn state_of(review: &Review, file: &FileReview, on_disk: &Option<String>) -> FileState {
     let entries = file.entries();
     let op = file.op().map(|op| OpState {
         hunk_id: entries[op.entry].hunk_id.clone().unwrap_or_default(),
@@ -288,7 +288,7 @@ pub(super) fn state_of(file: &FileReview, on_disk: &Option<String>) -> FileState
         status: entries[op.entry].status,
         done: op.done,
     });
-    let dirty = unsaved(file);
+    let dirty = unsaved(review, file);
     // The whole-file change first: it is what the reviewer sees first.
     let pending: Vec<String> = file
         .op()
@@ -370,7 +370,7 @@ impl Workspace {
         let rel = self.project.resolve(path)?.rel().to_owned();
         if let Some(file) = self.review.file_at(&rel).or_else(|| self.review.file(&rel)) {
             let on_disk = disk_hash_of(&self.project, file)?;
-            let state = state_of(file, &on_disk);
+            let state = state_of(&self.review, file, &on_disk);
             let text = file.buffer();
             let disk = if state.conflict {
                 match self.project.read_text(file.disk_path().unwrap_or(&rel)) {
@@ -562,13 +562,13 @@ impl Workspace {
             .flat_map(|f| f.paths())
             .collect();
         let files: Vec<&FileReview> = self.review.files().filter(|f| under(&shown(f))).collect();
-        let project = &self.project;
+        let (project, review) = (&self.project, &self.review);
         let mut reviewed = files
             .into_par_iter()
             .map(|f| {
                 let at = shown(f);
                 let state = match stated(&at) {
-                    true => state_of(f, &disk_hash_of(project, f)?),
+                    true => state_of(review, f, &disk_hash_of(project, f)?),
                     false => FileState::default(),
                 };
                 Ok((at, state))

@@ -149,6 +149,7 @@ impl Workspace {
         }
         for (path, intended) in store.intended_writes()? {
             let mut written = None;
+            let view = review.file(&path).map(|f| review.disk_view(f));
             if let Some(file) = review.file_mut(&path) {
                 let at = file.disk_path().unwrap_or(&path).to_owned();
                 // A move or deletion of a batch cut off before it was
@@ -167,7 +168,7 @@ impl Workspace {
                     file.disk_hash = Some(intended.clone());
                     written = Some(intended);
                 } else if on_disk == file.disk_hash
-                    && text::content_hash(file.disk_view().as_bytes()) == intended
+                    && view.is_some_and(|v| text::content_hash(v.as_bytes()) == intended)
                 {
                     unfinished.push(path.clone());
                 }

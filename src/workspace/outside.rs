@@ -43,7 +43,8 @@ impl Workspace {
         if on_disk.is_some()
             && file.op().is_none()
             && file.binary().is_none()
-            && on_disk.as_deref() == Some(text::content_hash(file.disk_view().as_bytes()).as_str())
+            && on_disk.as_deref()
+                == Some(text::content_hash(self.review.disk_view(file).as_bytes()).as_str())
         {
             self.review.file_mut(&rel).expect("under review").disk_hash = on_disk.clone();
             self.persist(&rel)?;
@@ -52,7 +53,7 @@ impl Workspace {
                 disk_hash: on_disk,
             }));
         }
-        let state = state_of(file, &on_disk);
+        let state = state_of(&self.review, file, &on_disk);
         if state.dirty || !state.pending_hunks.is_empty() {
             return Ok(Some(FileChange::Conflict {
                 path: rel,
@@ -125,7 +126,7 @@ impl Workspace {
         let Some(file) = self.review.file(&rel) else {
             return Err(ReviewError::UnknownFile(rel).into());
         };
-        if !state_of(file, &self.project.disk_hash(&rel)?).conflict {
+        if !state_of(&self.review, file, &self.project.disk_hash(&rel)?).conflict {
             return Err(ReviewError::NoConflict(rel).into());
         }
         let known = file.disk_hash.clone();

@@ -132,7 +132,7 @@ impl Workspace {
                         .all(|e| e.status != Status::Pending || e.origin == Origin::Outside)
                     // Nothing unsaved (with only outside changes pending,
                     // the buffer is what a save writes).
-                    && Some(text::content_hash(file.disk_view().as_bytes())) == file.disk_hash
+                    && Some(text::content_hash(self.review.disk_view(file).as_bytes())) == file.disk_hash
             }
         }
     }

@@ -381,7 +381,9 @@ impl Workspace {
             .filter_map(|f| {
                 // A note whose deletion is pending shows no link at all.
                 let shown = f.view_path().map_or_else(String::new, |_| f.buffer());
-                let disk = f.saved_path().map_or_else(String::new, |_| f.disk_view());
+                let disk = f
+                    .saved_path()
+                    .map_or_else(String::new, |_| self.review.disk_view(f));
                 (disk != shown).then(|| (f.view_path().unwrap_or(&f.path), disk, shown))
             })
             .collect();

@@ -144,13 +144,13 @@ impl Workspace {
         for file in self.review.files().filter(|f| f.binary().is_none()) {
             let source = if batch.contains(file.path.as_str()) {
                 file.saved_path()
-            } else if super::files::unsaved(file) {
+            } else if super::files::unsaved(&self.review, file) {
                 None
             } else {
                 file.disk_hash.as_ref().and(file.disk_path())
             };
             let Some(source) = source else { continue };
-            let text = file.disk_view();
+            let text = self.review.disk_view(file);
             for link in links::parse(&text) {
                 if let Some(to) = after.resolve(&link, source).file() {
                     if let Some(&at) = new.get(to)
@@ -197,7 +197,11 @@ impl Workspace {
             .iter()
             .flat_map(|p| groups.of(p))
             .filter(|p| !given.contains(p))
-            .filter(|p| self.review.file(p).is_some_and(super::files::unsaved))
+            .filter(|p| {
+                self.review
+                    .file(p)
+                    .is_some_and(|f| super::files::unsaved(&self.review, f))
+            })
             .cloned()
             .collect();
         tied.into_iter().collect()
@@ -279,7 +283,7 @@ impl Workspace {
         let texts: Vec<(String, String, String)> = self
             .review
             .files()
-            .filter(|f| f.binary().is_none() && super::files::unsaved(f))
+            .filter(|f| f.binary().is_none() && super::files::unsaved(&self.review, f))
             .filter_map(|f| {
                 let on = f.disk_hash.as_ref().and(f.disk_path())?;
                 Some((on.to_owned(), f.path.clone(), disk.read_text(on).ok()?.text))

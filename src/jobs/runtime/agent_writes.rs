@@ -282,7 +282,7 @@ impl Runtime {
             Some(
                 ws.review()
                     .file_of(&file.path)
-                    .map_or(file.text, |f| f.disk_view()),
+                    .map_or(file.text, |f| ws.review().disk_view(f)),
             )
         } else {
             None
