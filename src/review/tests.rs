@@ -687,3 +687,60 @@ fn a_save_leaves_out_a_hunk_accepted_over_a_pending_ones_words() {
     file.set_statuses(&[(under, Status::Accepted)]);
     assert_eq!(disk(&review), over);
 }
+
+#[test]
+fn a_link_update_set_aside_stays_on_disk_until_its_replacement_counts_there() {
+    let limits = HunkLimits::default();
+    let mut review = Review::new();
+    // The move the updates follow, in another note: accepted, so on disk.
+    let moved = [proposal("g.md", "Delta\n", "Delta, moved\n")];
+    let bundle = bundle_from(&moved, &limits, 100);
+    review.stage("job_0", &moved, &bundle).unwrap();
+    review.decide("h_100", Status::Accepted, None).unwrap();
+    let leader = "h_100".to_owned();
+
+    let base = "Links: [[Delta]].\n";
+    let converted = "Links: [Delta](Delta.md).\n";
+    let convert = stage(&mut review, "job_1", base, converted, &limits, 1);
+    review.decide(&convert[0], Status::Rejected, None).unwrap();
+    let saved = "Links: [[Delta 2]].\n";
+    let first = stage(&mut review, "job_2", base, saved, &limits, 2);
+    review.follow(&leader, &first, TieKind::Update);
+    review.decide(&first[0], Status::Accepted, None).unwrap();
+    assert_eq!(disk(&review), saved);
+
+    // The conversion comes back (an undo): it sets the update aside, and
+    // the link follows the move in an update written on it.
+    review.decide(&convert[0], Status::Pending, None).unwrap();
+    assert_eq!(statuses(&review)[1], Status::Rejected, "set aside");
+    let followed = "Links: [Delta](Delta%202.md).\n";
+    let second = stage(&mut review, "job_2", converted, followed, &limits, 3);
+    review.follow(&leader, &second, TieKind::Update);
+    // Counting as its move counts, as the link rule stages it.
+    let set = |review: &mut Review, status: Status| {
+        let file = review.file_mut("f.md").unwrap();
+        let top = file.entries().len() - 1;
+        file.set_statuses(&[(top, status)]);
+    };
+    set(&mut review, Status::Accepted);
+    assert_eq!(buffer(&review), followed);
+    assert_eq!(disk(&review), saved, "the update set aside stays on disk");
+
+    // Rejecting the replacement by name leaves the link, on disk too.
+    review.decide(&second[0], Status::Rejected, None).unwrap();
+    assert_eq!(disk(&review), base);
+    set(&mut review, Status::Accepted);
+    assert_eq!(disk(&review), saved);
+    // With the move off the disk, no update of it is.
+    review.decide(&leader, Status::Pending, None).unwrap();
+    set(&mut review, Status::Pending);
+    assert_eq!(buffer(&review), followed);
+    assert_eq!(disk(&review), base);
+    review.decide(&leader, Status::Accepted, None).unwrap();
+    set(&mut review, Status::Accepted);
+    assert_eq!(disk(&review), saved);
+    // The replacement reaches the disk with the conversion: it replaces
+    // the update set aside there.
+    review.decide(&convert[0], Status::Accepted, None).unwrap();
+    assert_eq!(disk(&review), followed);
+}
