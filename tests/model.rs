@@ -5259,3 +5259,33 @@ fn a_save_after_undoing_a_crashed_apply_leaves_the_links_to_a_saved_move_whole()
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run on 74d92e2d: a deletion saved, a rollback and
+/// undos that leave it saved, a move of Alpha whose link update in the
+/// deleted note an undo then drops (the note is put back deleted, so no
+/// link needs it), and a rollback of the move's run, undone. The undo took
+/// Alpha's move for the link update gone, where it had been before the
+/// rollback too; now it gives the notes back as they were.
+#[test]
+fn an_undo_of_a_rollback_after_an_undone_move_gives_back_the_notes() {
+    check(&[
+        Step::Delete { note: 2 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Save,
+        Step::Rollback {
+            pick: 0,
+            undo: true,
+        },
+        Step::UndoLast { redo: false },
+        Step::Move { note: 0 },
+        Step::UndoLast { redo: false },
+        Step::Rollback {
+            pick: 0,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

@@ -3,8 +3,10 @@
 //!
 //! The rules, each following from visibility (see [`super::pieces`]):
 //! - The working buffer counts every change but rejected agent hunks; the
-//!   disk view (what a save writes) counts only accepted ones and the user's.
-//!   Both are byte-exact: line endings, a BOM and a final newline are text.
+//!   disk view (what a save writes) counts only accepted ones and the user's,
+//!   and a move's link update set aside for one that cannot reach the disk
+//!   yet (see `file/disk.rs`). Both are byte-exact: line endings, a BOM and a
+//!   final newline are text.
 //! - Hunk B *depends on* hunk A when B deleted text A owns, or inserted text
 //!   strictly inside it (a follow-up rewrote the very words A put there).
 //!   Decisions keep dependencies whole: accepting B accepts what it stands

@@ -417,13 +417,17 @@ impl Workspace {
         // A move brought back apart from its link updates (another rollback
         // rejected or dropped them) would leave those links behind: it goes.
         // So would a link update brought back without its move. Undoing a
-        // rollback gives back a move standing beside a link update the user
-        // rejected, as it was; one dropped since still takes the move.
+        // rollback gives back its notes as they were, a move beside a link
+        // update rejected or gone included; a link it would leave dangling
+        // in a note it does not give back, the rule across notes mends.
         let undoing = checkpoint.kind == CheckpointKind::Rollback;
-        let mut apart: Vec<String> = snapshots
-            .iter()
-            .filter_map(|(path, _, _)| self.move_apart(path, undoing))
-            .collect();
+        let mut apart: Vec<String> = match undoing {
+            true => Vec::new(),
+            false => snapshots
+                .iter()
+                .filter_map(|(path, _, _)| self.move_apart(path))
+                .collect(),
+        };
         for (path, _, _) in &snapshots {
             apart.extend(self.links_apart(path));
             if !undoing {

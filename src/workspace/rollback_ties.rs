@@ -15,9 +15,8 @@ use crate::tools::links::linking_to;
 impl Workspace {
     /// The move of the file under review at `path`, when it counts (pending
     /// or accepted) and a link update of its own (see
-    /// [`crate::review::Review::updates_links_of`]) is gone or rejected (only gone, when
-    /// `gone_only`).
-    pub(super) fn move_apart(&self, path: &str, gone_only: bool) -> Option<String> {
+    /// [`crate::review::Review::updates_links_of`]) is gone or rejected.
+    pub(super) fn move_apart(&self, path: &str) -> Option<String> {
         let file = self.review.file(path)?;
         let op = file.op()?;
         let entry = &file.entries()[op.entry];
@@ -34,8 +33,7 @@ impl Workspace {
             .any(|f| match self.review.status_of(f) {
                 None => op.followers.contains(f),
                 Some(status) => {
-                    !gone_only
-                        && status == Status::Rejected
+                    status == Status::Rejected
                         && !self.review.superseded(f)
                         && self.review.updates_links_of(f, &hunk)
                 }
