@@ -5289,3 +5289,59 @@ fn an_undo_of_a_rollback_after_an_undone_move_gives_back_the_notes() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run on bfde1f55: after a crashed apply, moves of
+/// Beta (one saved), conversions and edits, an undo sets back to pending a
+/// hunk in Delta that the saved move's link update stands on; the update
+/// goes pending with it, and an apply then wrote Delta's text from before
+/// both, linking to where Beta was. A save now keeps back a note whose
+/// saved text would link to a path a saved move left more often than the
+/// disk and the working state do.
+#[test]
+fn an_apply_after_an_undo_over_a_crashed_apply_leaves_no_link_broken_on_disk() {
+    check(&[
+        Step::Replace {
+            word: 0,
+            with: "ب".into(),
+            whole_word: false,
+        },
+        Step::Convert { markdown: true },
+        Step::Move { note: 1 },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "é".into(),
+        },
+        Step::Apply {
+            pick: 5870495681457037842,
+            accept: 19,
+            crash: Some(0),
+        },
+        Step::Convert { markdown: false },
+        Step::Replace {
+            word: 1,
+            with: "ß".into(),
+            whole_word: false,
+        },
+        Step::Move { note: 1 },
+        Step::EachNote {
+            line: 4,
+            text: "ß".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::Retarget { from: 2, to: 0 },
+        Step::Undo {
+            pick: 9057326933814690770,
+        },
+        Step::Apply {
+            pick: 4367556601436620354,
+            accept: 0,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}

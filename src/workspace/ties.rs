@@ -7,6 +7,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::Workspace;
+use crate::edits::FileOp;
 use crate::links::{self, LinkIndex, Vault};
 use crate::project::{Overlay, View};
 
@@ -94,7 +95,115 @@ impl Workspace {
                     });
             }
         }
+        for (note, from) in self.links_back_to_left_paths(paths) {
+            for member in groups.of(&note) {
+                held.entry(member.clone())
+                    .or_insert_with(|| Held::LinkedFrom {
+                        from: from.clone(),
+                        linking: note.clone(),
+                    });
+            }
+        }
         held
+    }
+
+    /// The notes of `paths` whose saved text would link to a path a note
+    /// under review was moved away from (a move saved before), where no
+    /// note is, more often than both the disk and the working state show:
+    /// each with that path. A hunk a link update of the move stands on, set
+    /// back to pending, takes the update off the disk with it, and the disk
+    /// cannot show the link following the move until that hunk is decided.
+    /// A link the working state shows dangling too is the user's to leave.
+    fn links_back_to_left_paths(&self, paths: &[String]) -> Vec<(String, String)> {
+        let empty = Overlay::new();
+        let disk = View::with(&self.project, &empty);
+        let now = disk.with_paths(|all| Vault::new(all.iter().map(|p| (*p).to_owned())));
+        let left: BTreeSet<&str> = self
+            .review
+            .files()
+            .flat_map(|f| {
+                let done = f
+                    .op()
+                    .filter(|op| op.done && matches!(op.op, FileOp::Move { .. }))
+                    .map(|_| f.path.as_str());
+                f.moved_from().map(|p| p.path.as_str()).chain(done)
+            })
+            .filter(|p| !now.contains(p))
+            .collect();
+        if left.is_empty() {
+            return Vec::new();
+        }
+        // The disk after the save: its moves carried out.
+        let mut after = now.clone();
+        for file in paths.iter().filter_map(|p| self.review.file(p)) {
+            if let (Some(at), Some(to)) = (
+                file.disk_hash.as_ref().and(file.disk_path()),
+                file.saved_path(),
+            ) && at != to
+            {
+                after.remove(at);
+                after.insert(to.to_owned());
+            }
+        }
+        let overlay = self.overlay();
+        let working = View::with(&self.project, &overlay);
+        let shown = working.with_paths(|all| Vault::new(all.iter().map(|p| (*p).to_owned())));
+        // Per path left, the links `text` at `source` has that resolve to
+        // nothing in `vault` and would to it.
+        let dangling = |text: &str, source: &str, vault: &Vault| -> HashMap<String, usize> {
+            let mut out = HashMap::new();
+            let mut there: Option<Vault> = None;
+            for link in links::parse(text) {
+                if !vault.resolve(&link, source).is_dangling() {
+                    continue;
+                }
+                let there = there.get_or_insert_with(|| {
+                    let mut v = vault.clone();
+                    for p in &left {
+                        v.insert((*p).to_owned());
+                    }
+                    v
+                });
+                if let Some(to) = there.resolve(&link, source).file()
+                    && left.contains(to)
+                {
+                    *out.entry(to.to_owned()).or_default() += 1;
+                }
+            }
+            out
+        };
+        let mut out = Vec::new();
+        for file in paths.iter().filter_map(|p| self.review.file(p)) {
+            let Some(source) = file.saved_path().filter(|_| file.binary().is_none()) else {
+                continue;
+            };
+            let saved = dangling(&self.review.disk_view(file), source, &after);
+            if saved.is_empty() {
+                continue;
+            }
+            let on_disk = file
+                .disk_hash
+                .as_ref()
+                .and(file.disk_path())
+                .and_then(|at| Some((at, disk.read_text(at).ok()?.text)))
+                .map(|(at, text)| dangling(&text, at, &now))
+                .unwrap_or_default();
+            let in_view = file
+                .view_path()
+                .map(|at| dangling(&file.buffer(), at, &shown))
+                .unwrap_or_default();
+            let worse = saved.into_iter().find(|(path, n)| {
+                *n > on_disk
+                    .get(path)
+                    .copied()
+                    .unwrap_or(0)
+                    .max(in_view.get(path).copied().unwrap_or(0))
+            });
+            if let Some((from, _)) = worse {
+                out.push((file.path.clone(), from));
+            }
+        }
+        out
     }
 
     /// The moves a save of `paths` carries out whose note's old path a note
