@@ -117,7 +117,6 @@ impl Workspace {
     fn links_back_to_left_paths(&self, paths: &[String]) -> Vec<(String, String)> {
         let empty = Overlay::new();
         let disk = View::with(&self.project, &empty);
-        let now = disk.with_paths(|all| Vault::new(all.iter().map(|p| (*p).to_owned())));
         let left: BTreeSet<&str> = self
             .review
             .files()
@@ -128,11 +127,12 @@ impl Workspace {
                     .map(|_| f.path.as_str());
                 f.moved_from().map(|p| p.path.as_str()).chain(done)
             })
-            .filter(|p| !now.contains(p))
+            .filter(|p| !disk.exists(p))
             .collect();
         if left.is_empty() {
             return Vec::new();
         }
+        let now = disk.with_paths(|all| Vault::new(all.iter().map(|p| (*p).to_owned())));
         // The disk after the save: its moves carried out.
         let mut after = now.clone();
         for file in paths.iter().filter_map(|p| self.review.file(p)) {
@@ -145,9 +145,15 @@ impl Workspace {
                 after.insert(to.to_owned());
             }
         }
-        let overlay = self.overlay();
-        let working = View::with(&self.project, &overlay);
-        let shown = working.with_paths(|all| Vault::new(all.iter().map(|p| (*p).to_owned())));
+        // The working state's paths, read only for a note that needs them.
+        let shown = std::cell::OnceCell::new();
+        let shown = || {
+            shown.get_or_init(|| {
+                let overlay = self.overlay();
+                let working = View::with(&self.project, &overlay);
+                working.with_paths(|all| Vault::new(all.iter().map(|p| (*p).to_owned())))
+            })
+        };
         // Per path left, the links `text` at `source` has that resolve to
         // nothing in `vault` and would to it.
         let dangling = |text: &str, source: &str, vault: &Vault| -> HashMap<String, usize> {
@@ -190,7 +196,7 @@ impl Workspace {
                 .unwrap_or_default();
             let in_view = file
                 .view_path()
-                .map(|at| dangling(&file.buffer(), at, &shown))
+                .map(|at| dangling(&file.buffer(), at, shown()))
                 .unwrap_or_default();
             let worse = saved.into_iter().find(|(path, n)| {
                 *n > on_disk
