@@ -49,7 +49,7 @@ fn run_claude(claude: &Path, dir: &Path, home: &Path, data: &Path, model_url: &s
         .env("DISABLE_AUTOUPDATER", "1")
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
     mcp::redline_env(&mut command, data);
-    let out = command.output().unwrap();
+    let out = mcp::run_agent(&mut command);
     assert!(
         out.status.success(),
         "claude failed:\n{}\n{}",

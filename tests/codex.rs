@@ -75,7 +75,7 @@ fn run_codex(codex: &Path, dir: &Path, home: &Path, data: &Path) -> String {
         .env("SCRIPTED_KEY", "test")
         .env_remove("OPENAI_API_KEY");
     mcp::redline_env(&mut command, data);
-    let out = command.output().unwrap();
+    let out = mcp::run_agent(&mut command);
     assert!(
         out.status.success(),
         "codex failed:\n{}\n{}",
@@ -176,7 +176,7 @@ async fn codexs_patches_are_reviewed_before_they_land() {
         serve
             .decide(&a[0][0], "rejected", Some("keep it a draft until Friday"))
             .await;
-        serve.settled().await;
+        serve.carried_out().await;
 
         let bn = pending(&["b.md", "n.md"]).await;
         let (b, n) = (&bn[0], &bn[1]);
@@ -188,7 +188,7 @@ async fn codexs_patches_are_reviewed_before_they_land() {
         for hunk in n {
             serve.decide(hunk, "accepted", None).await;
         }
-        serve.settled().await;
+        serve.carried_out().await;
 
         let c = pending(&["c.md"]).await;
         // The proposed text changed in the editor, then accepted.
@@ -202,7 +202,7 @@ async fn codexs_patches_are_reviewed_before_they_land() {
             .call(reqwest::Method::PUT, "/api/files/buffer", Some(body))
             .await;
         serve.decide(&c[0][0], "accepted", None).await;
-        serve.settled().await;
+        serve.carried_out().await;
 
         // Two deletions: one accepted, one not.
         let de = pending(&["d.md", "e.md"]).await;
@@ -210,7 +210,7 @@ async fn codexs_patches_are_reviewed_before_they_land() {
         serve
             .decide(&de[1][0], "rejected", Some("e is still in use"))
             .await;
-        serve.settled().await;
+        serve.carried_out().await;
 
         // A move with its text changed, the link to it following: all accepted.
         let ml = pending(&["m.md", "l.md"]).await;
@@ -222,7 +222,7 @@ async fn codexs_patches_are_reviewed_before_they_land() {
         for hunk in ml.concat() {
             serve.decide(&hunk, "accepted", None).await;
         }
-        serve.settled().await;
+        serve.carried_out().await;
 
         // A move rejected, its text accepted (the move is listed first).
         let p = pending(&["p.md"]).await;
@@ -230,7 +230,7 @@ async fn codexs_patches_are_reviewed_before_they_land() {
             .decide(&p[0][0], "rejected", Some("p keeps its name"))
             .await;
         serve.decide(&p[0][1], "accepted", None).await;
-        serve.settled().await;
+        serve.carried_out().await;
     };
     let running = tokio::task::spawn_blocking({
         let (codex, dir, home, data) = (
@@ -243,6 +243,8 @@ async fn codexs_patches_are_reviewed_before_they_land() {
     });
     let ((), said) = tokio::join!(deciding, running);
     assert!(said.unwrap().ends_with("Done."));
+    // Every write decided and carried out: nothing is left to review.
+    serve.settled().await;
 
     // The bytes: each file exactly as the user decided.
     assert_eq!(

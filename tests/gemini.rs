@@ -60,7 +60,7 @@ fn run_gemini(
         // The folder trusted, as a person does once when Gemini first asks.
         .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
     mcp::redline_env(&mut command, data);
-    let out = command.output().unwrap();
+    let out = mcp::run_agent(&mut command);
     assert!(
         out.status.success(),
         "gemini failed:\n{}\n{}",
@@ -174,7 +174,7 @@ async fn geminis_writes_are_reviewed_before_they_land() {
         serve
             .decide(&a[0], "rejected", Some("keep it a draft until Friday"))
             .await;
-        serve.settled().await;
+        serve.carried_out().await;
 
         let b = pending("b.md").await;
         assert_eq!(b.len(), 2, "two occurrences, two hunks: {b:?}");
@@ -182,12 +182,12 @@ async fn geminis_writes_are_reviewed_before_they_land() {
         serve
             .decide(&b[1], "rejected", Some("seven keeps its x"))
             .await;
-        serve.settled().await;
+        serve.carried_out().await;
 
         for hunk in pending("n.md").await {
             serve.decide(&hunk, "accepted", None).await;
         }
-        serve.settled().await;
+        serve.carried_out().await;
 
         let c = pending("c.md").await;
         // The proposed text changed in the editor, then accepted.
@@ -201,7 +201,7 @@ async fn geminis_writes_are_reviewed_before_they_land() {
             .call(reqwest::Method::PUT, "/api/files/buffer", Some(body))
             .await;
         serve.decide(&c[0], "accepted", None).await;
-        serve.settled().await;
+        serve.carried_out().await;
     };
     let running = tokio::task::spawn_blocking({
         let (gemini, dir, home, data) = (
@@ -215,6 +215,8 @@ async fn geminis_writes_are_reviewed_before_they_land() {
     });
     let ((), ran) = tokio::join!(deciding, running);
     let (said, shown) = ran.unwrap();
+    // Every write decided and carried out: nothing is left to review.
+    serve.settled().await;
     assert_eq!(said, "Done.");
     assert!(
         shown.contains("was rejected (seven keeps its x)"),

@@ -70,6 +70,8 @@ pub struct Serve {
     pub base: String,
     /// Its token.
     pub token: String,
+    /// The hunks [`Serve::decide`] decided, for [`Serve::carried_out`].
+    decided: std::sync::Mutex<Vec<String>>,
 }
 
 impl Serve {
@@ -114,6 +116,7 @@ impl Serve {
             base: base.to_owned(),
             token: token.to_owned(),
             child,
+            decided: Default::default(),
         }
     }
 
@@ -156,6 +159,7 @@ impl Serve {
         let body = serde_json::json!({ "status": status, "reason": reason });
         let path = format!("/api/agent/hunks/{hunk}/decide");
         self.call(reqwest::Method::POST, &path, Some(body)).await;
+        self.decided.lock().unwrap().push(hunk.to_owned());
     }
 
     /// The pending hunks of the jobs whose instruction starts with
@@ -215,6 +219,33 @@ impl Serve {
         self.settled().await;
     }
 
+    /// Waits until every job whose hunks were all decided here has left
+    /// the review (within 30 s): the agent's write is carried out. A job
+    /// staged since, with hunks not decided yet, does not hold it up (an
+    /// agent may send its next write the moment the last one is answered).
+    pub async fn carried_out(&self) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let review = self.get("/api/review").await;
+            let decided = self.decided.lock().unwrap().clone();
+            let waiting = review["jobs"].as_array().unwrap().iter().any(|job| {
+                job["hunks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|h| decided.iter().any(|d| h["hunk_id"] == d.as_str()))
+            });
+            if !waiting {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "a decided write was not carried out: {review}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
     /// Waits until nothing is left to review (within 30 s).
     pub async fn settled(&self) {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -230,6 +261,41 @@ impl Serve {
             );
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
+    }
+}
+
+/// Runs an agent CLI to its end, as `Command::output` does, but kills it
+/// (and what it started: it runs in a process group of its own) after
+/// five minutes. A test that fails while the agent waits on it (a
+/// decision it never gets, a model server gone) then reports the failure
+/// rather than hanging on the agent, which retries forever.
+pub fn run_agent(command: &mut Command) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let logs = tempfile::tempdir().unwrap();
+    let (out, err) = (logs.path().join("out"), logs.path().join("err"));
+    let mut child = command
+        .process_group(0)
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = Command::new("kill")
+                .args(["-KILL", &format!("-{}", child.id())])
+                .status();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    std::process::Output {
+        status,
+        stdout: std::fs::read(&out).unwrap(),
+        stderr: std::fs::read(&err).unwrap(),
     }
 }
 
