@@ -5345,3 +5345,45 @@ fn an_apply_after_an_undo_over_a_crashed_apply_leaves_no_link_broken_on_disk() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run on bfde1f55: moves of Gamma and Beta, Beta's
+/// saved with its link update in Gamma, a scoped rollback that rejects
+/// that update with what it stands on, Beta moved on (so its saved move is
+/// settled), then a scoped rollback undone. The undo accepted the update
+/// again, as a rollback keeps a settled move's link updates; an undo gives
+/// back its notes as they were.
+#[test]
+fn an_undo_of_a_scoped_rollback_after_moves_gives_back_the_notes() {
+    check(&[
+        Step::Retarget { from: 0, to: 1 },
+        Step::Move { note: 2 },
+        Step::Move { note: 1 },
+        Step::Apply {
+            pick: 10488049012842915164,
+            accept: 19,
+            crash: None,
+        },
+        Step::Scoped {
+            pick: 1271809639874515535,
+            hunk: 946203774539656225,
+            undo: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Move { note: 1 },
+        Step::Scoped {
+            pick: 3211644126866869843,
+            hunk: 0,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

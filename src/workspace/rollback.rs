@@ -446,9 +446,11 @@ impl Workspace {
         // A link update put back rejected or pending while its move stands
         // settled (saved and moved on since, so no rollback takes it back)
         // would leave its link behind, on disk at the next save: the move
-        // is on disk, and so is it, accepted.
+        // is on disk, and so is it, accepted. Not in an undo, which gives
+        // back its notes as they were.
         let kept: Vec<String> = snapshots
             .iter()
+            .filter(|_| !undoing)
             .flat_map(|(path, _, _)| self.links_of_settled_moves(path))
             .collect();
         if !kept.is_empty() {
