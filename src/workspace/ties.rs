@@ -58,7 +58,8 @@ impl Workspace {
     /// tied to a move whose note's path a note would still link to after
     /// the save (its link update rejected, or hidden behind a pending
     /// change): saved without them, or with them, a link would name where
-    /// no note is.
+    /// no note is. And those whose saved text would link back to where a
+    /// saved move took a note from (see `links_back_to_left_paths`).
     pub(super) fn held_back(&self, paths: &[String]) -> HashMap<String, Held> {
         let groups = self.tie_groups(paths);
         let mut held = HashMap::new();
