@@ -146,32 +146,32 @@ impl Workspace {
                 after.insert(to.to_owned());
             }
         }
-        // The working state's paths, read only for a note that needs them.
+        // Each vault with the paths left in it too, built once: a link that
+        // resolves to nothing in the one and to a path left in the other
+        // names where a note was.
+        let with_left = |vault: Vault| {
+            let mut there = vault.clone();
+            for p in &left {
+                there.insert((*p).to_owned());
+            }
+            (vault, there)
+        };
+        let (after, now) = (with_left(after), with_left(now));
+        // The working state's, read only for a note that needs them.
         let shown = std::cell::OnceCell::new();
         let shown = || {
             shown.get_or_init(|| {
                 let overlay = self.overlay();
                 let working = View::with(&self.project, &overlay);
-                working.with_paths(|all| Vault::new(all.iter().map(|p| (*p).to_owned())))
+                with_left(working.with_paths(|all| Vault::new(all.iter().map(|p| (*p).to_owned()))))
             })
         };
-        // Per path left, the links `text` at `source` has that resolve to
-        // nothing in `vault` and would to it.
-        let dangling = |text: &str, source: &str, vault: &Vault| -> HashMap<String, usize> {
-            let mut out = HashMap::new();
-            let mut there: Option<Vault> = None;
+        // Per path left, the links `text` at `source` names it by.
+        let dangling = |text: &str, source: &str, (vault, there): &(Vault, Vault)| {
+            let mut out: HashMap<String, usize> = HashMap::new();
             for link in links::parse(text) {
-                if !vault.resolve(&link, source).is_dangling() {
-                    continue;
-                }
-                let there = there.get_or_insert_with(|| {
-                    let mut v = vault.clone();
-                    for p in &left {
-                        v.insert((*p).to_owned());
-                    }
-                    v
-                });
-                if let Some(to) = there.resolve(&link, source).file()
+                if vault.resolve(&link, source).is_dangling()
+                    && let Some(to) = there.resolve(&link, source).file()
                     && left.contains(to)
                 {
                     *out.entry(to.to_owned()).or_default() += 1;
