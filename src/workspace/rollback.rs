@@ -14,7 +14,7 @@ use crate::checkpoints::{
 };
 use crate::edits::FileOp;
 use crate::project::PathError;
-use crate::review::{Decision, Review, Status};
+use crate::review::{Decision, Review, Status, TieKind};
 use crate::store::NewCheckpointFile;
 
 /// What a hard rollback drops, worked out before anything changes (see
@@ -242,6 +242,16 @@ impl Workspace {
                 .ok()
                 .filter(|(path, _)| !restoring.contains(path))
         };
+        // A move a note put back keeps a link update of, counting, keeps
+        // that note's links whole itself: it stays.
+        let updated_still: BTreeSet<&str> = snapshots
+            .iter()
+            .flat_map(|(_, snapshot, _)| snapshot.log.iter().flat_map(|log| &log.entries))
+            .filter(|e| e.status != Status::Rejected)
+            .flat_map(|e| &e.follows)
+            .filter(|t| t.kind != Some(TieKind::Needs))
+            .map(|t| t.leader.as_str())
+            .collect();
         let mut leaders = Vec::new();
         for hunk in &dropped {
             let (path, i) = self.review.find_hunk(hunk)?;
@@ -252,7 +262,11 @@ impl Workspace {
             leaders.extend(
                 entry
                     .leaders()
-                    .filter(|h| elsewhere(h).is_some() && self.review.updates_links_of(hunk, h))
+                    .filter(|h| {
+                        !updated_still.contains(h.as_str())
+                            && elsewhere(h).is_some()
+                            && self.review.updates_links_of(hunk, h)
+                    })
                     .cloned(),
             );
         }

@@ -136,8 +136,26 @@ impl Workspace {
         };
         if checkpoint.kind == CheckpointKind::Rollback && !holder.created {
             // Undoing a rollback: nothing was at this path before it, and the
-            // note a move keyed here is put back under the path it had.
+            // note a move keyed here is put back under the path it had. Where
+            // a save since wrote it here and no note put back takes it from
+            // here, it is emptied, so that the next save takes it off this
+            // path again.
             self.review.remove_file(&holder.key);
+            let claimed = self
+                .review
+                .files()
+                .any(|f| f.disk_hash.is_some() && f.disk_path() == Some(path));
+            if !claimed
+                && holder.at.as_deref() == Some(path)
+                && let Some(hash) = holder.disk_hash
+            {
+                self.review.insert_file(FileReview::new(
+                    path.to_owned(),
+                    String::new(),
+                    Some(hash),
+                    true,
+                ));
+            }
             return Ok(done("removed", None));
         }
         if holder.edited {
