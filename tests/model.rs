@@ -5477,3 +5477,57 @@ fn an_undo_of_a_scoped_rollback_after_a_second_move_gives_back_the_notes() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned strict run on f3c41550 (after 1.0 M steps on it):
+/// Alpha's move and Beta's, both accepted and unsaved, each with a link
+/// update in Delta; Alpha's links line set back to pending, so that its
+/// saved text links to Beta where Beta's move has no update. Saving Alpha
+/// kept Beta's move back with Delta (Alpha would link to where Beta was),
+/// but wrote Alpha's move, whose link update in Delta was kept back with
+/// it: Delta's link to Alpha dangled on disk. A note whose save carries
+/// out a move is now kept back with any note tied to it that is.
+#[test]
+fn a_save_keeps_a_move_back_with_a_note_tied_to_it_kept_back_by_another_move() {
+    check(&[
+        Step::EachNote {
+            line: 3,
+            text: "é".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: " ".into(),
+        },
+        Step::Apply {
+            pick: 5605351610520306380,
+            accept: 17,
+            crash: None,
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "é".into(),
+        },
+        Step::Move { note: 0 },
+        Step::Apply {
+            pick: 1731607592811869329,
+            accept: 0,
+            crash: None,
+        },
+        Step::Move { note: 1 },
+        Step::Retarget { from: 0, to: 2 },
+        Step::Decide {
+            pick: 5894332203422163624,
+            accept: true,
+        },
+        Step::DecideRun {
+            pick: 124367673796862332,
+            accept: true,
+        },
+        Step::Undo {
+            pick: 8901539477140680447,
+        },
+        Step::Save,
+    ])
+    .unwrap();
+}

@@ -12,6 +12,7 @@ use crate::links::{self, LinkIndex, Vault};
 use crate::project::{Overlay, View};
 
 /// Why a save keeps a file back.
+#[derive(Clone)]
 pub(super) enum Held {
     /// Another program changed this note, tied to it by a move.
     Conflict(String),
@@ -105,7 +106,38 @@ impl Workspace {
                     });
             }
         }
-        held
+        // A note a move ties to one kept back is kept back with it (a note
+        // that links to where another move's note was may be saved, but not
+        // with a move of its own whose link update that move keeps back):
+        // saved alone, it would write a move without a link update of its
+        // own, or a link update without its move.
+        loop {
+            let more: Vec<(String, Held)> = groups
+                .groups
+                .iter()
+                .flatten()
+                .filter(|p| !held.contains_key(*p))
+                .filter_map(|p| {
+                    let tied = self.review.tied_files(p).into_iter().find(|other| {
+                        held.contains_key(other) && (self.in_motion(p) || self.in_motion(other))
+                    })?;
+                    Some((p.clone(), held[&tied].clone()))
+                })
+                .collect();
+            if more.is_empty() {
+                return held;
+            }
+            held.extend(more);
+        }
+    }
+
+    /// Whether a save of the file under review `path` carries out a move
+    /// or deletion, or takes one back: the disk has it elsewhere than where
+    /// a save leaves it.
+    fn in_motion(&self, path: &str) -> bool {
+        self.review
+            .file(path)
+            .is_some_and(|f| f.op().is_some() && f.disk_path() != f.saved_path())
     }
 
     /// The notes of `paths` whose saved text would link to a path a note
@@ -329,11 +361,6 @@ impl Workspace {
     /// a pending move's ties change nothing on disk), and the unsaved notes
     /// whose text on disk links to a note such a save moves or deletes.
     fn tie_groups(&self, paths: &[String]) -> Groups {
-        let in_motion = |p: &str| {
-            self.review
-                .file(p)
-                .is_some_and(|f| f.op().is_some() && f.disk_path() != f.saved_path())
-        };
         // Both ways: a group reached from a linking note has its move too.
         let mut on_disk = self.linking_on_disk();
         let back: Vec<(String, String)> = on_disk
@@ -361,7 +388,7 @@ impl Workspace {
                     .review
                     .tied_files(&here)
                     .into_iter()
-                    .filter(|other| in_motion(&here) || in_motion(other))
+                    .filter(|other| self.in_motion(&here) || self.in_motion(other))
                     .collect();
                 next.extend(on_disk.get(&here).into_iter().flatten().cloned());
                 for other in next {
