@@ -5531,3 +5531,66 @@ fn a_save_keeps_a_move_back_with_a_note_tied_to_it_kept_back_by_another_move() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned strict run on f3c41550: Gamma's move saved, a
+/// second move of Gamma staged (no note links to it: Alpha's links line
+/// was replaced), then a hard rollback of Alpha's run, which brings the
+/// links line back with a link update of the second move written on it;
+/// its undo drops that update and took the second move with it, though
+/// Alpha, given back, names no link to Gamma. A rollback takes a move for
+/// a dropped link update only where the note put back links by that name.
+#[test]
+fn an_undo_of_a_rollback_after_a_second_move_of_a_note_gives_it_back() {
+    check(&[
+        Step::EachNote {
+            line: 3,
+            text: "é".into(),
+        },
+        Step::DecideRun {
+            pick: 0,
+            accept: true,
+        },
+        Step::Rollback {
+            pick: 0,
+            undo: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::UndoLast { redo: false },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ß".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::UndoLast { redo: true },
+        Step::Move { note: 2 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Type { note: 0 },
+        Step::Apply {
+            pick: 12408211152827450114,
+            accept: 47,
+            crash: None,
+        },
+        Step::Move { note: 2 },
+        Step::Rollback {
+            pick: 4512144958967785936,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

@@ -13,6 +13,7 @@ use crate::checkpoints::{
     RollbackReport, RolledBackFile,
 };
 use crate::edits::FileOp;
+use crate::links::{self, name_key};
 use crate::project::PathError;
 use crate::review::{Decision, Review, Status, TieKind};
 use crate::store::NewCheckpointFile;
@@ -186,6 +187,8 @@ impl Workspace {
         // The notes it puts back as not there (deleted and saved, or not yet
         // made): no link of theirs is left.
         let mut gone = BTreeSet::new();
+        // The names each note put back links to, by its key in review.
+        let mut named: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (path, snapshot, _) in &snapshots {
             paths.push(path.clone());
             let Some(holder) = self.holder(path, &hunks_of(checkpoint, path, snapshot), snapshot)
@@ -195,6 +198,15 @@ impl Workspace {
             if !holders.insert(holder.key.clone()) {
                 continue;
             }
+            let links = snapshot
+                .text
+                .as_deref()
+                .map(links::parse)
+                .unwrap_or_default();
+            named.insert(
+                holder.key.clone(),
+                links.iter().map(|l| name_key(&l.path())).collect(),
+            );
             // Deleted and saved: a deletion still pending keeps the note
             // on disk, and may be rejected yet.
             let deleted = snapshot.op.as_ref().is_some_and(|op| {
@@ -243,7 +255,8 @@ impl Workspace {
                 .filter(|(path, _)| !restoring.contains(path))
         };
         // A move a note put back keeps a link update of, counting, keeps
-        // that note's links whole itself: it stays.
+        // that note's links whole itself: it stays. So does one whose note
+        // the note put back names no link to.
         let updated_still: BTreeSet<&str> = snapshots
             .iter()
             .flat_map(|(_, snapshot, _)| snapshot.log.iter().flat_map(|log| &log.entries))
@@ -264,7 +277,11 @@ impl Workspace {
                     .leaders()
                     .filter(|h| {
                         !updated_still.contains(h.as_str())
-                            && elsewhere(h).is_some()
+                            && elsewhere(h).is_some_and(|(mover, _)| {
+                                named
+                                    .get(&path)
+                                    .is_none_or(|n| n.contains(&name_key(&mover)))
+                            })
                             && self.review.updates_links_of(hunk, h)
                     })
                     .cloned(),
