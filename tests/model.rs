@@ -5594,3 +5594,87 @@ fn an_undo_of_a_rollback_after_a_second_move_of_a_note_gives_it_back() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run on 39469609: Delta's move rejected by a scoped
+/// rollback, then a retarget writes a relative link in Delta to itself
+/// (`./Delta.md`) and an undo brings the move back: the link, written
+/// where Delta was, dangled where the move takes it. The note's own links
+/// are checked from where it was and where it is now; they follow the
+/// move the decision brought back, as the move's proposal rewrote them.
+#[test]
+fn an_undo_after_a_retarget_of_a_moved_note_breaks_no_link() {
+    check(&[
+        Step::Move { note: 3 },
+        Step::Convert { markdown: true },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "本".into(),
+        },
+        Step::Scoped {
+            pick: 6905396918683604357,
+            hunk: 0,
+            undo: false,
+        },
+        Step::Move { note: 1 },
+        Step::Retarget { from: 1, to: 3 },
+        Step::Undo { pick: 0 },
+    ])
+    .unwrap();
+}
+
+/// Found by an unpinned strict run on 39469609: Gamma's move saved, a
+/// retarget writes `[[Gamma 2]]` in Delta (no tie: the move was settled),
+/// then a hard rollback of the move's run puts Gamma back: it was refused,
+/// with no move to follow. The pending hunk that wrote the link to where
+/// the note was goes with the move now (rejected, in the rollback's plan).
+#[test]
+fn a_rollback_after_a_deleted_moved_note_is_retargeted_is_not_refused() {
+    check_unrefused(&[
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "日".into(),
+        },
+        Step::Apply {
+            pick: 0,
+            accept: 0,
+            crash: None,
+        },
+        Step::Move { note: 2 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Save,
+        Step::Delete { note: 2 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Replace {
+            word: 0,
+            with: "".into(),
+            whole_word: false,
+        },
+        Step::Retarget { from: 0, to: 2 },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "本".into(),
+        },
+        Step::Decide {
+            pick: 94187904479075346,
+            accept: false,
+        },
+        Step::Decide {
+            pick: 7348825290376751120,
+            accept: false,
+        },
+        Step::Rollback {
+            pick: 7242031279473460768,
+            undo: false,
+        },
+    ])
+    .unwrap();
+}

@@ -24,7 +24,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::{Workspace, WorkspaceError, overlay_of};
 use crate::edits::{FileOp, FileProposal};
 use crate::hunks::{HunkLimits, bundle_from};
-use crate::links::{self, Link, LinkSettings, Vault, apply_edits, name_key, retarget_links};
+use crate::links::{
+    self, Link, LinkIndex, LinkSettings, Vault, apply_edits, name_key, retarget_links,
+};
 use crate::project::text::content_hash;
 use crate::project::{Overlay, Project, View};
 use crate::review::{Decision, FileReview, HunkMove, Review, Status, TieKind};
@@ -32,13 +34,16 @@ use crate::tools::links::linking_to;
 
 /// A link the decision left dangling: in the note at `source`, naming
 /// `left`, a path the note under review by `note` is no longer at; `lost`
-/// when the note had a link to that note that resolved before.
+/// when the note had a link to that note that resolved before. `own`: a
+/// link of the note under review by `note` itself (at `source`), written
+/// relative to `left`, where the decision took the note from.
 #[derive(Debug)]
 struct Broken {
     source: String,
     note: String,
     left: String,
     lost: bool,
+    own: bool,
 }
 
 /// Which rejected link updates are the user's choice to leave their link
@@ -96,6 +101,20 @@ impl Workspace {
             let mut moves = Vec::new();
             let mut follow: Vec<(&Broken, String)> = Vec::new();
             for b in &broken {
+                if b.own {
+                    // The note's own links follow the move the decision
+                    // brought back; else the move is taken back.
+                    match takeable_move(&self.review, &b.note) {
+                        Some(hunk)
+                            if matches!(left, Left::Named(_)) && brought_back(decisions, &hunk) =>
+                        {
+                            follow.push((b, hunk))
+                        }
+                        Some(hunk) => moves.push(hunk),
+                        None => {}
+                    }
+                    continue;
+                }
                 // A path a retired move took the note from: that move stays,
                 // so the link follows the note, whatever it resolved to before.
                 if let Some(hunk) = past_move(&self.review, &b.note, &b.left) {
@@ -117,7 +136,12 @@ impl Workspace {
                     // A move saved and moved on since: the link follows it.
                     None => match settled_move(&self.review, &b.note) {
                         Some(hunk) => follow.push((b, hunk)),
-                        None => return Err(left_behind(&self.review, &broken, b)),
+                        // No move to follow: a change under review that
+                        // wrote the link to where the note was goes.
+                        None => match writers(&self.review, b).as_slice() {
+                            [] => return Err(left_behind(&self.review, &broken, b)),
+                            hunks => moves.extend(hunks.iter().cloned()),
+                        },
                     },
                 }
             }
@@ -127,9 +151,12 @@ impl Workspace {
                 let mut mended = false;
                 for (b, hunk) in &follow {
                     let to = self.review.file(&b.note).and_then(kept_at);
-                    if let Some(to) = to.map(str::to_owned)
-                        && let Some(decision) = self.follow_move(&b.source, &b.left, &to, hunk)?
-                    {
+                    let followed = match to.map(str::to_owned) {
+                        Some(to) if b.own => self.follow_own_move(&b.left, &to, hunk)?,
+                        Some(to) => self.follow_move(&b.source, &b.left, &to, hunk)?,
+                        None => None,
+                    };
+                    if let Some(decision) = followed {
                         decisions.push(decision);
                         mended = true;
                     }
@@ -204,6 +231,50 @@ impl Workspace {
         let settings = LinkSettings::read(self.project.root());
         let plan = retarget_links(&text, source, gone, to, &vault, &settings);
         let proposed = apply_edits(&text, &plan.edits);
+        self.stage_update(source, text, proposed, hunk)
+    }
+
+    /// Rewrites the links of the note the move `hunk` takes from `from` to
+    /// `to` that were written where it was, as the move's proposal did: a
+    /// link update of the move, as [`Workspace::follow_move`] stages one.
+    fn follow_own_move(
+        &mut self,
+        from: &str,
+        to: &str,
+        hunk: &str,
+    ) -> Result<Option<Decision>, WorkspaceError> {
+        let overlay = overlay_of(self.review.files());
+        let view = View::with(&self.project, &overlay);
+        let Ok(read) = view.read_text(to) else {
+            return Ok(None);
+        };
+        let text = read.text;
+        // The vault as it was before the move: the note at `from`.
+        let index = view.with_paths(|paths| {
+            let paths = paths.iter().copied().filter(|p| *p != to).chain([from]);
+            LinkIndex::build(paths, [(from, text.as_str())])
+        });
+        let settings = LinkSettings::read(self.project.root());
+        let Ok(plan) = index.plan_moves(&[(from, to)], &settings) else {
+            return Ok(None);
+        };
+        let Some(edits) = plan.edits.get(from) else {
+            return Ok(None);
+        };
+        let proposed = apply_edits(&text, edits);
+        self.stage_update(to, text, proposed, hunk)
+    }
+
+    /// Stages `proposed` over `text` in the note at `source` as link
+    /// updates of `hunk`, counting as it counts; `None` when nothing
+    /// changes.
+    fn stage_update(
+        &mut self,
+        source: &str,
+        text: String,
+        proposed: String,
+        hunk: &str,
+    ) -> Result<Option<Decision>, WorkspaceError> {
         let (Some(status), Some(job)) = (self.review.status_of(hunk), self.review.job_of(hunk))
         else {
             return Ok(None);
@@ -324,6 +395,34 @@ fn past_move(review: &Review, note: &str, left: &str) -> Option<String> {
         .filter(|op| matches!(op.op, FileOp::Move { .. }) && file.entries()[op.entry].in_buffer())
         .and_then(|op| file.entries()[op.entry].hunk_id.clone());
     Some(staged.unwrap_or_else(|| past.hunk_id.clone()))
+}
+
+/// The agent's changes under review that count in the note at `b.source`
+/// and write a link by the name of `b.left` (a retarget at a note's new
+/// name, written after its move was saved): when no move of the note can
+/// follow, the link goes with them.
+fn writers(review: &Review, b: &Broken) -> Vec<String> {
+    let Some(file) = review.file_at(&b.source) else {
+        return Vec::new();
+    };
+    let key = name_key(&b.left);
+    let naming = |text: &str| {
+        links::parse(text)
+            .iter()
+            .filter(|l| name_key(&l.path()) == key)
+            .count()
+    };
+    file.entries()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.origin.is_reviewed() && e.status != Status::Rejected)
+        .filter(|&(i, _)| {
+            file.span_of(i)
+                .is_some_and(|span| naming(&span.now) > naming(&span.old))
+        })
+        .filter_map(|(_, e)| e.hunk_id.clone())
+        .filter(|h| !review.is_final(h))
+        .collect()
 }
 
 /// The move of the note under review by `note` that counts and can still
@@ -511,7 +610,42 @@ fn broken_links(
                 note: note.to_owned(),
                 left: gone.to_owned(),
                 lost: has < had,
+                own: false,
             });
+        }
+        // The note's own links, written where it was shown before: one that
+        // found a note there finds it where it is now, or it was left
+        // behind by the note's own move.
+        if let (Some(file), Some(from)) = (file, was.as_deref())
+            && from != at
+        {
+            let now_of = |target: &str| match before.get(target) {
+                Some(f) => review
+                    .file(&f.path)
+                    .and_then(FileReview::view_path)
+                    .map(str::to_owned),
+                None => now.vault.contains(target).then(|| target.to_owned()),
+            };
+            let left_behind = links_now.iter().any(|link| {
+                let written = link.path();
+                let then_to = links_then
+                    .iter()
+                    .find(|l| l.path() == written)
+                    .and_then(|l| then.vault.resolve(l, from).file().map(str::to_owned));
+                then_to
+                    .as_deref()
+                    .and_then(now_of)
+                    .is_some_and(|to| now.vault.resolve(link, at).file() != Some(to.as_str()))
+            });
+            if left_behind {
+                out.push(Broken {
+                    source: at.to_owned(),
+                    note: file.path.clone(),
+                    left: from.to_owned(),
+                    lost: true,
+                    own: true,
+                });
+            }
         }
     }
     Ok(out)
