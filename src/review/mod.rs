@@ -37,7 +37,7 @@ pub use op::{PastPath, StagedOp};
 pub use span::Span;
 pub use tie::{Tie, TieKind};
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -334,6 +334,22 @@ impl Review {
     /// the entries under review now: ids once issued stay taken.
     pub(crate) fn skip_ids_below(&mut self, next: u64) {
         self.next_id = self.next_id.max(next - 1);
+    }
+
+    /// How many entry ids have been issued (`c_1` to `c_{n}`).
+    pub(crate) fn ids_issued(&self) -> u64 {
+        self.next_id
+    }
+
+    /// The files under review with no entry issued after `issued` (see
+    /// [`Review::ids_issued`]), by path.
+    pub(crate) fn unchanged_since(&self, issued: u64) -> BTreeSet<String> {
+        let id = |e: &Entry| e.id.strip_prefix("c_").and_then(|n| n.parse::<u64>().ok());
+        self.files
+            .values()
+            .filter(|f| f.entries().iter().all(|e| id(e).is_some_and(|n| n <= issued)))
+            .flat_map(|f| f.paths().map(str::to_owned))
+            .collect()
     }
 
     fn next_id(&mut self) -> String {

@@ -27,6 +27,11 @@ pub enum StepKind {
     Decisions {
         /// Every hunk it moved (`from != to`), in the order they moved.
         moves: Vec<HunkMove>,
+        /// The review's entry ids issued when it was made (`c_1` to
+        /// `c_{issued}`): a note with no entry since is as the step left it.
+        /// 0 in a history stored before steps kept it.
+        #[serde(default)]
+        issued: u64,
     },
     /// A rollback to `checkpoint_id`; rolling back to `undo_checkpoint_id`
     /// (the checkpoint it took first) undoes it.
@@ -57,7 +62,7 @@ impl Step {
     /// The hunks it moved (none for a rollback, which moves files).
     pub fn moves(&self) -> &[HunkMove] {
         match &self.kind {
-            StepKind::Decisions { moves } => moves,
+            StepKind::Decisions { moves, .. } => moves,
             StepKind::Rollback { .. } => &[],
         }
     }
@@ -78,6 +83,7 @@ impl Step {
                         to: m.from,
                     })
                     .collect(),
+                issued: 0,
             },
         }
     }
@@ -173,6 +179,7 @@ mod tests {
                     from: Status::Pending,
                     to: Status::Accepted,
                 }],
+                issued: 0,
             },
         }
     }
@@ -219,6 +226,7 @@ mod tests {
                         to: Status::Pending,
                     },
                 ],
+                issued: 0,
             },
         };
         assert_eq!(

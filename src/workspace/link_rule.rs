@@ -38,6 +38,10 @@ use crate::review::{Decision, FileReview, HunkMove, Review, Status, TieKind};
 pub(super) enum Left<'a> {
     /// Those the decision rejected by name.
     Named(&'a [String]),
+    /// Those an undo rejected by name, and the notes at these paths are as
+    /// they were before the step it takes back: a link that dangled then
+    /// may dangle again.
+    Undone(&'a [String], &'a BTreeSet<String>),
     /// Those rejected before the rollback (it puts back the statuses the
     /// user chose, not what it rejects itself), and the notes at these
     /// paths are as the user left them: undoing a rollback gives back
@@ -58,13 +62,18 @@ impl<'a> Left<'a> {
     /// says whether it was rejected before the decision.
     fn contains(self, hunk: &str, was_rejected: impl Fn(&str) -> bool) -> bool {
         match self {
-            Left::Named(named) => named.iter().any(|h| h == hunk),
+            Left::Named(named) | Left::Undone(named, _) => named.iter().any(|h| h == hunk),
             Left::Restored(_) => was_rejected(hunk),
         }
     }
 
+    /// Whether the decision named what it rejects (not a rollback).
+    pub(super) fn names(self) -> bool {
+        !matches!(self, Left::Restored(_))
+    }
+
     fn restores(self, path: &str) -> bool {
-        matches!(self, Left::Restored(paths) if paths.contains(path))
+        matches!(self, Left::Restored(paths) | Left::Undone(_, paths) if paths.contains(path))
     }
 }
 
@@ -91,9 +100,7 @@ impl Workspace {
                     // The note's own links follow the move the decision
                     // brought back; else the move is taken back.
                     match takeable_move(&self.review, &b.note) {
-                        Some(hunk)
-                            if matches!(left, Left::Named(_)) && brought_back(decisions, &hunk) =>
-                        {
+                        Some(hunk) if left.names() && brought_back(decisions, &hunk) => {
                             follow.push((b, hunk))
                         }
                         Some(hunk) => moves.push(hunk),
@@ -110,9 +117,7 @@ impl Workspace {
                 match takeable_move(&self.review, &b.note) {
                     // Taking back the move a decision brings back would
                     // undo the decision itself: the link follows it instead.
-                    Some(hunk)
-                        if matches!(left, Left::Named(_)) && brought_back(decisions, &hunk) =>
-                    {
+                    Some(hunk) if left.names() && brought_back(decisions, &hunk) => {
                         follow.push((b, hunk))
                     }
                     Some(hunk) => moves.push(hunk),

@@ -131,7 +131,8 @@ impl Workspace {
         if moves.is_empty() {
             return Ok(());
         }
-        self.push_step(label(), StepKind::Decisions { moves })
+        let issued = self.review.ids_issued();
+        self.push_step(label(), StepKind::Decisions { moves, issued })
     }
 
     fn push_step(&mut self, label: String, kind: StepKind) -> Result<(), StoreError> {
@@ -181,8 +182,15 @@ impl Workspace {
             .ok_or(WorkspaceError::NoStep { undo: true })?;
         expect_step(step_id, &step)?;
         let (done, stepped) = match &step.kind {
-            StepKind::Decisions { .. } => {
-                let (moves, left) = self.restore_statuses(&step.undo_targets(), false)?;
+            StepKind::Decisions { issued, .. } => {
+                // The notes with nothing new since the step are given back
+                // as they were before it, a link that dangled then included.
+                let given_back = match issued {
+                    0 => BTreeSet::new(),
+                    n => self.review.unchanged_since(*n),
+                };
+                let (moves, left) =
+                    self.restore_statuses(&step.undo_targets(), false, &given_back)?;
                 let stepped = self.stepped(&step, true, moves.clone(), left);
                 (
                     Step::reversed(step.id.clone(), step.label.clone(), &moves),
@@ -216,15 +224,18 @@ impl Workspace {
             .ok_or(WorkspaceError::NoStep { undo: false })?;
         expect_step(step_id, &step)?;
         let (done, stepped) = match &step.kind {
-            StepKind::Decisions { moves } => {
+            StepKind::Decisions { moves, .. } => {
                 let targets: Vec<(String, Status, Status)> = moves
                     .iter()
                     .map(|m| (m.hunk_id.clone(), m.from, m.to))
                     .collect();
-                let (moves, left) = self.restore_statuses(&targets, true)?;
+                let (moves, left) = self.restore_statuses(&targets, true, &BTreeSet::new())?;
                 let stepped = self.stepped(&step, false, moves.clone(), left);
                 let done = Step {
-                    kind: StepKind::Decisions { moves },
+                    kind: StepKind::Decisions {
+                        moves,
+                        issued: self.review.ids_issued(),
+                    },
                     ..step.clone()
                 };
                 (done, stepped)
@@ -258,12 +269,14 @@ impl Workspace {
 
     /// Sets the hunks of `targets` as [`crate::review::Review::restore`]
     /// does (for an undo, or exactly for a `redo`), checkpointing first the files whose typing it would take out,
-    /// checking that no link is left behind, and storing the statuses.
+    /// checking that no link is left behind but in the notes an undo gives
+    /// back (`given_back`), and storing the statuses.
     /// Returns what moved and the hunks left as they are.
     fn restore_statuses(
         &mut self,
         targets: &[(String, Status, Status)],
         redo: bool,
+        given_back: &BTreeSet<String>,
     ) -> Result<(Vec<HunkMove>, Vec<String>), WorkspaceError> {
         let typed: BTreeSet<String> = targets
             .iter()
@@ -294,7 +307,7 @@ impl Workspace {
                 .filter(|(_, _, to)| *to == Status::Rejected)
                 .map(|(h, _, _)| h.clone())
                 .collect();
-            ws.keep_links(Left::Named(&rejected), &mut decisions)?;
+            ws.keep_links(Left::Undone(&rejected, given_back), &mut decisions)?;
             ws.store_statuses(&decisions)?;
             Ok((moved(&decisions), left))
         })

@@ -290,8 +290,7 @@ fn left_by_choice(
     });
     let (mut chosen, mut carried) = (false, false);
     for (h, mv) in rejected_updates {
-        if left.contains(h, was_rejected) && (matches!(left, Left::Named(_)) || counted_before(mv))
-        {
+        if left.contains(h, was_rejected) && (left.names() || counted_before(mv)) {
             chosen = true;
         } else if !was_rejected(h) {
             carried = true;
