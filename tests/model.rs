@@ -5773,3 +5773,60 @@ fn an_undo_after_saving_a_rollback_undone_gives_back_the_notes() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run on 93bebbd3 (after about 2.5 M steps on it):
+/// the undo of a rejection of Delta's move brought back a conversion that
+/// a retarget's link update of Gamma's move was written over; that update,
+/// rejected as a consequence, took Gamma's move and, with it, what Beta's
+/// update of Delta's move stands on. Beta had nothing new since the step,
+/// so the rule did not look at it, and its link to Delta dangled. A note
+/// where an undo carries more than the step's own moves is checked again.
+#[test]
+fn an_undo_after_a_retarget_breaks_no_link_in_a_note_it_gives_back() {
+    check(&[
+        Step::Move { note: 2 },
+        Step::Delete { note: 2 },
+        Step::Convert { markdown: true },
+        Step::Move { note: 3 },
+        Step::Decide {
+            pick: 647760730461069577,
+            accept: false,
+        },
+        Step::Retarget { from: 0, to: 2 },
+        Step::UndoLast { redo: false },
+    ])
+    .unwrap();
+}
+
+/// Found by an unpinned run on 93bebbd3 (after about 2.5 M steps on it),
+/// open, not analysed beyond this: a rollback of Delta's move run, a
+/// second move of Delta staged with a link update in Beta, then the
+/// rollback undone: Beta is given back as it was, naming Delta by its old
+/// name, its update of the second move dropped, and the second move stays
+/// (Delta is among the notes the undo restores, so the rule that takes a
+/// move for a dropped link update does not look at it): Beta's link to
+/// Delta dangles.
+#[test]
+#[ignore = "an explore find not fixed yet: an undo of a rollback leaves a link behind a move staged since"]
+fn an_undo_after_a_rollback_and_a_second_move_breaks_no_link_in_a_note_it_gives_back() {
+    check(&[
+        Step::Move { note: 3 },
+        Step::Edit {
+            note: 1,
+            line: 4,
+            text: "ب".into(),
+        },
+        Step::Rollback {
+            pick: 456135708478574892,
+            undo: false,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Move { note: 3 },
+        Step::UndoLast { redo: false },
+        Step::UndoLast { redo: false },
+    ])
+    .unwrap();
+}

@@ -307,7 +307,22 @@ impl Workspace {
                 .filter(|(_, _, to)| *to == Status::Rejected)
                 .map(|(h, _, _)| h.clone())
                 .collect();
-            ws.keep_links(Left::Undone(&rejected, given_back), &mut decisions)?;
+            // A note where it carried more than the step's own moves is not
+            // given back as it was: the rule checks its links.
+            let asked =
+                |hunk: &str, to: Status| targets.iter().any(|(h, _, t)| h == hunk && *t == to);
+            let mut given_back = given_back.clone();
+            for d in &decisions {
+                if d.moves.iter().any(|m| !asked(&m.hunk_id, m.to)) {
+                    if let Some(file) = ws.review.file(&d.path) {
+                        for path in file.paths() {
+                            given_back.remove(path);
+                        }
+                    }
+                    given_back.remove(&d.path);
+                }
+            }
+            ws.keep_links(Left::Undone(&rejected, &given_back), &mut decisions)?;
             ws.store_statuses(&decisions)?;
             Ok((moved(&decisions), left))
         })
