@@ -38,10 +38,6 @@ struct WholePlan {
 /// description.
 type Rolled = (Vec<RolledBackFile>, Vec<String>, String);
 
-/// The hunks that tell which file under review holds `path` of
-/// `checkpoint` now: those the checkpoint recorded for it, and those its
-/// snapshot's log had then (a run that changed nothing in a file moved
-/// since recorded none).
 /// A checkpoint as a person knows it: its run's request, quoted (cut to 60
 /// characters), else its kind and id.
 fn named(checkpoint: &Checkpoint) -> String {
@@ -55,6 +51,17 @@ fn named(checkpoint: &Checkpoint) -> String {
     }
 }
 
+/// Whether `text` (none: a note not there) has a link by the name of the
+/// note at `path`.
+fn names(text: Option<&str>, path: &str) -> bool {
+    let key = name_key(path);
+    text.is_some_and(|t| links::parse(t).iter().any(|l| name_key(&l.path()) == key))
+}
+
+/// The hunks that tell which file under review holds `path` of
+/// `checkpoint` now: those the checkpoint recorded for it, and those its
+/// snapshot's log had then (a run that changed nothing in a file moved
+/// since recorded none).
 fn hunks_of(checkpoint: &Checkpoint, path: &str, snapshot: &FileSnapshot) -> Vec<String> {
     let recorded = checkpoint
         .affected_files
@@ -187,8 +194,8 @@ impl Workspace {
         // The notes it puts back as not there (deleted and saved, or not yet
         // made): no link of theirs is left.
         let mut gone = BTreeSet::new();
-        // The names each note put back links to, by its key in review.
-        let mut named: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        // The text each note is put back with, by its key in review.
+        let mut texts: BTreeMap<String, Option<&str>> = BTreeMap::new();
         for (path, snapshot, _) in &snapshots {
             paths.push(path.clone());
             let Some(holder) = self.holder(path, &hunks_of(checkpoint, path, snapshot), snapshot)
@@ -198,15 +205,7 @@ impl Workspace {
             if !holders.insert(holder.key.clone()) {
                 continue;
             }
-            let links = snapshot
-                .text
-                .as_deref()
-                .map(links::parse)
-                .unwrap_or_default();
-            named.insert(
-                holder.key.clone(),
-                links.iter().map(|l| name_key(&l.path())).collect(),
-            );
+            texts.insert(holder.key.clone(), snapshot.text.as_deref());
             // Deleted and saved: a deletion still pending keeps the note
             // on disk, and may be rejected yet.
             let deleted = snapshot.op.as_ref().is_some_and(|op| {
@@ -278,9 +277,7 @@ impl Workspace {
                     .filter(|h| {
                         !updated_still.contains(h.as_str())
                             && elsewhere(h).is_some_and(|(mover, _)| {
-                                named
-                                    .get(&path)
-                                    .is_none_or(|n| n.contains(&name_key(&mover)))
+                                texts.get(&path).is_none_or(|text| names(*text, &mover))
                             })
                             && self.review.updates_links_of(hunk, h)
                     })
