@@ -31,12 +31,23 @@ struct WholePlan {
     carried: Vec<String>,
     /// The files put back whose typing since the run goes.
     typed: Vec<String>,
+    /// The files put back (by their key in review) that had something the
+    /// checkpoint did not: a later hunk or typing, which goes.
+    newer: BTreeSet<String>,
 }
 
-/// What a rollback did before its undo checkpoint is taken: each file's
-/// outcome, every path whose review state changed, and the checkpoint's
-/// description.
-type Rolled = (Vec<RolledBackFile>, Vec<String>, String);
+/// What a rollback did before its undo checkpoint is taken.
+struct Rolled {
+    /// Each file's outcome.
+    files: Vec<RolledBackFile>,
+    /// Every path whose review state changed.
+    paths: Vec<String>,
+    /// The undo checkpoint's description.
+    what: String,
+    /// The files put back that had something since the checkpoint (see
+    /// [`WholePlan::newer`]); none for a scoped rollback.
+    newer: BTreeSet<String>,
+}
 
 /// A checkpoint as a person knows it: its run's request, quoted (cut to 60
 /// characters), else its kind and id.
@@ -113,7 +124,12 @@ impl Workspace {
         let before = self.review.clone();
         self.transaction(|ws| {
             let counted = ws.moves_among(ws.counting_moves());
-            let (files, mut paths, what) = ws.roll_back(&checkpoint, mode, hunk_ids, &before)?;
+            let Rolled {
+                files,
+                mut paths,
+                what,
+                ..
+            } = ws.roll_back(&checkpoint, mode, hunk_ids, &before)?;
             // Its undo gives back exactly what was, a move it takes away
             // with the links to its note that were left then; a note that
             // links there only since would keep that move back.
@@ -142,15 +158,22 @@ impl Workspace {
         hunk_ids: &[String],
         before: &Review,
     ) -> Result<Rolled, WorkspaceError> {
-        let (files, mut paths, what) = match mode {
+        let mut rolled = match mode {
             RollbackMode::HardAll => self.roll_back_whole(checkpoint)?,
             RollbackMode::ScopedSelected => self.roll_back_hunks(checkpoint, hunk_ids)?,
         };
-        // Undoing a rollback gives back the notes it restores exactly.
+        // Undoing a rollback gives back the notes it restores exactly, but
+        // for those with something new since the rollback: that goes, and
+        // the rule checks their links.
         let restored: BTreeSet<String> = match checkpoint.kind {
             CheckpointKind::Rollback => checkpoint
                 .affected_files
                 .iter()
+                .filter(|f| {
+                    before
+                        .file_of(&f.file_path)
+                        .is_none_or(|file| !rolled.newer.contains(&file.path))
+                })
                 .flat_map(|f| {
                     let path = &f.file_path;
                     [before.file_of(path), self.review.file_of(path)]
@@ -165,8 +188,8 @@ impl Workspace {
         };
         let mut carried = Vec::new();
         self.keep_links(Left::Restored(&restored), &mut carried)?;
-        paths.extend(carried.into_iter().map(|d| d.path));
-        Ok((files, paths, what))
+        rolled.paths.extend(carried.into_iter().map(|d| d.path));
+        Ok(rolled)
     }
 
     /// What a hard rollback to `checkpoint` drops, changing nothing: the
@@ -191,6 +214,7 @@ impl Workspace {
             .map(|e| e.id.as_str())
             .collect();
         let mut holders = BTreeSet::new();
+        let mut newer = BTreeSet::new();
         // The notes it puts back as not there (deleted and saved, or not yet
         // made): no link of theirs is left.
         let mut gone = BTreeSet::new();
@@ -227,6 +251,7 @@ impl Workspace {
                 .filter(|e| !kept.contains(e.id.as_str()));
             let mut user = false;
             for entry in later {
+                newer.insert(holder.key.clone());
                 match &entry.hunk_id {
                     Some(hunk) => dropped.push(hunk.clone()),
                     None => user |= entry.origin == crate::review::Origin::User,
@@ -315,6 +340,7 @@ impl Workspace {
             dropped,
             carried,
             typed,
+            newer,
         })
     }
 
@@ -420,6 +446,7 @@ impl Workspace {
             snapshots,
             mut paths,
             carried,
+            newer,
             ..
         } = self.plan_whole(checkpoint)?;
         // A move saved and moved on since cannot go back: a rollback that
@@ -500,11 +527,12 @@ impl Workspace {
             }
             paths.extend(decisions.into_iter().map(|d| d.path));
         }
-        Ok((
+        Ok(Rolled {
             files,
             paths,
-            format!("Before rolling back {}", named(checkpoint)),
-        ))
+            what: format!("Before rolling back {}", named(checkpoint)),
+            newer,
+        })
     }
 
     /// Rejects the hunks `hunk_ids` of `checkpoint` where they are now,
@@ -567,7 +595,12 @@ impl Workspace {
             });
         }
         paths.extend(touched);
-        Ok((files, paths, what))
+        Ok(Rolled {
+            files,
+            paths,
+            what,
+            newer: BTreeSet::new(),
+        })
     }
 
     /// Takes the checkpoint that undoes a rollback of `checkpoint`: the
