@@ -3,6 +3,7 @@
 // one is decided in the redline view (the bar and the keys), the other in
 // the source view, the same way: both end with the same bytes on disk.
 // A note of hostile HTML renders without running or loading any of it.
+// Alt+R right after a click on a note turns that note, while it loads.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -307,4 +308,29 @@ test("your own typing inside a change reads as yours in the redline, the agent's
   assert.equal(await note.locator("strong del.rl-del").getAttribute("data-hunk"), file.hunks[0].hunk_id);
   await page.getByTestId("redline-toggle").click();
   await redline().waitFor({ state: "detached" });
+});
+test("Alt+R pressed right after a click on a note, while it loads, turns that note rendered, not the one shown before", async () => {
+  await page.locator('[data-testid="tree-file"][data-path="Docs/Meeting 1.md"]').click();
+  await page.getByTestId("open-path").filter({ hasText: "Meeting 1.md" }).waitFor();
+  if ((await redline().count()) > 0) await page.getByTestId("redline-toggle").click();
+  await page.locator(".cm-content").waitFor();
+  // The note takes a second and a half to load, as on a busy machine.
+  let delayed = 0;
+  await page.route(/\/api\/files\/content\?path=Budget(%20|\+)2027\.md/, async (route) => {
+    delayed++;
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
+  await page.locator('[data-testid="tree-file"][data-path="Budget 2027.md"]').click();
+  await page.keyboard.press("Alt+KeyR");
+  assert.equal(await page.getByTestId("open-path").getAttribute("data-path"), "Docs/Meeting 1.md", "still loading when the key was pressed");
+  await page.getByTestId("open-path").filter({ hasText: "Budget 2027.md" }).waitFor();
+  await redline().locator(".redline-note h1").filter({ hasText: "Budget 2027" }).waitFor();
+  assert.equal(delayed, 1, "the note was fetched, slowly");
+  await page.unroute(/\/api\/files\/content/);
+  // The note shown before stays as it was read: its source.
+  await page.locator('[data-testid="tree-file"][data-path="Docs/Meeting 1.md"]').click();
+  await page.getByTestId("open-path").filter({ hasText: "Meeting 1.md" }).waitFor();
+  await page.locator(".cm-content").waitFor();
+  assert.equal(await redline().count(), 0, "Meeting 1 still reads as source");
 });

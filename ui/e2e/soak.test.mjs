@@ -149,6 +149,14 @@ async function openNote() {
   return path;
 }
 
+/** The path a review row opens: a move's note where it goes, else its own. */
+async function opensAt(item) {
+  const [path, id] = await Promise.all([item.getAttribute("data-path"), item.getAttribute("data-hunk-id")]);
+  const files = (await api(server, "/api/files/changed?limit=1000")).files;
+  const op = files.map((f) => f.state.op).find((op) => op?.hunk_id === id);
+  return op?.op.kind === "move" ? op.op.to : path;
+}
+
 /** Answers a decision dialog if one is up (a decision that carries others). */
 async function answer() {
   const dialog = page.getByTestId("decision-dialog");
@@ -201,7 +209,13 @@ const actions = {
     const items = page.getByTestId("review-item");
     const n = await items.count();
     if (n === 0) return "redline (nothing pending)";
-    await items.nth(pick(n)).click();
+    const item = items.nth(pick(n));
+    const want = await opensAt(item);
+    await item.click();
+    // Alt+R once the note is open, as a person presses it: pressed while
+    // it loads (seconds on a loaded machine), it would turn the note
+    // still shown.
+    await page.waitForFunction((p) => document.querySelector('[data-testid="open-path"]')?.dataset.path === p, want, { timeout: 5000 }).catch(() => {});
     const view = page.getByTestId("redline");
     if ((await view.count()) === 0) await page.keyboard.press("Alt+KeyR");
     if (!(await view.waitFor({ timeout: 1500 }).then(() => true, () => false))) return "redline (no text note)";
@@ -223,7 +237,12 @@ const actions = {
   },
   async undo() {
     if (!(await page.locator(".cm-content").isVisible())) return "undo (no file open)";
-    await page.locator(".cm-content").click();
+    // A note opened late by an action before, read rendered, hides the
+    // source: the keyboard goes to the rendered note then.
+    await page
+      .locator(".cm-content")
+      .click({ timeout: 3000 })
+      .catch(() => page.getByTestId("redline").click({ position: { x: 2, y: 2 } }));
     await page.keyboard.press("Alt+KeyU");
     await page.waitForTimeout(50);
     await answer();

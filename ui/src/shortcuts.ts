@@ -5,7 +5,7 @@
 
 import type { KeyBinding } from "@codemirror/view";
 
-import { step } from "./state/navigation";
+import { meantPath, step } from "./state/navigation";
 import { decide, decideCurrentPattern, redoDecision, undoDecision } from "./state/review";
 import { acceptAllInFile, save, saveAll } from "./state/saving";
 import { openFile, overlay, renaming } from "./state/store";
@@ -30,6 +30,14 @@ export interface Shortcut {
 
 /** Opens the panel `name`, or closes it when it is the one open. */
 const toggle = (name: typeof overlay.value) => () => (overlay.value = overlay.value === name ? "none" : name);
+
+/** Turns the note the user means rendered or back to source: the one a
+ * row click is opening, while it loads, else the one open (not a binary
+ * file, which has no rendering). */
+function toggleMeant() {
+  const path = meantPath();
+  if (path && !(openFile.value?.path === path && openFile.value.binary)) toggleRendered(path);
+}
 
 const mod = (e: KeyboardEvent) => e.ctrlKey || e.metaKey;
 const alt = (code: string) => (e: KeyboardEvent) => e.altKey && !mod(e) && !e.shiftKey && e.code === code;
@@ -66,7 +74,7 @@ export const shortcuts: Shortcut[] = [
   { keys: "Alt+J", label: "Next hunk (on to the next file at the end)", matches: alt("KeyJ"), cm: "Alt-j", run: () => void step(1) },
   { keys: "Alt+K", label: "Previous hunk", matches: alt("KeyK"), cm: "Alt-k", run: () => void step(-1) },
   { keys: "Alt+A", label: "Accept all hunks in the open file", matches: alt("KeyA"), cm: "Alt-a", run: () => void acceptAllInFile() },
-  { keys: "Alt+R", label: "Read the open note rendered, as a redline, or as source again", matches: alt("KeyR"), cm: "Alt-r", run: () => openFile.value && !openFile.value.binary && toggleRendered(openFile.value.path) },
+  { keys: "Alt+R", label: "Read the open note rendered, as a redline, or as source again", matches: alt("KeyR"), cm: "Alt-r", run: toggleMeant },
   { keys: "Alt+Shift+R", label: "Read the run as one document, rendered, its changes marked", matches: altShift("KeyR"), panel: true, run: toggle("document") },
   { keys: "Alt+L", label: "Add the selection to the agent's context", matches: alt("KeyL"), cm: "Alt-l", run: () => addSelection() },
   { keys: "Ctrl+Enter", label: "Run the instruction (in the instruction box)", matches: () => false, run: () => undefined },

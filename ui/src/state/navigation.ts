@@ -21,6 +21,8 @@ class Navigator {
   opens = 0;
   /** Opens under way. */
   opening = 0;
+  /** The path the newest open under way opens, if any. */
+  target: string | null = null;
   /** The next file with pending hunks, fetched ahead. */
   readonly ahead = new Ahead();
 
@@ -63,6 +65,7 @@ export function dropAhead(path?: string) {
 export async function openPath(path: string, hunk?: string | null, focus = true) {
   const mine = ++nav.opens;
   nav.opening++;
+  nav.target = path;
   try {
     await nav.bound;
     const editor = nav.editor;
@@ -85,7 +88,15 @@ export async function openPath(path: string, hunk?: string | null, focus = true)
     nav.ahead.fetch(nextWithHunks(path, 1, shownSettling)?.path ?? null, (next) => api.file({ path: next }));
   } finally {
     nav.opening--;
+    if (mine === nav.opens) nav.target = null;
   }
+}
+
+/** The note the user means now: the one being opened, while it loads (a
+ * key pressed right after a click on a row is for that row's note), else
+ * the one open. */
+export function meantPath(): string | null {
+  return nav.target ?? openFile.value?.path ?? null;
 }
 
 /** Opens the first pending hunk of job `jobId` (in the tree's order) when
