@@ -30,8 +30,9 @@ impl Workspace {
     /// that holds the checkpoint's hunks of it (`hunk_ids`), where a settled
     /// move took it to another path, else the one holding an entry of the
     /// snapshot's log (the user's typing: a note with no hunk then), else
-    /// the file of that path or the one a move takes there. What the note
-    /// had comes first: the file put back holds it, and a note an earlier
+    /// the file of that path or the one a move takes there, else the one a
+    /// saved move took from that path (moved again since, it is keyed
+    /// where that move took it). What the note had comes first: the file put back holds it, and a note an earlier
     /// rollback restored at its old path (while it stayed with the moved
     /// file) is the same note twice.
     pub(super) fn holder(
@@ -55,7 +56,12 @@ impl Workspace {
                     .files()
                     .find(|f| f.entries().iter().any(|e| logged.contains(e.id.as_str())))
             })
-            .or_else(|| self.review.file_of(path))?;
+            .or_else(|| self.review.file_of(path))
+            .or_else(|| {
+                self.review
+                    .files()
+                    .find(|f| f.moved_from().any(|past| past.path == path))
+            })?;
         Some(Holder {
             key: file.path.clone(),
             disk_hash: file.disk_hash.clone(),
