@@ -3,7 +3,8 @@
 // Escape and gives the focus back where it was; nothing typed while one is
 // open reaches the note behind it (its bytes, on screen and on disk, are
 // checked after each). A rollback's confirmation rolls back on Enter after
-// a click inside it.
+// a click inside it. Quick open's Enter opens the best match for what was
+// typed, though its answer comes late.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -165,4 +166,33 @@ test("a rename's note, opened at its new path a moment later, leaves the keyboar
   assert.doesNotMatch(await page.getByTestId("editor").innerText(), /Résumé|des notes/);
   assert.equal(disk(dir, "other.md"), "Autre note\n");
   await page.unroute("**/api/files/op");
+});
+
+test("quick open's Enter, pressed before the answer to what was typed comes, opens that answer's best match", async () => {
+  await page.keyboard.press("Escape");
+  await page.locator(".cm-content").click();
+  await page.keyboard.press("Control+KeyP");
+  const items = page.getByTestId("quick-open-item");
+  await items.first().waitFor();
+  // A file the list shows, not first and not open: Enter on the list
+  // shown would open another.
+  const paths = await items.evaluateAll((els) => els.map((e) => e.dataset.path));
+  const open = await page.getByTestId("open-path").getAttribute("data-path");
+  const want = paths.find((p, i) => i > 0 && p !== paths[0] && p !== open);
+  assert.ok(want, `two files listed: ${paths}`);
+  // The answer to the full name takes a second, as in a big vault on a busy machine.
+  let slowed = 0;
+  await page.route("**/api/files/find?*", async (route) => {
+    if (new URL(route.request().url()).searchParams.get("query") === want) {
+      slowed++;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    await route.continue();
+  });
+  await page.getByTestId("quick-open-input").fill(want);
+  await page.keyboard.press("Enter");
+  await page.getByTestId("open-path").filter({ hasText: want }).waitFor();
+  assert.equal(await page.getByTestId("open-path").getAttribute("data-path"), want);
+  assert.equal(slowed, 1, "the answer was slow");
+  await page.unroute("**/api/files/find?*");
 });

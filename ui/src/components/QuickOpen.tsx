@@ -17,17 +17,23 @@ export function QuickOpen() {
   const [found, setFound] = useState<FoundPaths | null>(null);
   const [current, setCurrent] = useState(0);
   const list = useRef<HTMLUListElement>(null);
+  // What the list shows answers, and the answer to the newest question.
+  const shownFor = useRef<string | null>(null);
+  const newest = useRef<Promise<FoundPaths | null>>(Promise.resolve(null));
   // Asked from the keystroke itself: an effect would wait for a frame first.
   const ask = (text: string) => {
     setQuery(text);
     const ticket = ++asked;
-    void api.quickOpen({ query: text, limit: 50 }).then(
+    newest.current = api.quickOpen({ query: text, limit: 50 }).then(
       (answer) => {
-        if (ticket !== asked) return;
-        setFound(answer);
-        setCurrent(0);
+        if (ticket === asked) {
+          shownFor.current = text;
+          setFound(answer);
+          setCurrent(0);
+        }
+        return answer;
       },
-      () => undefined,
+      () => null,
     );
   };
   useEffect(() => ask(""), []);
@@ -51,7 +57,11 @@ export function QuickOpen() {
               setCurrent((c) => Math.min(Math.max(0, c + step), Math.max(0, paths.length - 1)));
             } else if (e.key === "Enter") {
               e.preventDefault();
-              open(paths[current]?.path);
+              // Typed faster than the answers come, the list still shows
+              // an earlier question's: Enter opens the best match for
+              // what was typed, once it is known.
+              if (shownFor.current === e.currentTarget.value) open(paths[current]?.path);
+              else void newest.current.then((answer) => open(answer?.paths[0]?.path));
             }
           }}
         />
