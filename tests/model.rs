@@ -5871,3 +5871,32 @@ fn a_save_all_after_undoing_a_second_move_over_an_undone_rollback_leaves_no_link
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run on 2c008f82 (after about 3.0 M steps on it):
+/// Delta's and Gamma's links to Alpha retargeted and rejected, Delta's
+/// accepted and saved, Alpha moved (its link update in Gamma on the words
+/// the retarget changes), the apply undone (Delta given back linking to
+/// Alpha's old path, as it was), then the rejection undone and redone. The
+/// redo staged a link update making Delta's link follow the move, so it
+/// did not give back what was before the undo. A redo gives back as they
+/// were the notes with nothing new since the undo, as an undo does those
+/// with nothing new since the step.
+#[test]
+fn a_redo_after_undoing_an_apply_under_a_later_move_gives_back_the_statuses() {
+    check(&[
+        Step::Retarget { from: 0, to: 1 },
+        Step::DecideRun {
+            pick: 0,
+            accept: false,
+        },
+        Step::Apply {
+            pick: 0,
+            accept: 1,
+            crash: None,
+        },
+        Step::Move { note: 0 },
+        Step::UndoLast { redo: false },
+        Step::UndoLast { redo: true },
+    ])
+    .unwrap();
+}

@@ -68,8 +68,10 @@ impl Step {
     }
 
     /// The step that takes back `moves` (the moves an undo made): each
-    /// hunk from where the undo left it to where it was.
-    pub(crate) fn reversed(id: String, label: String, moves: &[HunkMove]) -> Step {
+    /// hunk from where the undo left it to where it was; `issued`, the
+    /// review's entry ids issued once the undo was made (a redo gives back
+    /// as they were the notes with no entry since).
+    pub(crate) fn reversed(id: String, label: String, moves: &[HunkMove], issued: u64) -> Step {
         Step {
             id,
             label,
@@ -83,7 +85,7 @@ impl Step {
                         to: m.from,
                     })
                     .collect(),
-                issued: 0,
+                issued,
             },
         }
     }
@@ -192,7 +194,7 @@ mod tests {
             assert!(history.push(s).is_empty());
         }
         let last = history.last_done().unwrap().clone();
-        let back = Step::reversed(last.id.clone(), last.label.clone(), last.moves());
+        let back = Step::reversed(last.id.clone(), last.label.clone(), last.moves(), 0);
         history.undid(back);
         assert_eq!(history.undone().len(), 1);
         let s = step(History::LIMIT + 1, "h_new");
@@ -236,7 +238,7 @@ mod tests {
                 ("h_1".to_owned(), Status::Accepted, Status::Pending),
             ]
         );
-        let back = Step::reversed("s_1".into(), String::new(), &step.moves()[..1]);
+        let back = Step::reversed("s_1".into(), String::new(), &step.moves()[..1], 0);
         assert_eq!(back.moves()[0].from, Status::Accepted);
         assert_eq!(back.moves()[0].to, Status::Pending);
     }

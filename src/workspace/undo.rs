@@ -193,7 +193,12 @@ impl Workspace {
                     self.restore_statuses(&step.undo_targets(), false, &given_back)?;
                 let stepped = self.stepped(&step, true, moves.clone(), left);
                 (
-                    Step::reversed(step.id.clone(), step.label.clone(), &moves),
+                    Step::reversed(
+                        step.id.clone(),
+                        step.label.clone(),
+                        &moves,
+                        self.review.ids_issued(),
+                    ),
                     stepped,
                 )
             }
@@ -224,12 +229,18 @@ impl Workspace {
             .ok_or(WorkspaceError::NoStep { undo: false })?;
         expect_step(step_id, &step)?;
         let (done, stepped) = match &step.kind {
-            StepKind::Decisions { moves, .. } => {
+            StepKind::Decisions { moves, issued } => {
                 let targets: Vec<(String, Status, Status)> = moves
                     .iter()
                     .map(|m| (m.hunk_id.clone(), m.from, m.to))
                     .collect();
-                let (moves, left) = self.restore_statuses(&targets, true, &BTreeSet::new())?;
+                // The notes with nothing new since the undo are given back
+                // as they were before it, a link that dangled then included.
+                let given_back = match issued {
+                    0 => BTreeSet::new(),
+                    n => self.review.unchanged_since(*n),
+                };
+                let (moves, left) = self.restore_statuses(&targets, true, &given_back)?;
                 let stepped = self.stepped(&step, false, moves.clone(), left);
                 let done = Step {
                     kind: StepKind::Decisions {
