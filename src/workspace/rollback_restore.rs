@@ -32,9 +32,9 @@ impl Workspace {
     /// snapshot's log (the user's typing: a note with no hunk then), else
     /// the file of that path or the one a move takes there, else the one a
     /// saved move took from that path (moved again since, it is keyed
-    /// where that move took it). What the note had comes first: the file put back holds it, and a note an earlier
-    /// rollback restored at its old path (while it stayed with the moved
-    /// file) is the same note twice.
+    /// where that move took it). What the note had comes first: the file
+    /// put back holds it, and a note an earlier rollback restored at its old
+    /// path (while it stayed with the moved file) is the same note twice.
     pub(super) fn holder(
         &self,
         path: &str,

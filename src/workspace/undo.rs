@@ -183,12 +183,7 @@ impl Workspace {
         expect_step(step_id, &step)?;
         let (done, stepped) = match &step.kind {
             StepKind::Decisions { issued, .. } => {
-                // The notes with nothing new since the step are given back
-                // as they were before it, a link that dangled then included.
-                let given_back = match issued {
-                    0 => BTreeSet::new(),
-                    n => self.review.unchanged_since(*n),
-                };
+                let given_back = self.given_back(*issued);
                 let (moves, left) =
                     self.restore_statuses(&step.undo_targets(), false, &given_back)?;
                 let stepped = self.stepped(&step, true, moves.clone(), left);
@@ -234,12 +229,7 @@ impl Workspace {
                     .iter()
                     .map(|m| (m.hunk_id.clone(), m.from, m.to))
                     .collect();
-                // The notes with nothing new since the undo are given back
-                // as they were before it, a link that dangled then included.
-                let given_back = match issued {
-                    0 => BTreeSet::new(),
-                    n => self.review.unchanged_since(*n),
-                };
+                let given_back = self.given_back(*issued);
                 let (moves, left) = self.restore_statuses(&targets, true, &given_back)?;
                 let stepped = self.stepped(&step, false, moves.clone(), left);
                 let done = Step {
@@ -276,6 +266,17 @@ impl Workspace {
         self.store.mark_step(&done, false)?;
         self.history.redid(done);
         Ok(stepped)
+    }
+
+    /// The notes an undo (or a redo) gives back as they were before the
+    /// step (or the undo) made when `issued` entry ids had been issued:
+    /// those with nothing new since, a link that dangled then included.
+    /// None for a step stored before steps kept `issued` (0).
+    fn given_back(&self, issued: u64) -> BTreeSet<String> {
+        match issued {
+            0 => BTreeSet::new(),
+            n => self.review.unchanged_since(n),
+        }
     }
 
     /// Sets the hunks of `targets` as [`crate::review::Review::restore`]
