@@ -271,14 +271,15 @@ fn left_by_choice(
         return false;
     };
     // A link update rejected while its move did not count (taken back, by
-    // a rollback say) left no link by choice: a rollback that brings the
-    // move back takes the link along.
+    // a rollback say, or out of review: a rollback put back a log without
+    // it) left no link by choice: a rollback that brings the move back
+    // takes the link along.
     let counted_before = |mv: &str| {
         before
             .values()
             .flat_map(|f| f.entries())
             .find(|e| e.hunk_id.as_deref() == Some(mv))
-            .is_none_or(|e| e.status != Status::Rejected)
+            .is_some_and(|e| e.status != Status::Rejected)
     };
     let rejected_updates = file.entries().iter().filter_map(|e| {
         let h = e.hunk_id.as_deref()?;
