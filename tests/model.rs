@@ -5949,3 +5949,30 @@ fn a_second_rollback_after_a_saved_move_and_deletions_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run on 5e6bb444 (after about 0.5 M steps on it):
+/// undoing an apply that rejected two moves and a retarget between them,
+/// after the first note's deletion was proposed, brings back the second
+/// move but not Delta's link update of it (it stands on the retarget,
+/// which stands on the first move, retired). Delta was taken as given
+/// back as it was, so its link to Beta dangled: it follows the move.
+#[test]
+fn an_undo_of_a_deletion_after_an_apply_over_two_moves_breaks_no_link() {
+    check(&[
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Move { note: 0 },
+        Step::Retarget { from: 0, to: 1 },
+        Step::Move { note: 1 },
+        Step::Apply {
+            pick: 17463115232371452582,
+            accept: 30,
+            crash: None,
+        },
+        Step::Delete { note: 0 },
+        Step::UndoLast { redo: false },
+    ])
+    .unwrap();
+}

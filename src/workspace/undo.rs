@@ -319,20 +319,27 @@ impl Workspace {
                 .filter(|(_, _, to)| *to == Status::Rejected)
                 .map(|(h, _, _)| h.clone())
                 .collect();
-            // A note where it carried more than the step's own moves is not
-            // given back as it was: the rule checks its links.
+            // A note where it carried more than the step's own moves, or
+            // left one of them as it is, is not given back as it was: the
+            // rule checks its links.
             let asked =
                 |hunk: &str, to: Status| targets.iter().any(|(h, _, t)| h == hunk && *t == to);
+            let carried = decisions
+                .iter()
+                .filter(|d| d.moves.iter().any(|m| !asked(&m.hunk_id, m.to)))
+                .map(|d| d.path.clone());
+            let kept = left
+                .iter()
+                .filter_map(|h| ws.review.find_hunk(h).ok())
+                .map(|(path, _)| path);
             let mut given_back = given_back.clone();
-            for d in &decisions {
-                if d.moves.iter().any(|m| !asked(&m.hunk_id, m.to)) {
-                    if let Some(file) = ws.review.file(&d.path) {
-                        for path in file.paths() {
-                            given_back.remove(path);
-                        }
+            for key in carried.chain(kept).collect::<Vec<_>>() {
+                if let Some(file) = ws.review.file(&key) {
+                    for path in file.paths() {
+                        given_back.remove(path);
                     }
-                    given_back.remove(&d.path);
                 }
+                given_back.remove(&key);
             }
             ws.keep_links(Left::Undone(&rejected, &given_back), &mut decisions)?;
             ws.store_statuses(&decisions)?;
