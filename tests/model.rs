@@ -5976,3 +5976,79 @@ fn an_undo_of_a_deletion_after_an_apply_over_two_moves_breaks_no_link() {
     ])
     .unwrap();
 }
+
+/// Found by an unpinned run on 148eb09f (after about 2.6 M steps on it):
+/// undoing a hunk's acceptance after a rollback had rejected it since set
+/// it back to pending alone, in its file, with the link update it stands
+/// on, while that update's move stayed rejected (the undo, not knowing the
+/// step any more, was taken for one within a file). A rollback's undo
+/// later could not give that state back, and the user's typing in the
+/// hunk went. The move now comes back with its link update.
+#[test]
+fn an_undo_of_a_hunk_a_rollback_rejected_since_brings_back_its_move() {
+    check(&[
+        Step::Move { note: 2 },
+        Step::Replace {
+            word: 0,
+            with: "ß".into(),
+            whole_word: false,
+        },
+        Step::Decide {
+            pick: 403848620291498410,
+            accept: true,
+        },
+        Step::Apply {
+            pick: 3641702110125579745,
+            accept: 0,
+            crash: None,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: " ".into(),
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ß".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "本".into(),
+        },
+        Step::Decide {
+            pick: 187324226334008317,
+            accept: true,
+        },
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::Scoped {
+            pick: 3450935823583506437,
+            hunk: 0,
+            undo: true,
+        },
+        Step::UndoLast { redo: false },
+        Step::Undo {
+            pick: 6975273550099847572,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ß".into(),
+        },
+        Step::Restart,
+        Step::Rollback {
+            pick: 0,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

@@ -269,10 +269,11 @@ impl Review {
             }
             // A link update among what it moves (what it rejects again, or
             // what it brings back with it) takes its move.
-            return self.undo_moves(hunk_id).ok().flatten().is_some_and(|(path, moves)| {
+            if let Some((path, moves)) = self.undo_moves(hunk_id).ok().flatten() {
                 let entries = self.files[&path].entries();
-                moves.iter().any(|&(j, _)| !entries[j].follows.is_empty())
-            });
+                return moves.iter().any(|&(j, _)| !entries[j].follows.is_empty());
+            }
+            // Moved again since: the hunk is set back to pending, as below.
         }
         // What it moves in its file may carry hunks of other files in turn,
         // or a move of its own file (a link update it takes with it).
