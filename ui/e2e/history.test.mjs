@@ -55,8 +55,23 @@ async function run(instruction) {
 
 /** Accepts `n` hunks from the keyboard, one after the other, each reaching the engine. */
 async function acceptFromTheKeyboard(n, before) {
-  await page.locator(".cm-hunk-current").first().waitFor();
+  const decided = new Set();
   for (let k = 1; k <= n; k++) {
+    // Each key once the next hunk is on screen, as a person presses it: the
+    // next note takes a moment to open on a loaded machine, and a key pressed
+    // before it is shown has no hunk to decide.
+    await waitFor(
+      page,
+      async () => {
+        const id = await page
+          .locator(".cm-hunk-current")
+          .first()
+          .getAttribute("data-hunk-id", { timeout: 500 })
+          .catch(() => null);
+        return id !== null && !decided.has(id) && (decided.add(id), true);
+      },
+      `hunk ${k} on screen`,
+    );
     await page.keyboard.press("Alt+KeyY");
     await until({ ...before(k) }, `accept ${k} reached the engine`);
   }
