@@ -333,7 +333,7 @@ impl Workspace {
                 .filter_map(|h| ws.review.find_hunk(h).ok())
                 .map(|(path, _)| path);
             let mut given_back = given_back.clone();
-            for key in carried.chain(kept).collect::<Vec<_>>() {
+            for key in carried.chain(kept) {
                 if let Some(file) = ws.review.file(&key) {
                     for path in file.paths() {
                         given_back.remove(path);

@@ -68,7 +68,9 @@ async function acceptFromTheKeyboard(n, before) {
           .first()
           .getAttribute("data-hunk-id", { timeout: 500 })
           .catch(() => null);
-        return id !== null && !decided.has(id) && (decided.add(id), true);
+        if (id === null || decided.has(id)) return false;
+        decided.add(id);
+        return true;
       },
       `hunk ${k} on screen`,
     );
