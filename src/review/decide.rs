@@ -258,66 +258,6 @@ impl Review {
         Ok(())
     }
 
-    /// Rejects, with their other link updates, the moves whose link updates
-    /// `decisions` rejected as a consequence, while they count and can be
-    /// taken (see [`Review::carried_rejections`]); the decisions that makes
-    /// are added to `decisions`.
-    pub fn carry_moves(
-        &mut self,
-        named: &[String],
-        decisions: &mut Vec<Decision>,
-    ) -> Result<(), ReviewError> {
-        loop {
-            let moves = self.carried_rejections(named, decisions);
-            if moves.is_empty() {
-                return Ok(());
-            }
-            let more = self.decide_many(&moves, Status::Rejected)?;
-            decisions.extend(more);
-        }
-    }
-
-    /// The moves that count and can be taken whose link updates (or
-    /// hunks that need them) `decisions` rejected as a consequence: not
-    /// named (that is the user's choice to leave the link as it is), and
-    /// not superseded (their line links to where the note goes all the
-    /// same). Such a rejection — a hunk that replaced the same words came to
-    /// count, or what the link update was written on went — would leave
-    /// the link naming the note's old path, in the working state or on
-    /// disk.
-    pub(crate) fn carried_rejections(&self, named: &[String], decisions: &[Decision]) -> Vec<String> {
-        let carried: Vec<String> = decisions
-            .iter()
-            .flat_map(|d| &d.moves)
-            .filter(|m| m.to == Status::Rejected && m.from != Status::Rejected)
-            .filter(|m| !named.contains(&m.hunk_id) && !self.superseded(&m.hunk_id))
-            .map(|m| m.hunk_id.clone())
-            .collect();
-        let mut moves = self.leaders_to_take(&carried);
-        moves.sort_unstable();
-        moves.dedup();
-        moves
-    }
-
-    /// The moves that count and can still be rejected among those the
-    /// hunks `updates` follow.
-    pub(super) fn leaders_to_take(&self, updates: &[String]) -> Vec<String> {
-        updates
-            .iter()
-            .filter_map(|h| self.find_hunk(h).ok())
-            .flat_map(|(path, i)| self.files[&path].entries()[i].leaders().cloned().collect::<Vec<_>>())
-            .filter(|m| self.can_take(m))
-            .collect()
-    }
-
-    /// Whether the move `leader` counts (pending or accepted) and is not
-    /// settled, so that a link update rejected as a consequence takes it.
-    fn can_take(&self, leader: &str) -> bool {
-        self.status_of(leader)
-            .is_some_and(|s| s != Status::Rejected)
-            && !self.is_final(leader)
-    }
-
     /// Accepts every pending hunk of `path`; returns the moves.
     pub fn accept_all_in_file(&mut self, path: &str) -> Result<Decision, ReviewError> {
         let file = self

@@ -27,6 +27,7 @@ mod op;
 mod span;
 pub(crate) mod pieces;
 pub(crate) mod preview;
+mod settle;
 mod tie;
 mod undo;
 
@@ -35,6 +36,7 @@ pub(crate) use file::StoredLog;
 pub use file::FileReview;
 pub use op::{PastPath, StagedOp};
 pub use span::Span;
+pub use settle::Settle;
 pub use tie::{Tie, TieKind};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

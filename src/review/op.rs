@@ -453,6 +453,11 @@ impl Review {
         Some(self.files[&path].entries()[i].status)
     }
 
+    /// Whether `hunk_id` counts: it is under review, pending or accepted.
+    pub(crate) fn counts(&self, hunk_id: &str) -> bool {
+        self.status_of(hunk_id).is_some_and(|s| s != Status::Rejected)
+    }
+
     /// The job `hunk_id` came from, if it is under review.
     pub(crate) fn job_of(&self, hunk_id: &str) -> Option<&str> {
         let (path, i) = self.find_hunk(hunk_id).ok()?;

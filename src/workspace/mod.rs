@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 use crate::checkpoints::{Checkpoint, CheckpointKind, CheckpointPage, FileSnapshot};
 use crate::expand::Protection;
 use crate::project::{Overlay, PathError, Project, text};
-use crate::review::{Decision, FileReview, Review, ReviewError, Status};
+use crate::review::{Decision, FileReview, Review, ReviewError, Settle, Status};
 use crate::store::{NewCheckpointFile, Store, StoreError};
 use link_rule::Left;
 
@@ -315,7 +315,8 @@ impl Workspace {
                 _ => self.review.decide(hunk_id, status, reason)?,
             }]
         };
-        self.review.carry_moves(&named, &mut decisions)?;
+        self.review
+            .settle(Settle::Decision { named: &named }, &mut decisions)?;
         self.keep_links(Left::by(status, &named), &mut decisions)?;
         Ok(match decisions.len() {
             1 => decisions.pop().expect("one"),
@@ -383,7 +384,8 @@ impl Workspace {
                 Status::Pending => ws.review.undo_many(hunk_ids)?,
                 _ => ws.review.decide_many(hunk_ids, status)?,
             };
-            ws.review.carry_moves(hunk_ids, &mut decisions)?;
+            ws.review
+                .settle(Settle::Decision { named: hunk_ids }, &mut decisions)?;
             ws.keep_links(Left::by(status, hunk_ids), &mut decisions)?;
             ws.store_statuses(&decisions)?;
             ws.record_decisions(

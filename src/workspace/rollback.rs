@@ -15,7 +15,7 @@ use crate::checkpoints::{
 use crate::edits::FileOp;
 use crate::links::{self, name_key};
 use crate::project::PathError;
-use crate::review::{Decision, Review, Status, TieKind};
+use crate::review::{Decision, Review, Settle, Status, TieKind};
 use crate::store::NewCheckpointFile;
 
 /// What a hard rollback drops, worked out before anything changes (see
@@ -317,7 +317,7 @@ impl Workspace {
             .flat_map(|(_, snapshot, _)| snapshot.log.iter().flat_map(|log| &log.entries))
             .filter(|e| e.status == Status::Rejected)
             .filter_map(|e| e.hunk_id.clone())
-            .filter(|h| self.counts(h))
+            .filter(|h| self.review.counts(h))
             .collect();
         let mut carried = leaders;
         carried.extend(self.review.carried_across(&dropped, Status::Rejected));
@@ -469,64 +469,23 @@ impl Workspace {
                 checkpoint,
             )?);
         }
-        // A move brought back apart from its link updates (another rollback
-        // rejected or dropped them) would leave those links behind: it goes.
-        // So would a link update brought back without its move. Undoing a
-        // rollback gives back its notes as they were, a move beside a link
-        // update rejected or gone included; a link it would leave dangling
-        // in a note it does not give back, the rule across notes mends.
-        let undoing = checkpoint.kind == CheckpointKind::Rollback;
-        let mut apart: Vec<String> = match undoing {
-            true => Vec::new(),
-            false => snapshots
-                .iter()
-                .filter_map(|(path, _, _)| self.move_apart(path))
-                .collect(),
-        };
-        for (path, _, _) in &snapshots {
-            apart.extend(self.links_apart(path));
-            if !undoing {
-                apart.extend(self.leaders_apart(path));
-            }
-            apart.extend(self.followers_apart(path));
-        }
-        if !apart.is_empty() {
-            // What that rejects in turn carries its moves, as a decision's
-            // consequences do: a move left pending beside a link update
-            // rejected here would leave that link behind.
-            let mut decisions = self.review.decide_many(&apart, Status::Rejected)?;
-            self.review.carry_moves(&apart, &mut decisions)?;
-            paths.extend(decisions.into_iter().map(|d| d.path));
-        }
-        // A link update put back rejected or pending while its move stands
-        // settled (saved and moved on since, so no rollback takes it back)
-        // would leave its link behind, on disk at the next save: the move
-        // is on disk, and so is it, accepted. Not in an undo, which gives
-        // back its notes as they were.
-        let kept: Vec<String> = snapshots
-            .iter()
-            .filter(|_| !undoing)
-            .flat_map(|(path, _, _)| self.links_of_settled_moves(path))
-            .collect();
-        if !kept.is_empty() {
-            for decision in self.review.decide_many(&kept, Status::Accepted)? {
-                paths.push(decision.path);
-            }
-        }
-        // A move and its own link updates are one change: one side put
-        // back pending takes the other, accepted, back to pending with it
-        // (a move so, its other updates in turn).
-        loop {
-            let mirrored = self.review.split_changes();
-            if mirrored.is_empty() {
-                break;
-            }
-            let (decisions, _) = self.review.restore(&mirrored, false);
-            if decisions.is_empty() {
-                break;
-            }
-            paths.extend(decisions.into_iter().map(|d| d.path));
-        }
+        // What it put back may stand apart from what it is tied to in
+        // other notes (another rollback rejected or dropped a move's link
+        // updates, a link update's move is gone): the ties are settled.
+        // Undoing a rollback gives back its notes as they were, a move
+        // beside a link update rejected or gone included; a link it would
+        // leave dangling in a note it does not give back, the rule across
+        // notes mends.
+        let restored: Vec<String> = snapshots.iter().map(|(path, _, _)| path.clone()).collect();
+        let mut decisions = Vec::new();
+        self.review.settle(
+            Settle::Rollback {
+                restored: &restored,
+                as_they_were: checkpoint.kind == CheckpointKind::Rollback,
+            },
+            &mut decisions,
+        )?;
+        paths.extend(decisions.into_iter().map(|d| d.path));
         Ok(Rolled {
             files,
             paths,
@@ -566,20 +525,16 @@ impl Workspace {
         let mut files = Vec::new();
         let mut touched: Vec<String> = Vec::new();
         for hunk in hunk_ids {
-            let (path, i) = self.review.find_hunk(hunk)?;
+            let (path, _) = self.review.find_hunk(hunk)?;
             // A move takes the links that follow it, in other files, and a
             // link update its move: rolled back alone, it would leave the
-            // link behind (as a hard rollback takes it).
-            let mut reverted = vec![hunk.clone()];
-            reverted.extend(
-                self.review.file(&path).expect("found").entries()[i]
-                    .leaders()
-                    .filter(|leader| {
-                        self.review.find_hunk(leader).is_ok() && !self.review.is_final(leader)
-                    })
-                    .cloned(),
-            );
-            let decisions = self.review.decide_many(&reverted, Status::Rejected)?;
+            // link behind (as a hard rollback takes it). Named here, it is
+            // not the user's choice to leave that link.
+            let mut decisions = self
+                .review
+                .decide_many(std::slice::from_ref(hunk), Status::Rejected)?;
+            self.review
+                .settle(Settle::Decision { named: &[] }, &mut decisions)?;
             touched.extend(decisions.iter().map(|d| d.path.clone()));
             let decision = Decision::merged(path.clone(), decisions);
             let carried: Vec<&str> = decision.moves[1..]

@@ -11,7 +11,7 @@ use super::history::{History, Step, StepKind};
 use super::link_rule::Left;
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{RollbackMode, RollbackReport};
-use crate::review::{Decision, HunkMove, Status};
+use crate::review::{Decision, HunkMove, Settle, Status};
 use crate::store::StoreError;
 
 /// What an undo or a redo did.
@@ -313,7 +313,8 @@ impl Workspace {
             // beyond (a link update an alternative excludes) may take its
             // move.
             let named: Vec<String> = targets.iter().map(|(h, _, _)| h.clone()).collect();
-            ws.review.carry_moves(&named, &mut decisions)?;
+            ws.review
+                .settle(Settle::Decision { named: &named }, &mut decisions)?;
             let rejected: Vec<String> = targets
                 .iter()
                 .filter(|(_, _, to)| *to == Status::Rejected)
