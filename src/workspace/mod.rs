@@ -19,8 +19,8 @@ mod outside_hunks;
 mod propose;
 mod relink;
 mod rollback;
+mod rollback_links;
 mod rollback_restore;
-mod rollback_ties;
 mod ties;
 mod undo;
 

@@ -1,8 +1,8 @@
-//! What a hard rollback must not leave apart: a move that counts without a
-//! link update of its own, a link update without its move, a link update
-//! of a move already settled. Each finds, for a file a rollback restored,
-//! the hunks that would stand apart, for the rollback to carry
-//! (docs/architecture.md#changes-across-notes).
+//! The notes a hard rollback's undo must give back because of the moves
+//! it takes away: those that link to where such a move had taken its note
+//! (docs/architecture.md#checkpoints-and-rollback). What a rollback must
+//! not leave apart across notes is settled with every other operation
+//! (`Review::settle`).
 
 use std::collections::BTreeSet;
 
