@@ -6,6 +6,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::edits::{FileOp, FileOpProposal};
+use crate::review::Settle;
 
 /// A review with `moves` notes moved (`m0.md` → `n0.md`, …) and, in
 /// `l.md`, one line per move whose hunk follows it. Returns the review, the
@@ -160,5 +161,90 @@ proptest! {
                 prop_assert_eq!(statuses(&again, &all), before);
             }
         }
+    }
+}
+
+/// Sets each of `hunks` to the status `pick` names (0 pending, 1 accepted,
+/// 2 rejected), as a rollback puts back a note's log, deciding nothing.
+fn put_back(review: &mut Review, hunks: &[String], pick: &[u8]) {
+    for (hunk, n) in hunks.iter().zip(pick) {
+        let (path, i) = review.find_hunk(hunk).unwrap();
+        let status = [Status::Pending, Status::Accepted, Status::Rejected][*n as usize % 3];
+        review.file_mut(&path).unwrap().set_statuses(&[(i, status)]);
+    }
+}
+
+proptest! {
+    #![proptest_config(config(500))]
+
+    /// Whatever statuses a rollback puts back, settling leaves no tie
+    /// apart: a link update counts only while its move does, a move counts
+    /// only with its link updates, and never accepted while the other side
+    /// is pending. Undoing a rollback (as they were) only takes the link
+    /// updates of rejected moves.
+    #[test]
+    fn settling_a_rollback_leaves_no_tie_apart(
+        moves in 1usize..4,
+        pick in proptest::collection::vec(0u8..3, 8),
+        as_they_were in any::<bool>(),
+    ) {
+        let (mut review, ops, links) = moved(moves);
+        let all: Vec<String> = ops.iter().chain(&links).cloned().collect();
+        put_back(&mut review, &all, &pick);
+        let before = statuses(&review, &all);
+        let restored: Vec<String> = review.files().map(|f| f.path.clone()).collect();
+        let mut decisions = Vec::new();
+        review
+            .settle(Settle::Rollback { restored: &restored, as_they_were }, &mut decisions)
+            .unwrap();
+        for (k, (op, link)) in ops.iter().zip(&links).enumerate() {
+            let (o, l) = (status_of(&review, op), status_of(&review, link));
+            prop_assert!(
+                !(o == Status::Rejected && l != Status::Rejected),
+                "the move {op} is rejected but its link {link} is {l:?}"
+            );
+            let split = matches!(
+                (o, l),
+                (Status::Accepted, Status::Pending) | (Status::Pending, Status::Accepted)
+            );
+            prop_assert!(!split, "the move {op} is {o:?} and its link {link} {l:?}");
+            if as_they_were {
+                // A move stays as it was put back, beside a rejected link
+                // update of its own too, but for one side of a split.
+                let o0 = before[k];
+                prop_assert!(o == o0 || (o0 == Status::Accepted && o == Status::Pending));
+            } else {
+                prop_assert!(
+                    !(l == Status::Rejected && o != Status::Rejected),
+                    "the link {link} is rejected but its move {op} is {o:?}"
+                );
+            }
+        }
+        // Every hunk it moved is listed: the rollback persists and keeps
+        // for its undo the notes its decisions name.
+        for (k, hunk) in all.iter().enumerate() {
+            let listed = decisions.iter().flat_map(|d| &d.moves).any(|m| m.hunk_id == *hunk);
+            prop_assert!(listed || status_of(&review, hunk) == before[k], "{} moved unlisted", hunk);
+        }
+    }
+}
+
+/// A link update rejected as a consequence of a decision takes its move;
+/// one the user named is their choice to leave the link, and does not.
+#[test]
+fn a_link_update_rejected_as_a_consequence_takes_its_move() {
+    for named in [false, true] {
+        let (mut review, ops, links) = moved(1);
+        review.decide_many(&ops, Status::Accepted).unwrap();
+        let (path, i) = review.find_hunk(&links[0]).unwrap();
+        let file = review.file_mut(&path).unwrap();
+        let mut decisions = vec![crate::review::decide::decision(file, &[(i, Status::Rejected)])];
+        file.set_statuses(&[(i, Status::Rejected)]);
+        let named_ids = if named { links.clone() } else { Vec::new() };
+        review
+            .settle(Settle::Decision { named: &named_ids }, &mut decisions)
+            .unwrap();
+        let expected = if named { Status::Accepted } else { Status::Rejected };
+        assert_eq!(status_of(&review, &ops[0]), expected, "named: {named}");
     }
 }
