@@ -170,11 +170,31 @@ test("a note reads rendered, each change marked where it stands, and decided the
   await hoverChange(page, note.locator(".rl-retarget").first());
   await page.getByTestId("redline-accept").click();
   await page.getByTestId("file-pending").filter({ hasText: "1 pending" }).waitFor();
+  // The undo puts the cursor on the change it brought back as the note is
+  // shown again, not once the review's lists come (slow on a busy
+  // machine): a change picked when the note shows the undo is the one the
+  // next key decides.
+  let release;
+  const held = new Promise((r) => (release = r));
+  const listing = /\/api\/review\?/;
+  await page.route(listing, async (route) => {
+    await held;
+    await route.continue();
+  });
   await page.keyboard.press("Alt+KeyU");
   await page.getByTestId("file-pending").filter({ hasText: "2 pending" }).waitFor();
-  await note.locator("li.rl-del-block").click();
+  const removed = note.locator("li.rl-del-block");
+  const removedId = await removed.evaluate((el) => el.closest("[data-hunk]").dataset.hunk);
+  await removed.click();
+  await page.locator(`[data-testid="redline-bar"][data-for="${removedId}"]`).waitFor();
+  const listed = page.waitForResponse(listing);
+  release();
+  await listed;
+  await page.unroute(listing);
+  await page.waitForTimeout(500);
   await page.keyboard.press("Alt+KeyN");
   await page.getByTestId("file-pending").filter({ hasText: "1 pending" }).waitFor();
+  assert.equal(await note.locator("li.rl-del-block").count(), 0, "the change clicked is the one rejected");
   // What is decided reads as plain text; what is pending is still marked.
   assert.equal(await note.locator("td.property-value").nth(1).innerText(), "final");
   assert.equal(await note.locator("[data-hunk]").evaluateAll((els) => new Set(els.map((e) => e.dataset.hunk)).size), 1);

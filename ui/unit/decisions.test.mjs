@@ -97,7 +97,10 @@ function desk(path = "a.md", hunks = ["h1", "h2", "h3"], unsaved = new Set()) {
     },
     unsaved: (p) => unsaved.has(p),
     open: async (p, id) => log.push(`opened ${p} at ${id}`),
-    refresh: async () => log.push("refreshed"),
+    refresh: async (show) => {
+      log.push(show ? `refreshed showing ${show}` : "refreshed");
+      if (show) view.goTo(show);
+    },
     label: (id) => id,
     shown: () => {},
   };
@@ -184,6 +187,18 @@ test("undo goes after the decision made before the key, before a later one, and 
   assert.ok(d.log.includes("told Undid: Accepted h1 in a.md (1 hunk(s) in 1 file(s))"), d.log.join("; "));
   assert.ok(d.log.includes("opened b.md at h1"), "one hunk undone is shown where it is");
   assert.deepEqual(d.taken, ["v3"], "the first decision's answer is stale once the undo is sent; the later one's is taken");
+});
+
+test("an undo of one hunk of the open note puts the cursor on it with the note reloaded, not after the lists", async () => {
+  const d = desk();
+  d.view.cursor = "h3";
+  const undo = d.decisions.undo();
+  await settle();
+  d.calls[0].answer.resolve(stepped([{ hunk_id: "h1", from: "accepted", to: "pending" }], ["a.md"]));
+  await undo;
+  assert.ok(d.log.includes("refreshed showing h1"), d.log.join("; "));
+  assert.equal(d.view.cursor, "h1");
+  assert.ok(!d.log.some((l) => l.startsWith("opened")), "the open note is not opened again");
 });
 
 test("a refused decision comes back: out of settling, its file reloaded", async () => {

@@ -77,8 +77,11 @@ export interface Port {
   unsaved(path: string): boolean;
   /** Opens `path` on hunk `id`. */
   open(path: string, id: string): Promise<void>;
-  /** Lists the review and reloads the open file (after a decision across files). */
-  refresh(): Promise<void>;
+  /** Lists the review and reloads the open file (after a decision across
+   * files); with `show`, puts the cursor on that hunk of it in the same
+   * update that shows the file reloaded, so that nothing the user picks
+   * once they see it is taken from them. */
+  refresh(show?: string): Promise<void>;
   /** Hunk `id` as people recognise it (its file and line). */
   label(id: string, file: FileContent): string;
   /** Hears how long showing the next hunk took (`moved`: whether there was one). */
@@ -225,13 +228,12 @@ export class Decisions {
     port.tell("info", `${which === "undo" ? "Undid" : "Redid"}: ${done.label}${size}`);
     const moved = new Set(done.moved.map((m) => m.hunk_id));
     this.unsettle((h) => moved.has(h));
-    await port.refresh();
     // One hunk: shown where it is, as a decision's undo always was.
     const [only] = done.moved;
-    if (hunks !== 1 || done.files.length !== 1) return;
-    const view = port.view();
-    if (view?.openPath === done.files[0]) view.goTo(only.hunk_id);
-    else await port.open(done.files[0], only.hunk_id);
+    const one = hunks === 1 && done.files.length === 1;
+    const here = one && port.view()?.openPath === done.files[0];
+    await port.refresh(here ? only.hunk_id : undefined);
+    if (one && !here) await port.open(done.files[0], only.hunk_id);
   }
 
   /** Decides many hunks at once as one step of the engine's history

@@ -47,8 +47,8 @@ export const decisions = new Decisions({
   nextFile: (path, settling) => goToNextFile(path, 1, settling),
   unsaved: (path) => dirtyPaths.value.has(path),
   open: (path, id) => openPath(path, id),
-  refresh: async () => {
-    await Promise.all([refreshTree(), reloadOpen()]);
+  refresh: async (show) => {
+    await Promise.all([refreshTree(), reloadOpen().then(() => show && getEditor()?.goTo(show))]);
   },
   label: hunkLabel,
   shown: (started, moved, acrossFiles) => (acrossFiles ? metrics.nextFileShown(started) : metrics.nextShown(started, moved)),
