@@ -214,7 +214,7 @@ impl Review {
     /// count, or what the link update was written on went — would leave
     /// the link naming the note's old path, in the working state or on
     /// disk.
-    pub(crate) fn carried_rejections(&self, named: &[String], decisions: &[Decision]) -> Vec<String> {
+    fn carried_rejections(&self, named: &[String], decisions: &[Decision]) -> Vec<String> {
         let mut moves: Vec<String> = decisions
             .iter()
             .flat_map(|d| &d.moves)

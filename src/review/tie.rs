@@ -172,7 +172,7 @@ impl Review {
     /// them so when it restores one side and not the other, and a save
     /// would then write a link to where the note is not, or move the note
     /// from under a link.
-    pub(crate) fn split_changes(&self) -> Vec<(String, Status, Status)> {
+    pub(super) fn split_changes(&self) -> Vec<(String, Status, Status)> {
         let mut out = Vec::new();
         for file in self.files.values() {
             let Some(op) = file.op() else { continue };
