@@ -1,11 +1,12 @@
 //! Decisions: a hunk's status set, with what it carries in its file (its
 //! dependencies, see [`FileReview::plan`]) and across files (a move's link
-//! updates, see [`Review::carried_across`]), kept as one step for undo
+//! updates, see [`Review::carried`]), kept as one step for undo
 //! (taken back in `undo`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::closure::Targets;
 use super::{Decision, FileReview, HunkMove, Review, ReviewError, Status};
 
 /// The statuses one decision moved: each hunk, its status before and after.
@@ -77,47 +78,24 @@ impl Review {
         hunk_ids: &[String],
         status: Status,
     ) -> Result<Vec<Decision>, ReviewError> {
-        // Moves and the link hunks that follow them go together.
         self.check_decidable(hunk_ids, status)?;
-        let all = self.closure(hunk_ids, status);
-        self.check_decidable(&all, status)?;
-        // A rejected move brought back (accepting what stands on one of its
-        // link updates) brings back its other link updates rejected with it:
-        // a move never shows without them. Accepted, it accepts its own
-        // (a move and its link updates are one change); the rest pending.
-        let (own, revived) = match status {
-            Status::Rejected => (Vec::new(), Vec::new()),
-            Status::Accepted => {
-                let own = self.closure(&self.rejected_own_updates_of(&all), Status::Accepted);
-                let rest: Vec<String> = self
-                    .rejected_followers_of(&all)
-                    .into_iter()
-                    .filter(|h| !own.contains(h))
-                    .collect();
-                (own, self.closure(&rest, Status::Pending))
-            }
-            Status::Pending => (
-                Vec::new(),
-                self.closure(&self.rejected_followers_of(&all), Status::Pending),
-            ),
-        };
-        self.check_decidable(&own, Status::Accepted)?;
-        self.check_decidable(&revived, Status::Pending)?;
-        let mut all = all;
-        for hunk in own {
-            if !all.contains(&hunk) {
-                all.push(hunk);
-            }
-        }
-        let targets = all
-            .iter()
-            .map(|h| (h, status))
-            .chain(revived.iter().filter(|h| !all.contains(h)).map(|h| (h, Status::Pending)));
+        let mut targets: Vec<(String, Status)> = hunk_ids.iter().map(|h| (h.clone(), status)).collect();
+        targets.extend(self.carried(&targets, Targets::Decided));
+        self.decide_targets(&targets)
+    }
+
+    /// Sets each of `targets` to its status with what it moves in its note
+    /// (see [`FileReview::plan`]), in order, as one undo step: undoing any
+    /// hunk it moved undoes them all. What they carry across notes is
+    /// among them already (see [`Review::carried`]). Returns one decision
+    /// per file, in path order.
+    pub(super) fn decide_targets(&mut self, targets: &[(String, Status)]) -> Result<Vec<Decision>, ReviewError> {
         let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
         for (hunk, status) in targets {
             let (path, i) = self.find_hunk(hunk)?;
-            by_file.entry(path).or_default().push((i, status));
+            by_file.entry(path).or_default().push((i, *status));
         }
+        self.check_moves(&by_file)?;
         let mut decisions = Vec::with_capacity(by_file.len());
         let mut step = UndoStep {
             seq: self.next_step(),
@@ -159,7 +137,7 @@ impl Review {
         // Every hunk it moved, those it carried within their files too:
         // undoing any of them undoes the whole step, so a link update never
         // comes back without its move.
-        for hunk in all.iter().chain(step.moves.iter().map(|(h, _, _)| h)) {
+        for hunk in targets.iter().map(|(h, _)| h).chain(step.moves.iter().map(|(h, _, _)| h)) {
             self.undo.insert(hunk.clone(), Arc::clone(&step));
         }
         Ok(decisions)
@@ -177,64 +155,6 @@ impl Review {
                 && self.is_final(leader)
                 && self.updates_links_of(update, leader)
         })
-    }
-
-    /// The rejected link updates of their own (see
-    /// [`Review::updates_links_of`]) of the rejected moves among `hunk_ids`.
-    fn rejected_own_updates_of(&self, hunk_ids: &[String]) -> Vec<String> {
-        hunk_ids
-            .iter()
-            .filter(|h| self.status_of(h) == Some(Status::Rejected))
-            .flat_map(|m| {
-                self.followers.get(m).into_iter().flatten().filter(move |f| {
-                    self.status_of(f) == Some(Status::Rejected)
-                        && self.updates_links_of(f, m)
-                        && !self.is_final(f)
-                })
-            })
-            .cloned()
-            .collect()
-    }
-
-    /// The rejected link updates of the rejected moves among `hunk_ids`,
-    /// but final ones (see [`Review::is_final`]): those stay rejected, and
-    /// the rule across notes makes their links follow the move.
-    fn rejected_followers_of(&self, hunk_ids: &[String]) -> Vec<String> {
-        hunk_ids
-            .iter()
-            .filter(|h| self.status_of(h) == Some(Status::Rejected))
-            .flat_map(|h| self.followers.get(h).into_iter().flatten())
-            .filter(|f| self.status_of(f) == Some(Status::Rejected) && !self.is_final(f))
-            .cloned()
-            .collect()
-    }
-
-    /// `hunk_ids` and every hunk setting them to `status` moves, in their
-    /// files and across files, until nothing more moves (an accepted move
-    /// takes its own pending link updates): a hunk carried
-    /// within its file (one it stands on, or that builds on it) carries
-    /// the moves or link updates it goes with in turn, and a link update
-    /// rejected that way its move (only one rejected by name is the user
-    /// leaving that link as it is).
-    pub(super) fn closure(&self, hunk_ids: &[String], status: Status) -> Vec<String> {
-        let mut all = hunk_ids.to_vec();
-        let mut seen: std::collections::HashSet<String> = all.iter().cloned().collect();
-        let mut fresh = all.clone();
-        while !fresh.is_empty() {
-            let mut more = self.carried_across(&fresh, status);
-            for hunk in &fresh {
-                if let Ok((path, i)) = self.find_hunk(hunk) {
-                    let file = &self.files[&path];
-                    for (j, _) in file.plan(i, status).into_iter().skip(1) {
-                        more.extend(file.entries()[j].hunk_id.clone());
-                    }
-                }
-            }
-            more.retain(|h| seen.insert(h.clone()));
-            all.extend(more.iter().cloned());
-            fresh = more;
-        }
-        all
     }
 
     /// Refuses an undo whose moves (per file, entry index and the status it

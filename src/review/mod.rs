@@ -19,6 +19,7 @@
 //! saves. The review itself is pure: it reads and writes no file.
 
 mod buffer;
+mod closure;
 mod decide;
 mod draft;
 mod file;

@@ -1,11 +1,13 @@
 //! Ties between hunks across notes: which hunk follows which, and of what
 //! kind, as stored with the follower (bare ids from before ties had kinds
-//! included); and what a decision on one carries across to the others.
+//! included); which hunks follow a move as its own link updates, and which
+//! a decision moves across notes.
 
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use super::closure::Targets;
 use super::{Review, Status};
 
 /// A hunk's tie to another it follows across notes, stored once, with its
@@ -91,77 +93,6 @@ impl Review {
                 }
             }
         }
-    }
-
-    /// The hunks in other files a decision setting `hunk_ids` to `status`
-    /// carries with them, transitively, so that a link update never counts
-    /// without its move: rejecting a move rejects the link hunks that follow
-    /// it; accepting a link hunk accepts the moves it follows, and
-    /// accepting a move its own pending link updates (one rejected since is
-    /// the user's choice to leave that link); setting a move back to
-    /// pending does so to its accepted followers, and a link hunk to
-    /// pending does so to its rejected moves and the move it is its own
-    /// update of. Not `hunk_ids` themselves; empty when nothing crosses
-    /// files.
-    pub fn carried_across(&self, hunk_ids: &[String], status: Status) -> Vec<String> {
-        let followers = |hunk: &str| -> Vec<&str> {
-            self.followers
-                .get(hunk)
-                .map(|f| f.iter().map(String::as_str).collect())
-                .unwrap_or_default()
-        };
-        let leaders = |hunk: &str| -> Vec<&str> {
-            self.find_hunk(hunk)
-                .ok()
-                .map(|(path, i)| {
-                    self.files[&path].entries()[i]
-                        .leaders()
-                        .map(String::as_str)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let mut seen: BTreeSet<&str> = hunk_ids.iter().map(String::as_str).collect();
-        let mut todo: Vec<&str> = hunk_ids.iter().map(String::as_str).collect();
-        let mut carried = Vec::new();
-        while let Some(hunk) = todo.pop() {
-            let next: Vec<&str> = match status {
-                Status::Rejected => followers(hunk),
-                // A move and its own link updates are one change:
-                // accepting the move accepts those still pending.
-                Status::Accepted => {
-                    let mut next = leaders(hunk);
-                    next.extend(followers(hunk).into_iter().filter(|f| {
-                        self.status_of(f) == Some(Status::Pending) && self.updates_links_of(f, hunk)
-                    }));
-                    next
-                }
-                Status::Pending => {
-                    let mut next: Vec<&str> = followers(hunk)
-                        .into_iter()
-                        .filter(|h| self.status_of(h) == Some(Status::Accepted))
-                        .collect();
-                    // A move and its own link updates are one change: one
-                    // of them back to pending takes an accepted move with
-                    // it (a save would write the move without that link).
-                    next.extend(leaders(hunk).into_iter().filter(|h| {
-                        match self.status_of(h) {
-                            Some(Status::Rejected) => true,
-                            Some(Status::Accepted) => self.updates_links_of(hunk, h),
-                            _ => false,
-                        }
-                    }));
-                    next
-                }
-            };
-            for other in next {
-                if seen.insert(other) && self.find_hunk(other).is_ok() && !self.is_final(other) {
-                    carried.push(other.to_owned());
-                    todo.push(other);
-                }
-            }
-        }
-        carried
     }
 
     /// The moves and link updates of their own whose statuses split what is
@@ -278,7 +209,12 @@ impl Review {
         // What it moves in its file may carry hunks of other files in turn,
         // or a move of its own file (a link update it takes with it).
         let path = self.hunks.get(hunk_id);
-        let closure = self.closure(&[hunk_id.to_owned()], status);
+        let target = [(hunk_id.to_owned(), status)];
+        let closure: Vec<String> = self
+            .carried(&target, Targets::Decided)
+            .into_iter()
+            .map(|(h, _)| h)
+            .collect();
         if closure.iter().any(|h| self.hunks.get(h) != path) {
             return true;
         }

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use super::closure::Targets;
 use super::decide::{UndoStep, decision};
 use super::{Decision, FileReview, Review, ReviewError, Status};
 
@@ -102,36 +103,28 @@ impl Review {
             file.set_statuses(&moves);
         }
         // A step undone while a later one stands on its hunks: what crosses
-        // files follows, so a link update never counts without its move
-        // (a rejection last, where the two disagree).
-        for status in [Status::Accepted, Status::Pending, Status::Rejected] {
-            let hunks: Vec<String> = changed
-                .iter()
-                .filter(|(_, s)| *s == status)
-                .map(|(h, _)| h.clone())
-                .collect();
-            let carried = self.carried_across(&hunks, status);
-            if !carried.is_empty() {
-                decisions.extend(self.decide_many(&carried, status)?);
-            }
+        // files follows, so a link update never counts without its move.
+        let carried = self.carried(&changed, Targets::Exact);
+        if !carried.is_empty() {
+            decisions.extend(self.decide_targets(&carried)?);
         }
         if !plain.is_empty() {
             // Back to pending, with what that carries across files. No step
             // says which of a move's link updates were rejected with it, so
             // every rejected one comes back: a move never shows without them.
-            let rejected: Vec<String> = self
-                .closure(&plain, Status::Pending)
+            let pending = |h: &String| (h.clone(), Status::Pending);
+            let mut targets: Vec<(String, Status)> = plain.iter().map(pending).collect();
+            let reached = self.carried(&targets, Targets::Decided);
+            let revived: BTreeSet<&String> = plain
                 .iter()
+                .chain(reached.iter().map(|(h, _)| h))
                 .flat_map(|hunk| self.followers.get(hunk).into_iter().flatten())
-                .filter(|h| {
-                    self.find_hunk(h).is_ok_and(|(path, i)| {
-                        self.files[&path].entries()[i].status == Status::Rejected
-                    }) && !self.is_final(h)
-                })
-                .cloned()
+                .filter(|h| self.status_of(h) == Some(Status::Rejected) && !self.is_final(h))
+                .filter(|h| !plain.contains(h))
                 .collect();
-            plain.extend(rejected);
-            decisions.extend(self.decide_many(&plain, Status::Pending)?);
+            targets.extend(revived.into_iter().map(pending));
+            targets.extend(self.carried(&targets, Targets::Decided));
+            decisions.extend(self.decide_targets(&targets)?);
         }
         Ok(decisions)
     }
@@ -265,26 +258,22 @@ impl Review {
         // A move rejected takes what follows it (a later hunk that links to
         // where it took the note), and a link update rejected because what
         // it was written on went takes its move, as a decision's would.
-        let rejected: Vec<String> = decisions
+        let rejected: Vec<(String, Status)> = decisions
             .iter()
             .flat_map(|d| &d.moves)
             .filter(|m| m.to == Status::Rejected && m.from != Status::Rejected)
-            .map(|m| m.hunk_id.clone())
+            .map(|m| (m.hunk_id.clone(), Status::Rejected))
             .collect();
-        let taken = self.carried_across(&rejected, Status::Rejected);
-        let taken: Vec<String> = self
-            .closure(&taken, Status::Rejected)
+        let taken: Vec<(String, Status, Status)> = self
+            .carried(&rejected, Targets::Exact)
             .into_iter()
-            .filter(|h| self.status_of(h).is_some_and(|s| s != Status::Rejected))
+            .filter_map(|(h, to)| {
+                let now = self.status_of(&h)?;
+                (now != Status::Rejected).then_some((h, now, to))
+            })
             .collect();
         if !taken.is_empty() {
-            let (more, _) = self.restore(
-                &taken
-                    .iter()
-                    .filter_map(|h| Some((h.clone(), self.status_of(h)?, Status::Rejected)))
-                    .collect::<Vec<_>>(),
-                redo,
-            );
+            let (more, _) = self.restore(&taken, redo);
             decisions.extend(more);
         }
         (decisions, left)

@@ -308,7 +308,13 @@ impl Workspace {
         // accepts the move it follows, as a decision would.
         let mut accepted: HashSet<String> = accepted.iter().cloned().collect();
         let listed: Vec<String> = accepted.iter().cloned().collect();
-        accepted.extend(self.review.carried_across(&listed, Status::Accepted));
+        accepted.extend(
+            self.review
+                .carried_by(&listed, Status::Accepted)
+                .into_iter()
+                .filter(|(_, s)| *s == Status::Accepted)
+                .map(|(h, _)| h),
+        );
         let hunks: Vec<&str> = bundle.hunk_ids().collect();
         let mut to_accept = Vec::new();
         let mut to_reject = Vec::new();

@@ -320,8 +320,10 @@ impl Workspace {
             .filter(|h| self.review.counts(h))
             .collect();
         let mut carried = leaders;
-        carried.extend(self.review.carried_across(&dropped, Status::Rejected));
-        carried.extend(self.review.carried_across(&reverted, Status::Rejected));
+        for hunks in [&dropped, &reverted] {
+            let taken = self.review.carried_by(hunks, Status::Rejected);
+            carried.extend(taken.into_iter().map(|(h, _)| h));
+        }
         let mut seen = BTreeSet::new();
         carried.retain(|h| seen.insert(h.clone()));
         carried.retain(|h| match elsewhere(h) {

@@ -41,6 +41,23 @@ fn moved(moves: usize) -> (Review, Vec<String>, Vec<String>) {
     (review, op_ids, links)
 }
 
+/// Stages, in `k.md` by a later job, one line per move of [`moved`] that
+/// links to where it takes its note, each tied to the move as needing it.
+/// Returns those hunks.
+fn needing(review: &mut Review, moves: usize) -> Vec<String> {
+    let proposed: String = (0..moves).map(|i| format!("See [[n{i}]].\n\n")).collect();
+    let base: String = (0..moves).map(|i| format!("See it {i}.\n\n")).collect();
+    let files = [proposal("k.md", &base, &proposed)];
+    let bundle = bundle_from(&files, &HunkLimits::default(), 2 * moves as u64 + 1);
+    review.stage("job_2", &files, &bundle).unwrap();
+    let needs: Vec<String> = bundle.hunk_ids().map(str::to_owned).collect();
+    assert_eq!(needs.len(), moves);
+    for (i, need) in needs.iter().enumerate() {
+        review.follow(&format!("h_{}", i + 1), std::slice::from_ref(need), TieKind::Needs);
+    }
+    needs
+}
+
 fn status_of(review: &Review, hunk: &str) -> Status {
     let (path, i) = review.find_hunk(hunk).unwrap();
     review.file(&path).unwrap().entries()[i].status
@@ -50,16 +67,16 @@ fn statuses(review: &Review, hunks: &[String]) -> Vec<Status> {
     hunks.iter().map(|h| status_of(review, h)).collect()
 }
 
-/// One action of the reviewer: on a move or a link, accept, reject or undo,
-/// one at a time or as a batch.
+/// One action of the reviewer: on a move, its link update or a hunk that
+/// needs it (0, 1, 2), accept, reject or undo, one at a time or as a batch.
 #[derive(Clone, Debug)]
 enum Action {
-    One(bool, usize, Status),
-    Many(Vec<(bool, usize)>, Status),
-    Undo(bool, usize),
+    One(u8, usize, Status),
+    Many(Vec<(u8, usize)>, Status),
+    Undo(u8, usize),
     /// One decision routed as the workspace routes it: across files when
     /// [`Review::crosses_files`] says so, else on its file alone.
-    Routed(bool, usize, Status),
+    Routed(u8, usize, Status),
 }
 
 fn arb_actions(moves: usize) -> impl Strategy<Value = Vec<Action>> {
@@ -68,7 +85,7 @@ fn arb_actions(moves: usize) -> impl Strategy<Value = Vec<Action>> {
         Just(Status::Rejected),
         Just(Status::Pending)
     ];
-    let target = (any::<bool>(), 0..moves);
+    let target = (0u8..3, 0..moves);
     let action = prop_oneof![
         (target.clone(), status.clone()).prop_map(|((m, i), s)| Action::One(m, i, s)),
         (proptest::collection::vec(target.clone(), 1..4), status)
@@ -90,22 +107,22 @@ fn arb_actions(moves: usize) -> impl Strategy<Value = Vec<Action>> {
 proptest! {
     #![proptest_config(config(500))]
 
-    /// Whatever the order: a link update counts only while its move does
-    /// (never accepted while the move is rejected, never pending while it
-    /// is rejected), every decision is taken, and undoing the last one puts
-    /// every status back.
+    /// Whatever the order: a link update, and a hunk that needs a move,
+    /// counts only while its move does (never accepted while the move is
+    /// rejected, never pending while it is rejected), every decision is
+    /// taken, and undoing the last one puts every status back.
     #[test]
     fn a_link_update_never_counts_without_its_move(
         moves in 1usize..4,
         actions in arb_actions(3),
     ) {
         let (mut review, ops, links) = moved(moves);
-        let pick = |m: bool, i: usize| -> String {
-            let i = i % moves;
-            if m { ops[i].clone() } else { links[i].clone() }
+        let needs = needing(&mut review, moves);
+        let pick = |kind: u8, i: usize| -> String {
+            [&ops, &links, &needs][usize::from(kind)][i % moves].clone()
         };
         for action in actions {
-            let all: Vec<String> = ops.iter().chain(&links).cloned().collect();
+            let all: Vec<String> = ops.iter().chain(&links).chain(&needs).cloned().collect();
             let before = statuses(&review, &all);
             let undoable = match action {
                 Action::One(m, i, s) => {
@@ -144,15 +161,16 @@ proptest! {
                     None
                 }
             };
-            for (op, link) in ops.iter().zip(&links) {
+            let followers = links.iter().zip(&ops).chain(needs.iter().zip(&ops));
+            for (link, op) in followers {
                 let (o, l) = (status_of(&review, op), status_of(&review, link));
                 prop_assert!(
                     !(o == Status::Rejected && l != Status::Rejected),
-                    "the move {op} is rejected but its link {link} is {l:?}"
+                    "the move {op} is rejected but {link}, which follows it, is {l:?}"
                 );
                 prop_assert!(
                     !(l == Status::Accepted && o != Status::Accepted),
-                    "the link {link} is accepted but its move {op} is {o:?}"
+                    "{link} is accepted but the move {op} it follows is {o:?}"
                 );
             }
             if let Some(hunk) = undoable {
