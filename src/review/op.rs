@@ -6,7 +6,7 @@
 //!
 //! Link hunks a move brought (the engine's rewrite of every link to the
 //! moved note) *follow* it across files: rejecting the move rejects them,
-//! accepting one of them accepts the move ([`Review::carried_across`]).
+//! accepting one of them accepts the move ([`Review::carried`]).
 
 use serde::{Deserialize, Serialize};
 

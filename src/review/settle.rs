@@ -3,7 +3,7 @@
 //! keeps the notes' links whole, until none is apart
 //! (docs/architecture.md#changes-across-notes).
 //!
-//! A decision closes over ties before it is made ([`Review::closure`]);
+//! A decision closes over ties before it is made ([`Review::carried`]);
 //! what it moves beyond that (a hunk rejected as a consequence in its
 //! note), and what a hard rollback puts back from a checkpoint, can leave a
 //! tie apart. The rules below are checks of the state, so running them
