@@ -50,7 +50,7 @@ struct Reached<'a> {
 impl Review {
     /// What setting each of `targets` to its status carries, as the hunk and
     /// the status it gets, not the targets themselves; each hunk once, at
-    /// the status it is reached with first (see [`order`]). The rules,
+    /// the first status it is pulled to in [`order`]. The rules,
     /// applied to each hunk reached until nothing more moves:
     ///
     /// - in its note, what [`super::FileReview::plan`] moves with it (for a
@@ -70,7 +70,7 @@ impl Review {
     /// [`Targets::Exact`]) may pull one another apart (an undo puts back a
     /// move and a hunk that needs it from two steps): a target pulled to
     /// a status that counts less than its own is listed with that one, and
-    /// what the status it leaves pulled is dropped.
+    /// the pulls of the status it leaves are dropped.
     pub(crate) fn carried<'a>(
         &'a self,
         targets: &'a [(String, Status)],
@@ -116,7 +116,6 @@ impl Review {
                 continue;
             }
             set.insert(hunk, status);
-            out.retain(|(h, _)| h != hunk);
             out.push((hunk.to_owned(), status));
             let from = Some((hunk, status));
             self.carry_one(hunk, status, true, &mut |h, s, revived| {
