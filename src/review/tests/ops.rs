@@ -110,7 +110,8 @@ proptest! {
     /// Whatever the order: a link update, and a hunk that needs a move,
     /// counts only while its move does (never accepted while the move is
     /// rejected, never pending while it is rejected), every decision is
-    /// taken, and undoing the last one puts every status back.
+    /// taken, and undoing the last one puts every status back, by hunk and
+    /// as the decision history does (its step's moves put back).
     #[test]
     fn a_link_update_never_counts_without_its_move(
         moves in 1usize..4,
@@ -142,7 +143,9 @@ fn undoing_a_decision_after_a_need_is_undone_puts_back_every_status() {
 
 /// Runs `actions` on [`moved`]`(moves)` with hunks that need the moves
 /// ([`needing`]), checking after each that no follower counts without its
-/// move, and that undoing a decision puts back every status before it.
+/// move, and that undoing a decision puts back every status before it, by
+/// hunk ([`Review::undo_many`]) and as the history does ([`Review::restore`]
+/// of its moves, then [`Review::settle`]).
 fn decide_in_order(moves: usize, actions: Vec<Action>) -> Result<(), TestCaseError> {
     let (mut review, ops, links) = moved(moves);
     let needs = needing(&mut review, moves);
@@ -159,9 +162,9 @@ fn decide_in_order(moves: usize, actions: Vec<Action>) -> Result<(), TestCaseErr
                     review.undo_many(&[hunk]).unwrap();
                     None
                 } else {
-                    review.decide_many(std::slice::from_ref(&hunk), s).unwrap();
+                    let decided = review.decide_many(std::slice::from_ref(&hunk), s).unwrap();
                     prop_assert_eq!(status_of(&review, &hunk), s);
-                    Some(hunk)
+                    Some((hunk, decided))
                 }
             }
             Action::Many(targets, s) => {
@@ -170,8 +173,8 @@ fn decide_in_order(moves: usize, actions: Vec<Action>) -> Result<(), TestCaseErr
                     review.undo_many(&hunks).unwrap();
                     None
                 } else {
-                    review.decide_many(&hunks, s).unwrap();
-                    Some(hunks[0].clone())
+                    let decided = review.decide_many(&hunks, s).unwrap();
+                    Some((hunks[0].clone(), decided))
                 }
             }
             Action::Undo(m, i) => {
@@ -201,10 +204,22 @@ fn decide_in_order(moves: usize, actions: Vec<Action>) -> Result<(), TestCaseErr
                 "{link} is accepted but the move {op} it follows is {o:?}"
             );
         }
-        if let Some(hunk) = undoable {
+        if let Some((hunk, decided)) = undoable {
             let mut again = review.clone();
             again.undo_many(&[hunk]).unwrap();
-            prop_assert_eq!(statuses(&again, &all), before);
+            prop_assert_eq!(&statuses(&again, &all), &before);
+            // The decision history's undo: the step's moves put back.
+            let mut again = review.clone();
+            let moves: Vec<(String, Status, Status)> = decided
+                .iter()
+                .flat_map(|d| &d.moves)
+                .map(|m| (m.hunk_id.clone(), m.to, m.from))
+                .collect();
+            let (mut undone, left) = again.restore(&moves, false);
+            prop_assert!(left.is_empty(), "the undo left {left:?}");
+            let named: Vec<String> = moves.iter().map(|(h, _, _)| h.clone()).collect();
+            again.settle(Settle::Decision { named: &named }, &mut undone).unwrap();
+            prop_assert_eq!(statuses(&again, &all), before, "the history's undo");
         }
     }
     Ok(())
