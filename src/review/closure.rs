@@ -147,7 +147,7 @@ impl Review {
         }
         let status_of = |h: &str| self.status_of(h);
         let movable = |h: &str| self.find_hunk(h).is_ok() && !self.is_final(h);
-        let followers = self.followers.get(hunk).into_iter().flatten().map(String::as_str);
+        let followers = || self.followers.get(hunk).into_iter().flatten().map(String::as_str);
         let leaders = file.entries()[i].leaders().map(String::as_str);
         let mut across = |h: &'a str, status: Status, revived: bool| {
             if movable(h) {
@@ -155,17 +155,15 @@ impl Review {
             }
         };
         match to {
-            Status::Rejected => followers.for_each(|f| across(f, to, false)),
+            Status::Rejected => followers().for_each(|f| across(f, to, false)),
             Status::Accepted => {
                 leaders.for_each(|m| across(m, to, false));
-                followers
-                    .clone()
+                followers()
                     .filter(|f| status_of(f) == Some(Status::Pending) && self.updates_links_of(f, hunk))
                     .for_each(|f| across(f, to, false));
             }
             Status::Pending => {
-                followers
-                    .clone()
+                followers()
                     .filter(|f| status_of(f) == Some(Status::Accepted))
                     .for_each(|f| across(f, to, false));
                 leaders
@@ -178,8 +176,7 @@ impl Review {
             }
         }
         if to != Status::Rejected && status_of(hunk) == Some(Status::Rejected) {
-            let followers = self.followers.get(hunk).into_iter().flatten().map(String::as_str);
-            for f in followers.filter(|f| status_of(f) == Some(Status::Rejected)) {
+            for f in followers().filter(|f| status_of(f) == Some(Status::Rejected)) {
                 let own = to == Status::Accepted && self.updates_links_of(f, hunk);
                 across(f, if own { Status::Accepted } else { Status::Pending }, true);
             }
