@@ -328,7 +328,11 @@ impl Api {
         }
         let dry_run = req.dry_run.unwrap_or(false);
         let (decision, file) = self.runtime.decide(hunk_id, req.status, reason, dry_run)?;
-        let status = decision.moves.first().map_or(req.status, |m| m.to);
+        let status = decision
+            .moves
+            .iter()
+            .find(|m| m.hunk_id == hunk_id)
+            .map_or(req.status, |m| m.to);
         Ok(Decided {
             hunk_id: hunk_id.to_owned(),
             status,

@@ -20,47 +20,33 @@ pub(super) struct UndoStep {
 }
 
 impl Review {
-    /// What setting `hunk_id` to `status` would move, changing nothing.
-    pub fn plan(&self, hunk_id: &str, status: Status) -> Result<Decision, ReviewError> {
-        let (path, i) = self.find_hunk(hunk_id)?;
-        let file = &self.files[&path];
-        let moves = file.plan(i, status);
-        Ok(decision(file, &moves))
-    }
-
-    /// Sets a hunk's status, with the hunks that depend on it or that it
-    /// stands on as [`FileReview::plan`] says; the buffer follows. `reason`
-    /// is kept with the decided hunk (a reject's "why", for the next job).
+    /// Sets a hunk's status as [`Review::decide_many`] sets one: with what
+    /// it carries in its note (see [`FileReview::plan`]) and across notes
+    /// (see [`Review::carried`]), as one undo step; the buffer follows.
+    /// `reason` is kept with the decided hunk (a reject's "why", for the
+    /// next job). Returns every move, as one decision on the hunk's file.
     pub fn decide(
         &mut self,
         hunk_id: &str,
         status: Status,
         reason: Option<&str>,
     ) -> Result<Decision, ReviewError> {
-        let (path, i) = self.find_hunk(hunk_id)?;
-        self.check_decidable(&[hunk_id.to_owned()], status)?;
-        // What it carries within its file is checked too: a settled link
-        // update it stands on is not brought back with it.
-        let moves = self.files[&path].plan(i, status);
-        let by_file = BTreeMap::from([(path.clone(), moves.clone())]);
-        self.check_moves(&by_file)?;
-        let file = self.file_mut(&path).expect("found above");
-        let decision = decision(file, &moves);
-        file.set_statuses(&moves);
-        file.entry_mut(i).reason = reason.map(str::to_owned);
-        let moves = decision
-            .moves
-            .iter()
-            .map(|m| (m.hunk_id.clone(), m.from, m.to))
-            .collect();
-        let seq = self.next_step();
-        self.undo
-            .insert(hunk_id.to_owned(), Arc::new(UndoStep { seq, moves }));
-        Ok(decision)
+        let (path, _) = self.find_hunk(hunk_id)?;
+        let decisions = self.decide_many(&[hunk_id.to_owned()], status)?;
+        self.keep_reason(hunk_id, reason);
+        Ok(Decision::merged(path, decisions))
     }
 
-    /// Sets each of `hunk_ids` to `status` with what each carries (as
-    /// [`Review::decide`]), as one undo step: undoing any of them undoes
+    /// Keeps `reason` with the decision on `hunk_id` (none clears it).
+    pub(crate) fn keep_reason(&mut self, hunk_id: &str, reason: Option<&str>) {
+        if let Ok((path, i)) = self.find_hunk(hunk_id) {
+            let file = self.file_mut(&path).expect("found above");
+            file.entry_mut(i).reason = reason.map(str::to_owned);
+        }
+    }
+
+    /// Sets each of `hunk_ids` to `status` with what each carries (see
+    /// [`Review::decide_targets`]), as one undo step: undoing any of them undoes
     /// them all. Returns one decision per file, in path order.
     pub fn decide_many(
         &mut self,
@@ -73,7 +59,7 @@ impl Review {
     }
 
     /// [`Review::decide_many`], leaving what it did when refused midway.
-    fn decide_many_on_draft(
+    pub(super) fn decide_many_on_draft(
         &mut self,
         hunk_ids: &[String],
         status: Status,

@@ -185,8 +185,7 @@ fn a_dependent_pair_moves_together_and_undoes_as_one() {
     assert_eq!(file.depends_on(1).collect::<Vec<_>>(), [0]);
     assert_eq!(file.dependents(0).collect::<Vec<_>>(), [1]);
 
-    let planned = review.plan("h_1", Status::Rejected).unwrap();
-    assert_eq!(buffer(&review), two, "a plan changes nothing");
+    let planned = review.clone().decide("h_1", Status::Rejected, None).unwrap();
     let d = review.decide("h_1", Status::Rejected, None).unwrap();
     assert_eq!(d, planned);
     let moved: Vec<(&str, Status)> = d.moves.iter().map(|m| (m.hunk_id.as_str(), m.to)).collect();
@@ -231,7 +230,7 @@ fn two_replacements_of_the_same_words_never_count_together() {
     // And the other way round: the second brought back rejects the first.
     let d = review.decide("h_2", Status::Pending, None).unwrap();
     let moved: Vec<(&str, Status)> = d.moves.iter().map(|m| (m.hunk_id.as_str(), m.to)).collect();
-    assert_eq!(moved, [("h_2", Status::Pending), ("h_1", Status::Rejected)]);
+    assert_eq!(moved, [("h_1", Status::Rejected), ("h_2", Status::Pending)]);
     assert_eq!(buffer(&review), two);
 }
 
@@ -253,7 +252,7 @@ fn typing_inside_a_hunk_goes_and_comes_with_it() {
     assert_eq!(spans[1].now, "FI-VE\nfive and a half\n");
     assert_eq!(spans[1].untyped.as_deref(), Some("FIVE\nfive and a half\n"));
     assert_eq!(spans[0].untyped, None, "nothing typed in the first");
-    let planned = review.plan("h_2", Status::Rejected).unwrap();
+    let planned = review.clone().decide("h_2", Status::Rejected, None).unwrap();
     assert_eq!(planned.hidden_user_text, ["-"]);
     review.decide("h_2", Status::Rejected, None).unwrap();
     assert_eq!(
@@ -568,7 +567,7 @@ proptest! {
             let expected = format!("{}{}{}", &before[..span.bytes.start], span.old, &before[span.bytes.end..]);
             prop_assert_eq!(buffer(&rejected), expected);
         }
-        let plan = review.plan(hunk, status_of(status)).unwrap();
+        let plan = review.clone().decide(hunk, status_of(status), None).unwrap();
         let done = review.decide(hunk, status_of(status), None).unwrap();
         prop_assert_eq!(plan, done);
         review.undo(hunk).unwrap();

@@ -7,7 +7,6 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::closure::Targets;
 use super::{Review, Status};
 
 /// A hunk's tie to another it follows across notes, stored once, with its
@@ -176,57 +175,5 @@ impl Review {
             Some(None) => self.job_of(follower) == self.job_of(leader),
             None => false,
         }
-    }
-
-    /// Whether deciding `hunk_id` (`pending`: undoing its latest decision)
-    /// moves hunks of other files, so that it must go through
-    /// [`Review::decide_many`] or [`Review::undo_many`].
-    pub fn crosses_files(&self, hunk_id: &str, status: Status) -> bool {
-        let linked = self.followers.contains_key(hunk_id)
-            || self
-                .find_hunk(hunk_id)
-                .is_ok_and(|(path, i)| !self.files[&path].entries()[i].follows.is_empty());
-        if linked {
-            // A move or a link update: what it carries depends on the other's
-            // status at the time.
-            return true;
-        }
-        if status == Status::Pending
-            && let Some(step) = self.undo.get(hunk_id)
-        {
-            let path = self.hunks.get(hunk_id);
-            if step.moves.iter().any(|(h, _, _)| self.hunks.get(h) != path) {
-                return true;
-            }
-            // A link update among what it moves (what it rejects again, or
-            // what it brings back with it) takes its move.
-            if let Some((path, moves)) = self.undo_moves(hunk_id).ok().flatten() {
-                let entries = self.files[&path].entries();
-                return moves.iter().any(|&(j, _)| !entries[j].follows.is_empty());
-            }
-            // Moved again since: the hunk is set back to pending, as below.
-        }
-        // What it moves in its file may carry hunks of other files in turn,
-        // or a move of its own file (a link update it takes with it).
-        let path = self.hunks.get(hunk_id);
-        let target = [(hunk_id.to_owned(), status)];
-        let closure: Vec<String> = self
-            .carried(&target, Targets::Decided)
-            .into_iter()
-            .map(|(h, _)| h)
-            .collect();
-        if closure.iter().any(|h| self.hunks.get(h) != path) {
-            return true;
-        }
-        let Ok((key, i)) = self.find_hunk(hunk_id) else {
-            return false;
-        };
-        let file = &self.files[&key];
-        let planned: BTreeSet<&str> = file
-            .plan(i, status)
-            .into_iter()
-            .filter_map(|(j, _)| file.entries()[j].hunk_id.as_deref())
-            .collect();
-        closure.iter().any(|h| !planned.contains(h.as_str()))
     }
 }

@@ -109,42 +109,21 @@ impl Review {
             decisions.extend(self.decide_targets(&carried)?);
         }
         if !plain.is_empty() {
-            // Back to pending, with what that carries across files. No step
-            // says which of a move's link updates were rejected with it, so
-            // every rejected one comes back: a move never shows without them.
-            let pending = |h: &String| (h.clone(), Status::Pending);
-            let mut targets: Vec<(String, Status)> = plain.iter().map(pending).collect();
-            let reached = self.carried(&targets, Targets::Decided);
-            let revived: BTreeSet<&String> = plain
-                .iter()
-                .chain(reached.iter().map(|(h, _)| h))
-                .flat_map(|hunk| self.followers.get(hunk).into_iter().flatten())
-                .filter(|h| self.status_of(h) == Some(Status::Rejected) && !self.is_final(h))
-                .filter(|h| !plain.contains(h))
-                .collect();
-            targets.extend(revived.into_iter().map(pending));
-            targets.extend(self.carried(&targets, Targets::Decided));
-            decisions.extend(self.decide_targets(&targets)?);
+            // No step known (made before a restart): back to pending, as a
+            // decision sets it, with what that carries.
+            decisions.extend(self.decide_many_on_draft(&plain, Status::Pending)?);
         }
         Ok(decisions)
     }
 
-    /// Undoes the latest decision on `hunk_id`: every hunk it moved gets the
-    /// status it had before, as one step. When that decision is not known
-    /// (made before a restart) or a later one moved its hunks again, the
-    /// hunk is set back to pending instead.
+    /// Undoes the latest decision on `hunk_id`, as [`Review::undo_many`]
+    /// does: every hunk its step moved gets back the status it had before
+    /// (those moved since keep where they are), or, with no step known
+    /// (made before a restart), the hunk goes back to pending. Returns every
+    /// move, as one decision on the hunk's file.
     pub fn undo(&mut self, hunk_id: &str) -> Result<Decision, ReviewError> {
-        self.check_decidable(&[hunk_id.to_owned()], Status::Pending)?;
-        let Some((path, moves)) = self.undo_moves(hunk_id)? else {
-            return self.decide(hunk_id, Status::Pending, None);
-        };
-        let by_file = BTreeMap::from([(path.clone(), moves.clone())]);
-        self.check_moves(&by_file)?;
-        self.undo.remove(hunk_id);
-        let file = self.file_mut(&path).expect("found above");
-        let decision = decision(file, &moves);
-        file.set_statuses(&moves);
-        Ok(decision)
+        let (path, _) = self.find_hunk(hunk_id)?;
+        Ok(Decision::merged(path, self.undo_many(&[hunk_id.to_owned()])?))
     }
 
     /// Whether an undo or redo leaves `hunk` where it is rather than set it
@@ -161,51 +140,6 @@ impl Review {
         self.is_final(hunk)
             || (self.status_of(hunk).is_some_and(|now| rank(to) < rank(now))
                 && self.updates_a_settled_move(hunk))
-    }
-
-    /// What [`Review::undo`] would move, changing nothing.
-    pub fn plan_undo(&self, hunk_id: &str) -> Result<Decision, ReviewError> {
-        match self.undo_moves(hunk_id)? {
-            Some((path, moves)) => Ok(decision(&self.files[&path], &moves)),
-            None => self.plan(hunk_id, Status::Pending),
-        }
-    }
-
-    /// The moves that undo the latest decision on `hunk_id`, while every
-    /// hunk it moved still has the status it gave it.
-    #[allow(clippy::type_complexity)]
-    pub(super) fn undo_moves(
-        &self,
-        hunk_id: &str,
-    ) -> Result<Option<(String, Vec<(usize, Status)>)>, ReviewError> {
-        let (path, _) = self.find_hunk(hunk_id)?;
-        let Some(step) = self.undo.get(hunk_id) else {
-            return Ok(None);
-        };
-        if step
-            .moves
-            .iter()
-            .any(|(h, _, _)| self.hunks.get(h) != Some(&path))
-        {
-            // A step over many files is undone by `undo_many`.
-            return Ok(None);
-        }
-        let file = &self.files[&path];
-        let index = |h: &str| {
-            file.entries()
-                .iter()
-                .position(|e| e.hunk_id.as_deref() == Some(h))
-        };
-        let moves: Option<Vec<(usize, Status)>> = step
-            .moves
-            .iter()
-            .filter(|(h, from, _)| !self.stays_put(h, *from))
-            .map(|(h, from, to)| {
-                let i = index(h)?;
-                (file.entries()[i].status == *to).then_some((i, *from))
-            })
-            .collect();
-        Ok(moves.map(|m| (path, with_dependents(file, m))))
     }
 
     /// Sets hunks back (or forward) to where a step of the decision history

@@ -238,9 +238,9 @@ impl Workspace {
         overlay_of(self.review.files())
     }
 
-    /// Accepts or rejects one hunk, with the hunks that depend on it or that
-    /// it stands on; `pending` undoes the hunk's latest decision (see
-    /// [`Review::undo`]). `reason` is kept with the hunk for the next job. A
+    /// Accepts or rejects one hunk, with what it carries in its note and
+    /// across notes (see [`Review::decide`]); `pending` undoes the hunk's
+    /// latest decision (see [`Review::undo`]). `reason` is kept with the hunk for the next job. A
     /// decision that takes text the user typed out of the buffer checkpoints
     /// the file first, so that text is never only in the log.
     pub fn decide(
@@ -250,13 +250,6 @@ impl Workspace {
         reason: Option<&str>,
     ) -> Result<Decision, WorkspaceError> {
         let (path, _) = self.review.find_hunk(hunk_id)?;
-        if self.review.crosses_files(hunk_id, status) {
-            // A move with the links that follow it: one step over many files.
-            let decisions = self.decide_many(&[hunk_id.to_owned()], status)?;
-            let mut decided = Decision::merged(path, decisions);
-            decided.links_left = self.review.links_left(&decided.moves);
-            return Ok(decided);
-        }
         // Only a file with typing inside a hunk can lose any: plan first there.
         let typed = self
             .review
@@ -286,10 +279,12 @@ impl Workspace {
             );
             self.checkpoint_files(&what, [planned.path])?;
         }
-        self.transaction(|ws| {
+        let mut decided = self.transaction(|ws| {
             let decision = ws.decide_on_draft(hunk_id, &path, status, reason)?;
             ws.store_decision(hunk_id, &path, status, reason, decision)
-        })
+        })?;
+        decided.links_left = self.review.links_left(&decided.moves);
+        Ok(decided)
     }
 
     /// [`Workspace::decide`] on the review in the open transaction, with
@@ -304,17 +299,11 @@ impl Workspace {
         reason: Option<&str>,
     ) -> Result<Decision, WorkspaceError> {
         let named = [hunk_id.to_owned()];
-        let mut decisions = if self.review.crosses_files(hunk_id, status) {
-            match status {
-                Status::Pending => self.review.undo_many(&named)?,
-                _ => self.review.decide_many(&named, status)?,
-            }
-        } else {
-            vec![match status {
-                Status::Pending => self.review.undo(hunk_id)?,
-                _ => self.review.decide(hunk_id, status, reason)?,
-            }]
+        let mut decisions = match status {
+            Status::Pending => self.review.undo_many(&named)?,
+            _ => self.review.decide_many(&named, status)?,
         };
+        self.review.keep_reason(hunk_id, reason);
         self.review
             .settle(Settle::Decision { named: &named }, &mut decisions)?;
         self.keep_links(Left::by(status, &named), &mut decisions)?;

@@ -74,8 +74,8 @@ enum Action {
     One(u8, usize, Status),
     Many(Vec<(u8, usize)>, Status),
     Undo(u8, usize),
-    /// One decision routed as the workspace routes it: across files when
-    /// [`Review::crosses_files`] says so, else on its file alone.
+    /// One decision as the workspace makes it ([`Review::decide`], or
+    /// [`Review::undo`] for pending).
     Routed(u8, usize, Status),
 }
 
@@ -183,11 +183,9 @@ fn decide_in_order(moves: usize, actions: Vec<Action>) -> Result<(), TestCaseErr
             }
             Action::Routed(m, i, s) => {
                 let hunk = pick(m, i);
-                match (review.crosses_files(&hunk, s), s) {
-                    (true, Status::Pending) => drop(review.undo_many(&[hunk]).unwrap()),
-                    (true, _) => drop(review.decide_many(&[hunk], s).unwrap()),
-                    (false, Status::Pending) => drop(review.undo(&hunk).unwrap()),
-                    (false, _) => drop(review.decide(&hunk, s, None).unwrap()),
+                match s {
+                    Status::Pending => drop(review.undo(&hunk).unwrap()),
+                    _ => drop(review.decide(&hunk, s, None).unwrap()),
                 }
                 None
             }
