@@ -34,7 +34,7 @@ impl Review {
         let (path, _) = self.find_hunk(hunk_id)?;
         let decisions = self.decide_many(&[hunk_id.to_owned()], status)?;
         self.keep_reason(hunk_id, reason);
-        Ok(Decision::merged(path, decisions))
+        Ok(Decision::merged(path, hunk_id, decisions))
     }
 
     /// Keeps `reason` with the decision on `hunk_id` (none clears it).
@@ -124,7 +124,7 @@ impl Review {
         // undoing any of them undoes the whole step, so a link update never
         // comes back without its move.
         for hunk in targets.iter().map(|(h, _)| h).chain(step.moves.iter().map(|(h, _, _)| h)) {
-            self.undo.insert(hunk.clone(), Arc::clone(&step));
+            self.set_undo(hunk, Some(Arc::clone(&step)));
         }
         Ok(decisions)
     }

@@ -15,18 +15,50 @@ use std::sync::Arc;
 use super::decide::UndoStep;
 use super::{FileReview, Review};
 
-/// The review as it was when a transaction began.
+/// Each key's value as it was when a transaction first changed it
+/// (`None`: absent then).
+type Before<V> = HashMap<String, Option<V>>;
+
+/// The review as it was when a transaction began: what it changed since,
+/// kept the first time it changes, so a transaction costs what it touches.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Savepoint {
     /// Each file the transaction changed, as it was (`None`: not under
     /// review then).
     files: BTreeMap<String, Option<FileReview>>,
-    hunks: HashMap<String, String>,
+    hunks: Before<String>,
     next_id: u64,
-    undo: HashMap<String, Arc<UndoStep>>,
+    undo: Before<Arc<UndoStep>>,
     next_step: u64,
-    moved_to: HashMap<String, String>,
-    followers: HashMap<String, Vec<String>>,
+    moved_to: Before<String>,
+    followers: Before<Vec<String>>,
+}
+
+/// Keeps in `before` what `map` holds at `key`, the first time.
+fn remember<V: Clone>(before: Option<&mut Before<V>>, map: &HashMap<String, V>, key: &str) {
+    if let Some(before) = before
+        && !before.contains_key(key)
+    {
+        before.insert(key.to_owned(), map.get(key).cloned());
+    }
+}
+
+/// Puts back in `map` what `before` kept.
+fn put_back<V>(map: &mut HashMap<String, V>, before: Before<V>) {
+    for (key, value) in before {
+        match value {
+            Some(value) => map.insert(key, value),
+            None => map.remove(&key),
+        };
+    }
+}
+
+/// Hands what an inner transaction kept to the one around it, where that
+/// one has not kept the key already.
+fn hand_over<V>(outer: &mut Before<V>, inner: Before<V>) {
+    for (key, value) in inner {
+        outer.entry(key).or_insert(value);
+    }
 }
 
 impl Review {
@@ -51,13 +83,9 @@ impl Review {
     /// Begins a transaction; [`Review::end`] keeps or drops it.
     pub(crate) fn begin(&mut self) {
         self.journal.push(Savepoint {
-            files: BTreeMap::new(),
-            hunks: self.hunks.clone(),
             next_id: self.next_id,
-            undo: self.undo.clone(),
             next_step: self.next_step,
-            moved_to: self.moved_to.clone(),
-            followers: self.followers.clone(),
+            ..Savepoint::default()
         });
     }
 
@@ -73,6 +101,10 @@ impl Review {
                 for (path, file) in savepoint.files {
                     outer.files.entry(path).or_insert(file);
                 }
+                hand_over(&mut outer.hunks, savepoint.hunks);
+                hand_over(&mut outer.undo, savepoint.undo);
+                hand_over(&mut outer.moved_to, savepoint.moved_to);
+                hand_over(&mut outer.followers, savepoint.followers);
             }
             return;
         }
@@ -82,12 +114,52 @@ impl Review {
                 None => self.files.remove(&path),
             };
         }
-        self.hunks = savepoint.hunks;
+        put_back(&mut self.hunks, savepoint.hunks);
         self.next_id = savepoint.next_id;
-        self.undo = savepoint.undo;
+        put_back(&mut self.undo, savepoint.undo);
         self.next_step = savepoint.next_step;
-        self.moved_to = savepoint.moved_to;
-        self.followers = savepoint.followers;
+        put_back(&mut self.moved_to, savepoint.moved_to);
+        put_back(&mut self.followers, savepoint.followers);
+    }
+
+    /// Sets (`None`: clears) the file of `hunk`.
+    pub(super) fn set_hunk_file(&mut self, hunk: &str, path: Option<String>) {
+        remember(self.journal.last_mut().map(|s| &mut s.hunks), &self.hunks, hunk);
+        match path {
+            Some(path) => self.hunks.insert(hunk.to_owned(), path),
+            None => self.hunks.remove(hunk),
+        };
+    }
+
+    /// Sets (`None`: clears) the undo step of `hunk`.
+    pub(super) fn set_undo(&mut self, hunk: &str, step: Option<Arc<UndoStep>>) {
+        remember(self.journal.last_mut().map(|s| &mut s.undo), &self.undo, hunk);
+        match step {
+            Some(step) => self.undo.insert(hunk.to_owned(), step),
+            None => self.undo.remove(hunk),
+        };
+    }
+
+    /// Sets (`None`: clears) the file a staged move takes to `to`.
+    pub(super) fn set_moved_to(&mut self, to: &str, path: Option<String>) {
+        remember(self.journal.last_mut().map(|s| &mut s.moved_to), &self.moved_to, to);
+        match path {
+            Some(path) => self.moved_to.insert(to.to_owned(), path),
+            None => self.moved_to.remove(to),
+        };
+    }
+
+    /// Lists `follower` among the followers of `leader`, once.
+    pub(super) fn add_follower(&mut self, leader: &str, follower: &str) {
+        remember(
+            self.journal.last_mut().map(|s| &mut s.followers),
+            &self.followers,
+            leader,
+        );
+        let list = self.followers.entry(leader.to_owned()).or_default();
+        if !list.iter().any(|h| h == follower) {
+            list.push(follower.to_owned());
+        }
     }
 
     /// The files under review as they were before the outermost open
@@ -185,5 +257,23 @@ mod tests {
         assert_ne!(format!("{review:?}"), before);
         review.end(false);
         assert_eq!(format!("{review:?}"), before);
+    }
+
+    #[test]
+    fn an_inner_transaction_dropped_leaves_the_outer_ones_changes() {
+        let (mut review, hunks) = staged();
+        review.begin();
+        review.decide_many(&hunks[..1], Status::Accepted).unwrap();
+        let outer = format!("{review:?}");
+        let inner: Result<(), ()> = review.transaction(|r| {
+            r.decide_many(&hunks, Status::Rejected).unwrap();
+            r.remove_file("b.md");
+            Err(())
+        });
+        assert!(inner.is_err());
+        assert_eq!(format!("{review:?}"), outer);
+        review.end(true);
+        assert_eq!(review.status_of(&hunks[0]), Some(Status::Accepted));
+        assert_eq!(review.status_of(&hunks[1]), Some(Status::Pending));
     }
 }

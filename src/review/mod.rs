@@ -246,8 +246,9 @@ pub struct Decision {
 
 impl Decision {
     /// One decision of `decisions` (of several files), reported as the
-    /// decision on `path`: every move of every file, in order.
-    pub fn merged(path: String, decisions: Vec<Decision>) -> Decision {
+    /// decision on `hunk` in `path`: its own move first, then every other
+    /// move of every file, in order.
+    pub fn merged(path: String, hunk: &str, decisions: Vec<Decision>) -> Decision {
         let mut merged = Decision {
             path,
             moves: Vec::new(),
@@ -260,6 +261,10 @@ impl Decision {
             merged.entry_ids.extend(d.entry_ids);
             merged.hidden_user_text.extend(d.hidden_user_text);
             merged.links_left.extend(d.links_left);
+        }
+        if let Some(i) = merged.moves.iter().position(|m| m.hunk_id == hunk) {
+            merged.moves[..=i].rotate_right(1);
+            merged.entry_ids[..=i].rotate_right(1);
         }
         merged
     }
@@ -498,17 +503,14 @@ impl Review {
                 self.next_id = self.next_id.max(n);
             }
             if let Some(hunk) = &entry.hunk_id {
-                self.hunks.insert(hunk.clone(), file.path.clone());
+                self.set_hunk_file(hunk, Some(file.path.clone()));
                 for moved in entry.leaders() {
-                    let list = self.followers.entry(moved.clone()).or_default();
-                    if !list.contains(hunk) {
-                        list.push(hunk.clone());
-                    }
+                    self.add_follower(moved, hunk);
                 }
             }
         }
         if let Some(to) = file.op().and_then(|op| op.op.target()) {
-            self.moved_to.insert(to.to_owned(), file.path.clone());
+            self.set_moved_to(to, Some(file.path.clone()));
         }
         self.keep(&file.path);
         self.files.insert(file.path.clone(), file);
@@ -521,14 +523,14 @@ impl Review {
         // The followers stay listed: a move restored from a checkpoint leads
         // its link updates again.
         for hunk in file.entries().iter().filter_map(|e| e.hunk_id.as_ref()) {
-            self.hunks.remove(hunk);
-            self.undo.remove(hunk);
+            self.set_hunk_file(hunk, None);
+            self.set_undo(hunk, None);
         }
         // Only its own: a file restored beside it may take the same path.
         if let Some(to) = file.op().and_then(|op| op.op.target())
             && self.moved_to.get(to).is_some_and(|from| from == path)
         {
-            self.moved_to.remove(to);
+            self.set_moved_to(to, None);
         }
         Some(file)
     }

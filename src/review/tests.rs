@@ -230,7 +230,7 @@ fn two_replacements_of_the_same_words_never_count_together() {
     // And the other way round: the second brought back rejects the first.
     let d = review.decide("h_2", Status::Pending, None).unwrap();
     let moved: Vec<(&str, Status)> = d.moves.iter().map(|m| (m.hunk_id.as_str(), m.to)).collect();
-    assert_eq!(moved, [("h_1", Status::Rejected), ("h_2", Status::Pending)]);
+    assert_eq!(moved, [("h_2", Status::Pending), ("h_1", Status::Rejected)]);
     assert_eq!(buffer(&review), two);
 }
 

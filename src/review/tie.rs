@@ -72,10 +72,7 @@ impl Review {
                     kind: Some(kind),
                 }),
             }
-            let list = self.followers.entry(hunk_id.to_owned()).or_default();
-            if !list.contains(follower) {
-                list.push(follower.clone());
-            }
+            self.add_follower(hunk_id, follower);
             // The move keeps its own link updates only: a later hunk that
             // links to where the note goes needs the move, not the reverse.
             if let Some(op) = self

@@ -14,7 +14,18 @@ impl Review {
     /// undone by its undo checkpoint, never hunk by hunk, so undoing a hunk
     /// after it undoes that hunk's own latest decision only.
     pub(crate) fn keep_undo_steps_of(&mut self, other: &Review) {
-        self.undo = other.undo.clone();
+        let stale: Vec<String> = self
+            .undo
+            .keys()
+            .filter(|h| !other.undo.contains_key(*h))
+            .cloned()
+            .collect();
+        for hunk in stale {
+            self.set_undo(&hunk, None);
+        }
+        for (hunk, step) in &other.undo {
+            self.set_undo(hunk, Some(Arc::clone(step)));
+        }
     }
 
     /// Undoes the latest decisions on `hunk_ids`, each step once: a
@@ -90,7 +101,7 @@ impl Review {
         self.check_moves(&by_file)?;
         for step in &steps {
             for (hunk, _, _) in &step.moves {
-                self.undo.remove(hunk);
+                self.set_undo(hunk, None);
             }
         }
         let mut decisions = Vec::new();
@@ -123,7 +134,7 @@ impl Review {
     /// move, as one decision on the hunk's file.
     pub fn undo(&mut self, hunk_id: &str) -> Result<Decision, ReviewError> {
         let (path, _) = self.find_hunk(hunk_id)?;
-        Ok(Decision::merged(path, self.undo_many(&[hunk_id.to_owned()])?))
+        Ok(Decision::merged(path, hunk_id, self.undo_many(&[hunk_id.to_owned()])?))
     }
 
     /// Whether an undo or redo leaves `hunk` where it is rather than set it
@@ -185,7 +196,7 @@ impl Review {
             file.set_statuses(&moves);
             // A hunk's own latest decision is no longer what undo takes back.
             for m in &decided.moves {
-                self.undo.remove(&m.hunk_id);
+                self.set_undo(&m.hunk_id, None);
             }
             decisions.push(decided);
         }

@@ -307,10 +307,7 @@ impl Workspace {
         self.review
             .settle(Settle::Decision { named: &named }, &mut decisions)?;
         self.keep_links(Left::by(status, &named), &mut decisions)?;
-        Ok(match decisions.len() {
-            1 => decisions.pop().expect("one"),
-            _ => Decision::merged(path.to_owned(), decisions),
-        })
+        Ok(Decision::merged(path.to_owned(), hunk_id, decisions))
     }
 
     /// Stores the statuses `decision` set on deciding `hunk_id` (in

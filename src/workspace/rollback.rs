@@ -538,10 +538,11 @@ impl Workspace {
             self.review
                 .settle(Settle::Decision { named: &[] }, &mut decisions)?;
             touched.extend(decisions.iter().map(|d| d.path.clone()));
-            let decision = Decision::merged(path.clone(), decisions);
-            let carried: Vec<&str> = decision.moves[1..]
+            let decision = Decision::merged(path.clone(), hunk, decisions);
+            let carried: Vec<&str> = decision
+                .moves
                 .iter()
-                .filter(|m| m.from != m.to)
+                .filter(|m| m.hunk_id != *hunk && m.from != m.to)
                 .map(|m| m.hunk_id.as_str())
                 .collect();
             files.push(RolledBackFile {
