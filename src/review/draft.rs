@@ -3,9 +3,10 @@
 //! back by hand (docs/architecture.md#changes-across-notes).
 //!
 //! The draft is the review itself with a journal beside it: each file is
-//! kept as it was the first time the transaction changes it, and the
-//! indexes are kept whole when it begins, so a decision over a few notes
-//! of a vault-wide review copies those notes only. Transactions nest: an
+//! kept as it was the first time the transaction changes it, and so is
+//! each key of the indexes (a hunk's file, its undo step, a move's target
+//! and followers), so a decision over a few notes of a vault-wide review
+//! copies those notes and keys only. Transactions nest: an
 //! inner one dropped puts back its own changes; kept, they become the
 //! outer one's.
 
