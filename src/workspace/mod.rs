@@ -279,61 +279,12 @@ impl Workspace {
             );
             self.checkpoint_files(&what, [planned.path])?;
         }
-        let mut decided = self.transaction(|ws| {
-            let decision = ws.decide_on_draft(hunk_id, &path, status, reason)?;
-            ws.store_decision(hunk_id, &path, status, reason, decision)
-        })?;
+        let reason = reason.filter(|_| status != Status::Pending);
+        let label = || undo::step_label(status, &format!("{hunk_id} in {path}"));
+        let decisions = self.decide_and_store(&[hunk_id.to_owned()], status, reason, label)?;
+        let mut decided = Decision::merged(path.clone(), hunk_id, decisions);
         decided.links_left = self.review.links_left(&decided.moves);
         Ok(decided)
-    }
-
-    /// [`Workspace::decide`] on the review in the open transaction, with
-    /// what the rule across notes carries (see `link_rule`), storing
-    /// nothing: one decision for `path`, the hunk's file, with the moves in
-    /// other files it carried.
-    fn decide_on_draft(
-        &mut self,
-        hunk_id: &str,
-        path: &str,
-        status: Status,
-        reason: Option<&str>,
-    ) -> Result<Decision, WorkspaceError> {
-        let named = [hunk_id.to_owned()];
-        let mut decisions = match status {
-            Status::Pending => self.review.undo_many(&named)?,
-            _ => self.review.decide_many(&named, status)?,
-        };
-        self.review.keep_reason(hunk_id, reason);
-        self.review
-            .settle(Settle::Decision { named: &named }, &mut decisions)?;
-        self.keep_links(Left::by(status, &named), &mut decisions)?;
-        Ok(Decision::merged(path.to_owned(), hunk_id, decisions))
-    }
-
-    /// Stores the statuses `decision` set on deciding `hunk_id` (in
-    /// `path`) with `reason`, and records it as a step of the history.
-    fn store_decision(
-        &mut self,
-        hunk_id: &str,
-        path: &str,
-        status: Status,
-        reason: Option<&str>,
-        decision: Decision,
-    ) -> Result<Decision, WorkspaceError> {
-        self.store_relinked()?;
-        let rows: Vec<(String, Status)> = decision
-            .entry_ids
-            .iter()
-            .cloned()
-            .zip(decision.moves.iter().map(|m| m.to))
-            .collect();
-        self.store
-            .save_statuses(&rows, reason.filter(|_| status != Status::Pending))?;
-        self.record_decisions(
-            || undo::step_label(status, &format!("{hunk_id} in {path}")),
-            std::slice::from_ref(&decision),
-        )?;
-        Ok(decision)
     }
 
     /// Sets each of `hunk_ids` to `status` (with what each carries) as one
@@ -365,27 +316,56 @@ impl Workspace {
             );
             self.checkpoint_files(&what, typed)?;
         }
-        self.transaction(|ws| {
-            let mut decisions = match status {
-                Status::Pending => ws.review.undo_many(hunk_ids)?,
-                _ => ws.review.decide_many(hunk_ids, status)?,
+        let label = || {
+            let what = match hunk_ids {
+                [one] => one.clone(),
+                many => format!("{} hunks", many.len()),
             };
-            ws.review
-                .settle(Settle::Decision { named: hunk_ids }, &mut decisions)?;
-            ws.keep_links(Left::by(status, hunk_ids), &mut decisions)?;
-            ws.store_statuses(&decisions)?;
-            ws.record_decisions(
-                || {
-                    let what = match hunk_ids {
-                        [one] => one.clone(),
-                        many => format!("{} hunks", many.len()),
-                    };
-                    undo::step_label(status, &what)
-                },
-                &decisions,
-            )?;
+            undo::step_label(status, &what)
+        };
+        self.decide_and_store(hunk_ids, status, None, label)
+    }
+
+    /// Makes [`Workspace::decide_on_draft`]'s decision in one transaction,
+    /// stores its statuses (with `reason`) and records it as a step of the
+    /// history, called `label`. Returns one decision per file.
+    fn decide_and_store(
+        &mut self,
+        hunk_ids: &[String],
+        status: Status,
+        reason: Option<&str>,
+        label: impl FnOnce() -> String,
+    ) -> Result<Vec<Decision>, WorkspaceError> {
+        self.transaction(|ws| {
+            let decisions = ws.decide_on_draft(hunk_ids, status, reason)?;
+            ws.store_statuses(&decisions, reason)?;
+            ws.record_decisions(label, &decisions)?;
             Ok(decisions)
         })
+    }
+
+    /// Sets each of `hunk_ids` to `status` (`pending`: undoes their latest
+    /// decisions) on the review in the open transaction, with what the
+    /// ties and the rule across notes carry (see `link_rule`), keeping
+    /// `reason` with them and storing nothing. Returns one decision per
+    /// file.
+    fn decide_on_draft(
+        &mut self,
+        hunk_ids: &[String],
+        status: Status,
+        reason: Option<&str>,
+    ) -> Result<Vec<Decision>, WorkspaceError> {
+        let mut decisions = match status {
+            Status::Pending => self.review.undo_many(hunk_ids)?,
+            _ => self.review.decide_many(hunk_ids, status)?,
+        };
+        for hunk in hunk_ids {
+            self.review.keep_reason(hunk, reason);
+        }
+        self.review
+            .settle(Settle::Decision { named: hunk_ids }, &mut decisions)?;
+        self.keep_links(Left::by(status, hunk_ids), &mut decisions)?;
+        Ok(decisions)
     }
 
     /// Runs `change` on the review as a draft: what it did to the review is
@@ -418,9 +398,13 @@ impl Workspace {
         self.persist_all(&relinked)
     }
 
-    /// Stores the statuses `decisions` set, in one transaction, with the
-    /// files whose hunks they staged.
-    fn store_statuses(&mut self, decisions: &[Decision]) -> Result<(), StoreError> {
+    /// Stores the statuses `decisions` set, with `reason`, in one
+    /// transaction, with the files whose hunks they staged.
+    fn store_statuses(
+        &mut self,
+        decisions: &[Decision],
+        reason: Option<&str>,
+    ) -> Result<(), StoreError> {
         self.store_relinked()?;
         let rows: Vec<(String, Status)> = decisions
             .iter()
@@ -431,7 +415,7 @@ impl Workspace {
                     .zip(d.moves.iter().map(|m| m.to))
             })
             .collect();
-        self.store.save_statuses(&rows, None)
+        self.store.save_statuses(&rows, reason)
     }
 
     /// Takes a checkpoint of `paths` as they are now, saying `what` it holds.
@@ -467,8 +451,9 @@ impl Workspace {
         let (path, _) = self.review.find_hunk(hunk_id)?;
         self.planning(|ws| {
             ws.review.begin();
-            let planned = ws.decide_on_draft(hunk_id, &path, status, None);
-            let planned = planned.map(|mut planned| {
+            let planned = ws.decide_on_draft(&[hunk_id.to_owned()], status, None);
+            let planned = planned.map(|decisions| {
+                let mut planned = Decision::merged(path, hunk_id, decisions);
                 planned.links_left = ws.review.links_left(&planned.moves);
                 planned
             });

@@ -343,7 +343,7 @@ impl Workspace {
                 given_back.remove(&key);
             }
             ws.keep_links(Left::Undone(&rejected, &given_back), &mut decisions)?;
-            ws.store_statuses(&decisions)?;
+            ws.store_statuses(&decisions, None)?;
             Ok((moved(&decisions), left))
         })
     }
