@@ -6052,3 +6052,36 @@ fn an_undo_of_a_hunk_a_rollback_rejected_since_brings_back_its_move() {
     ])
     .unwrap();
 }
+
+/// Undoing a rollback after a deletion undone by the history and a hunk
+/// undone by hand gives back the working state before it: the note where
+/// its move took it, and the link that follows it.
+#[test]
+fn undoing_a_rollback_after_undos_by_step_and_by_hunk_gives_back_the_move() {
+    check(&[
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "é".into(),
+        },
+        Step::Delete { note: 0 },
+        Step::Rollback {
+            pick: 461761089697098009,
+            undo: false,
+        },
+        Step::Move { note: 1 },
+        Step::Delete { note: 0 },
+        Step::UndoLast { redo: false },
+        Step::Undo { pick: 0 },
+        Step::Rollback {
+            pick: 669891701614594355,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}

@@ -215,8 +215,8 @@ impl Workspace {
             .collect();
         let mut holders = BTreeSet::new();
         let mut newer = BTreeSet::new();
-        // The notes it puts back as not there (deleted and saved, or not yet
-        // made): no link of theirs is left.
+        // The notes it puts back as not there (deleted, or not yet made): no
+        // link of theirs shows.
         let mut gone = BTreeSet::new();
         // The text each note is put back with, by its key in review.
         let mut texts: BTreeMap<String, Option<&str>> = BTreeMap::new();
@@ -230,16 +230,16 @@ impl Workspace {
                 continue;
             }
             texts.insert(holder.key.clone(), snapshot.text.as_deref());
-            // Deleted and saved: a deletion still pending keeps the note
-            // on disk, and may be rejected yet.
+            // Deleted, saved or not: a note hidden by a deletion shows no
+            // link; were the deletion rejected, the rule across notes would
+            // check its links then.
             let deleted = snapshot.op.as_ref().is_some_and(|op| {
                 matches!(op.op, FileOp::Delete)
-                    && op.done
                     && snapshot
                         .log
                         .as_ref()
                         .and_then(|log| log.entries.get(op.entry))
-                        .is_some_and(|e| e.status == Status::Accepted)
+                        .is_some_and(|e| e.status != Status::Rejected)
             });
             if deleted || (snapshot.text.is_none() && !snapshot.binary) {
                 gone.insert(holder.key.clone());
