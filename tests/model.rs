@@ -6085,3 +6085,34 @@ fn undoing_a_rollback_after_undos_by_step_and_by_hunk_gives_back_the_move() {
     ])
     .unwrap();
 }
+
+/// Undoing an apply whose move was saved and moved on since leaves the
+/// move and its link updates as they are, and a conversion it brings back
+/// over the same words rejects them: that is a consequence, not the user's
+/// choice, so the link follows the move and no save writes it dangling.
+#[test]
+fn undoing_an_apply_over_a_retired_move_leaves_no_link_dangling_on_disk() {
+    check(&[
+        Step::Move { note: 2 },
+        Step::Delete { note: 2 },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Scoped {
+            pick: 0,
+            hunk: 0,
+            undo: false,
+        },
+        Step::Convert { markdown: true },
+        Step::Apply {
+            pick: 771175548845684294,
+            accept: 5,
+            crash: None,
+        },
+        Step::Delete { note: 2 },
+        Step::UndoLast { redo: false },
+        Step::Save,
+    ])
+    .unwrap();
+}

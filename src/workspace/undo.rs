@@ -315,9 +315,11 @@ impl Workspace {
             let named: Vec<String> = targets.iter().map(|(h, _, _)| h.clone()).collect();
             ws.review
                 .settle(Settle::Decision { named: &named }, &mut decisions)?;
+            // What it rejects by its step, not what it left as it was (and
+            // something else may have rejected since, as a consequence).
             let rejected: Vec<String> = targets
                 .iter()
-                .filter(|(_, _, to)| *to == Status::Rejected)
+                .filter(|(h, _, to)| *to == Status::Rejected && !left.contains(h))
                 .map(|(h, _, _)| h.clone())
                 .collect();
             // A note where it carried more than the step's own moves, or
