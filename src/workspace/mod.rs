@@ -240,9 +240,10 @@ impl Workspace {
 
     /// Accepts or rejects one hunk, with what it carries in its note and
     /// across notes (see [`Review::decide`]); `pending` undoes the hunk's
-    /// latest decision (see [`Review::undo`]). `reason` is kept with the hunk for the next job. A
-    /// decision that takes text the user typed out of the buffer checkpoints
-    /// the file first, so that text is never only in the log.
+    /// latest decision (see [`Review::undo`]). `reason` is kept with the
+    /// hunk for the next job. A decision that takes text the user typed out
+    /// of the buffer checkpoints the file first, so that text is never only
+    /// in the log.
     pub fn decide(
         &mut self,
         hunk_id: &str,
