@@ -123,6 +123,16 @@ pub(crate) struct FileSnapshot {
     /// it is restored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op: Option<StagedOp>,
+    /// In a rollback's undo checkpoint, the review's entry ids issued once
+    /// the rollback was made (`c_1` to `c_{issued}`): an entry issued after
+    /// is new since, and one the rollback itself put back is not. 0 in any
+    /// other checkpoint, and in one stored before undo checkpoints kept it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub issued: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl FileSnapshot {
@@ -156,6 +166,7 @@ impl FileSnapshot {
                 binary: false,
                 bytes: None,
                 op: file.op().cloned(),
+                issued: 0,
             });
         }
         if review.file_of(path).is_some() {
@@ -196,6 +207,7 @@ impl FileSnapshot {
             binary: false,
             bytes: None,
             op: None,
+            issued: 0,
         }
     }
 

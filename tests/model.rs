@@ -39,12 +39,12 @@ use redline::expand::{ConvertLinks, LinkStyle, ReplaceText, RetargetLinks, Scope
 use redline::hunks::{DiffBundle, HunkLimits};
 use redline::project::Project;
 use redline::project::View;
-use redline::review::{ReviewError, Status};
+use redline::review::{ReviewError, Status, TieKind};
 use redline::store::Store;
 use redline::workspace::{FileChange, OutsideChange, RunInfo, StepKind, Workspace, WorkspaceError};
 use vault_model::{
-    FRONT, NOTES, Step, WORDS, broken, edit, is_note, links, note, replace, retarget_paths,
-    shown_at, step,
+    FRONT, NOTES, Step, WORDS, broken, edit, is_note, left_pair, links, note, replace,
+    retarget_paths, shown_at, step,
 };
 
 fn open(root: &Path, data: &Path) -> Workspace {
@@ -154,6 +154,31 @@ fn hunks(ws: &Workspace, decided: bool) -> Vec<String> {
             }
         }
     }
+    out.sort();
+    out
+}
+
+/// The link updates the user can reject by name to leave a link naming a
+/// note's old path: a move's own, not rejected, of a move that counts.
+fn link_updates(ws: &Workspace) -> Vec<String> {
+    let review = ws.review();
+    let counts = |hunk: &str| {
+        review
+            .status_of(hunk)
+            .is_some_and(|s| s != Status::Rejected)
+    };
+    let mut out: Vec<String> = review
+        .files()
+        .flat_map(|f| f.entries())
+        .filter(|e| e.status != Status::Rejected)
+        .filter(|e| {
+            e.follows
+                .iter()
+                .any(|t| t.kind == Some(TieKind::Update) && counts(&t.leader))
+        })
+        .filter_map(|e| e.hunk_id.clone())
+        .filter(|h| !review.is_final(h))
+        .collect();
     out.sort();
     out
 }
@@ -421,6 +446,9 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
     // The step of the history the model step before made, if it made just
     // one, and the working state before it.
     let mut last_step: Option<(String, BTreeMap<String, String>)> = None;
+    // The links the user chose to leave naming a note's old path (as
+    // `broken` names them): they may dangle for the rest of the sequence.
+    let mut chosen: BTreeSet<String> = BTreeSet::new();
     // The working state before each step of the history a model step made
     // alone: an undone rollback gives back the notes as they were then.
     let mut before_step: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
@@ -579,6 +607,39 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 }
                 let hunk = &decided_hunks[pick % decided_hunks.len()];
                 decided(ws.decide(hunk, Status::Pending, None).map(drop));
+            }
+            Step::LeaveLink { pick } => {
+                let updates = link_updates(&ws);
+                if updates.is_empty() {
+                    continue;
+                }
+                let decision = ws.decide(&updates[pick % updates.len()], Status::Rejected, None);
+                decided(decision.as_ref().map(drop));
+                let Ok(decision) = decision else {
+                    continue;
+                };
+                // Every link it leaves dangling is one it says it leaves.
+                let now = view(&ws, root);
+                let said: BTreeSet<String> = decision
+                    .links_left
+                    .iter()
+                    .filter_map(|l| left_pair(&now, &l.path, &l.from))
+                    .collect();
+                for link in broken(&shown, &now) {
+                    prop_assert!(
+                        said.contains(&link),
+                        "step {}: {:?} left {} unsaid ({:?})",
+                        n,
+                        step,
+                        link,
+                        decision.links_left
+                    );
+                }
+                // Those it says it leaves may dangle from now on, one that
+                // was no link to that note before included (a later hunk
+                // on the update, rejected with it, had pointed it
+                // elsewhere).
+                chosen.extend(said);
             }
             Step::Type { note } => {
                 let Some(path) = shown_at(&shown, *note) else {
@@ -942,6 +1003,7 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
         }
         let now = view(&ws, root);
         let mut left = broken(&shown, &now);
+        left.retain(|l| !chosen.contains(l));
         if let Some(then) = given_back {
             // A link that dangled before the step an undo takes back (a
             // rollback, a decision) may dangle again after it: the notes
@@ -969,7 +1031,8 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
             step,
             Step::Save | Step::SaveAll { .. } | Step::Apply { .. } | Step::SaveOne { .. }
         ) {
-            let left = broken(&before, &disk::texts(root));
+            let mut left = broken(&before, &disk::texts(root));
+            left.retain(|l| !chosen.contains(l));
             prop_assert!(
                 left.is_empty(),
                 "step {}: {:?} broke on disk {:?}",
@@ -6113,6 +6176,146 @@ fn undoing_an_apply_over_a_retired_move_leaves_no_link_dangling_on_disk() {
         Step::Delete { note: 2 },
         Step::UndoLast { redo: false },
         Step::Save,
+    ])
+    .unwrap();
+}
+
+/// A link the user chose to leave (Beta's link update of Delta's move
+/// rejected by name), then a hard rollback dropping the move and its
+/// updates, then its undo: the notes come back as they were, Beta's link
+/// left naming Delta's old path included, and Delta's move stays.
+#[test]
+fn undoing_a_rollback_gives_back_a_link_the_user_chose_to_leave() {
+    check(&[
+        Step::EachNote {
+            line: 3,
+            text: "a".into(),
+        },
+        Step::EachNote {
+            line: 3,
+            text: "本".into(),
+        },
+        Step::Rollback {
+            pick: 9600443450166661657,
+            undo: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ب".into(),
+        },
+        Step::Move { note: 3 },
+        Step::LeaveLink { pick: 0 },
+        Step::Rollback {
+            pick: 7942752719040530722,
+            undo: true,
+        },
+    ])
+    .unwrap();
+}
+
+/// A link the user chose to leave, then a save: found by the explore run
+/// (see its trace).
+#[test]
+fn a_save_after_leaving_a_link_breaks_no_other_link_on_disk() {
+    check(&[
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Edit {
+            note: 1,
+            line: 4,
+            text: "é".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "ß".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "ب".into(),
+        },
+        Step::Move { note: 0 },
+        Step::Retarget { from: 0, to: 1 },
+        Step::Edit {
+            note: 1,
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ß".into(),
+        },
+        Step::Rollback {
+            pick: 13731742309740194526,
+            undo: false,
+        },
+        Step::Decide {
+            pick: 4998292208378977127,
+            accept: true,
+        },
+        Step::SaveAll { crash: None },
+        Step::LeaveLink { pick: 0 },
+        Step::Save,
+    ])
+    .unwrap();
+}
+
+/// A link the user chose to leave, then a rollback and its undo: found by
+/// the explore run (see its trace).
+#[test]
+fn undoing_a_rollback_after_leaving_a_link_gives_back_the_working_state() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Replace {
+            word: 0,
+            with: "a".into(),
+            whole_word: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ب".into(),
+        },
+        Step::Replace {
+            word: 1,
+            with: "ß".into(),
+            whole_word: false,
+        },
+        Step::Delete { note: 1 },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ب".into(),
+        },
+        Step::EachNote {
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Rollback {
+            pick: 9771111805658454520,
+            undo: false,
+        },
+        Step::Replace {
+            word: 1,
+            with: " ".into(),
+            whole_word: false,
+        },
+        Step::LeaveLink { pick: 0 },
+        Step::Replace {
+            word: 2,
+            with: "日".into(),
+            whole_word: false,
+        },
+        Step::Rollback {
+            pick: 13276627843924271423,
+            undo: true,
+        },
     ])
     .unwrap();
 }

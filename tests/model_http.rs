@@ -36,7 +36,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
 use vault_model::{
-    FRONT, NOTES, Step, WORDS, broken, is_note, note, retarget_paths, shown_at, step,
+    FRONT, NOTES, Step, WORDS, broken, is_note, left_pair, note, retarget_paths, shown_at, step,
 };
 
 /// A running `redline serve` on the vault, with the scripted model it runs
@@ -202,6 +202,24 @@ impl Rig {
             .collect()
     }
 
+    /// The link updates under review (by the files' spans) not rejected,
+    /// sorted.
+    fn leavable(&self) -> Vec<String> {
+        let links = self.link_updates();
+        let mut out = BTreeSet::new();
+        for entry in listed(&self.get("/api/files/changed?limit=10000")["files"]) {
+            let path = entry["path"].as_str().unwrap();
+            let file = self.get(&format!("/api/files/content?path={}", encode(path)));
+            for span in listed(&file["hunks"]) {
+                let hunk = id(&span["hunk_id"]);
+                if span["status"] != "rejected" && links.contains(&hunk) {
+                    out.insert(hunk);
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
     /// The hunks under review (by the files' spans), pending or decided,
     /// that are not link updates, sorted.
     fn hunks(&self, decided: bool) -> Vec<String> {
@@ -316,6 +334,9 @@ fn encode(path: &str) -> String {
 /// Drives a server through `steps`, checking after each.
 fn check(steps: &[Step]) -> Result<(), TestCaseError> {
     let mut rig = Rig::new();
+    // The links the user chose to leave naming a note's old path (as
+    // `broken` names them): they may dangle for the rest of the sequence.
+    let mut chosen: BTreeSet<String> = BTreeSet::new();
     for (n, step) in steps.iter().enumerate() {
         let root = rig.root().to_owned();
         let before = disk::texts(&root);
@@ -431,6 +452,39 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                     &format!("/api/agent/hunks/{hunk}/decide"),
                     json!({ "status": "pending" }),
                 );
+            }
+            Step::LeaveLink { pick } => {
+                let updates = rig.leavable();
+                if updates.is_empty() {
+                    continue;
+                }
+                let hunk = &updates[pick % updates.len()];
+                let (status, decision) = rig.post(
+                    &format!("/api/agent/hunks/{hunk}/decide"),
+                    json!({ "status": "rejected" }),
+                );
+                prop_assert_eq!(status, StatusCode::OK, "step {}: {}", n, decision);
+                // Every link it leaves dangling is one it says it leaves.
+                let now = rig.view();
+                let said: BTreeSet<String> = listed(&decision["links_left"])
+                    .iter()
+                    .filter_map(|l| left_pair(&now, l["path"].as_str()?, l["from"].as_str()?))
+                    .collect();
+                for link in broken(&shown, &now) {
+                    prop_assert!(
+                        said.contains(&link),
+                        "step {}: {:?} left {} unsaid ({})",
+                        n,
+                        step,
+                        link,
+                        decision
+                    );
+                }
+                // Those it says it leaves may dangle from now on, one that
+                // was no link to that note before included (a later hunk
+                // on the update, rejected with it, had pointed it
+                // elsewhere).
+                chosen.extend(said);
             }
             Step::Type { note } => {
                 let Some(path) = shown_at(&shown, *note) else {
@@ -637,13 +691,15 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                 eprintln!("  {path}: {:?}", text.lines().nth(2).unwrap_or(""));
             }
         }
-        let left = broken(&shown, &rig.view());
+        let mut left = broken(&shown, &rig.view());
+        left.retain(|l| !chosen.contains(l));
         prop_assert!(left.is_empty(), "step {}: {:?} broke {:?}", n, step, left);
         if matches!(
             step,
             Step::Save | Step::SaveAll { .. } | Step::Apply { .. } | Step::SaveOne { .. }
         ) {
-            let left = broken(&before, &disk::texts(&root));
+            let mut left = broken(&before, &disk::texts(&root));
+            left.retain(|l| !chosen.contains(l));
             prop_assert!(
                 left.is_empty(),
                 "step {}: {:?} broke on disk {:?}",

@@ -148,6 +148,15 @@ impl Entry {
         self.follows.iter().find(|t| t.leader == leader)
     }
 
+    /// Whether its id was issued after the first `issued` (`c_1` to
+    /// `c_{issued}`; see `Review::ids_issued`); an id not of that form was.
+    pub(crate) fn issued_after(&self, issued: u64) -> bool {
+        self.id
+            .strip_prefix("c_")
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_none_or(|n| n > issued)
+    }
+
     /// Whether it counts in the working buffer: everything but a rejected hunk.
     pub fn in_buffer(&self) -> bool {
         self.origin == Origin::User || self.status != Status::Rejected
@@ -352,10 +361,9 @@ impl Review {
     /// The files under review with no entry issued after `issued` (see
     /// [`Review::ids_issued`]), by path.
     pub(crate) fn unchanged_since(&self, issued: u64) -> BTreeSet<String> {
-        let id = |e: &Entry| e.id.strip_prefix("c_").and_then(|n| n.parse::<u64>().ok());
         self.files
             .values()
-            .filter(|f| f.entries().iter().all(|e| id(e).is_some_and(|n| n <= issued)))
+            .filter(|f| f.entries().iter().all(|e| !e.issued_after(issued)))
             .flat_map(|f| f.paths().map(str::to_owned))
             .collect()
     }

@@ -449,19 +449,7 @@ mod tests {
     fn file(path: &str, text: &str) -> NewCheckpointFile {
         NewCheckpointFile {
             path: path.into(),
-            snapshot: FileSnapshot {
-                text: Some(text.into()),
-                under_review: false,
-                base: None,
-                disk_hash: None,
-                created: false,
-                log: None,
-                entries: Vec::new(),
-                order: Vec::new(),
-                binary: false,
-                bytes: None,
-                op: None,
-            },
+            snapshot: FileSnapshot::of_text(Some(text.into()), None),
             proposed: None,
             hunk_ids: vec![format!("h_{path}")],
             reverse_patches: Vec::new(),

@@ -215,6 +215,11 @@ impl Workspace {
             .collect();
         let mut holders = BTreeSet::new();
         let mut newer = BTreeSet::new();
+        let issued = snapshots
+            .iter()
+            .map(|(_, s, _)| s.issued)
+            .max()
+            .unwrap_or(0);
         // The notes it puts back as not there (deleted, or not yet made): no
         // link of theirs shows.
         let mut gone = BTreeSet::new();
@@ -251,7 +256,10 @@ impl Workspace {
                 .filter(|e| !kept.contains(e.id.as_str()));
             let mut user = false;
             for entry in later {
-                newer.insert(holder.key.clone());
+                // What the rollback being undone put back is not new since.
+                if issued == 0 || entry.issued_after(issued) {
+                    newer.insert(holder.key.clone());
+                }
                 match &entry.hunk_id {
                     Some(hunk) => dropped.push(hunk.clone()),
                     None => user |= entry.origin == crate::review::Origin::User,
@@ -571,12 +579,17 @@ impl Workspace {
         what: String,
         paths: &[String],
     ) -> Result<String, WorkspaceError> {
+        // Taken once the rollback is made: see `FileSnapshot::issued`.
+        let issued = self.review.ids_issued();
         let files = paths
             .iter()
             .map(|path| {
                 Ok(NewCheckpointFile {
                     path: path.clone(),
-                    snapshot: FileSnapshot::take(&self.project, review, path)?,
+                    snapshot: FileSnapshot {
+                        issued,
+                        ..FileSnapshot::take(&self.project, review, path)?
+                    },
                     proposed: None,
                     hunk_ids: Vec::new(),
                     reverse_patches: Vec::new(),

@@ -67,6 +67,9 @@ pub enum Step {
     Decide { pick: usize, accept: bool },
     /// A decided hunk's decision undone.
     Undo { pick: usize },
+    /// A move's own link update (the `pick`th, its move counting) rejected
+    /// by name: the user leaving that link naming the note's old path.
+    LeaveLink { pick: usize },
     /// The user types a line at the end of a note.
     Type { note: usize },
     /// Every file under review saved, one by one.
@@ -144,6 +147,7 @@ pub fn step() -> impl Strategy<Value = Step> {
         1 => (0..4usize).prop_map(|note| Step::Delete { note }),
         4 => (any::<usize>(), any::<bool>()).prop_map(|(pick, accept)| Step::Decide { pick, accept }),
         1 => any::<usize>().prop_map(|pick| Step::Undo { pick }),
+        1 => any::<usize>().prop_map(|pick| Step::LeaveLink { pick }),
         2 => (0..4usize).prop_map(|note| Step::Type { note }),
         3 => Just(Step::Save),
         1 => (0..4usize).prop_map(|note| Step::SaveOne { note }),
@@ -183,6 +187,16 @@ pub fn retarget_paths(
 ) -> Option<(String, String)> {
     let (from, to) = (shown_at(shown, from)?, shown_at(shown, to)?);
     (from != to).then_some((from, to))
+}
+
+/// A link a decision says it leaves (`links_left`: the note at `path`
+/// links to where the note under review by `from` was), as [`broken`]
+/// names it (`Gamma -> Alpha`).
+pub fn left_pair(shown: &BTreeMap<String, String>, path: &str, from: &str) -> Option<String> {
+    let source = (0..NOTES.len()).find(|&i| shown_at(shown, i).as_deref() == Some(path))?;
+    let stem = from.rsplit('/').next()?.split([' ', '.']).next()?;
+    let to = NOTES.iter().position(|n| *n == stem)?;
+    Some(format!("{} -> {}", NOTES[source], NOTES[to]))
 }
 
 /// The file names (`.md` left off) `text`'s links name, in the order they
