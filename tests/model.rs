@@ -6319,3 +6319,43 @@ fn undoing_a_rollback_after_leaving_a_link_gives_back_the_working_state() {
     ])
     .unwrap();
 }
+
+/// A link update of a second move of a note whose first was saved,
+/// rejected by name: the decision says which link it leaves.
+#[test]
+fn leaving_a_link_to_a_note_moved_twice_says_so() {
+    check(&[
+        Step::Move { note: 2 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Restart,
+        Step::Save,
+        Step::Delete { note: 1 },
+        Step::Move { note: 2 },
+        Step::LeaveLink {
+            pick: 5786770218620851332,
+        },
+    ])
+    .unwrap();
+}
+
+/// A link update of a saved move rejected by name while the note is
+/// hidden by a pending deletion, then a save: the decision says which link
+/// it leaves, and only that link dangles on disk.
+#[test]
+fn leaving_a_link_to_a_note_being_deleted_says_so() {
+    check(&[
+        Step::Move { note: 1 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Save,
+        Step::Delete { note: 1 },
+        Step::LeaveLink { pick: 0 },
+        Step::Save,
+    ])
+    .unwrap();
+}

@@ -380,17 +380,26 @@ impl Review {
             let own = file.entries()[i]
                 .leaders()
                 .filter(|l| self.updates_links_of(&m.hunk_id, l));
-            for leader in own {
+            for leader in own.filter(|l| self.counts(l)) {
                 let Ok((moved, _)) = self.find_hunk(leader) else {
                     continue;
                 };
-                let counts = self.status_of(leader).is_some_and(|s| s != Status::Rejected);
-                let target = self.files[&moved].op().and_then(|op| op.op.target());
-                if let (true, Some(to)) = (counts, target) {
+                let moved = &self.files[&moved];
+                // The move staged, or one saved and moved on since (the
+                // note is where it took it, or further).
+                let staged = moved
+                    .op()
+                    .filter(|op| moved.entries()[op.entry].hunk_id.as_ref() == Some(leader))
+                    .and_then(|op| Some((moved.path.as_str(), op.op.target()?)));
+                let retired = || {
+                    let past = moved.moved_from().find(|p| &p.hunk_id == leader)?;
+                    Some((past.path.as_str(), moved.view_path().or(moved.saved_path())?))
+                };
+                if let Some((from, to)) = staged.or_else(retired) {
                     left.push(LinkLeft {
                         path: file.view_path().unwrap_or(&file.path).to_owned(),
                         hunk_id: m.hunk_id.clone(),
-                        from: moved.clone(),
+                        from: from.to_owned(),
                         to: to.to_owned(),
                     });
                 }
