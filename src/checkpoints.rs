@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::project::{PathError, Project};
 use crate::review::legacy::{LegacyEntry, LegacyFile};
-use crate::review::{FileReview, Origin, Review, StagedOp, StoredLog};
+use crate::review::{FileReview, Origin, PastPath, Review, StagedOp, StoredLog};
 
 /// Why a checkpoint was taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -129,6 +129,10 @@ pub(crate) struct FileSnapshot {
     /// other checkpoint, and in one stored before undo checkpoints kept it.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub issued: u64,
+    /// The paths its retired moves took it from, when it was under review
+    /// (see `FileReview::moved_from`): links to them follow it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moved_from: Vec<PastPath>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -151,6 +155,7 @@ impl FileSnapshot {
                     under_review: true,
                     log: Some(file.to_stored()),
                     op: file.op().cloned(),
+                    moved_from: file.stored_moved_from().to_vec(),
                     ..FileSnapshot::of_text(None, Some(hash.to_owned()))
                 });
             }
@@ -167,6 +172,7 @@ impl FileSnapshot {
                 bytes: None,
                 op: file.op().cloned(),
                 issued: 0,
+                moved_from: file.stored_moved_from().to_vec(),
             });
         }
         if review.file_of(path).is_some() {
@@ -208,6 +214,7 @@ impl FileSnapshot {
             bytes: None,
             op: None,
             issued: 0,
+            moved_from: Vec::new(),
         }
     }
 

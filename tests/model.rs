@@ -6359,3 +6359,48 @@ fn leaving_a_link_to_a_note_being_deleted_says_so() {
     ])
     .unwrap();
 }
+
+/// A link update under a conversion left by choice, then the undo of a
+/// hunk that decision carried: the undo takes back the whole decision.
+#[test]
+fn undoing_a_hunk_a_left_link_carried_takes_back_the_choice() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Convert { markdown: true },
+        Step::LeaveLink { pick: 0 },
+        Step::Undo { pick: 0 },
+    ])
+    .unwrap();
+}
+
+/// A saved move, a deletion applied and undone, rejected, a rollback and
+/// its undo, then a link update of the saved move rejected by name: the
+/// decision says which link it leaves.
+#[test]
+fn leaving_a_link_after_an_undone_rollback_says_so() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Save,
+        Step::Delete { note: 0 },
+        Step::Apply {
+            pick: 5553135303236786705,
+            accept: 187,
+            crash: None,
+        },
+        Step::UndoLast { redo: false },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Rollback {
+            pick: 992846130603674033,
+            undo: true,
+        },
+        Step::LeaveLink { pick: 0 },
+    ])
+    .unwrap();
+}

@@ -252,13 +252,17 @@ impl Workspace {
     }
 }
 
-/// `file` with the move or deletion `snapshot` had, if any.
+/// `file` with the move or deletion `snapshot` had, if any, and the paths
+/// its retired moves took it from.
 fn with_op(mut file: FileReview, snapshot: &FileSnapshot) -> FileReview {
-    if snapshot.log.is_some()
-        && let Some(op) = &snapshot.op
+    if snapshot.log.is_none() {
+        return file;
+    }
+    if let Some(op) = &snapshot.op
         && op.entry < file.entries().len()
     {
         file.set_op(Some(op.clone()));
     }
+    file.set_moved_from(snapshot.moved_from.clone());
     file
 }
