@@ -45,6 +45,34 @@ impl Review {
         }
     }
 
+    /// Records that the user rejected `hunk_ids` by name: each that is a
+    /// move's own link update, rejected while the move counts, is their
+    /// choice to leave that link naming the note's old path (see
+    /// `Entry::leaves_link`); one whose move stopped counting (the same
+    /// decision took it) leaves no link.
+    pub(crate) fn leave_links(&mut self, hunk_ids: &[String]) {
+        for hunk in hunk_ids {
+            let Ok((path, i)) = self.find_hunk(hunk) else {
+                continue;
+            };
+            let entry = &self.files[&path].entries()[i];
+            let leaves = entry.status == Status::Rejected
+                && entry
+                    .leaders()
+                    .any(|l| self.counts(l) && self.updates_links_of(hunk, l));
+            if entry.leaves_link != leaves {
+                self.file_mut(&path).expect("found above").entry_mut(i).leaves_link = leaves;
+            }
+        }
+    }
+
+    /// Whether `hunk_id` is a link update the user chose to leave rejected
+    /// (see `Entry::leaves_link`).
+    pub(crate) fn leaves_link(&self, hunk_id: &str) -> bool {
+        self.find_hunk(hunk_id)
+            .is_ok_and(|(path, i)| self.files[&path].entries()[i].leaves_link)
+    }
+
     /// Sets each of `hunk_ids` to `status` with what each carries (see
     /// [`Review::decide_targets`]), as one undo step: undoing any of them undoes
     /// them all. Returns one decision per file, in path order.

@@ -416,7 +416,10 @@ impl FileReview {
             .map(|&(i, _)| self.entries[i].in_buffer())
             .collect();
         for &(i, status) in moves {
-            self.entries[i].status = status;
+            let entry = &mut self.entries[i];
+            // A choice to leave a link lasts while the update stays rejected.
+            entry.leaves_link &= status == Status::Rejected;
+            entry.status = status;
         }
         let flips: Vec<u32> = moves
             .iter()

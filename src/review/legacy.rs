@@ -332,6 +332,7 @@ impl LegacyFile {
                 file_hash_before: old.file_hash_before.clone(),
                 reason: None,
                 follows: Vec::new(),
+                leaves_link: false,
             };
             let status = statuses[i];
             let (at, there, wanted) = match step {

@@ -135,6 +135,13 @@ pub struct Entry {
     /// (see [`Tie`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub follows: Vec<Tie>,
+    /// Whether the user rejected it by name, a move's own link update, and
+    /// it stayed rejected since: their choice to leave that link naming
+    /// the note's old path (docs/architecture.md#changes-across-notes).
+    /// Set by the decision (or the undo or redo of one) that names it,
+    /// cleared when it stops being rejected.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub leaves_link: bool,
 }
 
 impl Entry {
@@ -404,6 +411,7 @@ impl Review {
                     file_hash_before: before.clone(),
                     reason: None,
                     follows: Vec::new(),
+                    leaves_link: false,
                 });
             }
             for hunk in &diff.hunks {
@@ -486,6 +494,7 @@ impl Review {
                 file_hash_before: before.clone(),
                 reason: None,
                 follows: Vec::new(),
+                leaves_link: false,
             });
             typed_ops(
                 k,

@@ -164,6 +164,7 @@ impl Review {
                 file_hash_before: proposal.base_file_hash.clone(),
                 reason: None,
                 follows: Vec::new(),
+                leaves_link: false,
             };
             self.hunks
                 .insert(hunk_id.clone(), proposal.file_path.clone());
@@ -327,6 +328,7 @@ impl Review {
                     file_hash_before: file.buffer_hash(),
                     reason: Some("rolled back".to_owned()),
                     follows: Vec::new(),
+                    leaves_link: false,
                 };
                 let at = file.entries().len();
                 file.record(vec![entry], Vec::new());

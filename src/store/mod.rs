@@ -215,6 +215,9 @@ pub const MIGRATIONS: &[&str] = &[
     // 10: the paths a file's retired moves took it from (review::PastPath),
     // as a JSON list.
     "ALTER TABLE review_files ADD COLUMN moved_from TEXT;",
+    // 11: whether a rejected link update is the user's choice to leave its
+    // link (review::Entry::leaves_link).
+    "ALTER TABLE entries ADD COLUMN leaves_link INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// An open store.

@@ -20,7 +20,7 @@ use crate::review::legacy::{LegacyEntry, LegacyFile};
 use crate::review::{Entry, FileReview, Origin, Review, Status, StoredLog};
 
 /// One stored entry row: its id, origin, job, hunk, status, hash before,
-/// reason, the moves it follows.
+/// reason, the moves it follows, whether it leaves its link by choice.
 type EntryRow = (
     String,
     String,
@@ -30,6 +30,7 @@ type EntryRow = (
     String,
     Option<String>,
     Option<String>,
+    bool,
 );
 
 impl Store {
@@ -49,44 +50,36 @@ impl Store {
         self.transaction(|tx| save_files(&mut Blobs::new(tx), &packed))
     }
 
-    /// Records a decision: a row per entry it moved, whatever the size of
-    /// the file; `reason` goes with the first.
+    /// Records a decision: a row per entry it moved (its id, status, and
+    /// whether it leaves its link by choice), whatever the size of the
+    /// file; `reason` goes with the first.
     pub fn save_statuses(
         &mut self,
-        moves: &[(String, Status)],
+        moves: &[(String, Status, bool)],
         reason: Option<&str>,
     ) -> Result<(), StoreError> {
-        if let [(entry_id, status)] = moves {
-            // The common decision: one row, no transaction to open.
-            let changed = self.conn.execute(
-                "UPDATE entries SET status = ?2, reason = ?3 WHERE id = ?1",
-                params![entry_id, status.as_str(), reason],
-            )?;
+        let save = |conn: &rusqlite::Connection, k: usize, (entry_id, status, leaves): &(String, Status, bool)| {
+            let changed = if k == 0 {
+                conn.prepare_cached(
+                    "UPDATE entries SET status = ?2, leaves_link = ?3, reason = ?4 WHERE id = ?1",
+                )?
+                .execute(params![entry_id, status.as_str(), leaves, reason])?
+            } else {
+                conn.prepare_cached("UPDATE entries SET status = ?2, leaves_link = ?3 WHERE id = ?1")?
+                    .execute(params![entry_id, status.as_str(), leaves])?
+            };
             if changed != 1 {
-                return Err(StoreError::Corrupt(format!(
-                    "entry {entry_id} is not stored"
-                )));
+                return Err(StoreError::Corrupt(format!("entry {entry_id} is not stored")));
             }
-            return Ok(());
+            Ok(())
+        };
+        if let [one] = moves {
+            // The common decision: one row, no transaction to open.
+            return save(&self.conn, 0, one);
         }
         self.transaction(|tx| {
-            for (k, (entry_id, status)) in moves.iter().enumerate() {
-                let changed = if k == 0 {
-                    tx.execute(
-                        "UPDATE entries SET status = ?2, reason = ?3 WHERE id = ?1",
-                        params![entry_id, status.as_str(), reason],
-                    )?
-                } else {
-                    tx.execute(
-                        "UPDATE entries SET status = ?2 WHERE id = ?1",
-                        params![entry_id, status.as_str()],
-                    )?
-                };
-                if changed != 1 {
-                    return Err(StoreError::Corrupt(format!(
-                        "entry {entry_id} is not stored"
-                    )));
-                }
+            for (k, row) in moves.iter().enumerate() {
+                save(tx, k, row)?;
             }
             Ok(())
         })
@@ -273,14 +266,15 @@ impl Store {
         let rows: Vec<EntryRow> = self
             .conn
             .prepare_cached(
-                "SELECT id, origin, job_id, hunk_id, status, file_hash_before, reason, follows
+                "SELECT id, origin, job_id, hunk_id, status, file_hash_before, reason, follows,
+                        leaves_link
                  FROM entries WHERE path = ?1 ORDER BY seq",
             )?
             .query_map([path], |r| r.try_into())?
             .collect::<Result<_, _>>()?;
         rows.into_iter()
             .map(
-                |(id, origin, job_id, hunk_id, status, file_hash_before, reason, follows)| {
+                |(id, origin, job_id, hunk_id, status, file_hash_before, reason, follows, leaves_link)| {
                     let follows = match follows {
                         Some(list) => serde_json::from_str(&list)
                             .map_err(|e| StoreError::Corrupt(format!("{path}: follows: {e}")))?,
@@ -295,6 +289,7 @@ impl Store {
                         file_hash_before,
                         reason,
                         follows,
+                        leaves_link,
                     })
                 },
             )
@@ -471,8 +466,8 @@ fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<i64, StoreError
     // left empty: nothing reads them for a file stored with its pieces.
     let mut insert = tx.prepare_cached(
         "INSERT INTO entries (id, path, seq, origin, job_id, hunk_id, status, snap_status, old_hash, new_hash,
-                              file_hash_before, snap_at, snap_len, reason, follows)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?8, ?9, 0, 0, ?10, ?11)",
+                              file_hash_before, snap_at, snap_len, reason, follows, leaves_link)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?8, ?9, 0, 0, ?10, ?11, ?12)",
     )?;
     let mut issued = 0;
     for (seq, e) in file.entries.iter().enumerate() {
@@ -492,6 +487,7 @@ fn save_file(blobs: &mut Blobs<'_>, file: &PackedFile) -> Result<i64, StoreError
             e.reason,
             (!e.follows.is_empty())
                 .then(|| serde_json::to_string(&e.follows).expect("ids serialize")),
+            e.leaves_link,
         ])?;
     }
     Ok(issued)

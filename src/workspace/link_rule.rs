@@ -15,9 +15,10 @@
 //! shows more links dangling to a path a moved note left than it did
 //! before the decision has one the decision broke. A link the link engine
 //! leaves alone (several notes answer to it) cannot be mended: the
-//! decision is refused. A link whose own update the user rejected is their
-//! choice to leave it as it is (the decision reports it as `links_left`),
-//! and undoing a rollback gives back the notes it restores exactly.
+//! decision is refused. A link whose own update the user rejected by name
+//! is their choice to leave it as it is (`Entry::leaves_link`; the
+//! decision reports it as `links_left`), and an undo gives back the notes
+//! it restores exactly.
 
 mod broken;
 
@@ -32,62 +33,57 @@ use crate::project::View;
 use crate::project::text::content_hash;
 use crate::review::{Decision, FileReview, HunkMove, Review, Status, TieKind};
 
-/// Which rejected link updates are the user's choice to leave their link
-/// as it is.
+/// The operation whose decisions the rule checks.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Left<'a> {
-    /// Those the decision rejected by name.
-    Named(&'a [String]),
-    /// Those an undo rejected by name, and the notes at these paths are as
-    /// they were before the step it takes back: a link that dangled then
-    /// may dangle again.
-    Undone(&'a [String], &'a BTreeSet<String>),
-    /// Those rejected before the rollback (it puts back the statuses the
-    /// user chose, not what it rejects itself), and the notes at these
-    /// paths are as the user left them: undoing a rollback gives back
-    /// exactly what was, links that dangled then included.
-    Restored(&'a BTreeSet<String>),
+pub(super) enum Cause<'a> {
+    /// A decision setting the hunks it names to a status (one hunk, a
+    /// batch or pattern, an apply's).
+    Decision(Status, &'a [String]),
+    /// An undo or redo, which rejects the hunks it names and gives back
+    /// the notes at these paths as they were before the step it takes
+    /// back: a link that dangled then may dangle again.
+    Undo(&'a [String], &'a BTreeSet<String>),
+    /// A rollback, which names no hunk; undoing one gives back the notes at
+    /// these paths as the user left them, links that dangled then
+    /// included.
+    Rollback(&'a BTreeSet<String>),
 }
 
-impl<'a> Left<'a> {
-    /// The hunks a decision setting `hunk_ids` to `status` rejects by name.
-    pub(super) fn by(status: Status, hunk_ids: &'a [String]) -> Left<'a> {
-        match status {
-            Status::Rejected => Left::Named(hunk_ids),
-            _ => Left::Named(&[]),
-        }
-    }
-
-    /// Whether the rejection of `hunk` is the user's choice; `was_rejected`
-    /// says whether it was rejected before the decision.
-    fn contains(self, hunk: &str, was_rejected: impl Fn(&str) -> bool) -> bool {
+impl<'a> Cause<'a> {
+    /// The hunks it rejects by name: a move's own link update among them
+    /// is the user's choice to leave that link (`Entry::leaves_link`).
+    fn rejects(self) -> &'a [String] {
         match self {
-            Left::Named(named) | Left::Undone(named, _) => named.iter().any(|h| h == hunk),
-            Left::Restored(_) => was_rejected(hunk),
+            Cause::Decision(Status::Rejected, named) | Cause::Undo(named, _) => named,
+            _ => &[],
         }
     }
 
-    /// Whether the decision named what it rejects (not a rollback).
-    pub(super) fn names(self) -> bool {
-        !matches!(self, Left::Restored(_))
+    /// Whether the operation named what it decides (not a rollback).
+    fn names(self) -> bool {
+        !matches!(self, Cause::Rollback(_))
     }
 
-    fn restores(self, path: &str) -> bool {
-        matches!(self, Left::Restored(paths) | Left::Undone(_, paths) if paths.contains(path))
+    /// Whether it gives back the note at `path` as it was.
+    fn gives_back(self, path: &str) -> bool {
+        matches!(self, Cause::Undo(_, paths) | Cause::Rollback(paths) if paths.contains(path))
     }
 }
 
 impl Workspace {
     /// Checks the rule against the working state before the open
-    /// transaction, carrying what it must (the decisions are added to
-    /// `decisions`); `left` says which links the user chose to leave.
+    /// transaction, `cause`'s, carrying what it must (the decisions are
+    /// added to `decisions`).
     pub(super) fn keep_links(
         &mut self,
-        left: Left<'_>,
+        cause: Cause<'_>,
         decisions: &mut Vec<Decision>,
     ) -> Result<(), WorkspaceError> {
+        // A choice stands while the move counts: set before the rule is
+        // checked, and again once it has carried what it must.
+        self.review.leave_links(cause.rejects());
         loop {
-            let broken = broken_links(&self.project, &self.review, left)?;
+            let broken = broken_links(&self.project, &self.review, cause)?;
             let brought_back = |decisions: &[Decision], hunk: &str| {
                 decisions.iter().flat_map(|d| &d.moves).any(|m| {
                     m.hunk_id == hunk && m.from == Status::Rejected && m.to != Status::Rejected
@@ -100,7 +96,7 @@ impl Workspace {
                     // The note's own links follow the move the decision
                     // brought back; else the move is taken back.
                     match takeable_move(&self.review, &b.note) {
-                        Some(hunk) if left.names() && brought_back(decisions, &hunk) => {
+                        Some(hunk) if cause.names() && brought_back(decisions, &hunk) => {
                             follow.push((b, hunk))
                         }
                         Some(hunk) => moves.push(hunk),
@@ -117,7 +113,7 @@ impl Workspace {
                 match takeable_move(&self.review, &b.note) {
                     // Taking back the move a decision brings back would
                     // undo the decision itself: the link follows it instead.
-                    Some(hunk) if left.names() && brought_back(decisions, &hunk) => {
+                    Some(hunk) if cause.names() && brought_back(decisions, &hunk) => {
                         follow.push((b, hunk))
                     }
                     Some(hunk) => moves.push(hunk),
@@ -169,6 +165,7 @@ impl Workspace {
             }
             if moves.is_empty() {
                 self.forget_lost_updates(decisions);
+                self.review.leave_links(cause.rejects());
                 return Ok(());
             }
             moves.sort_unstable();

@@ -45,7 +45,7 @@ use crate::expand::Protection;
 use crate::project::{Overlay, PathError, Project, text};
 use crate::review::{Decision, FileReview, Review, ReviewError, Settle, Status};
 use crate::store::{NewCheckpointFile, Store, StoreError};
-use link_rule::Left;
+use link_rule::Cause;
 
 /// The working state `files` show over the disk (see [`Workspace::overlay`]).
 fn overlay_of<'a>(files: impl Iterator<Item = &'a FileReview>) -> Overlay {
@@ -365,7 +365,7 @@ impl Workspace {
         }
         self.review
             .settle(Settle::Decision { named: hunk_ids }, &mut decisions)?;
-        self.keep_links(Left::by(status, hunk_ids), &mut decisions)?;
+        self.keep_links(Cause::Decision(status, hunk_ids), &mut decisions)?;
         Ok(decisions)
     }
 
@@ -407,13 +407,13 @@ impl Workspace {
         reason: Option<&str>,
     ) -> Result<(), StoreError> {
         self.store_relinked()?;
-        let rows: Vec<(String, Status)> = decisions
+        let rows: Vec<(String, Status, bool)> = decisions
             .iter()
             .flat_map(|d| {
-                d.entry_ids
-                    .iter()
-                    .cloned()
-                    .zip(d.moves.iter().map(|m| m.to))
+                d.entry_ids.iter().zip(&d.moves).map(|(entry, m)| {
+                    let leaves = self.review.leaves_link(&m.hunk_id);
+                    (entry.clone(), m.to, leaves)
+                })
             })
             .collect();
         self.store.save_statuses(&rows, reason)

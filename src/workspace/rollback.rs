@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::link_rule::Left;
+use super::link_rule::Cause;
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{
     Checkpoint, CheckpointKind, FileSnapshot, PlannedHunk, RollbackMode, RollbackPlan,
@@ -187,7 +187,7 @@ impl Workspace {
             _ => BTreeSet::new(),
         };
         let mut carried = Vec::new();
-        self.keep_links(Left::Restored(&restored), &mut carried)?;
+        self.keep_links(Cause::Rollback(&restored), &mut carried)?;
         rolled.paths.extend(carried.into_iter().map(|d| d.path));
         Ok(rolled)
     }

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::history::{History, Step, StepKind};
-use super::link_rule::Left;
+use super::link_rule::Cause;
 use super::{Workspace, WorkspaceError};
 use crate::checkpoints::{RollbackMode, RollbackReport};
 use crate::review::{Decision, HunkMove, Settle, Status};
@@ -344,7 +344,7 @@ impl Workspace {
                 }
                 given_back.remove(&key);
             }
-            ws.keep_links(Left::Undone(&rejected, &given_back), &mut decisions)?;
+            ws.keep_links(Cause::Undo(&rejected, &given_back), &mut decisions)?;
             ws.store_statuses(&decisions, None)?;
             Ok((moved(&decisions), left))
         })

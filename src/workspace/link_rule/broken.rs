@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Left, kept_at};
+use super::{Cause, kept_at};
 use crate::edits::FileOp;
 use crate::links::{self, Link, Vault, name_key};
 use crate::project::{Overlay, Project, View};
@@ -70,12 +70,12 @@ impl<'a> Side<'a> {
     }
 }
 
-/// The links the open transaction broke (see the module docs), but for
-/// those the user chose to leave (`left`).
+/// The links the open transaction, `cause`'s, broke (see the module
+/// docs), but for those the user chose to leave.
 pub(super) fn broken_links(
     project: &Project,
     review: &Review,
-    left: Left<'_>,
+    cause: Cause<'_>,
 ) -> Result<Vec<Broken>, WorkspaceError> {
     let before: BTreeMap<&str, &FileReview> = review
         .files_before()
@@ -162,7 +162,7 @@ pub(super) fn broken_links(
         let Some(at) = file.map_or(Some(key.as_str()), FileReview::view_path) else {
             continue;
         };
-        if left.restores(&key) || left.restores(at) {
+        if cause.gives_back(&key) || cause.gives_back(at) {
             continue;
         }
         let was = match file {
@@ -182,7 +182,7 @@ pub(super) fn broken_links(
             let then_dangling = was
                 .as_deref()
                 .map_or(0, |from| then.dangling_to(&links_then, from, gone));
-            if now_dangling <= then_dangling || left_by_choice(review, &before, &key, note, left) {
+            if now_dangling <= then_dangling || left_by_choice(review, &before, &key, note) {
                 continue;
             }
             let target = review.file(note).expect("under review");
@@ -239,17 +239,16 @@ pub(super) fn broken_links(
     Ok(out)
 }
 
-/// Whether the note under review by `source` holds a rejected link update
-/// of the move of the note under review by `note` that is among `left`:
-/// the user's choice to leave that link as it is. Not when the decision
-/// also rejected, as a consequence, another update of that move there (one
-/// staged since for the same link, say): that one left the link.
+/// Whether the note under review by `source` holds a link update of the
+/// move of the note under review by `note` that the user chose to leave
+/// rejected (`Entry::leaves_link`). Not when the decision also rejected,
+/// as a consequence, another update of that move there (one staged since
+/// for the same link, say): that one left the link.
 fn left_by_choice(
     review: &Review,
     before: &BTreeMap<&str, &FileReview>,
     source: &str,
     note: &str,
-    left: Left<'_>,
 ) -> bool {
     let Some(file) = review.file(note) else {
         return false;
@@ -270,30 +269,21 @@ fn left_by_choice(
     let Some(file) = review.file(source) else {
         return false;
     };
-    // A link update rejected while its move did not count (taken back, by
-    // a rollback say, or out of review: a rollback put back a log without
-    // it) left no link by choice: a rollback that brings the move back
-    // takes the link along.
-    let counted_before = |mv: &str| {
-        before
-            .values()
-            .flat_map(|f| f.entries())
-            .find(|e| e.hunk_id.as_deref() == Some(mv))
-            .is_some_and(|e| e.status != Status::Rejected)
-    };
-    let rejected_updates = file.entries().iter().filter_map(|e| {
-        let h = e.hunk_id.as_deref()?;
-        let mv = moves
-            .iter()
-            .find(|mv| review.updates_links_of(h, mv))
-            .filter(|_| e.status == Status::Rejected)?;
-        Some((h, *mv))
-    });
     let (mut chosen, mut carried) = (false, false);
-    for (h, mv) in rejected_updates {
-        if left.contains(h, was_rejected) && (left.names() || counted_before(mv)) {
+    for entry in file
+        .entries()
+        .iter()
+        .filter(|e| e.status == Status::Rejected)
+    {
+        let Some(hunk) = entry.hunk_id.as_deref() else {
+            continue;
+        };
+        if !moves.iter().any(|mv| review.updates_links_of(hunk, mv)) {
+            continue;
+        }
+        if entry.leaves_link {
             chosen = true;
-        } else if !was_rejected(h) {
+        } else if !was_rejected(hunk) {
             carried = true;
         }
     }
