@@ -202,15 +202,26 @@ impl Rig {
             .collect()
     }
 
+    /// Each file with changes, as the listing has it, with its hunks'
+    /// spans.
+    fn changed(&self) -> Vec<(Value, Vec<Value>)> {
+        listed(&self.get("/api/files/changed?limit=10000")["files"])
+            .into_iter()
+            .map(|entry| {
+                let path = entry["path"].as_str().unwrap();
+                let file = self.get(&format!("/api/files/content?path={}", encode(path)));
+                (entry, listed(&file["hunks"]))
+            })
+            .collect()
+    }
+
     /// The link updates under review (by the files' spans) not rejected,
     /// sorted.
     fn leavable(&self) -> Vec<String> {
         let links = self.link_updates();
         let mut out = BTreeSet::new();
-        for entry in listed(&self.get("/api/files/changed?limit=10000")["files"]) {
-            let path = entry["path"].as_str().unwrap();
-            let file = self.get(&format!("/api/files/content?path={}", encode(path)));
-            for span in listed(&file["hunks"]) {
+        for (_, spans) in self.changed() {
+            for span in spans {
                 let hunk = id(&span["hunk_id"]);
                 if span["status"] != "rejected" && links.contains(&hunk) {
                     out.insert(hunk);
@@ -225,10 +236,8 @@ impl Rig {
     fn hunks(&self, decided: bool) -> Vec<String> {
         let links = self.link_updates();
         let mut out = BTreeSet::new();
-        for entry in listed(&self.get("/api/files/changed?limit=10000")["files"]) {
-            let path = entry["path"].as_str().unwrap();
-            let file = self.get(&format!("/api/files/content?path={}", encode(path)));
-            for span in listed(&file["hunks"]) {
+        for (entry, spans) in self.changed() {
+            for span in spans {
                 let hunk = id(&span["hunk_id"]);
                 if (span["status"] != "pending") == decided && !links.contains(&hunk) {
                     out.insert(hunk);
