@@ -6404,3 +6404,79 @@ fn leaving_a_link_after_an_undone_rollback_says_so() {
     ])
     .unwrap();
 }
+
+/// Found by the explore run on dda38ffd (see its trace).
+#[test]
+fn undoing_twice_after_an_undone_rollback_leaves_no_link_dangling() {
+    check(&[
+        Step::Delete { note: 2 },
+        Step::Retarget { from: 3, to: 0 },
+        Step::Decide {
+            pick: 6430647079718736163,
+            accept: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::Decide {
+            pick: 8216727808264403882,
+            accept: true,
+        },
+        Step::Rollback {
+            pick: 2948057728582421777,
+            undo: true,
+        },
+        Step::Move { note: 3 },
+        Step::UndoLast { redo: false },
+        Step::Rollback {
+            pick: 7090704458773197792,
+            undo: true,
+        },
+        Step::UndoLast { redo: false },
+        Step::UndoLast { redo: false },
+    ])
+    .unwrap();
+}
+
+/// Found by the explore run on dda38ffd (see its trace).
+#[test]
+fn an_apply_after_an_undone_rollback_and_a_retarget_breaks_no_link_on_disk() {
+    check(&[
+        Step::Move { note: 3 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Save,
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "ب".into(),
+        },
+        Step::Move { note: 0 },
+        Step::Rollback {
+            pick: 10568059887318236939,
+            undo: true,
+        },
+        Step::UndoLast { redo: false },
+        Step::Retarget { from: 0, to: 1 },
+        Step::Apply {
+            pick: 14475947363539083862,
+            accept: 31,
+            crash: None,
+        },
+    ])
+    .unwrap();
+}

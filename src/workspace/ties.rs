@@ -62,7 +62,16 @@ impl Workspace {
     /// no note is. And those whose saved text would link back to where a
     /// saved move took a note from (see `links_back_to_left_paths`).
     pub(super) fn held_back(&self, paths: &[String]) -> HashMap<String, Held> {
-        let groups = self.tie_groups(paths);
+        let on_disk = self.linking_on_disk();
+        let groups = self.tie_groups(paths, &on_disk);
+        // The notes whose save another move's group needs: those in motion
+        // themselves, and those that link on disk to where another note
+        // in motion is.
+        let linked_by = |note: &str, mover: &str| {
+            on_disk
+                .iter()
+                .any(|(m, linking)| m != mover && linking.iter().any(|l| l == note))
+        };
         let mut held = HashMap::new();
         for group in groups.groups.iter().filter(|g| g.len() > 1) {
             let changed = group.iter().find(|p| {
@@ -86,9 +95,16 @@ impl Workspace {
         {
             // A note that links there may be saved: its link resolves
             // until the move is; but not one that also links to where the
-            // move takes the note, which resolves only once it is. The
-            // moved note goes with the move.
-            let held_too = |p: &&String| !linking.contains(p) || **p == mover || ahead.contains(*p);
+            // move takes the note, which resolves only once it is, nor one
+            // another move's save needs (it moves, or links to a note that
+            // does). The moved note goes with the move.
+            let held_too = |p: &&String| {
+                !linking.contains(p)
+                    || **p == mover
+                    || ahead.contains(*p)
+                    || self.in_motion(p)
+                    || linked_by(p, &mover)
+            };
             for member in groups.of(&mover).iter().filter(held_too) {
                 held.entry(member.clone())
                     .or_insert_with(|| Held::LinkedFrom {
@@ -339,7 +355,7 @@ impl Workspace {
     /// of them moves or deletes (a decision since took that link out, and
     /// only their save takes it off the disk).
     pub fn tied_unsaved(&self, paths: &[String]) -> Vec<String> {
-        let groups = self.tie_groups(paths);
+        let groups = self.tie_groups(paths, &self.linking_on_disk());
         let given: BTreeSet<&String> = paths.iter().collect();
         let tied: BTreeSet<String> = paths
             .iter()
@@ -359,10 +375,11 @@ impl Workspace {
     /// transitively, through the moves a save carries out or takes back
     /// (those whose note the disk has elsewhere than where a save leaves it;
     /// a pending move's ties change nothing on disk), and the unsaved notes
-    /// whose text on disk links to a note such a save moves or deletes.
-    fn tie_groups(&self, paths: &[String]) -> Groups {
+    /// whose text on disk links to a note such a save moves or deletes
+    /// (`on_disk`, see [`Workspace::linking_on_disk`]).
+    fn tie_groups(&self, paths: &[String], on_disk: &HashMap<String, Vec<String>>) -> Groups {
         // Both ways: a group reached from a linking note has its move too.
-        let mut on_disk = self.linking_on_disk();
+        let mut on_disk = on_disk.clone();
         let back: Vec<(String, String)> = on_disk
             .iter()
             .flat_map(|(mover, linking)| linking.iter().map(move |l| (l.clone(), mover.clone())))
