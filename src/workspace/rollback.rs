@@ -270,6 +270,19 @@ impl Workspace {
             }
             paths.push(holder.key);
         }
+        // A note moved since the rollback being undone: a note put back
+        // that linked to where it was is not given back as it was (the
+        // link resolved then), so none is, and the rule checks them all.
+        let moved_since = issued > 0
+            && self.review.files().any(|f| {
+                f.op().is_some_and(|op| {
+                    matches!(op.op, FileOp::Move { .. })
+                        && f.entries()[op.entry].issued_after(issued)
+                })
+            });
+        if moved_since {
+            newer.extend(holders.iter().cloned());
+        }
         // What depends on a dropped change in another file goes with it: a
         // dropped move's link updates, and a move whose link update in a
         // restored note is dropped (kept, it would leave that link behind),
