@@ -623,7 +623,7 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 let said: BTreeSet<String> = decision
                     .links_left
                     .iter()
-                    .filter_map(|l| left_pair(&now, &l.path, &l.from))
+                    .filter_map(|l| left_pair(&l.path, &l.from))
                     .collect();
                 for link in broken(&shown, &now) {
                     prop_assert!(
@@ -6477,6 +6477,64 @@ fn an_apply_after_an_undone_rollback_and_a_retarget_breaks_no_link_on_disk() {
             accept: 31,
             crash: None,
         },
+    ])
+    .unwrap();
+}
+
+/// Found by the explore run on 8e8a83f8 (see its trace).
+#[test]
+fn a_save_after_leaving_a_link_in_a_note_being_deleted_breaks_no_link_on_disk() {
+    check(&[
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: " ".into(),
+        },
+        Step::Edit {
+            note: 2,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::Move { note: 2 },
+        Step::Edit {
+            note: 0,
+            line: 5,
+            text: "ß".into(),
+        },
+        Step::Decide {
+            pick: 5182857277504654290,
+            accept: true,
+        },
+        Step::Decide {
+            pick: 0,
+            accept: false,
+        },
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "a".into(),
+        },
+        Step::Save,
+        Step::Edit {
+            note: 0,
+            line: 4,
+            text: "é".into(),
+        },
+        Step::Edit {
+            note: 1,
+            line: 3,
+            text: " ".into(),
+        },
+        Step::Delete { note: 0 },
+        Step::LeaveLink {
+            pick: 7968081599302892222,
+        },
+        Step::Delete { note: 1 },
+        Step::Decide {
+            pick: 17262060138730063790,
+            accept: false,
+        },
+        Step::Save,
     ])
     .unwrap();
 }

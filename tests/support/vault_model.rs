@@ -191,12 +191,15 @@ pub fn retarget_paths(
 
 /// A link a decision says it leaves (`links_left`: the note at `path`
 /// links to where the note under review by `from` was), as [`broken`]
-/// names it (`Gamma -> Alpha`).
-pub fn left_pair(shown: &BTreeMap<String, String>, path: &str, from: &str) -> Option<String> {
-    let source = (0..NOTES.len()).find(|&i| shown_at(shown, i).as_deref() == Some(path))?;
-    let stem = from.rsplit('/').next()?.split([' ', '.']).next()?;
-    let to = NOTES.iter().position(|n| *n == stem)?;
-    Some(format!("{} -> {}", NOTES[source], NOTES[to]))
+/// names it (`Gamma -> Alpha`). A note is known by its file's name (a
+/// moved note is `Archive/Alpha 12.md`), shown or not: one a pending
+/// deletion hides shows the link again once the deletion is rejected.
+pub fn left_pair(path: &str, from: &str) -> Option<String> {
+    let note = |path: &str| {
+        let stem = path.rsplit('/').next()?.split([' ', '.']).next()?;
+        NOTES.iter().position(|n| *n == stem)
+    };
+    Some(format!("{} -> {}", NOTES[note(path)?], NOTES[note(from)?]))
 }
 
 /// The file names (`.md` left off) `text`'s links name, in the order they
