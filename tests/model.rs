@@ -6538,3 +6538,37 @@ fn a_save_after_leaving_a_link_in_a_note_being_deleted_breaks_no_link_on_disk() 
     ])
     .unwrap();
 }
+
+/// The user's choice to leave a link is state of the review: a link
+/// update rejected by name is marked so across a restart, and accepting it
+/// again clears the mark, across a restart too.
+#[test]
+fn a_link_left_by_choice_is_remembered_across_a_restart() {
+    let (vault, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = vault.path();
+    std::fs::create_dir_all(root.join("Notes")).unwrap();
+    for (i, name) in NOTES.iter().enumerate() {
+        std::fs::write(root.join(format!("Notes/{name}.md")), note(i)).unwrap();
+    }
+    let mut ws = open(root, data.path());
+    let mut edit = proposed("Notes/Beta.md", Operation::Move);
+    edit.new_path = Some("Archive/Beta 1.md".into());
+    ws.propose(&run(1), &[edit], &HunkLimits::default())
+        .unwrap();
+    let update = link_updates(&ws)[0].clone();
+    let leaves = |ws: &Workspace| {
+        let (path, i) = ws.review().find_hunk(&update).unwrap();
+        ws.review().file(&path).unwrap().entries()[i].leaves_link
+    };
+    assert!(!leaves(&ws), "a pending update leaves nothing");
+    let left = ws.decide(&update, Status::Rejected, None).unwrap();
+    assert_eq!(left.links_left.len(), 1, "{:?}", left.links_left);
+    assert!(leaves(&ws));
+    drop(ws);
+    let mut ws = open(root, data.path());
+    assert!(leaves(&ws), "the choice is stored");
+    ws.decide(&update, Status::Accepted, None).unwrap();
+    assert!(!leaves(&ws), "accepted again, it leaves no link");
+    drop(ws);
+    assert!(!leaves(&open(root, data.path())));
+}
