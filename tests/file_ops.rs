@@ -508,6 +508,16 @@ fn a_moved_note_can_be_moved_again_and_a_kept_one_proposed_again() {
     );
     // The first move's hunk is still known, as decided.
     assert_eq!(status(&ws, &first.file_ops[0].hunk_id), Status::Accepted);
+    // Applied again with nothing accepted, the first run leaves its move
+    // as it is (settled: the note moved on since) instead of refusing, and
+    // no link dangles.
+    ws.apply(&first, &[], &mut |_| {}).unwrap();
+    assert_eq!(status(&ws, &first.file_ops[0].hunk_id), Status::Accepted);
+    assert_eq!(read(root, "Final/Website.md").unwrap(), before);
+    assert_eq!(
+        read(root, "Daily/Tuesday.md").unwrap(),
+        "See [the plan](../Final/Website.md) today.\n"
+    );
 
     // A rejected deletion: the note can be proposed for deletion again.
     let delete = [op("e_1", "Final/Website.md", Operation::DeleteFile, None)];

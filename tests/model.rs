@@ -715,6 +715,38 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                 };
                 decided(ws.decide_many(&pending, status).map(drop));
             }
+            Step::AcceptFile { note } => {
+                let Some(path) = shown_at(&shown, *note) else {
+                    continue;
+                };
+                let key = ws.key_of(&path);
+                let Some(file) = ws.review().file(&key) else {
+                    continue;
+                };
+                let pending: Vec<String> = file
+                    .entries()
+                    .iter()
+                    .filter(|e| e.status == Status::Pending && e.origin.is_reviewed())
+                    .filter_map(|e| e.hunk_id.clone())
+                    .collect();
+                if pending.is_empty() {
+                    continue;
+                }
+                let accepted = ws.accept_all_in_file(&key);
+                decided(accepted.as_ref().map(drop));
+                // Every hunk of the note it named counts now.
+                for hunk in pending.iter().filter(|_| accepted.is_ok()) {
+                    prop_assert_eq!(
+                        ws.review().status_of(hunk),
+                        Some(Status::Accepted),
+                        "step {}: {:?}: {} after accepting all in {}",
+                        n,
+                        step,
+                        hunk,
+                        key
+                    );
+                }
+            }
             Step::UndoLast { redo } => {
                 let Some((step_id, rollback)) = ws
                     .history()
@@ -949,24 +981,30 @@ fn walk(steps: &[Step]) -> Result<BTreeMap<String, String>, TestCaseError> {
                         ws.apply(&bundle, &accepted, progress).is_ok()
                     };
                     ws = cut_off(ws, (root, data.path()), n, *crash, &before, &act)?;
-                } else if let Ok(applied) = ws.apply(&bundle, &accepted, &mut |_| {}) {
-                    // The files it saved (one moved since is not the bundle's).
-                    let written: Vec<String> = applied
-                        .iter()
-                        .filter(|f| f.status == "applied")
-                        .map(|f| f.file_path.clone())
-                        .collect();
-                    let now = disk::texts(root);
-                    let kept = saved(&ws, now.clone());
-                    for path in paths_of(&ws, &written) {
-                        prop_assert_eq!(
-                            now.get(&path),
-                            kept.get(&path),
-                            "step {}: {:?} left {} unlike its review",
-                            n,
-                            step,
-                            path
-                        );
+                } else {
+                    // Its decisions are never refused (a settled hunk stays
+                    // as it is).
+                    let applied = ws.apply(&bundle, &accepted, &mut |_| {});
+                    decided(applied.as_ref().map(drop));
+                    if let Ok(applied) = applied {
+                        // The files it saved (one moved since is not the bundle's).
+                        let written: Vec<String> = applied
+                            .iter()
+                            .filter(|f| f.status == "applied")
+                            .map(|f| f.file_path.clone())
+                            .collect();
+                        let now = disk::texts(root);
+                        let kept = saved(&ws, now.clone());
+                        for path in paths_of(&ws, &written) {
+                            prop_assert_eq!(
+                                now.get(&path),
+                                kept.get(&path),
+                                "step {}: {:?} left {} unlike its review",
+                                n,
+                                step,
+                                path
+                            );
+                        }
                     }
                 }
             }

@@ -531,6 +531,12 @@ fn check(steps: &[Step]) -> Result<(), TestCaseError> {
                     json!({ "selection": selection, "status": status }),
                 );
             }
+            Step::AcceptFile { note } => {
+                let Some(path) = shown_at(&shown, *note) else {
+                    continue;
+                };
+                rig.post("/api/files/accept_all", json!({ "path": path }));
+            }
             Step::UndoLast { redo } => {
                 let (status, undone) = rig.post("/api/review/undo", json!({}));
                 if status == StatusCode::OK && *redo && undone.get("rollback").is_none() {

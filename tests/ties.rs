@@ -150,6 +150,74 @@ async fn a_move_accepted_from_its_banner_and_saved_leaves_no_link_on_disk_behind
     );
 }
 
+/// "Accept all in file" (Alt+A) is a decision like any other: in a note
+/// holding a move's link update it accepts the move too, in the moved note
+/// it accepts the move's link updates in the notes linking to it, and
+/// Save all then leaves every link whole on disk. One undo takes it all
+/// back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accepting_all_in_a_note_carries_what_ties_it_to_other_notes() {
+    let h = harness_on(vault, Protocol::OpenAiChat, Vec::new(), |_| {}).await;
+    let door = Door::open(h.runtime.clone()).await;
+    let root = h.vault.path();
+    let job = door
+        .post(
+            "/api/files/op",
+            json!({ "path": "Notes/Beta.md", "op": { "kind": "move", "to": "Archives/Bêta.md" } }),
+        )
+        .await;
+    let job_id = job["job_id"].as_str().unwrap();
+    let statuses = || {
+        h.runtime
+            .hunk_states(job_id, &[])
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.file_path, s.status))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(statuses().len(), 4, "the move and three updates");
+
+    // From a linking note: its update, and with it the move and the other
+    // notes' updates (a move and its links are one change).
+    let file = door
+        .post("/api/files/accept_all", json!({ "path": LINKERS[1] }))
+        .await;
+    assert_eq!(file["path"], LINKERS[1], "{file}");
+    for (path, status) in statuses() {
+        assert_eq!(status, "accepted", "{path} carried");
+    }
+    door.post("/api/files/save_all", json!(null)).await;
+    assert!(!root.join("Notes/Beta.md").exists());
+    let after = links_on_disk(root);
+    assert_eq!(after[0], "- [[Bêta]]\n- [[Archives/Bêta|la bêta]]\n");
+    assert_eq!(after[1], "Vu [[Bêta#État]] ce matin, « ça avance ».\n");
+    assert!(after[2].contains("../Archives/B"), "{}", after[2]);
+
+    // One undo takes back the whole decision; the next save puts the note
+    // and every link back.
+    let undone = door.post("/api/review/undo", json!({})).await;
+    assert_eq!(undone["moved"].as_array().unwrap().len(), 4, "{undone}");
+    for (path, status) in statuses() {
+        assert_eq!(status, "pending", "{path} undone");
+    }
+    door.post("/api/files/save_all", json!(null)).await;
+    assert!(root.join("Notes/Beta.md").exists());
+    assert_eq!(
+        links_on_disk(root)[0],
+        "- [[Beta]]\n- [[Notes/Beta|la bêta]]\n"
+    );
+
+    // From the moved note: the move, and its updates in the linking notes.
+    door.post(
+        "/api/files/accept_all",
+        json!({ "path": "Archives/Bêta.md" }),
+    )
+    .await;
+    for (path, status) in statuses() {
+        assert_eq!(status, "accepted", "{path} carried by the move");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_save_that_would_move_a_note_whose_linking_note_changed_on_disk_writes_nothing() {
     let h = harness_on(vault, Protocol::OpenAiChat, Vec::new(), |_| {}).await;

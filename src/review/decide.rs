@@ -191,23 +191,6 @@ impl Review {
         }
         Ok(())
     }
-
-    /// Accepts every pending hunk of `path`; returns the moves.
-    pub fn accept_all_in_file(&mut self, path: &str) -> Result<Decision, ReviewError> {
-        let file = self
-            .file_mut(path)
-            .ok_or_else(|| ReviewError::UnknownFile(path.to_owned()))?;
-        let moves: Vec<(usize, Status)> = file
-            .entries()
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.origin.is_reviewed() && e.status == Status::Pending)
-            .map(|(i, _)| (i, Status::Accepted))
-            .collect();
-        let decision = decision(file, &moves);
-        file.set_statuses(&moves);
-        Ok(decision)
-    }
 }
 
 /// What `moves` does to `file`, described before it is done.

@@ -292,8 +292,9 @@ impl Workspace {
 
     /// Ends the review of one job's hunks (`bundle`, its diff bundle): each
     /// is accepted if `accepted` lists it and rejected otherwise, whatever
-    /// was decided before, as one step (a link update whose move a rollback
-    /// dropped is never accepted); then every file is saved in one
+    /// was decided before, as one decision and one step (a settled hunk,
+    /// with a settled move's link updates, stays as it is; a link update
+    /// whose move a rollback dropped is never accepted); then every file is saved in one
     /// batch ([`Workspace::save_many`]). Other jobs' pending hunks in the
     /// same files stay staged (a save leaves them out). A file whose write
     /// conflicts is reported and left unwritten. `progress` hears how many
@@ -328,26 +329,28 @@ impl Workspace {
                 if status != Status::Accepted && !self.review.is_final(hunk) {
                     to_accept.push((*hunk).to_owned());
                 }
-            } else if status != Status::Rejected {
+            } else if status != Status::Rejected && !self.settled_with_move(hunk) {
                 to_reject.push((*hunk).to_owned());
             }
         }
         // Accepting first: an accepted hunk accepts what it stands on, even
         // another job's; a rejected one then rejects what builds on it. One
-        // step of the history: one undo takes back both.
+        // transaction and one step of the history: a refusal changes
+        // nothing, one undo takes back both.
         let label = match &bundle.job_id {
             Some(job) => format!("Applied the review of {job}"),
             None => "Applied a review".to_owned(),
         };
-        self.as_step(label, |ws| {
-            if !to_accept.is_empty() {
-                ws.decide_many(&to_accept, Status::Accepted)?;
-            }
-            if !to_reject.is_empty() {
-                ws.decide_many(&to_reject, Status::Rejected)?;
-            }
-            Ok(())
-        })?;
+        let both: Vec<String> = to_accept.iter().chain(&to_reject).cloned().collect();
+        self.keep_typing(&both)?;
+        self.decide_and_store(
+            &[
+                (&to_accept, Status::Accepted),
+                (&to_reject, Status::Rejected),
+            ],
+            None,
+            || label,
+        )?;
         // What each file got, as decided (a rejection may have carried
         // hunks the request listed).
         let mut counted: Vec<(String, usize, usize)> = Vec::new();
@@ -399,6 +402,23 @@ impl Workspace {
                 message: outcome.err().map(|e| e.to_string()),
             })
             .collect())
+    }
+
+    /// Whether an apply leaves `hunk` as it is, listed or not: its decision
+    /// is final (its note moved on since), or it is a link update of a
+    /// final move, which stays with its move (a move and its links are one
+    /// change).
+    fn settled_with_move(&self, hunk: &str) -> bool {
+        let review = &self.review;
+        let leaders = review.find_hunk(hunk).ok().and_then(|(path, i)| {
+            let entry = &review.file(&path)?.entries()[i];
+            Some(entry.leaders().cloned().collect::<Vec<_>>())
+        });
+        review.is_final(hunk)
+            || leaders
+                .into_iter()
+                .flatten()
+                .any(|l| review.is_final(&l) && review.updates_links_of(hunk, &l))
     }
 
     /// Where the review of `bundle` (one job's hunks) stands: its hunks

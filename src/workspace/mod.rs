@@ -114,7 +114,6 @@ pub struct Workspace {
     /// Every decision, batch, apply and rollback, for undo and redo.
     history: History,
     /// The step decisions are recorded into, while one is open.
-    open_step: Option<undo::OpenStep>,
     /// The files whose logs the open transaction gave hunks (a link that
     /// follows a move, see `link_rule`): stored when it is kept.
     relinked: BTreeSet<String>,
@@ -188,7 +187,6 @@ impl Workspace {
             store,
             protection: Protection::default(),
             history,
-            open_step: None,
             relinked: BTreeSet::new(),
             planned_hunks: None,
         };
@@ -282,7 +280,8 @@ impl Workspace {
         }
         let reason = reason.filter(|_| status != Status::Pending);
         let label = || undo::step_label(status, &format!("{hunk_id} in {path}"));
-        let decisions = self.decide_and_store(&[hunk_id.to_owned()], status, reason, label)?;
+        let hunks = [hunk_id.to_owned()];
+        let decisions = self.decide_and_store(&[(&hunks, status)], reason, label)?;
         let mut decided = Decision::merged(path.clone(), hunk_id, decisions);
         decided.links_left = self.review.links_left(&decided.moves);
         Ok(decided)
@@ -298,6 +297,46 @@ impl Workspace {
         hunk_ids: &[String],
         status: Status,
     ) -> Result<Vec<Decision>, WorkspaceError> {
+        let what = match hunk_ids {
+            [one] => one.clone(),
+            many => format!("{} hunks", many.len()),
+        };
+        self.decide_many_as(hunk_ids, status, undo::step_label(status, &what))
+    }
+
+    /// [`Workspace::decide_many`], its step in the history called `label`.
+    pub fn decide_many_as(
+        &mut self,
+        hunk_ids: &[String],
+        status: Status,
+        label: String,
+    ) -> Result<Vec<Decision>, WorkspaceError> {
+        self.keep_typing(hunk_ids)?;
+        self.decide_and_store(&[(hunk_ids, status)], None, || label)
+    }
+
+    /// Accepts every pending hunk of `path` as one step, with what each
+    /// carries into other notes (a move's link updates, the move of a link
+    /// update), as [`Workspace::decide_many`] does. Returns one decision per
+    /// file.
+    pub fn accept_all_in_file(&mut self, path: &str) -> Result<Vec<Decision>, WorkspaceError> {
+        let file = self
+            .review
+            .file(path)
+            .ok_or_else(|| ReviewError::UnknownFile(path.to_owned()))?;
+        let pending: Vec<String> = file
+            .entries()
+            .iter()
+            .filter(|e| e.origin.is_reviewed() && e.status == Status::Pending)
+            .filter_map(|e| e.hunk_id.clone())
+            .collect();
+        let label = undo::step_label(Status::Accepted, &format!("every pending hunk of {path}"));
+        self.decide_many_as(&pending, Status::Accepted, label)
+    }
+
+    /// Checkpoints the files where the user typed inside one of `hunk_ids`,
+    /// before a decision on many hunks at once hides or keeps that typing.
+    pub(super) fn keep_typing(&mut self, hunk_ids: &[String]) -> Result<(), WorkspaceError> {
         let mut typed = BTreeSet::new();
         for hunk in hunk_ids {
             let (path, _) = self.review.find_hunk(hunk)?;
@@ -309,36 +348,33 @@ impl Workspace {
                 typed.insert(path);
             }
         }
-        if !typed.is_empty() {
-            let what = format!(
-                "Your typing in {} files, kept before deciding {} changes at once that it was in",
-                typed.len(),
-                hunk_ids.len()
-            );
-            self.checkpoint_files(&what, typed)?;
+        if typed.is_empty() {
+            return Ok(());
         }
-        let label = || {
-            let what = match hunk_ids {
-                [one] => one.clone(),
-                many => format!("{} hunks", many.len()),
-            };
-            undo::step_label(status, &what)
-        };
-        self.decide_and_store(hunk_ids, status, None, label)
+        let what = format!(
+            "Your typing in {} files, kept before deciding {} changes at once that it was in",
+            typed.len(),
+            hunk_ids.len()
+        );
+        self.checkpoint_files(&what, typed)
     }
 
-    /// Makes [`Workspace::decide_on_draft`]'s decision in one transaction,
-    /// stores its statuses (with `reason`) and records it as a step of the
-    /// history, called `label`. Returns one decision per file.
-    fn decide_and_store(
+    /// Makes [`Workspace::decide_on_draft`]'s decision for each of `passes`
+    /// (hunks and the status they are set to), in turn, in one
+    /// transaction, stores the statuses (with `reason`) and records them as
+    /// one step of the history, called `label`: a refusal in any pass drops
+    /// them all. Returns the decisions, one per file a pass.
+    pub(super) fn decide_and_store(
         &mut self,
-        hunk_ids: &[String],
-        status: Status,
+        passes: &[(&[String], Status)],
         reason: Option<&str>,
         label: impl FnOnce() -> String,
     ) -> Result<Vec<Decision>, WorkspaceError> {
         self.transaction(|ws| {
-            let decisions = ws.decide_on_draft(hunk_ids, status, reason)?;
+            let mut decisions = Vec::new();
+            for &(hunk_ids, status) in passes.iter().filter(|(h, _)| !h.is_empty()) {
+                decisions.extend(ws.decide_on_draft(hunk_ids, status, reason)?);
+            }
             ws.store_statuses(&decisions, reason)?;
             ws.record_decisions(label, &decisions)?;
             Ok(decisions)
@@ -503,17 +539,6 @@ impl Workspace {
             }
         }
         jobs
-    }
-
-    /// Accepts every pending hunk of a file; returns how many.
-    pub fn accept_all_in_file(&mut self, path: &str) -> Result<usize, WorkspaceError> {
-        let decision = self.review.accept_all_in_file(path)?;
-        self.persist(path)?;
-        self.record_decisions(
-            || undo::step_label(Status::Accepted, &format!("every pending hunk of {path}")),
-            std::slice::from_ref(&decision),
-        )?;
-        Ok(decision.moves.len())
     }
 
     /// Records the user's edit of a file under review.

@@ -1,5 +1,5 @@
 //! The decision history at work: each decision path records its step
-//! ([`Workspace::as_step`]), and [`Workspace::undo_step`] and
+//! (`record_decisions`), and [`Workspace::undo_step`] and
 //! [`Workspace::redo_step`] take back or do again exactly that step,
 //! stored before they answer (docs/architecture.md#the-decision-history).
 
@@ -58,13 +58,6 @@ pub struct HistoryHeads {
     pub redo: Option<StepHead>,
 }
 
-/// A step being recorded: decisions made inside [`Workspace::as_step`].
-#[derive(Debug)]
-pub(super) struct OpenStep {
-    label: String,
-    moves: Vec<HunkMove>,
-}
-
 impl StepHead {
     fn of(step: &Step) -> StepHead {
         StepHead {
@@ -89,27 +82,8 @@ impl Workspace {
         }
     }
 
-    /// Runs `f` as one step of the history said as `label`: every decision
-    /// it makes (an apply's accepts and rejects, say) is undone together.
-    /// What it moved is recorded even when it fails midway.
-    pub fn as_step<T>(
-        &mut self,
-        label: String,
-        f: impl FnOnce(&mut Workspace) -> Result<T, WorkspaceError>,
-    ) -> Result<T, WorkspaceError> {
-        let outer = self.open_step.replace(OpenStep {
-            label,
-            moves: Vec::new(),
-        });
-        let out = f(self);
-        let step = std::mem::replace(&mut self.open_step, outer).expect("opened above");
-        self.record(|| step.label, net(step.moves))?;
-        out
-    }
-
-    /// Records what `decisions` moved as a step said by `label` (or as part
-    /// of the step open, see [`Workspace::as_step`]). A decision that moved
-    /// nothing is no step.
+    /// Records what `decisions` moved as a step said by `label`. A decision
+    /// that moved nothing is no step.
     pub(super) fn record_decisions(
         &mut self,
         label: impl FnOnce() -> String,
@@ -124,10 +98,6 @@ impl Workspace {
         label: impl FnOnce() -> String,
         moves: Vec<HunkMove>,
     ) -> Result<(), StoreError> {
-        if let Some(open) = &mut self.open_step {
-            open.moves.extend(moves);
-            return Ok(());
-        }
         if moves.is_empty() {
             return Ok(());
         }

@@ -80,6 +80,10 @@ pub enum Step {
     /// of the history (the run's "Accept all" without writing, or its
     /// "Reject all pending").
     DecideRun { pick: usize, accept: bool },
+    /// Every pending hunk of the note shown at `note` accepted at once
+    /// (the editor's "Accept all in file", Alt+A), with what each carries
+    /// into other notes.
+    AcceptFile { note: usize },
     /// The newest step of the decision history undone; with `redo`, done
     /// again at once.
     UndoLast { redo: bool },
@@ -152,6 +156,7 @@ pub fn step() -> impl Strategy<Value = Step> {
         3 => Just(Step::Save),
         1 => (0..4usize).prop_map(|note| Step::SaveOne { note }),
         1 => (any::<usize>(), any::<bool>()).prop_map(|(pick, accept)| Step::DecideRun { pick, accept }),
+        1 => (0..4usize).prop_map(|note| Step::AcceptFile { note }),
         2 => any::<bool>().prop_map(|redo| Step::UndoLast { redo }),
         2 => proptest::option::of(0..3usize).prop_map(|crash| Step::SaveAll { crash }),
         1 => (0..4usize, any::<bool>()).prop_map(|(note, review)| Step::Outside { note, review }),

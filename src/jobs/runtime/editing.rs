@@ -4,7 +4,7 @@
 //! resolve a conflict, roll back.
 
 use super::Runtime;
-use super::review::PROGRESS_FROM;
+use super::review::{PROGRESS_FROM, jobs_moved};
 use crate::checkpoints::{RollbackMode, RollbackPlan, RollbackReport};
 use crate::jobs::error::RuntimeError;
 use crate::jobs::events::{
@@ -149,14 +149,19 @@ impl Runtime {
         Ok(done)
     }
 
-    /// Accepts every pending hunk of `path`. Announces `review.updated`.
+    /// Accepts every pending hunk of `path`, with what each carries into
+    /// other notes. Announces `review.updated` with how many hunks it
+    /// accepted in all.
     pub fn accept_all_in_file(&self, path: &str) -> Result<FileContent, RuntimeError> {
         let (count, file, jobs) = {
             let mut ws = self.ws();
             let rel = relative(&ws, path)?;
             let key = ws.key_of(&rel);
-            let count = ws.accept_all_in_file(&key)?;
-            (count, ws.file_content(&rel)?, ws.jobs_in(&key))
+            let decisions = ws.accept_all_in_file(&key)?;
+            let moves = decisions.iter().flat_map(|d| &d.moves);
+            let count = moves.clone().filter(|m| m.from != m.to).count();
+            let jobs = jobs_moved(ws.review(), moves);
+            (count, ws.file_content(&rel)?, jobs)
         };
         self.inner
             .feed

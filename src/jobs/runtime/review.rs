@@ -103,7 +103,7 @@ impl Runtime {
                 Some(label) => step_label(status, label),
                 None => step_label(status, &selection.describe(hunk_ids.len())),
             };
-            let decisions = ws.as_step(label, |ws| ws.decide_many(&hunk_ids, status))?;
+            let decisions = ws.decide_many_as(&hunk_ids, status, label)?;
             let jobs = jobs_moved(ws.review(), decisions.iter().flat_map(|d| &d.moves));
             (decisions, jobs)
         };
