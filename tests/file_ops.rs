@@ -493,6 +493,18 @@ fn a_moved_note_can_be_moved_again_and_a_kept_one_proposed_again() {
     let all: Vec<String> = first.hunk_ids().map(str::to_owned).collect();
     ws.apply(&first, &all, &mut |_| {}).unwrap();
 
+    // A second move refused (its target is taken) leaves the first as it
+    // was: not retired, so still undoable.
+    let taken = [op("e_1", MOVED, Operation::Move, Some("Unrelated.md"))];
+    assert!(
+        ws.propose(&run("job_2"), &taken, &HunkLimits::default())
+            .is_err()
+    );
+    assert!(!ws.review().is_final(&first.file_ops[0].hunk_id));
+    drop(ws);
+    let mut ws = open(root, data.path());
+    assert!(!ws.review().is_final(&first.file_ops[0].hunk_id));
+
     // Moved and saved: moved again from where it is now.
     let again = [op("e_1", MOVED, Operation::Move, Some("Final/Website.md"))];
     let (_, second) = ws

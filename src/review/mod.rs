@@ -2,21 +2,27 @@
 //! (docs/architecture.md#the-change-model).
 //!
 //! A file under review is a sequence of pieces, each inserted by one change
-//! — its base, a hunk of a job, an edit of the user's — and possibly deleted
-//! by others ([`pieces`]). A hunk's status decides whether its insertions and
-//! deletions count, so the text for any set of decisions is the same whatever
-//! order they came in, by construction. Proposals are diffed below the line
-//! ([`words`](crate::hunks::words)): a hunk is reviewed as lines but records only the words it
-//! changed. A hunk that rewrote text another hunk put there depends on it,
-//! and a decision carries its dependencies with it ([`FileReview::plan`]):
-//! within a note nothing is refused (across notes, a few decisions still
-//! are: see [`ReviewError`] and docs/architecture.md#changes-across-notes). Text the user typed inside a hunk's text goes and
-//! comes with that hunk, and a decision that would take it out says so
-//! first ([`Decision::hidden_user_text`]).
+//! — its base, a hunk of a job, another program's change taken in, an edit
+//! of the user's — and possibly deleted by others ([`pieces`]). A hunk's
+//! status decides whether its insertions and deletions count, so the text
+//! for any set of decisions is the same whatever order they came in, by
+//! construction. Proposals are diffed below the line
+//! ([`words`](crate::hunks::words)): a hunk is reviewed as lines but records
+//! only the words it changed. A hunk that rewrote text another hunk put
+//! there depends on it, and a decision carries its dependencies with it
+//! ([`FileReview::plan`]), and across notes what ties carry ([`closure`]):
+//! nothing is refused but a change to a settled hunk, which no control
+//! offers ([`ReviewError::Settled`]; the workspace's rule across notes has
+//! two more, for links several notes answer to: see
+//! docs/architecture.md#changes-across-notes). Text the user typed inside a
+//! hunk's text goes and comes with that hunk, and a decision that would
+//! take it out says so first ([`Decision::hidden_user_text`]).
 //!
-//! Nothing reaches the disk unaccepted: [`FileReview::disk_view`] counts
-//! accepted hunks and the user's edits only, and is what the workspace
-//! saves. The review itself is pure: it reads and writes no file.
+//! Nothing reaches the disk that was not decided: [`Review::disk_view`]
+//! counts accepted hunks, the user's edits and other programs' changes
+//! still pending (they are on disk already), and a link update set aside
+//! while its move counts; it is what the workspace saves. The review
+//! itself is pure: it reads and writes no file.
 
 mod buffer;
 mod closure;

@@ -111,18 +111,37 @@ impl Workspace {
         crate::faults::check(crate::faults::Site::Stage);
         self.refuse_protected(edits)?;
         // A file moved (or kept) by a settled operation of an earlier job
-        // can be moved or deleted again.
+        // can be moved or deleted again: the operation retires, on a draft
+        // until the proposal's checks pass (a refused proposal leaves it as
+        // it was), then stored before the proposal is.
+        self.review.begin();
+        let mut retired = Vec::new();
         for edit in edits.iter().filter(|e| e.operation.is_file_op()) {
-            let Ok(path) = self.project.resolve(&edit.file_path) else {
-                continue;
-            };
-            if let Some((was, now)) = self.review.retire_op(path.rel()) {
-                self.store.remove_file(&was)?;
-                if let Some(file) = self.review.file(&now) {
-                    self.store.save_file(file)?;
-                }
+            if let Ok(path) = self.project.resolve(&edit.file_path) {
+                retired.extend(self.review.retire_op(path.rel()));
             }
         }
+        let mut draft = true;
+        let staged = self.stage_checked(run, edits, limits, into, journal, (&retired, &mut draft));
+        if draft {
+            self.review.end(staged.is_ok());
+        }
+        staged
+    }
+
+    /// [`Workspace::stage_proposal`] once the settled operations it
+    /// replaces are retired on the open draft (`retired`: where each file
+    /// was and is now under review), which it stores and keeps (clearing
+    /// `draft`) once the proposal's checks pass.
+    fn stage_checked(
+        &mut self,
+        run: &RunInfo,
+        edits: &[ProposedEdit],
+        limits: &HunkLimits,
+        into: Option<&str>,
+        journal: bool,
+        (retired, draft): (&[(String, String)], &mut bool),
+    ) -> Result<(Checkpoint, DiffBundle), WorkspaceError> {
         let overlay = self.overlay();
         let view = View::with(&self.project, &overlay).reading(&run.reads);
         let (mut proposals, mut ops) = match (prepare(view, edits), prepare_file_ops(view, edits)) {
@@ -182,6 +201,15 @@ impl Workspace {
         }
         proposals.sort_by(|a, b| a.file_path.cmp(&b.file_path));
         self.check_ops(&proposals, &ops, edits)?;
+        // Checked: the retirements are kept.
+        self.review.end(true);
+        *draft = false;
+        for (was, now) in retired {
+            self.store.remove_file(was)?;
+            if let Some(file) = self.review.file(now) {
+                self.store.save_file(file)?;
+            }
+        }
         let mut bundle = numbered_bundle(&mut self.store, &proposals, &ops, limits)?;
         follow_moves(&mut bundle, &relinked);
         let broken = super::headings::broken_headings(&view, &proposals);
