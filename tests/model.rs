@@ -6610,3 +6610,45 @@ fn a_link_left_by_choice_is_remembered_across_a_restart() {
     drop(ws);
     assert!(!leaves(&open(root, data.path())));
 }
+
+/// Found by the explore run on 1d32a18e (see docs/testing.md).
+#[test]
+fn undoing_an_undo_of_a_link_left_under_a_pending_deletion_gives_back_the_link() {
+    check(&[
+        Step::Move { note: 3 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::SaveAll { crash: None },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: " ".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: "a".into(),
+        },
+        Step::Edit {
+            note: 0,
+            line: 3,
+            text: " ".into(),
+        },
+        Step::Delete { note: 3 },
+        Step::Edit {
+            note: 1,
+            line: 3,
+            text: "日".into(),
+        },
+        Step::LeaveLink {
+            pick: 6547730257503347738,
+        },
+        Step::Undo {
+            pick: 91716973899489837,
+        },
+        Step::UndoLast { redo: false },
+    ])
+    .unwrap();
+}

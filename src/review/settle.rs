@@ -9,7 +9,7 @@
 //! tie apart. The rules below are checks of the state, so running them
 //! again after a mend is how a mend's own consequences are settled.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use super::{Decision, Review, ReviewError, Status};
 
@@ -125,7 +125,7 @@ impl Review {
             if split.is_empty() {
                 return Ok(());
             }
-            let (more, _) = self.restore(&split, false);
+            let (more, _) = self.restore(&split, false, &BTreeSet::new());
             if more.is_empty() {
                 return Ok(());
             }

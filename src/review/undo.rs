@@ -59,7 +59,7 @@ impl Review {
         let mut now: BTreeMap<(String, usize), Status> = BTreeMap::new();
         for step in &steps {
             for (hunk, from, to) in &step.moves {
-                if self.stays_put(hunk, *from) {
+                if self.stays_put(hunk, *from, &BTreeSet::new()) {
                     continue;
                 }
                 let Ok((path, i)) = self.find_hunk(hunk) else {
@@ -78,7 +78,7 @@ impl Review {
         let mut staying: Vec<(String, usize)> = steps
             .iter()
             .flat_map(|step| &step.moves)
-            .filter(|(hunk, from, _)| self.stays_put(hunk, *from))
+            .filter(|(hunk, from, _)| self.stays_put(hunk, *from, &BTreeSet::new()))
             .filter_map(|(hunk, _, _)| self.find_hunk(hunk).ok())
             .collect();
         while let Some((path, i)) = staying.pop() {
@@ -141,16 +141,28 @@ impl Review {
     /// to `to`: its decision is final (see [`Review::is_final`]), or it is a
     /// link update of a move saved and moved on since, which the move cannot
     /// follow back, and `to` would count it less (a rejected one coming
-    /// back to pending follows its move again, as it should).
-    fn stays_put(&self, hunk: &str, to: Status) -> bool {
+    /// back to pending follows its move again, as it should). Not when the
+    /// moved note is among `given_back`, the notes with nothing new since
+    /// the step an undo takes back: its move was settled when the step was
+    /// made, and the update was as the undo sets it then.
+    fn stays_put(&self, hunk: &str, to: Status, given_back: &BTreeSet<String>) -> bool {
         let rank = |s: Status| match s {
             Status::Rejected => 0,
             Status::Pending => 1,
             Status::Accepted => 2,
         };
+        let settled_before = || {
+            self.find_hunk(hunk).is_ok_and(|(path, i)| {
+                self.files[&path].entries()[i].leaders().any(|leader| {
+                    self.find_hunk(leader)
+                        .is_ok_and(|(note, _)| given_back.contains(&note))
+                })
+            })
+        };
         self.is_final(hunk)
             || (self.status_of(hunk).is_some_and(|now| rank(to) < rank(now))
-                && self.updates_a_settled_move(hunk))
+                && self.updates_a_settled_move(hunk)
+                && !settled_before())
     }
 
     /// Sets hunks back (or forward) to where a step of the decision history
@@ -162,7 +174,8 @@ impl Review {
     /// is rejected (with the moves such a link update follows). Returns one
     /// decision per file touched and the hunks left as they are: moved
     /// since, no longer under review, settled (see [`Review::is_final`]), or
-    /// the link update of a move saved and moved on since. A `redo` puts
+    /// the link update of a move saved and moved on since the step (a note
+    /// not among `given_back`, see [`Review::stays_put`]). A `redo` puts
     /// back exactly what its step moved, the link update of such a move
     /// too: the step moved it from a state where it was allowed, and its
     /// undo brought that state back.
@@ -170,6 +183,7 @@ impl Review {
         &mut self,
         targets: &[(String, Status, Status)],
         redo: bool,
+        given_back: &BTreeSet<String>,
     ) -> (Vec<Decision>, Vec<String>) {
         let mut left = Vec::new();
         let mut by_file: BTreeMap<String, Vec<(usize, Status)>> = BTreeMap::new();
@@ -177,7 +191,7 @@ impl Review {
             match self.find_hunk(hunk) {
                 Ok((path, i))
                     if self.files[&path].entries()[i].status == *now
-                        && (redo || !self.stays_put(hunk, *to)) =>
+                        && (redo || !self.stays_put(hunk, *to, given_back)) =>
                 {
                     let moves = by_file.entry(path).or_default();
                     match moves.iter_mut().find(|(j, _)| *j == i) {
@@ -188,7 +202,7 @@ impl Review {
                 _ => left.push(hunk.clone()),
             }
         }
-        let by_file = self.staying_with(by_file, redo, &mut left);
+        let by_file = self.staying_with(by_file, redo, given_back, &mut left);
         let mut decisions = Vec::new();
         for (path, moves) in by_file {
             let file = self.file_mut(&path).expect("found above");
@@ -218,7 +232,7 @@ impl Review {
             })
             .collect();
         if !taken.is_empty() {
-            let (more, _) = self.restore(&taken, redo);
+            let (more, _) = self.restore(&taken, redo, given_back);
             decisions.extend(more);
         }
         (decisions, left)
@@ -237,6 +251,7 @@ impl Review {
         &self,
         by_file: BTreeMap<String, Vec<(usize, Status)>>,
         redo: bool,
+        given_back: &BTreeSet<String>,
         left: &mut Vec<String>,
     ) -> BTreeMap<String, Vec<(usize, Status)>> {
         let mut kept: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
@@ -255,7 +270,7 @@ impl Review {
                         file.entries()[j]
                             .hunk_id
                             .as_deref()
-                            .is_some_and(|h| !redo && self.stays_put(h, to))
+                            .is_some_and(|h| !redo && self.stays_put(h, to, given_back))
                     })
                     .map(|&(j, _)| j)
                     .collect();

@@ -278,7 +278,7 @@ impl Workspace {
             self.checkpoint_files(&what, typed)?;
         }
         self.transaction(|ws| {
-            let (mut decisions, left) = ws.review.restore(targets, redo);
+            let (mut decisions, left) = ws.review.restore(targets, redo, given_back);
             // What the step itself moves is as it was; what it carries
             // beyond (a link update an alternative excludes) may take its
             // move.

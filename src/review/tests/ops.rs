@@ -213,7 +213,7 @@ fn decide_in_order(moves: usize, actions: Vec<Action>) -> Result<(), TestCaseErr
                 .flat_map(|d| &d.moves)
                 .map(|m| (m.hunk_id.clone(), m.to, m.from))
                 .collect();
-            let (mut undone, left) = again.restore(&moves, false);
+            let (mut undone, left) = again.restore(&moves, false, &Default::default());
             prop_assert!(left.is_empty(), "the undo left {left:?}");
             let named: Vec<String> = moves.iter().map(|(h, _, _)| h.clone()).collect();
             again.settle(Settle::Decision { named: &named }, &mut undone).unwrap();
