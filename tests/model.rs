@@ -6653,11 +6653,9 @@ fn undoing_an_undo_of_a_link_left_under_a_pending_deletion_gives_back_the_link()
     .unwrap();
 }
 
-/// Found by the explore run on 473d8aae at the end of a session, not yet
-/// fixed: an undo by hunk after a link left by choice under a second move
-/// leaves Beta's link to Delta dangling.
+/// Found by the explore run on 473d8aae: an undo by hunk after a link left
+/// by choice under a second move left Beta's link to Delta dangling.
 #[test]
-#[ignore = "an open find: see docs/testing.md"]
 fn undoing_a_hunk_after_a_link_left_under_a_second_move_leaves_no_link_dangling() {
     check(&[
         Step::Move { note: 3 },

@@ -49,7 +49,8 @@ impl Review {
     /// move's own link update, rejected while the move counts, is their
     /// choice to leave that link naming the note's old path (see
     /// `Entry::leaves_link`); one whose move stopped counting (the same
-    /// decision took it) leaves no link.
+    /// decision took it), or whose line a link update staged since follows
+    /// the move all the same (see `FileReview::covered`), leaves no link.
     pub(crate) fn leave_links(&mut self, hunk_ids: &[String]) {
         for hunk in hunk_ids {
             let Ok((path, i)) = self.find_hunk(hunk) else {
@@ -57,6 +58,7 @@ impl Review {
             };
             let entry = &self.files[&path].entries()[i];
             let leaves = entry.status == Status::Rejected
+                && !self.files[&path].covered(i)
                 && entry
                     .leaders()
                     .any(|l| self.counts(l) && self.updates_links_of(hunk, l));
