@@ -6682,3 +6682,29 @@ fn undoing_a_hunk_after_a_link_left_under_a_second_move_leaves_no_link_dangling(
     ])
     .unwrap();
 }
+
+/// Found by the explore run on 14ef0270: a Save after an undo by hunk
+/// over a link left by choice under a pending deletion of a moved note
+/// broke Delta's link to Alpha on disk.
+#[test]
+fn a_save_after_undoing_a_link_left_under_a_deletion_of_a_moved_note_breaks_no_link() {
+    check(&[
+        Step::Move { note: 0 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::Save,
+        Step::Delete { note: 0 },
+        Step::Decide {
+            pick: 0,
+            accept: true,
+        },
+        Step::LeaveLink { pick: 0 },
+        Step::Undo {
+            pick: 2654320387200583509,
+        },
+        Step::Save,
+    ])
+    .unwrap();
+}

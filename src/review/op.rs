@@ -388,14 +388,19 @@ impl Review {
                 };
                 let moved = &self.files[&moved];
                 // The move staged, or one saved and moved on since (the
-                // note is where it took it, or further).
+                // note is where it took it, or further; or still there,
+                // under a deletion not yet saved, which may be undone).
                 let staged = moved
                     .op()
                     .filter(|op| moved.entries()[op.entry].hunk_id.as_ref() == Some(leader))
                     .and_then(|op| Some((moved.path.as_str(), op.op.target()?)));
                 let retired = || {
                     let past = moved.moved_from().find(|p| &p.hunk_id == leader)?;
-                    Some((past.path.as_str(), moved.view_path().or(moved.saved_path())?))
+                    let at = moved
+                        .view_path()
+                        .or(moved.saved_path())
+                        .or(moved.disk_path())?;
+                    Some((past.path.as_str(), at))
                 };
                 if let Some((from, to)) = staged.or_else(retired) {
                     left.push(LinkLeft {
