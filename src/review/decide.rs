@@ -56,9 +56,10 @@ impl Review {
             let Ok((path, i)) = self.find_hunk(hunk) else {
                 continue;
             };
-            let entry = &self.files[&path].entries()[i];
+            let file = &self.files[&path];
+            let entry = &file.entries()[i];
             let leaves = entry.status == Status::Rejected
-                && !self.files[&path].covered(i)
+                && !file.covered(i)
                 && entry
                     .leaders()
                     .any(|l| self.counts(l) && self.updates_links_of(hunk, l));
